@@ -4,6 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
+import type {} from 'vitest'
+import type { TestProject } from 'vitest/node'
 
 // Tests run against a real redis-server: REDIS_URL when given, else one started here on a free loopback port.
 let child: ChildProcess | undefined
@@ -24,6 +26,7 @@ async function waitForRedis (url: string): Promise<void> {
   const deadline = Date.now() + 10_000
   while (Date.now() < deadline) {
     const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
+    client.on('error', () => {})
     try {
       await client.connect()
       await client.ping()
@@ -37,7 +40,7 @@ async function waitForRedis (url: string): Promise<void> {
   throw new Error(`redis-server did not answer at ${url}`)
 }
 
-export async function setup ({ provide }: { provide: (key: 'redisUrl', value: string) => void }): Promise<void> {
+export async function setup (project: TestProject): Promise<void> {
   let url = process.env.REDIS_URL
   if (!url) {
     const port = await freePort()
@@ -47,7 +50,7 @@ export async function setup ({ provide }: { provide: (key: 'redisUrl', value: st
     url = `redis://127.0.0.1:${port}`
   }
   await waitForRedis(url)
-  provide('redisUrl', url)
+  project.provide('redisUrl', url)
 }
 
 export async function teardown (): Promise<void> {

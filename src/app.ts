@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import type { Redis } from 'ioredis'
+import type { Config } from './config.ts'
+import { errorHandler, notFoundHandler } from './errors.ts'
+import { loggerOptions } from './logger.ts'
+import redisPlugin from './plugins/redis.ts'
+import tenantsPlugin from './plugins/tenants.ts'
+import authPlugin from './plugins/auth.ts'
+import openapiPlugin from './plugins/openapi.ts'
+import rateLimitPlugin from './plugins/rate-limit.ts'
+import healthRoutes from './health.ts'
+import seedPlugin from './seed.ts'
+import cropsPlugin from './crops/index.ts'
+import commercePlugin from './commerce/plugin.ts'
+import ordersPlugin from './orders/index.ts'
+import notificationsPlugin from './notifications/index.ts'
+import chatPlugin from './chat/index.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config
+  }
+}
+
+export interface AppDeps {
+  /** A Redis client made by the caller (tests); otherwise one is opened from config.redisUrl. */
+  redis?: Redis
+  logger?: FastifyServerOptions['logger']
+}
+
+export type App = FastifyInstance & { withTypeProvider: () => FastifyInstance }
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
+
+export async function buildApp (config: Config, deps: AppDeps = {}) {
+  const app = Fastify({
+    logger: deps.logger ?? loggerOptions(config.logLevel),
+    bodyLimit: config.bodyLimit,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id']
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
+    },
+  }).withTypeProvider<ZodTypeProvider>()
+
+  app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+  app.setErrorHandler(errorHandler)
+  app.setNotFoundHandler(notFoundHandler)
+  app.decorate('config', config)
+  app.decorate('demoSeeders', [])
+  app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id) })
+
+  await app.register(redisPlugin, { url: config.redisUrl, keyPrefix: config.redisKeyPrefix, client: deps.redis })
+  await app.register(tenantsPlugin)
+  await app.register(authPlugin, { jwtSecret: config.jwtSecret })
+  await app.register(openapiPlugin)
+  await app.register(rateLimitPlugin, config.rateLimit)
+  await app.register(healthRoutes)
+  await app.register(commercePlugin)
+  await app.register(cropsPlugin)
+  await app.register(ordersPlugin)
+  await app.register(notificationsPlugin)
+  await app.register(chatPlugin)
+  await app.register(seedPlugin)
+  return app
+}
+
+export type BuiltApp = Awaited<ReturnType<typeof buildApp>>

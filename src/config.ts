@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto'
+import { z } from 'zod'
+
+// One schema for the environment (decisions.md section 1), parsed once into a frozen object.
+const optionalString = z.string().trim().min(1).optional()
+const port = z.coerce.number().int().min(0).max(65535)
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: port.default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  REDIS_KEY_PREFIX: z.string().min(1).default('club:'),
+  JWT_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  CRON_API_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  CHAT_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  CHAT_API_KEY: z.string().min(1).default('dev-chat-api-key'),
+  CHAT_PHONE_NUMBER_ID: z.string().min(1).default('100000000000001'),
+  CHAT_FLOW_ID: z.string().min(1).default('dev-login-flow'),
+  CHAT_BUSINESS_ACCOUNT_ID: z.string().min(1).default('dev-business-account'),
+  CHAT_API_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  COMMERCE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  COMMERCE_TENANTS_FILE: optionalString,
+  COMMERCE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  COMMERCE_PORT: port.default(0),
+  SEED: z.enum(['demo', 'none']).optional(),
+  RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
+  RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
+  REMINDERS_SCHEDULE: z.enum(['on', 'off']).default('off'),
+})
+
+export type Env = z.input<typeof envSchema>
+
+export interface Config {
+  readonly env: 'development' | 'production' | 'test'
+  readonly port: number
+  readonly host: string
+  readonly logLevel: string
+  readonly redisUrl: string | undefined
+  readonly redisKeyPrefix: string
+  readonly jwtSecret: string
+  readonly cronApiSecret: string
+  readonly chat: {
+    readonly webhookSecret: string
+    readonly apiKey: string
+    readonly phoneNumberId: string
+    readonly flowId: string
+    readonly businessAccountId: string
+    readonly apiBaseUrl: string | undefined
+  }
+  readonly commerce: {
+    readonly url: string | undefined
+    readonly tenantsFile: string | undefined
+    readonly timeoutMs: number
+    readonly embeddedPort: number
+  }
+  readonly seed: 'demo' | 'none'
+  readonly rateLimit: { readonly max: number, readonly windowMs: number }
+  readonly bodyLimit: number
+  readonly remindersSchedule: boolean
+  /** Secrets made up for this process because none were configured (development only). */
+  readonly generatedSecrets: readonly string[]
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+const SECRETS = ['JWT_SECRET', 'CRON_API_SECRET', 'CHAT_WEBHOOK_SECRET'] as const
+
+/** Parses the environment; throws ConfigError with one line naming the variable that is wrong. */
+export function loadConfig (source: Record<string, string | undefined> = process.env): Config {
+  // Empty strings count as unset, as a shell's `VAR=` means.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''))
+  const parsed = envSchema.safeParse(cleaned)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    const name = issue?.path.join('.') ?? 'environment'
+    throw new ConfigError(`Invalid configuration: ${name} ${issue?.message ?? 'is invalid'}`)
+  }
+  const env = parsed.data
+  if (env.NODE_ENV === 'production') {
+    const missing = [...SECRETS.filter((name) => !env[name]), ...(env.REDIS_URL ? [] : ['REDIS_URL'])]
+    if (missing.length > 0) throw new ConfigError(`Invalid configuration: production needs ${missing.join(', ')}`)
+  }
+  const generatedSecrets: string[] = []
+  const secret = (name: typeof SECRETS[number]): string => {
+    const value = env[name]
+    if (value) return value
+    generatedSecrets.push(name)
+    return randomBytes(32).toString('hex')
+  }
+  return Object.freeze({
+    env: env.NODE_ENV,
+    port: env.PORT,
+    host: env.HOST,
+    logLevel: env.LOG_LEVEL,
+    redisUrl: env.REDIS_URL,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX,
+    jwtSecret: secret('JWT_SECRET'),
+    cronApiSecret: secret('CRON_API_SECRET'),
+    chat: Object.freeze({
+      webhookSecret: secret('CHAT_WEBHOOK_SECRET'),
+      apiKey: env.CHAT_API_KEY,
+      phoneNumberId: env.CHAT_PHONE_NUMBER_ID,
+      flowId: env.CHAT_FLOW_ID,
+      businessAccountId: env.CHAT_BUSINESS_ACCOUNT_ID,
+      apiBaseUrl: env.CHAT_API_BASE_URL,
+    }),
+    commerce: Object.freeze({
+      url: env.COMMERCE_URL,
+      tenantsFile: env.COMMERCE_TENANTS_FILE,
+      timeoutMs: env.COMMERCE_TIMEOUT_MS,
+      embeddedPort: env.COMMERCE_PORT,
+    }),
+    seed: env.SEED ?? (env.REDIS_URL ? 'none' : 'demo'),
+    rateLimit: Object.freeze({ max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS }),
+    bodyLimit: env.BODY_LIMIT_BYTES,
+    remindersSchedule: env.REMINDERS_SCHEDULE === 'on',
+    generatedSecrets: Object.freeze(generatedSecrets),
+  })
+}

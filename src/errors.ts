@@ -1,0 +1,143 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
+import type { z } from 'zod'
+
+// The one catalogue of error codes (spec, Errors) and the envelope every /api/* error uses.
+export const ERROR_CODES = {
+  VALIDATION_ERROR: 400,
+  INVALID_REQUEST: 400,
+  MISSING_REQUIRED_FIELD: 400,
+  UNAUTHORIZED: 401,
+  TOKEN_EXPIRED: 401,
+  INVALID_TOKEN: 401,
+  FORBIDDEN: 403,
+  INSUFFICIENT_PERMISSIONS: 403,
+  LIMIT_EXCEEDED: 403,
+  NOT_FOUND: 404,
+  RESOURCE_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  DUPLICATE_RESOURCE: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  SERVICE_UNAVAILABLE: 503,
+  INTERNAL_ERROR: 500,
+  NOT_IMPLEMENTED: 501,
+  BACKEND_ERROR: 502,
+} as const
+
+export type ErrorCode = keyof typeof ERROR_CODES
+export type ErrorDetails = Record<string, unknown>
+
+export interface ErrorEnvelope {
+  error: { code: string, message: string, details?: ErrorDetails }
+}
+
+export class AppError extends Error {
+  override name = 'AppError'
+  readonly statusCode: number
+  readonly code: ErrorCode
+  readonly details: ErrorDetails | undefined
+  /** A body that replaces the envelope, for the spec's flat exceptions (invalid crop transition, link routes). */
+  readonly body: Record<string, unknown> | undefined
+  readonly headers: Record<string, string> | undefined
+
+  constructor (code: ErrorCode, message: string, options: { status?: number, details?: ErrorDetails, body?: Record<string, unknown>, headers?: Record<string, string> } = {}) {
+    super(message)
+    this.code = code
+    this.statusCode = options.status ?? ERROR_CODES[code]
+    this.details = options.details
+    this.body = options.body
+    this.headers = options.headers
+  }
+}
+
+export const notFound = (what: string): AppError => new AppError('NOT_FOUND', `${what} not found`)
+export const conflict = (message: string, details?: ErrorDetails): AppError => new AppError('CONFLICT', message, { details })
+export const forbidden = (message = 'Not allowed for this tenant'): AppError => new AppError('FORBIDDEN', message)
+export const insufficientPermissions = (): AppError => new AppError('INSUFFICIENT_PERMISSIONS', 'Your role may not do this')
+
+/** A zod failure as the spec's details: `errors` keyed by field path, each an array of messages. */
+export function fieldErrors (issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>, message: string }>): Record<string, string[]> {
+  const errors: Record<string, string[]> = {}
+  for (const issue of issues) {
+    const field = issue.path.map(String).join('.') || '_'
+    ;(errors[field] ??= []).push(issue.message)
+  }
+  return errors
+}
+
+export function validationError (error: z.ZodError, message = 'Validation failed'): AppError {
+  return new AppError('VALIDATION_ERROR', message, { details: { errors: fieldErrors(error.issues) } })
+}
+
+export function envelope (code: string, message: string, details?: ErrorDetails): ErrorEnvelope {
+  return { error: details ? { code, message, details } : { code, message } }
+}
+
+/** Routes of the spec's flat error form (link routes) set `config: { errorStyle: 'flat' }`. */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    errorStyle?: 'flat'
+  }
+}
+
+const FASTIFY_CODES: Record<string, { code: ErrorCode, status: number, message?: string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'INVALID_REQUEST', status: 400, message: 'Malformed JSON body' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'INVALID_REQUEST', status: 400, message: 'Empty JSON body' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'INVALID_REQUEST', status: 400 },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', status: 413, message: 'Request body is too large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', status: 415, message: 'Unsupported content type' },
+  FST_ERR_CTP_INVALID_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', status: 415, message: 'Unsupported content type' },
+  FST_ERR_VALIDATION: { code: 'VALIDATION_ERROR', status: 400 },
+}
+
+interface Classified {
+  status: number
+  code: string
+  message: string
+  details?: ErrorDetails
+  body?: Record<string, unknown>
+  headers?: Record<string, string>
+}
+
+function classify (error: FastifyError | AppError | Error): Classified {
+  if (error instanceof AppError) {
+    return { status: error.statusCode, code: error.code, message: error.message, details: error.details, body: error.body, headers: error.headers }
+  }
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const issues = error.validation.map((v) => ({ path: v.instancePath.split('/').filter(Boolean), message: v.message ?? 'Invalid value' }))
+    const where = (error as FastifyError).validationContext
+    return { status: 400, code: 'VALIDATION_ERROR', message: where ? `Invalid ${where}` : 'Validation failed', details: { errors: fieldErrors(issues) } }
+  }
+  const fastifyCode = (error as FastifyError).code
+  const known = fastifyCode ? FASTIFY_CODES[fastifyCode] : undefined
+  if (known) return { status: known.status, code: known.code, message: known.message ?? error.message }
+  const status = (error as FastifyError).statusCode
+  if (status === 429) return { status, code: 'RATE_LIMITED', message: 'Too many requests, slow down' }
+  if (status && status >= 400 && status < 500 && !isResponseSerializationError(error as FastifyError)) {
+    return { status, code: status === 404 ? 'NOT_FOUND' : 'INVALID_REQUEST', message: error.message }
+  }
+  // A 5xx never shows its internal message or stack.
+  return { status: status && status >= 500 ? status : 500, code: 'INTERNAL_ERROR', message: 'Internal server error' }
+}
+
+export function errorHandler (error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply): void {
+  const c = classify(error)
+  if (c.status >= 500) request.log.error({ err: error }, 'request failed')
+  else request.log.info({ code: c.code, status: c.status }, c.message)
+  if (c.headers) reply.headers(c.headers)
+  reply.status(c.status)
+  if (c.body) {
+    reply.send(c.body)
+  } else if (request.routeOptions.config?.errorStyle === 'flat') {
+    reply.send(c.details ? { error: c.message, details: c.details } : { error: c.message })
+  } else {
+    reply.send(envelope(c.code, c.message, c.details))
+  }
+}
+
+export function notFoundHandler (request: FastifyRequest, reply: FastifyReply): void {
+  reply.status(404).send(envelope('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`))
+}

@@ -1,0 +1,56 @@
+import type { FastifyRequest, onRequestHookHandler } from 'fastify'
+import fp from 'fastify-plugin'
+import { AppError, forbidden, insufficientPermissions } from '../errors.ts'
+import { bearerToken, verifyAccessToken, type Principal, type Role } from '../auth/tokens.ts'
+import type { Tenant } from '../tenants/model.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** One hook for a route tree: authenticate, then resolve the tenant, then check the role (in that order). */
+    guard: (options?: GuardOptions) => onRequestHookHandler
+  }
+  interface FastifyRequest {
+    principal: Principal
+    tenant: Tenant
+  }
+}
+
+export interface GuardOptions {
+  roles?: readonly Role[]
+  /** Resolve `Tenant-id` (default true). */
+  tenant?: boolean
+}
+
+export interface AuthPluginOptions {
+  jwtSecret: string
+}
+
+/** decisions.md section 2: the header names a tenant; without it, the token's only tenant. */
+export async function resolveTenant (request: FastifyRequest, principal: Principal): Promise<Tenant> {
+  const header = request.headers['tenant-id']
+  const requested = Array.isArray(header) ? header[0] : header
+  let tenantId = requested?.trim()
+  if (!tenantId) {
+    if (principal.tenants.length !== 1) throw new AppError('MISSING_REQUIRED_FIELD', 'Tenant-id header is required', { details: { errors: { 'Tenant-id': ['Required'] } } })
+    tenantId = principal.tenants[0] as string
+  }
+  const tenant = await request.server.tenants.get(tenantId)
+  if (!tenant) throw new AppError('NOT_FOUND', `Tenant ${tenantId} not found`)
+  if (!principal.tenants.includes(tenant.id)) throw forbidden(`Not a member of tenant ${tenant.id}`)
+  return tenant
+}
+
+export default fp<AuthPluginOptions>(async (app, opts) => {
+  app.decorateRequest('principal', null as unknown as Principal)
+  app.decorateRequest('tenant', null as unknown as Tenant)
+  app.decorate('guard', (options: GuardOptions = {}) => {
+    const roles = options.roles
+    const withTenant = options.tenant ?? true
+    return async (request) => {
+      const principal = await verifyAccessToken(opts.jwtSecret, bearerToken(request.headers.authorization))
+      request.principal = principal
+      if (withTenant) request.tenant = await resolveTenant(request, principal)
+      if (roles && !roles.includes(principal.role)) throw insufficientPermissions()
+    }
+  })
+}, { name: 'auth', dependencies: ['tenants'] })
