@@ -61,8 +61,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   await app.register(healthRoutes)
   await app.register(commercePlugin)
   await app.register(cropsPlugin)
-  await app.register(ordersPlugin)
   await app.register(notificationsPlugin)
+  await app.register(ordersPlugin)
   await app.register(chatPlugin)
   await app.register(seedPlugin)
   return app

@@ -1,0 +1,34 @@
+// The contract other domains use to notify a user (orders events, chat). Implemented by the notifications plugin.
+export const NOTIFICATION_DOMAINS = ['orders', 'appointments', 'crops', 'tasks', 'memberships', 'medical', 'products', 'inventory', 'workforce', 'documents', 'system'] as const
+export type NotificationDomain = typeof NOTIFICATION_DOMAINS[number]
+export const NOTIFICATION_SEVERITIES = ['info', 'success', 'warning', 'error'] as const
+export type NotificationSeverity = typeof NOTIFICATION_SEVERITIES[number]
+export const NOTIFICATION_SOURCES = ['event', 'reminder', 'manual', 'system'] as const
+export type NotificationSource = typeof NOTIFICATION_SOURCES[number]
+
+export interface NotifyInput {
+  tenantId: string
+  recipientId: string
+  recipientRole: string
+  domain: NotificationDomain
+  event: string
+  title: string
+  body: string
+  severity: NotificationSeverity
+  source: NotificationSource
+  actionUrl?: string
+  resourceId?: string
+  resourceType?: string
+  metadata?: Record<string, unknown>
+}
+
+export interface Notifier {
+  /** Stores the notification for the recipient and pushes it to their live streams. */
+  notify (input: NotifyInput): Promise<void>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    notifier: Notifier
+  }
+}
