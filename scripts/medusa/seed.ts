@@ -1,0 +1,218 @@
+import {
+  CLUBS, COUNTRY, CURRENCY, CUSTOMERS, DEMO_PASSWORD, SHIPPING_OPTIONS, STOCK_QUANTITY,
+  type ClubSpec, type CustomerSpec, type ProductSpec, type ShippingOptionName, type TenantId,
+} from './catalog.ts'
+import { login, MedusaClient } from './http.ts'
+import type { Log } from './steps.ts'
+
+/** One club's entry in the file named by COMMERCE_TENANTS_FILE. */
+export interface TenantSettings {
+  baseUrl: string
+  publishableKey: string
+  regionId: string
+  salesChannelId: string
+  stockLocationId: string
+  adminEmail: string
+  adminPassword: string
+}
+
+export type Settings = Record<TenantId, TenantSettings>
+
+export interface VariantFixture {
+  id: string
+  title: string
+  sku: string
+  price: number
+  inventoryItemId: string
+}
+
+export interface ProductFixture {
+  id: string
+  handle: string
+  title: string
+  variants: VariantFixture[]
+}
+
+interface Location {
+  stockLocationId: string
+  stockLocationName: string
+  fulfillmentSetId: string
+  serviceZoneId: string
+}
+
+export interface ClubFixture extends Location {
+  salesChannelId: string
+  publishableKey: string
+  shippingProfileId: string
+  shippingOptions: Record<ShippingOptionName, string>
+  products: ProductFixture[]
+}
+
+export interface CustomerFixture {
+  id: string
+  email: string
+  clubs: TenantId[]
+}
+
+export interface Fixtures {
+  baseUrl: string
+  regionId: string
+  currencyCode: string
+  adminEmail: string
+  customerPassword: string
+  clubs: Record<TenantId, ClubFixture>
+  customers: CustomerFixture[]
+}
+
+export interface AdminCredentials {
+  email: string
+  password: string
+}
+
+interface Id { id: string }
+
+async function createRegion (admin: MedusaClient): Promise<string> {
+  const { region } = await admin.post<{ region: Id }>('/admin/regions', {
+    name: 'Argentina',
+    currency_code: CURRENCY,
+    countries: [COUNTRY],
+    payment_providers: ['pp_system_default'],
+  })
+  return region.id
+}
+
+async function createSalesChannel (admin: MedusaClient, tenantId: TenantId, spec: ClubSpec): Promise<{ salesChannelId: string, publishableKey: string }> {
+  const { sales_channel: channel } = await admin.post<{ sales_channel: Id }>('/admin/sales-channels', { name: spec.name, description: tenantId })
+  const { api_key: key } = await admin.post<{ api_key: Id & { token: string } }>('/admin/api-keys', { title: `${spec.name} storefront`, type: 'publishable' })
+  await admin.post(`/admin/api-keys/${key.id}/sales-channels`, { add: [channel.id] })
+  return { salesChannelId: channel.id, publishableKey: key.token }
+}
+
+async function createLocation (admin: MedusaClient, spec: ClubSpec, salesChannelId: string): Promise<Location> {
+  const { stock_location: location } = await admin.post<{ stock_location: Id }>('/admin/stock-locations', {
+    name: spec.stockLocationName,
+    address: { ...spec.address, country_code: COUNTRY },
+  })
+  const path = `/admin/stock-locations/${location.id}`
+  await admin.post(`${path}/sales-channels`, { add: [salesChannelId] })
+  await admin.post(`${path}/fulfillment-providers`, { add: ['manual_manual'] })
+  await admin.post(`${path}/fulfillment-sets`, { name: `${spec.name} shipping`, type: 'shipping' })
+  // The create answers carry the stock location without its fulfillment sets: read it back for the set's id.
+  const { stock_location: read } = await admin.get<{ stock_location: { fulfillment_sets: Id[] } }>(`${path}?fields=id,*fulfillment_sets`)
+  const fulfillmentSetId = read.fulfillment_sets[0]?.id
+  if (!fulfillmentSetId) throw new Error(`stock location ${location.id} has no fulfillment set`)
+  const { fulfillment_set: set } = await admin.post<{ fulfillment_set: { service_zones: Id[] } }>(
+    `/admin/fulfillment-sets/${fulfillmentSetId}/service-zones`,
+    { name: `${spec.name} Argentina`, geo_zones: [{ type: 'country', country_code: COUNTRY }] }
+  )
+  const serviceZoneId = set.service_zones[0]?.id
+  if (!serviceZoneId) throw new Error(`fulfillment set ${fulfillmentSetId} has no service zone`)
+  return { stockLocationId: location.id, stockLocationName: spec.stockLocationName, fulfillmentSetId, serviceZoneId }
+}
+
+async function createShippingOptions (admin: MedusaClient, serviceZoneId: string, shippingProfileId: string): Promise<Record<ShippingOptionName, string>> {
+  const ids = {} as Record<ShippingOptionName, string>
+  for (const option of SHIPPING_OPTIONS) {
+    const { shipping_option: created } = await admin.post<{ shipping_option: Id }>('/admin/shipping-options', {
+      name: option.name,
+      price_type: 'flat',
+      service_zone_id: serviceZoneId,
+      shipping_profile_id: shippingProfileId,
+      provider_id: 'manual_manual',
+      type: { label: option.label, description: option.label, code: option.code },
+      prices: [{ currency_code: CURRENCY, amount: option.amount }],
+      rules: [
+        { attribute: 'enabled_in_store', operator: 'eq', value: 'true' },
+        { attribute: 'is_return', operator: 'eq', value: 'false' },
+      ],
+    })
+    ids[option.name] = created.id
+  }
+  return ids
+}
+
+interface CreatedVariant extends Id {
+  sku: string
+  inventory_items: Array<{ inventory_item_id: string }>
+}
+
+async function createProduct (admin: MedusaClient, spec: ProductSpec, club: { salesChannelId: string, shippingProfileId: string, stockLocationId: string }): Promise<ProductFixture> {
+  const { product } = await admin.post<{ product: Id }>('/admin/products', {
+    title: spec.title,
+    handle: spec.handle,
+    description: spec.description,
+    status: 'published',
+    shipping_profile_id: club.shippingProfileId,
+    sales_channels: [{ id: club.salesChannelId }],
+    options: [{ title: spec.option, values: spec.variants.map((v) => v.title) }],
+    variants: spec.variants.map((v) => ({
+      title: v.title,
+      sku: v.sku,
+      manage_inventory: true,
+      options: { [spec.option]: v.title },
+      prices: [{ currency_code: CURRENCY, amount: v.price }],
+    })),
+  })
+  const { product: read } = await admin.get<{ product: { variants: CreatedVariant[] } }>(
+    `/admin/products/${product.id}?fields=id,variants.id,variants.sku,variants.inventory_items.inventory_item_id`
+  )
+  const variants: VariantFixture[] = []
+  for (const v of spec.variants) {
+    const created = read.variants.find((c) => c.sku === v.sku)
+    const inventoryItemId = created?.inventory_items[0]?.inventory_item_id
+    if (!created || !inventoryItemId) throw new Error(`variant ${v.sku} of ${spec.handle} has no inventory item`)
+    await admin.post(`/admin/inventory-items/${inventoryItemId}/location-levels`, { location_id: club.stockLocationId, stocked_quantity: STOCK_QUANTITY })
+    variants.push({ id: created.id, title: v.title, sku: v.sku, price: v.price, inventoryItemId })
+  }
+  return { id: product.id, handle: spec.handle, title: spec.title, variants }
+}
+
+async function seedClub (admin: MedusaClient, tenantId: TenantId): Promise<ClubFixture> {
+  const spec = CLUBS[tenantId]
+  const channel = await createSalesChannel(admin, tenantId, spec)
+  const location = await createLocation(admin, spec, channel.salesChannelId)
+  const { shipping_profile: profile } = await admin.post<{ shipping_profile: Id }>('/admin/shipping-profiles', { name: `${spec.name} profile`, type: 'default' })
+  const shippingOptions = await createShippingOptions(admin, location.serviceZoneId, profile.id)
+  const products: ProductFixture[] = []
+  for (const product of spec.products) {
+    products.push(await createProduct(admin, product, { ...channel, ...location, shippingProfileId: profile.id }))
+  }
+  return { ...channel, ...location, shippingProfileId: profile.id, shippingOptions, products }
+}
+
+/** Registers an email/password customer identity, then the customer itself with that identity's token. */
+async function createCustomer (admin: MedusaClient, spec: CustomerSpec, publishableKey: string): Promise<CustomerFixture> {
+  const { token } = await admin.with({ token: undefined }).post<{ token: string }>('/auth/customer/emailpass/register', { email: spec.email, password: DEMO_PASSWORD })
+  const { customer } = await admin.with({ token, publishableKey }).post<{ customer: Id }>('/store/customers', {
+    email: spec.email,
+    first_name: spec.first_name,
+    last_name: spec.last_name,
+  })
+  // Medusa customers are global; which clubs one belongs to is this project's notion, kept in metadata.
+  await admin.post(`/admin/customers/${customer.id}`, { metadata: { clubs: spec.clubs } })
+  return { id: customer.id, email: spec.email, clubs: spec.clubs }
+}
+
+/** Creates the demo data of both clubs through the admin API of a fresh Medusa. */
+export async function seed (baseUrl: string, credentials: AdminCredentials, log: Log): Promise<{ settings: Settings, fixtures: Fixtures }> {
+  const client = new MedusaClient(baseUrl, { log })
+  const admin = client.with({ token: await login(client, 'user', credentials.email, credentials.password) })
+  const regionId = await createRegion(admin)
+  const clubs = { 'club-norte': await seedClub(admin, 'club-norte'), 'club-sur': await seedClub(admin, 'club-sur') }
+  const customers: CustomerFixture[] = []
+  for (const spec of CUSTOMERS) {
+    customers.push(await createCustomer(admin, spec, clubs[spec.clubs[0]].publishableKey))
+  }
+  const tenant = (club: ClubFixture): TenantSettings => ({
+    baseUrl,
+    publishableKey: club.publishableKey,
+    regionId,
+    salesChannelId: club.salesChannelId,
+    stockLocationId: club.stockLocationId,
+    adminEmail: credentials.email,
+    adminPassword: credentials.password,
+  })
+  const settings: Settings = { 'club-norte': tenant(clubs['club-norte']), 'club-sur': tenant(clubs['club-sur']) }
+  const fixtures: Fixtures = { baseUrl, regionId, currencyCode: CURRENCY, adminEmail: credentials.email, customerPassword: DEMO_PASSWORD, clubs, customers }
+  return { settings, fixtures }
+}
