@@ -10,12 +10,14 @@ import tenantsPlugin from './plugins/tenants.ts'
 import authPlugin from './plugins/auth.ts'
 import openapiPlugin from './plugins/openapi.ts'
 import rateLimitPlugin from './plugins/rate-limit.ts'
+import rawBodyPlugin from './plugins/raw-body.ts'
 import healthRoutes from './health.ts'
 import seedPlugin from './seed.ts'
 import cropsPlugin from './crops/index.ts'
 import commercePlugin from './commerce/plugin.ts'
 import ordersPlugin from './orders/index.ts'
 import notificationsPlugin from './notifications/index.ts'
+import chatLinkingPlugin from './chat/linking/index.ts'
 import chatPlugin from './chat/index.ts'
 
 declare module 'fastify' {
@@ -58,11 +60,13 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   await app.register(authPlugin, { jwtSecret: config.jwtSecret })
   await app.register(openapiPlugin)
   await app.register(rateLimitPlugin, config.rateLimit)
+  await app.register(rawBodyPlugin)
   await app.register(healthRoutes)
   await app.register(commercePlugin)
   await app.register(cropsPlugin)
   await app.register(notificationsPlugin)
   await app.register(ordersPlugin)
+  await app.register(chatLinkingPlugin)
   await app.register(chatPlugin)
   await app.register(seedPlugin)
   return app
