@@ -1,0 +1,44 @@
+import type { Role } from '../../auth/tokens.ts'
+
+// The contract between the chat bot (src/chat/) and the linking side (src/chat/linking/).
+
+/** A phone's link to one club's member account. */
+export interface LinkedAccount {
+  tenantId: string
+  tenantName: string
+  customerId: string
+  email: string
+  name: string
+  role: Role
+  /** The member's access token for calls made on their behalf; never logged, never answered. */
+  token: string
+  linkedAt: number
+  /** Epoch ms after which the bot asks the member to log in again. */
+  expiresAt: number
+}
+
+export interface LinkedAccountStore {
+  /** Every club this phone is linked to (expired ones included: the bot decides what expiry means). */
+  list (phone: string): Promise<LinkedAccount[]>
+  put (phone: string, account: LinkedAccount): Promise<void>
+  remove (phone: string, tenantId: string): Promise<void>
+}
+
+/** The login form may only be answered for a phone the bot sent it to in the last hour. */
+export interface LoginFormInvites {
+  markSent (phone: string): Promise<void>
+  wasSent (phone: string): Promise<boolean>
+}
+
+/** What the bot offers the linking side: tell a phone's conversation it has just been linked. */
+export interface ChatBot {
+  accountLinked (phone: string): Promise<void>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    linkedAccounts: LinkedAccountStore
+    loginFormInvites: LoginFormInvites
+    chatBot: ChatBot
+  }
+}
