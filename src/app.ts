@@ -50,7 +50,6 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   app.setErrorHandler(errorHandler)
-  app.setNotFoundHandler(notFoundHandler)
   app.decorate('config', config)
   app.decorate('demoSeeders', [])
   app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id) })
@@ -60,6 +59,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   await app.register(authPlugin, { jwtSecret: config.jwtSecret })
   await app.register(openapiPlugin)
   await app.register(rateLimitPlugin, config.rateLimit)
+  // Unknown routes count against the limit too, so scanning the API is throttled.
+  app.setNotFoundHandler({ preHandler: app.rateLimit() }, notFoundHandler)
   await app.register(rawBodyPlugin)
   await app.register(healthRoutes)
   await app.register(commercePlugin)
