@@ -1,0 +1,66 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:net'
+import { describe, expect, it } from 'vitest'
+import { TEST_SECRETS } from '../helper.ts'
+
+// The README's first command, as a process: `npm start` on embedded defaults.
+function freePort (): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+function start (env: Record<string, string>): { child: ChildProcessWithoutNullStreams, output: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
+  })
+  let out = ''
+  child.stdout.on('data', (d) => { out += String(d) })
+  child.stderr.on('data', (d) => { out += String(d) })
+  return { child, output: () => out }
+}
+
+async function waitForHealth (url: string): Promise<void> {
+  const deadline = Date.now() + 20_000
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) return
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error('server did not come up')
+}
+
+describe('server process', () => {
+  it('stops a bad start with one line naming the variable', async () => {
+    const { child, output } = start({ PORT: 'eighty' })
+    const [code] = await once(child, 'exit')
+    expect(code).toBe(1)
+    expect(output().trim()).toMatch(/^Invalid configuration: PORT /)
+    expect(output().trim().split('\n')).toHaveLength(1)
+  })
+
+  it('runs on embedded defaults with demo data, keeps secrets out of the log, and closes on SIGTERM', async () => {
+    const port = await freePort()
+    const { child, output } = start({ PORT: String(port), HOST: '127.0.0.1', JWT_SECRET: TEST_SECRETS.JWT_SECRET })
+    try {
+      await waitForHealth(`http://127.0.0.1:${port}`)
+      const ready = await (await fetch(`http://127.0.0.1:${port}/ready`)).json()
+      expect(ready).toEqual({ status: 'ready', redis: 'memory' })
+      child.kill('SIGTERM')
+      const [code] = await once(child, 'exit')
+      expect(code).toBe(0)
+      const log = output()
+      expect(log).toContain('REDIS_URL is not set')
+      expect(log).toContain('demo data loaded')
+      expect(log).toContain('closing')
+      expect(log).not.toContain(TEST_SECRETS.JWT_SECRET)
+    } finally {
+      child.kill('SIGKILL')
+    }
+  }, 40_000)
+})
