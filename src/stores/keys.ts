@@ -29,6 +29,27 @@ export const keys = {
   },
   notifications: {
     root: () => 'notif:',
+    // everything of one recipient in one tenant sits under this base; the Lua scripts derive the per-record
+    // keys (n:<id>, x:<externalId>) and index zsets from it, so the client's prefix still applies
+    recipient: (tenantId: string, recipientId: string) => `notif:t:${tenantId}:u:${encodeURIComponent(recipientId)}:`,
+    // recipients of a tenant scored by their earliest expiry, so the cleanup visits only those with expired notices
+    expiring: (tenantId: string) => `notif:t:${tenantId}:expiring`,
+    broadcastSeq: (tenantId: string) => `notif:t:${tenantId}:bc-seq`,
+    broadcastFeed: (tenantId: string, role: string) => `notif:t:${tenantId}:bc-feed:${role}`,
+    broadcast: (tenantId: string, id: string) => `notif:t:${tenantId}:bc:${id}`,
+    remindersLock: () => 'notif:reminders:lock',
+    // pub/sub channel names: ioredis does not prefix them, the live hub adds the configured prefix itself
+    liveRecipient: (tenantId: string, recipientId: string) => `notif:live:${tenantId}:u:${encodeURIComponent(recipientId)}`,
+    liveRole: (tenantId: string, role: string) => `notif:live:${tenantId}:role:${role}`,
+  },
+  content: {
+    appointments: (tenantId: string) => `t:${tenantId}:content:appointments`,
+    // appointment ids scored by startsAt
+    appointmentsByStart: (tenantId: string) => `t:${tenantId}:content:appointments:by-start`,
+    tasks: (tenantId: string) => `t:${tenantId}:content:tasks`,
+    // task ids scored by due day; `open` holds only PENDING and IN_PROGRESS ones
+    tasksByDue: (tenantId: string) => `t:${tenantId}:content:tasks:by-due`,
+    tasksOpen: (tenantId: string) => `t:${tenantId}:content:tasks:open`,
   },
   chat: {
     root: () => 'chat:',
