@@ -22,6 +22,17 @@ export const keys = {
   commerce: {
     // the embedded commerce backend keeps all its keys under this root
     root: () => 'commerce:',
+    // one record (hash of rev and JSON doc) per entity, e.g. doc('order', id)
+    doc: (kind: string, id: string) => `commerce:${kind}:${id}`,
+    // ids of a kind (or of a kind within a scope, e.g. orders of a sales channel), scored by creation time
+    index: (name: string) => `commerce:idx:${name}`,
+    // a unique value (email, publishable key, handle, payment id) pointing at the id that owns it
+    lookup: (name: string, value: string) => `commerce:by:${name}:${value}`,
+    // set once, atomically with the order, when a cart completes: the order id
+    cartOrder: (cartId: string) => `commerce:cart-order:${cartId}`,
+    // stock of an inventory item: fields <location>:stocked, <location>:reserved, ...
+    stock: (inventoryItemId: string) => `commerce:stock:${inventoryItemId}`,
+    displayIdSeq: (salesChannelId: string) => `commerce:seq:display:${salesChannelId}`,
   },
   orders: {
     idempotency: (tenantId: string, key: string) => `t:${tenantId}:orders:idem:${key}`,
