@@ -1,0 +1,25 @@
+import { createHmac, timingSafeEqual } from 'node:crypto'
+
+// Inbound chat calls carry `X-Webhook-Signature`: hex HMAC-SHA256 of the raw, unparsed body (spec, Authentication 6).
+
+const HEX_DIGEST = /^[0-9a-f]{64}$/
+
+function digest (secret: string, rawBody: Buffer | string): Buffer {
+  return createHmac('sha256', secret).update(rawBody).digest()
+}
+
+/** The header value a sender puts on `rawBody`: lowercase hex, no prefix. */
+export function signWebhookBody (secret: string, rawBody: Buffer | string): string {
+  return digest(secret, rawBody).toString('hex')
+}
+
+/**
+ * True exactly when `header` is the signature of `rawBody`. Accepts an optional `sha256=` prefix and any
+ * letter case; anything malformed is false, never an exception. The compare is constant-time.
+ */
+export function verifyWebhookSignature (secret: string, rawBody: Buffer | string, header: string | undefined): boolean {
+  if (typeof header !== 'string') return false
+  const hex = header.trim().toLowerCase().replace(/^sha256=/, '')
+  if (!HEX_DIGEST.test(hex)) return false
+  return timingSafeEqual(Buffer.from(hex, 'hex'), digest(secret, rawBody))
+}
