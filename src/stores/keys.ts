@@ -64,6 +64,16 @@ export const keys = {
   },
   chat: {
     root: () => 'chat:',
+    linking: {
+      // pending link code (spec, Link record), deleted when consumed
+      code: (code: string) => `chat:link:code:${code}`,
+      // hash tenantId -> linked account JSON
+      accounts: (phone: string) => `chat:link:accounts:${phone}`,
+      // present while the login form sent to this phone may be answered
+      invite: (phone: string) => `chat:link:invite:${phone}`,
+      // login attempts through the form in the current window
+      attempts: (kind: 'phone' | 'email', id: string) => `chat:link:attempts:${kind}:${id}`,
+    },
   },
   rateLimit: () => 'rate-limit:',
 } as const
