@@ -16,6 +16,7 @@ import seedPlugin from './seed.ts'
 import cropsPlugin from './crops/index.ts'
 import commercePlugin from './commerce/plugin.ts'
 import ordersPlugin from './orders/index.ts'
+import contentPlugin from './content/index.ts'
 import notificationsPlugin from './notifications/index.ts'
 import chatLinkingPlugin from './chat/linking/index.ts'
 import chatPlugin from './chat/index.ts'
@@ -65,6 +66,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   await app.register(healthRoutes)
   await app.register(commercePlugin)
   await app.register(cropsPlugin)
+  await app.register(contentPlugin)
   await app.register(notificationsPlugin)
   await app.register(ordersPlugin)
   await app.register(chatLinkingPlugin)
