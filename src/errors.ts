@@ -68,6 +68,11 @@ export function fieldErrors (issues: ReadonlyArray<{ path: ReadonlyArray<Propert
   return errors
 }
 
+/** Fastify's schema validation entries (`request.validationError.validation`) as `errors` keyed by field. */
+export function schemaFieldErrors (validation: ReadonlyArray<{ instancePath: string, message?: string }>): Record<string, string[]> {
+  return fieldErrors(validation.map((v) => ({ path: v.instancePath.split('/').filter(Boolean), message: v.message ?? 'Invalid value' })))
+}
+
 export function validationError (error: z.ZodError, message = 'Validation failed'): AppError {
   return new AppError('VALIDATION_ERROR', message, { details: { errors: fieldErrors(error.issues) } })
 }
@@ -107,9 +112,8 @@ function classify (error: FastifyError | AppError | Error): Classified {
     return { status: error.statusCode, code: error.code, message: error.message, details: error.details, body: error.body, headers: error.headers }
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
-    const issues = error.validation.map((v) => ({ path: v.instancePath.split('/').filter(Boolean), message: v.message ?? 'Invalid value' }))
     const where = (error as FastifyError).validationContext
-    return { status: 400, code: 'VALIDATION_ERROR', message: where ? `Invalid ${where}` : 'Validation failed', details: { errors: fieldErrors(issues) } }
+    return { status: 400, code: 'VALIDATION_ERROR', message: where ? `Invalid ${where}` : 'Validation failed', details: { errors: schemaFieldErrors(error.validation) } }
   }
   const fastifyCode = (error as FastifyError).code
   const known = fastifyCode ? FASTIFY_CODES[fastifyCode] : undefined
