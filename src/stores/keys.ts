@@ -11,12 +11,15 @@ export const keys = {
   crops: {
     // crop ids of a tenant, scored by creation time
     index: (tenantId: string) => `t:${tenantId}:crops`,
+    // hash: doc (JSON record with its harvests), status, v (version for compare-and-set)
     one: (tenantId: string, cropId: string) => `t:${tenantId}:crop:${cropId}`,
+    // ids of crops that count against the plan (not FINISHED)
     active: (tenantId: string) => `t:${tenantId}:crops:active`,
+    // list of plant JSON in creation order, and the set of their codes
     plants: (tenantId: string, cropId: string) => `t:${tenantId}:crop:${cropId}:plants`,
     plantCodes: (tenantId: string, cropId: string) => `t:${tenantId}:crop:${cropId}:plant-codes`,
-    harvests: (tenantId: string, cropId: string) => `t:${tenantId}:crop:${cropId}:harvests`,
     batchSeq: (tenantId: string) => `t:${tenantId}:harvest-batch-seq`,
+    // hash id -> JSON
     catalog: (tenantId: string, kind: 'strains' | 'spaces' | 'lights') => `t:${tenantId}:catalog:${kind}`,
   },
   commerce: {
