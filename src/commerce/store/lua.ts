@@ -1,0 +1,85 @@
+// The Redis store's atomic steps. Keys come only through KEYS (the client adds its key prefix to those).
+
+/** KEYS: doc, indexes..., lookups...  ARGV: json, id, score, index count. 0 when the doc or a lookup exists. */
+export const CREATE = `
+local nIdx = tonumber(ARGV[4])
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+for i = 2 + nIdx, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then return 0 end
+end
+redis.call('HSET', KEYS[1], 'rev', 1, 'doc', ARGV[1])
+for i = 2, 1 + nIdx do redis.call('ZADD', KEYS[i], ARGV[3], ARGV[2]) end
+for i = 2 + nIdx, #KEYS do redis.call('SET', KEYS[i], ARGV[2]) end
+return 1
+`
+
+/**
+ * KEYS: doc, cart-order marker (checked when ARGV[3] is '1'), stock hashes...
+ * ARGV: expected rev, json, guard flag, now, then per stock hash: location, stocked delta, reserved delta.
+ */
+export const REPLACE = `
+local rev = redis.call('HGET', KEYS[1], 'rev')
+if not rev or tonumber(rev) ~= tonumber(ARGV[1]) then return 'conflict' end
+if ARGV[3] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return 'completed' end
+for i = 3, #KEYS do
+  local b = 4 + (i - 3) * 3
+  local loc = ARGV[b + 1]
+  local s = tonumber(redis.call('HGET', KEYS[i], loc .. ':stocked') or '0') + tonumber(ARGV[b + 2])
+  local r = tonumber(redis.call('HGET', KEYS[i], loc .. ':reserved') or '0') + tonumber(ARGV[b + 3])
+  if s < 0 or r < 0 then return 'stock' end
+end
+for i = 3, #KEYS do
+  local b = 4 + (i - 3) * 3
+  local loc = ARGV[b + 1]
+  redis.call('HINCRBY', KEYS[i], loc .. ':stocked', ARGV[b + 2])
+  redis.call('HINCRBY', KEYS[i], loc .. ':reserved', ARGV[b + 3])
+  redis.call('HSET', KEYS[i], loc .. ':updated_at', ARGV[4])
+end
+redis.call('HSET', KEYS[1], 'rev', tonumber(rev) + 1, 'doc', ARGV[2])
+return 'ok'
+`
+
+/** KEYS: stock hash.  ARGV: location, quantity, level id, now. */
+export const SET_STOCKED = `
+local loc = ARGV[1]
+if tonumber(ARGV[2]) < tonumber(redis.call('HGET', KEYS[1], loc .. ':reserved') or '0') then return 'below_reserved' end
+if redis.call('HSETNX', KEYS[1], loc .. ':id', ARGV[3]) == 1 then
+  redis.call('HSET', KEYS[1], loc .. ':created_at', ARGV[4], loc .. ':reserved', 0)
+end
+redis.call('HSET', KEYS[1], loc .. ':stocked', ARGV[2], loc .. ':updated_at', ARGV[4])
+return 'ok'
+`
+
+/**
+ * KEYS: cart-order marker, cart doc, order doc, display_id sequence, indexes..., lookups..., stock hashes...
+ * ARGV: cart rev, order json (display_id as "__DISPLAY_ID__"), order id, score, now, index count, lookup count,
+ *       then per stock hash: location, quantity.
+ */
+export const COMPLETE_CART = `
+local existing = redis.call('GET', KEYS[1])
+if existing then return {'existing', existing} end
+local rev = redis.call('HGET', KEYS[2], 'rev')
+if not rev or tonumber(rev) ~= tonumber(ARGV[1]) then return {'conflict', ''} end
+local nIdx = tonumber(ARGV[6])
+local nLk = tonumber(ARGV[7])
+local first = 5 + nIdx + nLk
+for i = first, #KEYS do
+  local b = 7 + (i - first) * 2
+  local loc = ARGV[b + 1]
+  local available = tonumber(redis.call('HGET', KEYS[i], loc .. ':stocked') or '0') - tonumber(redis.call('HGET', KEYS[i], loc .. ':reserved') or '0')
+  if available < tonumber(ARGV[b + 2]) then return {'insufficient', tostring(i - first + 1)} end
+end
+for i = first, #KEYS do
+  local b = 7 + (i - first) * 2
+  local loc = ARGV[b + 1]
+  redis.call('HINCRBY', KEYS[i], loc .. ':reserved', ARGV[b + 2])
+  redis.call('HSET', KEYS[i], loc .. ':updated_at', ARGV[5])
+end
+local seq = redis.call('INCR', KEYS[4])
+local json = string.gsub(ARGV[2], '"__DISPLAY_ID__"', tostring(seq), 1)
+redis.call('HSET', KEYS[3], 'rev', 1, 'doc', json)
+for i = 5, 4 + nIdx do redis.call('ZADD', KEYS[i], ARGV[4], ARGV[3]) end
+for i = 5 + nIdx, 4 + nIdx + nLk do redis.call('SET', KEYS[i], ARGV[3]) end
+redis.call('SET', KEYS[1], ARGV[3])
+return {'created', tostring(seq)}
+`

@@ -1,0 +1,116 @@
+import type { Redis } from 'ioredis'
+import type { DocKinds, Kind, StockLevel } from '../model.ts'
+import { keys } from '../../stores/keys.ts'
+import { COMPLETE_CART, CREATE, REPLACE, SET_STOCKED } from './lua.ts'
+import {
+  levelsFromHash, mergeDeltas, mergeReservations,
+  type CommerceStore, type CompleteCartInput, type CompleteCartResult, type IndexEntry, type Lookup, type ReplaceOptions, type ReplaceResult, type Versioned,
+} from './port.ts'
+
+type Args = Array<string | number>
+
+interface Scripts {
+  commerceCreate (numKeys: number, ...args: Args): Promise<number>
+  commerceReplace (numKeys: number, ...args: Args): Promise<ReplaceResult>
+  commerceSetStocked (numKeys: number, ...args: Args): Promise<'ok' | 'below_reserved'>
+  commerceCompleteCart (numKeys: number, ...args: Args): Promise<[string, string]>
+}
+
+const DISPLAY_ID_SLOT = '__DISPLAY_ID__'
+
+/** Records are hashes {rev, doc}; every read-check-write is one of the scripts in lua.ts. */
+export class RedisCommerceStore implements CommerceStore {
+  private readonly scripts: Scripts
+
+  constructor (private readonly redis: Redis) {
+    redis.defineCommand('commerceCreate', { lua: CREATE })
+    redis.defineCommand('commerceReplace', { lua: REPLACE })
+    redis.defineCommand('commerceSetStocked', { lua: SET_STOCKED })
+    redis.defineCommand('commerceCompleteCart', { lua: COMPLETE_CART })
+    this.scripts = redis as unknown as Scripts
+  }
+
+  async get<K extends Kind> (kind: K, id: string): Promise<Versioned<DocKinds[K]> | undefined> {
+    const [rev, doc] = await this.redis.hmget(keys.commerce.doc(kind, id), 'rev', 'doc')
+    return rev && doc ? { rev: Number(rev), doc: JSON.parse(doc) } : undefined
+  }
+
+  async getMany<K extends Kind> (kind: K, ids: readonly string[]): Promise<Array<Versioned<DocKinds[K]>>> {
+    if (ids.length === 0) return []
+    const pipeline = this.redis.pipeline()
+    for (const id of ids) pipeline.hmget(keys.commerce.doc(kind, id), 'rev', 'doc')
+    const results = await pipeline.exec() ?? []
+    const out: Array<Versioned<DocKinds[K]>> = []
+    for (const [err, value] of results) {
+      if (err) throw err
+      const [rev, doc] = value as [string | null, string | null]
+      if (rev && doc) out.push({ rev: Number(rev), doc: JSON.parse(doc) })
+    }
+    return out
+  }
+
+  async create<K extends Kind> (kind: K, doc: DocKinds[K] & { id: string }, indexes: IndexEntry[], lookups: Lookup[]): Promise<boolean> {
+    const keyList = [keys.commerce.doc(kind, doc.id), ...indexes.map((i) => keys.commerce.index(i.index)), ...lookups.map((l) => keys.commerce.lookup(l.name, l.value))]
+    const score = indexes[0]?.score ?? 0
+    return await this.scripts.commerceCreate(keyList.length, ...keyList, JSON.stringify(doc), doc.id, score, indexes.length) === 1
+  }
+
+  async replace<K extends Kind> (kind: K, rev: number, doc: DocKinds[K] & { id: string }, options: ReplaceOptions = {}): Promise<ReplaceResult> {
+    const deltas = mergeDeltas(options.stock ?? [])
+    const guard = options.unlessCartCompleted
+    const keyList = [keys.commerce.doc(kind, doc.id), keys.commerce.cartOrder(guard ?? doc.id), ...deltas.map((d) => keys.commerce.stock(d.inventoryItemId))]
+    const args: Args = [rev, JSON.stringify(doc), guard ? '1' : '0', new Date().toISOString(), ...deltas.flatMap((d) => [d.locationId, d.stocked, d.reserved])]
+    return await this.scripts.commerceReplace(keyList.length, ...keyList, ...args)
+  }
+
+  async ids (index: string): Promise<string[]> {
+    return await this.redis.zrange(keys.commerce.index(index), 0, -1)
+  }
+
+  async lookup (name: string, value: string): Promise<string | undefined> {
+    return await this.redis.get(keys.commerce.lookup(name, value)) ?? undefined
+  }
+
+  async claim (name: string, value: string, id: string): Promise<boolean> {
+    return await this.redis.set(keys.commerce.lookup(name, value), id, 'NX') === 'OK'
+  }
+
+  async stock (inventoryItemId: string): Promise<StockLevel[]> {
+    return levelsFromHash(await this.redis.hgetall(keys.commerce.stock(inventoryItemId)))
+  }
+
+  async setStocked (inventoryItemId: string, locationId: string, quantity: number, levelId: string, now: string): Promise<'ok' | 'below_reserved'> {
+    return await this.scripts.commerceSetStocked(1, keys.commerce.stock(inventoryItemId), locationId, quantity, levelId, now)
+  }
+
+  async cartOrder (cartId: string): Promise<string | undefined> {
+    return await this.redis.get(keys.commerce.cartOrder(cartId)) ?? undefined
+  }
+
+  async completeCart (input: CompleteCartInput): Promise<CompleteCartResult> {
+    const reservations = mergeReservations(input.reservations)
+    const keyList = [
+      keys.commerce.cartOrder(input.cartId),
+      keys.commerce.doc('cart', input.cartId),
+      keys.commerce.doc('order', input.order.id),
+      keys.commerce.displayIdSeq(input.order.sales_channel_id),
+      ...input.indexes.map((i) => keys.commerce.index(i.index)),
+      ...input.lookups.map((l) => keys.commerce.lookup(l.name, l.value)),
+      ...reservations.map((r) => keys.commerce.stock(r.inventoryItemId)),
+    ]
+    const orderJson = JSON.stringify({ ...input.order, display_id: DISPLAY_ID_SLOT })
+    const score = input.indexes[0]?.score ?? 0
+    const [kind, value] = await this.scripts.commerceCompleteCart(
+      keyList.length, ...keyList,
+      input.cartRev, orderJson, input.order.id, score, input.now, input.indexes.length, input.lookups.length,
+      ...reservations.flatMap((r) => [r.locationId, r.quantity])
+    )
+    if (kind === 'existing') return { kind, orderId: value }
+    if (kind === 'conflict') return { kind }
+    if (kind === 'insufficient') {
+      const r = reservations[Number(value) - 1] as (typeof reservations)[number]
+      return { kind, inventoryItemId: r.inventoryItemId, locationId: r.locationId }
+    }
+    return { kind: 'created', displayId: Number(value) }
+  }
+}
