@@ -1,0 +1,27 @@
+import { z } from 'zod'
+
+// spec, Link record and Limits: a pending link, valid 10 minutes, single use.
+export const LINK_CODE_TTL_MS = 10 * 60 * 1000
+export const LINK_CODE_MIN_LENGTH = 10
+
+export const linkRecordSchema = z.object({
+  customerId: z.string(),
+  tenantId: z.string(),
+  tenantName: z.string(),
+  email: z.string(),
+  name: z.string(),
+  token: z.string(),
+})
+export type LinkRecord = z.infer<typeof linkRecordSchema>
+
+/** The code as the path carries it: at least 10 characters and a UUID (matched case-insensitively). */
+export const linkCodeSchema = z.string()
+  .min(LINK_CODE_MIN_LENGTH, `Must be at least ${LINK_CODE_MIN_LENGTH} characters`)
+  .pipe(z.uuid('Must be a UUID'))
+  .transform((code) => code.toLowerCase())
+
+/** The code in canonical (lower case) form, or undefined when `input` is not a link code. */
+export function parseLinkCode (input: unknown): string | undefined {
+  const parsed = linkCodeSchema.safeParse(input)
+  return parsed.success ? parsed.data : undefined
+}
