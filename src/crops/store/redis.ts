@@ -1,0 +1,124 @@
+import type { Redis } from 'ioredis'
+import { isActive, type CropStatus } from '../../../machines/crop.machine.ts'
+import { AppError } from '../../errors.ts'
+import { keys } from '../../stores/keys.ts'
+import type { CatalogItems, CatalogKind, CropRecord, Plant } from '../model.ts'
+import { MAX_CHANGE_ATTEMPTS, type AddPlantsResult, type CatalogStore, type CreateCropResult, type CropChange, type CropStore } from './port.ts'
+import { ADD_PLANTS, CREATE_CROP, REMOVE_CROP, UPDATE_CROP } from './scripts.ts'
+
+type Reply = Array<string | number>
+
+interface CropScripts {
+  cropCreate (...args: string[]): Promise<Reply>
+  cropUpdate (...args: string[]): Promise<number>
+  cropAddPlants (...args: string[]): Promise<Reply>
+  cropRemove (...args: string[]): Promise<number>
+}
+
+const flag = (status: CropStatus) => isActive(status) ? '1' : '0'
+const plantArgs = (plants: Plant[]) => plants.flatMap((p) => [p.code, JSON.stringify(p)])
+
+export class RedisCropStore implements CropStore {
+  private readonly scripts: CropScripts
+
+  constructor (private readonly redis: Redis) {
+    redis.defineCommand('cropCreate', { numberOfKeys: 5, lua: CREATE_CROP })
+    redis.defineCommand('cropUpdate', { numberOfKeys: 2, lua: UPDATE_CROP })
+    redis.defineCommand('cropAddPlants', { numberOfKeys: 3, lua: ADD_PLANTS })
+    redis.defineCommand('cropRemove', { numberOfKeys: 5, lua: REMOVE_CROP })
+    this.scripts = redis as unknown as CropScripts
+  }
+
+  private cropKeys (tenantId: string, cropId: string): string[] {
+    const k = keys.crops
+    return [k.one(tenantId, cropId), k.index(tenantId), k.active(tenantId), k.plants(tenantId, cropId), k.plantCodes(tenantId, cropId)]
+  }
+
+  async create (crop: CropRecord, plants: Plant[], maxActive: number): Promise<CreateCropResult> {
+    const [outcome, current] = await this.scripts.cropCreate(
+      ...this.cropKeys(crop.tenantId, crop.id),
+      crop.id, JSON.stringify(crop), crop.status, flag(crop.status), String(maxActive), String(Date.parse(crop.createdAt)),
+      ...plantArgs(plants)
+    )
+    if (outcome === 'EXISTS') return { ok: false, reason: 'EXISTS' }
+    if (outcome === 'LIMIT_EXCEEDED') return { ok: false, reason: 'LIMIT_EXCEEDED', current: Number(current) }
+    return { ok: true }
+  }
+
+  async get (tenantId: string, cropId: string) {
+    const doc = await this.redis.hget(keys.crops.one(tenantId, cropId), 'doc')
+    return doc ? JSON.parse(doc) as CropRecord : undefined
+  }
+
+  async list (tenantId: string) {
+    const ids = await this.redis.zrevrange(keys.crops.index(tenantId), 0, -1)
+    if (ids.length === 0) return []
+    const pipeline = this.redis.pipeline()
+    for (const id of ids) pipeline.hget(keys.crops.one(tenantId, id), 'doc')
+    const replies = await pipeline.exec() ?? []
+    return replies.flatMap(([err, doc]) => {
+      if (err) throw err
+      return typeof doc === 'string' ? [JSON.parse(doc) as CropRecord] : []
+    })
+  }
+
+  async update<T> (tenantId: string, cropId: string, change: (crop: CropRecord) => CropChange<T>) {
+    const key = keys.crops.one(tenantId, cropId)
+    for (let attempt = 0; attempt < MAX_CHANGE_ATTEMPTS; attempt++) {
+      const [doc, version] = await this.redis.hmget(key, 'doc', 'v')
+      if (!doc || !version) return undefined
+      const { crop, result } = change(JSON.parse(doc) as CropRecord)
+      const written = await this.scripts.cropUpdate(key, keys.crops.active(tenantId), version, JSON.stringify(crop), crop.status, cropId, flag(crop.status))
+      if (written === 1) return result
+      if (written === 0) return undefined
+    }
+    throw new AppError('CONFLICT', 'The crop is being changed by others right now; try again')
+  }
+
+  async remove (tenantId: string, cropId: string) {
+    return await this.scripts.cropRemove(...this.cropKeys(tenantId, cropId), cropId) === 1
+  }
+
+  async plants (tenantId: string, cropId: string) {
+    const raws = await this.redis.lrange(keys.crops.plants(tenantId, cropId), 0, -1)
+    return raws.map((raw) => JSON.parse(raw) as Plant)
+  }
+
+  async addPlants (tenantId: string, cropId: string, plants: Plant[], frozen: readonly CropStatus[]): Promise<AddPlantsResult> {
+    const k = keys.crops
+    const [outcome, ...rest] = await this.scripts.cropAddPlants(
+      k.one(tenantId, cropId), k.plantCodes(tenantId, cropId), k.plants(tenantId, cropId),
+      `,${frozen.join(',')},`, ...plantArgs(plants)
+    )
+    if (outcome === 'NOT_FOUND') return { ok: false, reason: 'NOT_FOUND' }
+    if (outcome === 'FROZEN') return { ok: false, reason: 'FROZEN', status: rest[0] as CropStatus }
+    if (outcome === 'DUPLICATE') return { ok: false, reason: 'DUPLICATE', codes: rest.map(String) }
+    return { ok: true }
+  }
+
+  async activeCount (tenantId: string) {
+    return await this.redis.scard(keys.crops.active(tenantId))
+  }
+
+  async nextBatchNumber (tenantId: string) {
+    return await this.redis.incr(keys.crops.batchSeq(tenantId))
+  }
+}
+
+export class RedisCatalogStore implements CatalogStore {
+  constructor (private readonly redis: Redis) {}
+
+  async list<K extends CatalogKind> (tenantId: string, kind: K) {
+    const raws = await this.redis.hvals(keys.crops.catalog(tenantId, kind))
+    return raws.map((raw) => JSON.parse(raw) as CatalogItems[K]).sort((a, b) => a.name.localeCompare(b.name))
+  }
+
+  async get<K extends CatalogKind> (tenantId: string, kind: K, id: string) {
+    const raw = await this.redis.hget(keys.crops.catalog(tenantId, kind), id)
+    return raw ? JSON.parse(raw) as CatalogItems[K] : undefined
+  }
+
+  async add<K extends CatalogKind> (tenantId: string, kind: K, item: CatalogItems[K]) {
+    return await this.redis.hsetnx(keys.crops.catalog(tenantId, kind), item.id, JSON.stringify(item)) === 1
+  }
+}

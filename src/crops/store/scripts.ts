@@ -1,0 +1,63 @@
+// Lua for the crop store: each read-check-write in one script, touching only the keys in KEYS.
+
+/**
+ * KEYS: crop hash, tenant index, active set, plants list, plant codes.
+ * ARGV: id, doc, status, active ('1'|'0'), maxActive, score, then code/plant JSON pairs.
+ */
+export const CREATE_CROP = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return {'EXISTS'} end
+if ARGV[4] == '1' then
+  local current = redis.call('SCARD', KEYS[3])
+  if current >= tonumber(ARGV[5]) then return {'LIMIT_EXCEEDED', current} end
+  redis.call('SADD', KEYS[3], ARGV[1])
+end
+redis.call('HSET', KEYS[1], 'doc', ARGV[2], 'status', ARGV[3], 'v', '1')
+redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1])
+for i = 7, #ARGV, 2 do
+  redis.call('SADD', KEYS[5], ARGV[i])
+  redis.call('RPUSH', KEYS[4], ARGV[i + 1])
+end
+return {'OK'}
+`
+
+/**
+ * Compare-and-set of a crop record. KEYS: crop hash, active set. ARGV: expected version, doc, status, id, active.
+ * Returns 1 written, 0 gone, -1 someone wrote first.
+ */
+export const UPDATE_CROP = `
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v then return 0 end
+if v ~= ARGV[1] then return -1 end
+redis.call('HSET', KEYS[1], 'doc', ARGV[2], 'status', ARGV[3], 'v', tostring(tonumber(v) + 1))
+if ARGV[5] == '1' then redis.call('SADD', KEYS[2], ARGV[4]) else redis.call('SREM', KEYS[2], ARGV[4]) end
+return 1
+`
+
+/**
+ * KEYS: crop hash, plant codes, plants list. ARGV: frozen statuses as ',A,B,', then code/plant JSON pairs.
+ * All or none: refused when the crop is gone, frozen, or a code is taken (the taken codes are returned).
+ */
+export const ADD_PLANTS = `
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return {'NOT_FOUND'} end
+if string.find(ARGV[1], ',' .. status .. ',', 1, true) then return {'FROZEN', status} end
+local taken = {'DUPLICATE'}
+for i = 2, #ARGV, 2 do
+  if redis.call('SISMEMBER', KEYS[2], ARGV[i]) == 1 then taken[#taken + 1] = ARGV[i] end
+end
+if #taken > 1 then return taken end
+for i = 2, #ARGV, 2 do
+  redis.call('SADD', KEYS[2], ARGV[i])
+  redis.call('RPUSH', KEYS[3], ARGV[i + 1])
+end
+return {'OK'}
+`
+
+/** KEYS: crop hash, tenant index, active set, plants list, plant codes. ARGV: id. Returns 1 when the crop existed. */
+export const REMOVE_CROP = `
+local existed = redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('SREM', KEYS[3], ARGV[1])
+redis.call('DEL', KEYS[4], KEYS[5])
+return existed
+`

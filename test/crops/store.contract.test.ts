@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { frozenStatuses } from '../../machines/crop.machine.ts'
+import { MemoryCatalogStore, MemoryCropStore } from '../../src/crops/store/memory.ts'
+import type { CatalogStore, CropStore } from '../../src/crops/store/port.ts'
+import { RedisCatalogStore, RedisCropStore } from '../../src/crops/store/redis.ts'
+import { testRedis } from '../helper.ts'
+import { cropRecord, plants } from './fixtures.ts'
+
+interface Stores {
+  /** Two handles on the same data (two connections for Redis), to race against each other. */
+  crops: [CropStore, CropStore]
+  catalog: CatalogStore
+  close: () => Promise<void>
+}
+
+async function redisStores (): Promise<Stores> {
+  const r = await testRedis()
+  const other = r.redis.duplicate()
+  return {
+    crops: [new RedisCropStore(r.redis), new RedisCropStore(other)],
+    catalog: new RedisCatalogStore(r.redis),
+    close: async () => { other.disconnect(); await r.cleanup() },
+  }
+}
+
+async function memoryStores (): Promise<Stores> {
+  const store = new MemoryCropStore()
+  return { crops: [store, store], catalog: new MemoryCatalogStore(), close: async () => {} }
+}
+
+let tenantSeq = 0
+const freshTenant = () => `tenant-${++tenantSeq}-${Date.now()}`
+
+describe.each([['redis', redisStores], ['memory', memoryStores]] as const)('crop store contract (%s)', (_name, make) => {
+  let s: Stores
+  let store: CropStore
+  let racer: CropStore
+  beforeAll(async () => {
+    s = await make()
+    ;[store, racer] = s.crops
+  })
+  afterAll(async () => { await s.close() })
+
+  it('creates, reads back and lists newest first, per tenant', async () => {
+    const tenant = freshTenant()
+    const a = cropRecord(tenant, { name: 'A' })
+    const b = cropRecord(tenant, { name: 'B' })
+    expect(await store.create(a, [], 10)).toEqual({ ok: true })
+    expect(await store.create(b, [], 10)).toEqual({ ok: true })
+    expect(await store.get(tenant, a.id)).toEqual(a)
+    expect((await store.list(tenant)).map((c) => c.name)).toEqual(['B', 'A'])
+    expect(await store.get(freshTenant(), a.id)).toBeUndefined()
+    expect(await store.list(freshTenant())).toEqual([])
+  })
+
+  it('refuses a second crop with the same id', async () => {
+    const tenant = freshTenant()
+    const a = cropRecord(tenant)
+    await store.create(a, [], 10)
+    expect(await store.create({ ...a, name: 'other' }, [], 10)).toEqual({ ok: false, reason: 'EXISTS' })
+    expect((await store.get(tenant, a.id))?.name).toBe(a.name)
+  })
+
+  it('enforces the active-crop limit, but a FINISHED crop always fits', async () => {
+    const tenant = freshTenant()
+    expect(await store.create(cropRecord(tenant), [], 2)).toEqual({ ok: true })
+    expect(await store.create(cropRecord(tenant), [], 2)).toEqual({ ok: true })
+    expect(await store.create(cropRecord(tenant), [], 2)).toEqual({ ok: false, reason: 'LIMIT_EXCEEDED', current: 2 })
+    expect(await store.create(cropRecord(tenant, { status: 'FINISHED' }), [], 2)).toEqual({ ok: true })
+    expect(await store.activeCount(tenant)).toBe(2)
+    expect(await store.list(tenant)).toHaveLength(3)
+  })
+
+  it('concurrent creates never exceed the limit', async () => {
+    const tenant = freshTenant()
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? racer : store).create(cropRecord(tenant), [], 7)))
+    expect(results.filter((r) => r.ok)).toHaveLength(7)
+    expect(await store.activeCount(tenant)).toBe(7)
+    expect(await store.list(tenant)).toHaveLength(7)
+  })
+
+  it('update applies a pure change and reports its result; a missing crop is undefined', async () => {
+    const tenant = freshTenant()
+    const a = cropRecord(tenant)
+    await store.create(a, [], 10)
+    const result = await store.update(tenant, a.id, (crop) => ({ crop: { ...crop, name: 'Renamed' }, result: crop.name }))
+    expect(result).toBe(a.name)
+    expect((await store.get(tenant, a.id))?.name).toBe('Renamed')
+    expect(await store.update(tenant, 'crop_missing', (crop) => ({ crop, result: 1 }))).toBeUndefined()
+  })
+
+  it('a change that throws writes nothing', async () => {
+    const tenant = freshTenant()
+    const a = cropRecord(tenant)
+    await store.create(a, [], 10)
+    await expect(store.update(tenant, a.id, () => { throw new Error('refused') })).rejects.toThrow('refused')
+    expect(await store.get(tenant, a.id)).toEqual(a)
+  })
+
+  it('concurrent updates lose nothing', async () => {
+    const tenant = freshTenant()
+    const a = cropRecord(tenant)
+    await store.create(a, [], 10)
+    await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? racer : store).update(tenant, a.id, (crop) => ({
+      crop: { ...crop, timeline: [...crop.timeline, { type: 'OBSERVATION' as const, date: crop.createdAt, data: { i }, notes: '', evidences: [], author: { id: 'u', name: 'U' } }] },
+      result: undefined,
+    }))))
+    const stored = await store.get(tenant, a.id)
+    expect(stored?.timeline.map((e) => (e.data as { i: number }).i).sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+  })
+
+  it('a crop that reaches FINISHED stops counting as active', async () => {
+    const tenant = freshTenant()
+    const a = cropRecord(tenant, { status: 'CURING' })
+    await store.create(a, [], 1)
+    expect(await store.create(cropRecord(tenant), [], 1)).toMatchObject({ ok: false, reason: 'LIMIT_EXCEEDED' })
+    await store.update(tenant, a.id, (crop) => ({ crop: { ...crop, status: 'FINISHED' }, result: undefined }))
+    expect(await store.activeCount(tenant)).toBe(0)
+    expect(await store.create(cropRecord(tenant), [], 1)).toEqual({ ok: true })
+  })
+
+  it('stores the first plants with the crop and adds more in order, all or none', async () => {
+    const tenant = freshTenant()
+    const a = cropRecord(tenant)
+    await store.create(a, plants(a.id, ['P-001', 'P-002']), 10)
+    const more = plants(a.id, ['P-003', 'P-004'])
+    expect(await store.addPlants(tenant, a.id, more, frozenStatuses)).toEqual({ ok: true })
+    expect((await store.plants(tenant, a.id)).map((p) => p.code)).toEqual(['P-001', 'P-002', 'P-003', 'P-004'])
+    expect(await store.addPlants(tenant, a.id, plants(a.id, ['P-005', 'P-002', 'P-004']), frozenStatuses))
+      .toEqual({ ok: false, reason: 'DUPLICATE', codes: ['P-002', 'P-004'] })
+    expect(await store.plants(tenant, a.id)).toHaveLength(4)
+    expect(await store.plants(freshTenant(), a.id)).toEqual([])
+  })
+
+  it('refuses plants for a frozen or missing crop', async () => {
+    const tenant = freshTenant()
+    const a = cropRecord(tenant, { status: 'DRYING' })
+    await store.create(a, [], 10)
+    expect(await store.addPlants(tenant, a.id, plants(a.id, ['X']), frozenStatuses)).toEqual({ ok: false, reason: 'FROZEN', status: 'DRYING' })
+    expect(await store.addPlants(tenant, 'crop_missing', plants('crop_missing', ['X']), frozenStatuses)).toEqual({ ok: false, reason: 'NOT_FOUND' })
+  })
+
+  it('two concurrent plant creations never produce duplicate codes', async () => {
+    const tenant = freshTenant()
+    const a = cropRecord(tenant)
+    await store.create(a, [], 10)
+    const codes = ['P-001', 'P-002', 'P-003']
+    const results = await Promise.all([store, racer, store, racer].map((st) => st.addPlants(tenant, a.id, plants(a.id, codes), frozenStatuses)))
+    expect(results.filter((r) => r.ok)).toHaveLength(1)
+    expect((await store.plants(tenant, a.id)).map((p) => p.code)).toEqual(codes)
+  })
+
+  it('removes a crop with its plants; a second removal finds nothing', async () => {
+    const tenant = freshTenant()
+    const a = cropRecord(tenant)
+    await store.create(a, plants(a.id, ['P-001']), 1)
+    expect(await store.remove(tenant, a.id)).toBe(true)
+    expect(await store.get(tenant, a.id)).toBeUndefined()
+    expect(await store.plants(tenant, a.id)).toEqual([])
+    expect(await store.activeCount(tenant)).toBe(0)
+    expect(await store.list(tenant)).toEqual([])
+    expect(await store.remove(tenant, a.id)).toBe(false)
+    // The same id can be used again, with none of the old plants.
+    expect(await store.create(a, [], 1)).toEqual({ ok: true })
+    expect(await store.addPlants(tenant, a.id, plants(a.id, ['P-001']), frozenStatuses)).toEqual({ ok: true })
+  })
+
+  it('batch numbers are a per-tenant sequence without repeats, even concurrently', async () => {
+    const tenant = freshTenant()
+    const numbers = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? racer : store).nextBatchNumber(tenant)))
+    expect([...numbers].sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1))
+    expect(await store.nextBatchNumber(freshTenant())).toBe(1)
+  })
+
+  it('catalog: add once per id, get, list sorted by name, per tenant and kind', async () => {
+    const tenant = freshTenant()
+    const gelato = { id: 's1', name: 'Gelato', type: 'HYBRID', cannabinoids: { thc: 20, cbd: 1 } }
+    const amnesia = { id: 's2', name: 'Amnesia', type: 'SATIVA', cannabinoids: { thc: 22, cbd: 0 } }
+    expect(await s.catalog.add(tenant, 'strains', gelato)).toBe(true)
+    expect(await s.catalog.add(tenant, 'strains', amnesia)).toBe(true)
+    expect(await s.catalog.add(tenant, 'strains', { ...gelato, name: 'Other' })).toBe(false)
+    expect(await s.catalog.get(tenant, 'strains', 's1')).toEqual(gelato)
+    expect(await s.catalog.get(tenant, 'spaces', 's1')).toBeUndefined()
+    expect(await s.catalog.get(freshTenant(), 'strains', 's1')).toBeUndefined()
+    expect(await s.catalog.list(tenant, 'strains')).toEqual([amnesia, gelato])
+    expect(await s.catalog.list(tenant, 'lights')).toEqual([])
+  })
+})
