@@ -77,6 +77,19 @@ export const keys = {
       // login attempts through the form in the current window
       attempts: (kind: 'phone' | 'email', id: string) => `chat:link:attempts:${kind}:${id}`,
     },
+    bot: {
+      // conversation session: hash {v: compare-and-set version, doc: session JSON}
+      session: (phone: string) => `chat:bot:session:${phone}`,
+      // a message already accepted, by provider message id and by delivery key (SET NX, provider retry window)
+      seenMessage: (messageId: string) => `chat:bot:seen:msg:${messageId}`,
+      seenDelivery: (key: string) => `chat:bot:seen:delivery:${key}`,
+      // list of the phone's accepted messages, oldest first; the head stays until processed
+      mailbox: (phone: string) => `chat:bot:mailbox:${phone}`,
+      // zset of phones with mail, scored by when they may next be claimed (now, or a lease's end)
+      ready: () => 'chat:bot:ready',
+      // hash phone -> token of the worker holding its lease
+      owners: () => 'chat:bot:owners',
+    },
   },
   rateLimit: () => 'rate-limit:',
 } as const
