@@ -41,6 +41,9 @@ export const keys = {
     idempotency: (tenantId: string, key: string) => `t:${tenantId}:orders:idem:${key}`,
     upstreamToken: (tenantId: string, subject: string) => `t:${tenantId}:orders:upstream-token:${subject}`,
   },
+  accounts: {
+    loginFailures: (email: string) => `accounts:login-failures:${email.toLowerCase()}`,
+  },
   notifications: {
     root: () => 'notif:',
     // everything of one recipient in one tenant sits under this base; the Lua scripts derive the per-record
