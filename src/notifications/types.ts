@@ -20,6 +20,10 @@ export interface NotifyInput {
   resourceId?: string
   resourceType?: string
   metadata?: Record<string, unknown>
+  /** A stable id of the caller's choosing: a second notify with the same one for the recipient is ignored. Default: a new UUID. */
+  externalId?: string
+  /** ISO timestamp after which it is deleted. Default: 30 days after creation. */
+  expiresAt?: string
 }
 
 export interface Notifier {

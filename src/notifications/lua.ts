@@ -1,0 +1,151 @@
+import { NOTIFICATION_DOMAINS, NOTIFICATION_SOURCES } from './types.ts'
+
+// Lua scripts of the Redis notification store. KEYS[1] is the recipient's base key (prefix included by
+// ioredis): each record's keys and the index zsets are derived from it, because which records a script
+// touches (mark-all, expiry) is only known inside it. KEYS[2] is the tenant's expiry registry.
+// ARGV[1] is now (ms), ARGV[2] the recipient id; the rest is per script.
+//
+// Per recipient: all, unread, read, d:<domain>, s:<source> are zsets of ids scored by createdAt;
+// exp scores ids by expiresAt; n:<id> is the record hash; x:<externalId> maps to the id.
+const lua = (items: readonly string[]): string => `{${items.map((i) => `'${i}'`).join(', ')}}`
+
+const PRELUDE = `
+local base = KEYS[1]
+local registry = KEYS[2]
+local now = tonumber(ARGV[1])
+local recipient = ARGV[2]
+local DOMAINS = ${lua(NOTIFICATION_DOMAINS)}
+local SOURCES = ${lua(NOTIFICATION_SOURCES)}
+
+local function forget(id)
+  local rkey = base .. 'n:' .. id
+  local ext = redis.call('HGET', rkey, 'externalId')
+  if ext then redis.call('DEL', base .. 'x:' .. ext) end
+  redis.call('DEL', rkey)
+  redis.call('ZREM', base .. 'all', id)
+  redis.call('ZREM', base .. 'unread', id)
+  redis.call('ZREM', base .. 'read', id)
+  for _, d in ipairs(DOMAINS) do redis.call('ZREM', base .. 'd:' .. d, id) end
+  for _, s in ipairs(SOURCES) do redis.call('ZREM', base .. 's:' .. s, id) end
+end
+
+-- the registry holds the recipient at their earliest expiry, or not at all
+local function syncRegistry()
+  local nxt = redis.call('ZRANGE', base .. 'exp', 0, 0, 'WITHSCORES')
+  if nxt[2] then redis.call('ZADD', registry, nxt[2], recipient) else redis.call('ZREM', registry, recipient) end
+end
+
+local function purge()
+  local ids = redis.call('ZRANGEBYSCORE', base .. 'exp', '-inf', now)
+  if #ids == 0 then return 0 end
+  for _, id in ipairs(ids) do forget(id) end
+  redis.call('ZREMRANGEBYSCORE', base .. 'exp', '-inf', now)
+  syncRegistry()
+  return #ids
+end
+`
+
+const script = (body: string): string => `${PRELUDE}\n${body}`
+
+/** ARGV[3..11]: id, externalId, createdAtMs, expiresAtMs, keepUntilMs, domain, source, data, createdAt ISO. */
+export const CREATE = script(`
+purge()
+local id, ext = ARGV[3], ARGV[4]
+local xkey = base .. 'x:' .. ext
+if redis.call('EXISTS', xkey) == 1 then return {0, redis.call('ZCARD', base .. 'unread')} end
+local rkey = base .. 'n:' .. id
+redis.call('HSET', rkey, 'data', ARGV[10], 'externalId', ext, 'readAt', '', 'updatedAt', ARGV[11])
+redis.call('PEXPIREAT', rkey, ARGV[7])
+redis.call('SET', xkey, id, 'PXAT', ARGV[7])
+for _, k in ipairs({'all', 'unread', 'd:' .. ARGV[8], 's:' .. ARGV[9]}) do redis.call('ZADD', base .. k, ARGV[5], id) end
+redis.call('ZADD', base .. 'exp', ARGV[6], id)
+redis.call('ZADD', registry, 'LT', ARGV[6], recipient)
+return {1, redis.call('ZCARD', base .. 'unread')}
+`)
+
+/**
+ * ARGV[3] offset, ARGV[4] limit, ARGV[5..] the index zsets to intersect (none: all).
+ * Answers {total, data1, readAt1, updatedAt1, ...}: one zset is ranged directly; several are intersected
+ * into a scratch key bounded by the smallest of them.
+ */
+export const LIST = script(`
+purge()
+local sets = {}
+for i = 5, #ARGV do sets[#sets + 1] = base .. ARGV[i] end
+if #sets == 0 then sets[1] = base .. 'all' end
+local src = sets[1]
+if #sets > 1 then
+  src = base .. 'tmp'
+  local args = {src, #sets}
+  for _, k in ipairs(sets) do args[#args + 1] = k end
+  args[#args + 1] = 'AGGREGATE'
+  args[#args + 1] = 'MAX'
+  redis.call('ZINTERSTORE', unpack(args))
+end
+local total = redis.call('ZCARD', src)
+local out = {total}
+local offset, limit = tonumber(ARGV[3]), tonumber(ARGV[4])
+if limit > 0 and offset < total then
+  for _, id in ipairs(redis.call('ZREVRANGE', src, offset, offset + limit - 1)) do
+    local r = redis.call('HMGET', base .. 'n:' .. id, 'data', 'readAt', 'updatedAt')
+    if r[1] then
+      out[#out + 1] = r[1]
+      out[#out + 1] = r[2]
+      out[#out + 1] = r[3]
+    end
+  end
+end
+if #sets > 1 then redis.call('DEL', src) end
+return out
+`)
+
+export const UNREAD_COUNT = script(`
+purge()
+return redis.call('ZCARD', base .. 'unread')
+`)
+
+/** ARGV[3] externalId, ARGV[4] now ISO. Answers {data, readAt, updatedAt, unreadCount} or nil. */
+export const MARK_READ = script(`
+purge()
+local id = redis.call('GET', base .. 'x:' .. ARGV[3])
+if not id then return false end
+local rkey = base .. 'n:' .. id
+local r = redis.call('HMGET', rkey, 'data', 'readAt', 'updatedAt')
+if not r[1] then return false end
+if r[2] == '' then
+  redis.call('HSET', rkey, 'readAt', ARGV[4], 'updatedAt', ARGV[4])
+  redis.call('ZREM', base .. 'unread', id)
+  redis.call('ZADD', base .. 'read', redis.call('ZSCORE', base .. 'all', id), id)
+  r[2] = ARGV[4]
+  r[3] = ARGV[4]
+end
+return {r[1], r[2], r[3], redis.call('ZCARD', base .. 'unread')}
+`)
+
+/** ARGV[3] now ISO. Answers how many were marked. */
+export const MARK_ALL_READ = script(`
+purge()
+local entries = redis.call('ZRANGE', base .. 'unread', 0, -1, 'WITHSCORES')
+for i = 1, #entries, 2 do
+  local id = entries[i]
+  local rkey = base .. 'n:' .. id
+  if redis.call('EXISTS', rkey) == 1 then redis.call('HSET', rkey, 'readAt', ARGV[3], 'updatedAt', ARGV[3]) end
+  redis.call('ZADD', base .. 'read', entries[i + 1], id)
+end
+redis.call('DEL', base .. 'unread')
+return #entries / 2
+`)
+
+/** The cleanup job's step for one recipient: purge, and always leave the registry right. */
+export const PURGE = script(`
+local purged = purge()
+syncRegistry()
+return purged
+`)
+
+/** KEYS[1] a cursor key, ARGV[1] a feed position: the cursor only moves forward. */
+export const ADVANCE_CURSOR = `
+local seq = tonumber(ARGV[1])
+if seq > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], seq) end
+return 1
+`

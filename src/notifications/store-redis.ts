@@ -1,0 +1,135 @@
+import type { Redis } from 'ioredis'
+import { keys } from '../stores/keys.ts'
+import { ADVANCE_CURSOR, CREATE, LIST, MARK_ALL_READ, MARK_READ, PURGE, UNREAD_COUNT } from './lua.ts'
+import { broadcastSchema, notificationSchema, type Broadcast, type ListQuery, type Notification, type RecipientScope } from './model.ts'
+import type { Created, NotificationStore } from './store.ts'
+
+type Script = (keys: string[], args: Array<string | number>) => Promise<unknown>
+
+// Records outlive their expiresAt a little, so a clock skew between this process and Redis never leaves an
+// index entry whose record Redis has already dropped; the purge removes both long before that.
+const KEEP_AFTER_EXPIRY_MS = 60 * 60 * 1000
+const PURGE_BATCH = 500
+
+/** The mutable part of a record lives in its own hash fields; the rest is one JSON field. */
+function toRecord (n: Notification): string {
+  const { isRead: _isRead, readAt: _readAt, updatedAt: _updatedAt, ...fixed } = n
+  return JSON.stringify(fixed)
+}
+
+function fromRecord (data: string, readAt: string, updatedAt: string): Notification {
+  return notificationSchema.parse({ ...JSON.parse(data), isRead: readAt !== '', readAt: readAt || null, updatedAt })
+}
+
+function filterSets (q: ListQuery): string[] {
+  const sets: string[] = []
+  if (q.isRead !== undefined) sets.push(q.isRead ? 'read' : 'unread')
+  if (q.domain) sets.push(`d:${q.domain}`)
+  if (q.source) sets.push(`s:${q.source}`)
+  return sets
+}
+
+export class RedisNotificationStore implements NotificationStore {
+  private readonly scripts: Record<'create' | 'list' | 'unread' | 'markRead' | 'markAll' | 'purge' | 'cursor', Script>
+
+  constructor (private readonly redis: Redis) {
+    const define = (name: string, lua: string, numberOfKeys = 2): Script => {
+      const command = `notifications_${name}`
+      redis.defineCommand(command, { numberOfKeys, lua })
+      const fn = (redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[command] as (...args: unknown[]) => Promise<unknown>
+      return async (k, a) => await fn.call(redis, ...k, ...a)
+    }
+    this.scripts = {
+      create: define('create', CREATE),
+      list: define('list', LIST),
+      unread: define('unread', UNREAD_COUNT),
+      markRead: define('mark_read', MARK_READ),
+      markAll: define('mark_all', MARK_ALL_READ),
+      purge: define('purge', PURGE),
+      cursor: define('cursor', ADVANCE_CURSOR, 1),
+    }
+  }
+
+  private scopeKeys (scope: RecipientScope): string[] {
+    return [keys.notifications.recipient(scope.tenantId, scope.recipientId), keys.notifications.expiring(scope.tenantId)]
+  }
+
+  async create (n: Notification, now: number): Promise<Created> {
+    const createdAt = Date.parse(n.createdAt)
+    const expiresAt = Date.parse(n.expiresAt)
+    const [created, unreadCount] = await this.scripts.create(this.scopeKeys(n), [
+      now, n.recipientId, n.id, n.externalId, createdAt, expiresAt, expiresAt + KEEP_AFTER_EXPIRY_MS, n.domain, n.source, toRecord(n), n.createdAt,
+    ]) as [number, number]
+    return { created: created === 1, unreadCount }
+  }
+
+  async list (scope: RecipientScope, q: ListQuery, now: number) {
+    const [total, ...fields] = await this.scripts.list(this.scopeKeys(scope), [now, scope.recipientId, q.offset, q.limit, ...filterSets(q)]) as [number, ...string[]]
+    const notifications: Notification[] = []
+    for (let i = 0; i + 2 < fields.length; i += 3) notifications.push(fromRecord(fields[i] as string, fields[i + 1] as string, fields[i + 2] as string))
+    return { notifications, total }
+  }
+
+  async unreadCount (scope: RecipientScope, now: number) {
+    return await this.scripts.unread(this.scopeKeys(scope), [now, scope.recipientId]) as number
+  }
+
+  async markRead (scope: RecipientScope, externalId: string, now: number) {
+    const found = await this.scripts.markRead(this.scopeKeys(scope), [now, scope.recipientId, externalId, new Date(now).toISOString()]) as [string, string, string, number] | null
+    if (!found) return undefined
+    return { notification: fromRecord(found[0], found[1], found[2]), unreadCount: found[3] }
+  }
+
+  async markAllRead (scope: RecipientScope, now: number) {
+    return await this.scripts.markAll(this.scopeKeys(scope), [now, scope.recipientId, new Date(now).toISOString()]) as number
+  }
+
+  async purgeExpired (tenantId: string, now: number) {
+    const registry = keys.notifications.expiring(tenantId)
+    let purged = 0
+    for (;;) {
+      // each purge moves the recipient's score past now or removes it, so this ends
+      const due = await this.redis.zrangebyscore(registry, '-inf', now, 'LIMIT', 0, PURGE_BATCH)
+      if (due.length === 0) return purged
+      for (const recipientId of due) {
+        purged += await this.scripts.purge(this.scopeKeys({ tenantId, recipientId }), [now, recipientId]) as number
+      }
+    }
+  }
+
+  async addBroadcast (b: Broadcast) {
+    const seq = await this.redis.incr(keys.notifications.broadcastSeq(b.tenantId))
+    await this.redis.multi()
+      .set(keys.notifications.broadcast(b.tenantId, b.id), JSON.stringify(b), 'PXAT', Date.parse(b.expiresAt))
+      .zadd(keys.notifications.broadcastFeed(b.tenantId, b.recipientRole), seq, b.id)
+      .exec()
+    return seq
+  }
+
+  async broadcastsAfter (tenantId: string, role: string, afterSeq: number, now: number) {
+    const feed = keys.notifications.broadcastFeed(tenantId, role)
+    const entries = await this.redis.zrangebyscore(feed, `(${afterSeq}`, '+inf', 'WITHSCORES')
+    if (entries.length === 0) return []
+    const ids = entries.filter((_, i) => i % 2 === 0)
+    const raws = await this.redis.mget(ids.map((id) => keys.notifications.broadcast(tenantId, id)))
+    const gone = ids.filter((_, i) => !raws[i])
+    if (gone.length > 0) await this.redis.zrem(feed, ...gone)
+    return raws.flatMap((raw, i) => {
+      if (!raw) return []
+      const broadcast = broadcastSchema.parse(JSON.parse(raw))
+      return Date.parse(broadcast.expiresAt) > now ? [{ seq: Number(entries[i * 2 + 1]), broadcast }] : []
+    })
+  }
+
+  private cursorKey (scope: RecipientScope, role: string): string {
+    return `${keys.notifications.recipient(scope.tenantId, scope.recipientId)}bc:${role}`
+  }
+
+  async broadcastCursor (scope: RecipientScope, role: string) {
+    return Number(await this.redis.get(this.cursorKey(scope, role)) ?? 0)
+  }
+
+  async setBroadcastCursor (scope: RecipientScope, role: string, seq: number) {
+    await this.scripts.cursor([this.cursorKey(scope, role)], [seq])
+  }
+}
