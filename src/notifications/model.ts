@@ -67,9 +67,16 @@ export const broadcastSchema = noticeContentSchema.extend({
 }).meta({ id: 'Broadcast' })
 export type Broadcast = z.infer<typeof broadcastSchema>
 
-/** Ids sort by creation time, so ties on createdAt order the same in every store. */
+let sequence = 0
+const SEQUENCE_SPAN = 36 ** 4
+
+/**
+ * Ids sort by creation time, then by creation order within this process, so ties on createdAt order the
+ * same way in every store (Redis ranges equal scores by member).
+ */
 export function newNotificationId (createdAtMs: number, prefix = 'ntf'): string {
-  return `${prefix}_${createdAtMs.toString(36).padStart(9, '0')}${randomBytes(6).toString('hex')}`
+  sequence = (sequence + 1) % SEQUENCE_SPAN
+  return `${prefix}_${createdAtMs.toString(36).padStart(9, '0')}${sequence.toString(36).padStart(4, '0')}${randomBytes(4).toString('hex')}`
 }
 
 /** Where one recipient's records live. */
