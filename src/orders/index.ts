@@ -1,4 +1,23 @@
 import fp from 'fastify-plugin'
+import { registerAccounts } from '../accounts/index.ts'
+import { createUpstreamSessionStore } from '../accounts/sessions.ts'
+import { commerceAccess } from './commerce-access.ts'
+import { flowRoutes } from './flow-routes.ts'
+import { createIdempotencyStore } from './idempotency.ts'
+import { orderRoutes } from './routes.ts'
+import { loadTenantsFile } from './settings.ts'
+import { OrdersService } from './service.ts'
+import { StoreFront } from './storefront.ts'
+import { storeRoutes } from './store-routes.ts'
 
-// The orders domain: routes, service and store are registered here.
-export default fp(async () => {}, { name: 'orders', dependencies: ['auth'] })
+// The orders domain: the commerce client, the order routes, the member's store front and the login routes.
+export default fp(async (app) => {
+  // A bad tenants file stops the start-up here, with the tenant and field named.
+  const file = app.config.commerce.tenantsFile ? await loadTenantsFile(app.config.commerce.tenantsFile) : {}
+  const access = commerceAccess(app, file, createUpstreamSessionStore(app.redis))
+  const orders = new OrdersService({ sessions: access.sessions, notifier: app.notifier, log: app.log })
+  await app.register(orderRoutes, { access, orders })
+  await app.register(flowRoutes, { access, orders, idempotency: createIdempotencyStore(app.redis) })
+  await app.register(storeRoutes, { access, store: new StoreFront(orders) })
+  await registerAccounts(app, access)
+}, { name: 'orders', dependencies: ['auth', 'commerce', 'notifications'] })

@@ -1,0 +1,125 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { signAccessToken, type Role } from '../auth/tokens.ts'
+import { AppError } from '../errors.ts'
+import { jwtExpiry } from '../orders/client.ts'
+import type { CommerceAccess } from '../orders/commerce-access.ts'
+import { customerTenants } from '../orders/mapping.ts'
+import type { Medusa } from '../orders/medusa.ts'
+import type { Tenant } from '../tenants/model.ts'
+import type { TenantStore } from '../tenants/store.ts'
+import type { FailedLogins } from './failed-logins.ts'
+
+// Login through the clubs' commerce backends (decisions.md section 2): the backend checks the password, this
+// service decides role and clubs and issues its own token. The upstream token stays here.
+
+export type Actor = 'customer' | 'user'
+
+const MAX_TOKEN_LIFETIME_S = 24 * 3600
+const MIN_TOKEN_LIFETIME_S = 60
+const DEFAULT_UPSTREAM_LIFETIME_S = 24 * 3600
+
+const badCredentials = () => new AppError('UNAUTHORIZED', 'Invalid email or password')
+
+export interface LoginDeps {
+  access: CommerceAccess
+  tenants: TenantStore
+  failures: FailedLogins
+  jwtSecret: string
+  log: FastifyBaseLogger
+}
+
+interface Accepted {
+  tenant: Tenant
+  token: string
+  customerId?: string
+  name?: string
+}
+
+export class LoginService {
+  constructor (private readonly deps: LoginDeps) {}
+
+  async login (actor: Actor, rawEmail: string, password: string, tenantId: string | undefined): Promise<string> {
+    const email = rawEmail.trim().toLowerCase()
+    const wait = await this.deps.failures.blockedFor(email)
+    if (wait > 0) {
+      throw new AppError('RATE_LIMITED', 'Too many failed logins for this email, try again later', { status: 429, headers: { 'retry-after': String(Math.ceil(wait / 1000)) } })
+    }
+    const staff = actor === 'user' ? await this.deps.tenants.getStaff(email) : undefined
+    if (actor === 'user' && !staff) return await this.refuse(email)
+    let candidates = await this.candidateTenants(tenantId)
+    if (staff) candidates = candidates.filter((t) => staff.tenants.includes(t.id))
+
+    const { accepted, passwordOk } = await this.tryBackends(actor, email, password, candidates)
+    if (accepted.length === 0) {
+      if (passwordOk) throw new AppError('FORBIDDEN', tenantId ? 'Not a member of this club' : 'Not a member of any club')
+      return await this.refuse(email)
+    }
+    await this.deps.failures.clear(email)
+
+    const first = accepted[0] as Accepted
+    const sub = staff?.id ?? first.customerId ?? email
+    const role: Role = staff?.role ?? 'member'
+    let earliest = Infinity
+    for (const a of accepted) {
+      const expiresAt = jwtExpiry(a.token) ?? Date.now() / 1000 + DEFAULT_UPSTREAM_LIFETIME_S
+      earliest = Math.min(earliest, expiresAt)
+      await this.deps.access.sessions.put(a.tenant.id, sub, { token: a.token, ...(a.customerId ? { customerId: a.customerId } : {}), expiresAt })
+    }
+    // Ours lives no longer than the upstream logins it stands for.
+    const lifetime = Math.max(MIN_TOKEN_LIFETIME_S, Math.min(MAX_TOKEN_LIFETIME_S, Math.floor(earliest - Date.now() / 1000)))
+    return await signAccessToken(this.deps.jwtSecret, {
+      sub,
+      role,
+      tenants: accepted.map((a) => a.tenant.id),
+      email,
+      name: staff?.name ?? first.name ?? email,
+    }, lifetime)
+  }
+
+  private async refuse (email: string): Promise<never> {
+    await this.deps.failures.fail(email)
+    throw badCredentials()
+  }
+
+  private async candidateTenants (tenantId: string | undefined): Promise<Tenant[]> {
+    if (!tenantId) return await this.deps.tenants.list()
+    const tenant = await this.deps.tenants.get(tenantId)
+    if (!tenant) throw new AppError('NOT_FOUND', `Tenant ${tenantId} not found`)
+    return [tenant]
+  }
+
+  /**
+   * Logs in once per backend (clubs may share one), then keeps the clubs where the login is valid and, for a
+   * customer, where they are a member. A backend that fails (down, slow) counts only if no other one answered.
+   */
+  private async tryBackends (actor: Actor, email: string, password: string, tenants: Tenant[]): Promise<{ accepted: Accepted[], passwordOk: boolean }> {
+    const byBackend = new Map<string, Array<{ tenant: Tenant, medusa: Medusa }>>()
+    for (const tenant of tenants) {
+      try {
+        const medusa = this.deps.access.medusaFor(tenant)
+        const group = byBackend.get(medusa.settings.baseUrl) ?? []
+        group.push({ tenant, medusa })
+        byBackend.set(medusa.settings.baseUrl, group)
+      } catch (err) {
+        this.deps.log.warn({ tenantId: tenant.id, err: { message: (err as Error).message } }, 'club skipped at login')
+      }
+    }
+    const results = await Promise.allSettled([...byBackend.entries()].map(async ([baseUrl, group]) => {
+      const token = await this.deps.access.client.login(baseUrl, actor, email, password)
+      if (!token) return { accepted: [], passwordOk: false }
+      if (actor === 'user') return { accepted: group.map(({ tenant }) => ({ tenant, token })), passwordOk: true }
+      const customer = await (group[0] as { medusa: Medusa }).medusa.me(token)
+      const clubs = customerTenants(customer)
+      const name = [customer.first_name, customer.last_name].filter(Boolean).join(' ') || undefined
+      const accepted = group.filter(({ tenant }) => clubs.includes(tenant.id))
+        .map(({ tenant }) => ({ tenant, token, customerId: customer.id, ...(name ? { name } : {}) }))
+      return { accepted, passwordOk: true }
+    }))
+    const answered = results.filter((r) => r.status === 'fulfilled').map((r) => r.value)
+    if (answered.length === 0 && results.length > 0) {
+      const reason = (results[0] as PromiseRejectedResult).reason
+      throw reason instanceof AppError ? reason : new AppError('BACKEND_ERROR', 'The commerce backend is unreachable')
+    }
+    return { accepted: answered.flatMap((a) => a.accepted), passwordOk: answered.some((a) => a.passwordOk) }
+  }
+}

@@ -1,0 +1,50 @@
+import type { Redis } from 'ioredis'
+import { keys } from '../stores/keys.ts'
+
+// The upstream (commerce backend) login of a user of ours, per club, kept server-side for the calls made on
+// their behalf. It never leaves the service. Expires with the upstream token.
+
+export interface UpstreamSession {
+  token: string
+  /** The customer's id in that club's backend (members only). */
+  customerId?: string
+  /** Seconds since the epoch. */
+  expiresAt: number
+}
+
+export interface UpstreamSessionStore {
+  put (tenantId: string, subject: string, session: UpstreamSession): Promise<void>
+  get (tenantId: string, subject: string): Promise<UpstreamSession | undefined>
+}
+
+const ttlMs = (s: UpstreamSession): number => Math.max(1, Math.floor(s.expiresAt * 1000 - Date.now()))
+
+export class MemoryUpstreamSessionStore implements UpstreamSessionStore {
+  private readonly sessions = new Map<string, UpstreamSession>()
+
+  async put (tenantId: string, subject: string, session: UpstreamSession) {
+    this.sessions.set(keys.orders.upstreamToken(tenantId, subject), { ...session })
+  }
+
+  async get (tenantId: string, subject: string) {
+    const found = this.sessions.get(keys.orders.upstreamToken(tenantId, subject))
+    return found && found.expiresAt * 1000 > Date.now() ? { ...found } : undefined
+  }
+}
+
+export class RedisUpstreamSessionStore implements UpstreamSessionStore {
+  constructor (private readonly redis: Redis) {}
+
+  async put (tenantId: string, subject: string, session: UpstreamSession) {
+    await this.redis.set(keys.orders.upstreamToken(tenantId, subject), JSON.stringify(session), 'PX', ttlMs(session))
+  }
+
+  async get (tenantId: string, subject: string) {
+    const raw = await this.redis.get(keys.orders.upstreamToken(tenantId, subject))
+    return raw ? JSON.parse(raw) as UpstreamSession : undefined
+  }
+}
+
+export function createUpstreamSessionStore (redis: Redis | null): UpstreamSessionStore {
+  return redis ? new RedisUpstreamSessionStore(redis) : new MemoryUpstreamSessionStore()
+}

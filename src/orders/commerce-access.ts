@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify'
+import type { UpstreamSessionStore } from '../accounts/sessions.ts'
+import type { Tenant } from '../tenants/model.ts'
+import { CommerceClient } from './client.ts'
+import { Medusa } from './medusa.ts'
+import { resolveSettings, type TenantsFile } from './settings.ts'
+
+/** What the orders and accounts routes share: one client, each club's backend, and the upstream logins. */
+export interface CommerceAccess {
+  client: CommerceClient
+  sessions: UpstreamSessionStore
+  medusaFor (tenant: Tenant): Medusa
+}
+
+/** The base URL the commerce plugin publishes (the embedded backend, or COMMERCE_URL). */
+function defaultBaseUrl (app: FastifyInstance): string | undefined {
+  return (app as unknown as { commerceUrl?: string }).commerceUrl ?? app.config.commerce.url
+}
+
+export function commerceAccess (app: FastifyInstance, file: TenantsFile, sessions: UpstreamSessionStore): CommerceAccess {
+  const client = new CommerceClient(app.config.commerce.timeoutMs)
+  app.addHook('onClose', async () => { await client.close() })
+  return {
+    client,
+    sessions,
+    // Resolved per request: the embedded backend's URL is known only once it listens.
+    medusaFor: (tenant) => new Medusa(client, resolveSettings(tenant, file, defaultBaseUrl(app))),
+  }
+}

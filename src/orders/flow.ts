@@ -1,0 +1,152 @@
+import { createHash } from 'node:crypto'
+import { z } from 'zod'
+import { AppError, conflict } from '../errors.ts'
+import { activity, authorOf } from './activity.ts'
+import type { IdempotencyStore } from './idempotency.ts'
+import { capturePayments, fulfillItems, shipFulfillment, type Actor, type OrdersService } from './service.ts'
+import { chooseShipping, PAYMENT_METHODS, startPayment } from './storefront.ts'
+import type { Activity, Order } from './schemas.ts'
+
+// The one-call order (spec: POST /api/orders/create-and-process): nine steps in order, each reported as it
+// starts. Once the order exists, a failing step is written to its activity log before the error goes out.
+
+export const STEP_PROGRESS = {
+  creating_cart: 10,
+  adding_items: 25,
+  configuring_shipping: 40,
+  initializing_payment: 55,
+  completing_cart: 65,
+  capturing_payment: 75,
+  creating_fulfillment: 85,
+  shipping_order: 95,
+  completed: 100,
+} as const
+export type StepName = keyof typeof STEP_PROGRESS
+
+const STEP_MESSAGES: Record<StepName, string> = {
+  creating_cart: 'Creating cart',
+  adding_items: 'Adding items',
+  configuring_shipping: 'Configuring shipping',
+  initializing_payment: 'Initializing payment',
+  completing_cart: 'Completing cart',
+  capturing_payment: 'Capturing payment',
+  creating_fulfillment: 'Creating fulfillment',
+  shipping_order: 'Shipping order',
+  completed: 'Order completed',
+}
+
+export const createAndProcessBody = z.object({
+  customer: z.object({
+    id: z.string().min(1).optional(),
+    email: z.email(),
+    firstName: z.string().optional(),
+    lastName: z.string().optional(),
+  }),
+  items: z.array(z.object({ variantId: z.string().min(1), quantity: z.number().int().positive().max(10_000) })).min(1).max(100),
+  shippingMethod: z.enum(['pickup', 'delivery']),
+  paymentMethod: z.enum(PAYMENT_METHODS),
+  locationId: z.string().min(1).optional(),
+  notes: z.string().max(2000).optional(),
+})
+export type CreateAndProcessInput = z.infer<typeof createAndProcessBody>
+
+export const TIMELINE_ACTIONS = ['ORDER_CREATED', 'PAYMENT_CAPTURED', 'FULFILLMENT_CREATED', 'ORDER_SHIPPED'] as const
+export interface TimelineEntry { action: typeof TIMELINE_ACTIONS[number], timestamp: string }
+
+export interface StepEvent { step: StepName, message: string, progress: number }
+
+export type FlowOutcome =
+  | { ok: true, order: Order, timeline: TimelineEntry[] }
+  | { ok: false, status: number, error: { code: string, message: string, details?: Record<string, unknown> }, orderId?: string }
+
+function asAppError (err: unknown): AppError {
+  return err instanceof AppError ? err : new AppError('INTERNAL_ERROR', 'Internal server error')
+}
+
+export async function createAndProcess (orders: OrdersService, actor: Actor, input: CreateAndProcessInput, onStep: (e: StepEvent) => void): Promise<FlowOutcome> {
+  const { medusa } = actor
+  const author = authorOf(actor.principal)
+  const events: Activity[] = []
+  const timeline: TimelineEntry[] = []
+  const mark = (action: TimelineEntry['action']) => timeline.push({ action, timestamp: new Date().toISOString() })
+  let orderId: string | undefined
+  let current: StepName = 'creating_cart'
+  const step = (name: StepName) => {
+    current = name
+    onStep({ step: name, message: STEP_MESSAGES[name], progress: STEP_PROGRESS[name] })
+  }
+
+  try {
+    step('creating_cart')
+    const cart = await medusa.createCart(input.customer.email)
+    step('adding_items')
+    await Promise.all(input.items.map((i) => medusa.addLineItem(cart.id, i.variantId, i.quantity)))
+    step('configuring_shipping')
+    await chooseShipping(medusa, cart.id, input.shippingMethod)
+    step('initializing_payment')
+    await startPayment(medusa, cart.id, input.paymentMethod)
+    step('completing_cart')
+    const completed = await medusa.completeCart(cart.id)
+    if (completed.type !== 'order') throw conflict(completed.error?.message ?? 'The cart could not be completed')
+    orderId = completed.order.id
+    events.push(activity('orders:activity.created', 'success', author))
+    if (input.notes) events.push(activity('orders:activity.note', 'info', author, input.notes))
+    mark('ORDER_CREATED')
+    step('capturing_payment')
+    await capturePayments(medusa, await medusa.getOrder(orderId))
+    events.push(activity('orders:activity.paymentConfirmed', 'success', author))
+    mark('PAYMENT_CAPTURED')
+    step('creating_fulfillment')
+    const fulfillmentId = await fulfillItems(medusa, await medusa.getOrder(orderId), undefined, input.locationId)
+    events.push(activity('orders:activity.fulfilled', 'success', author))
+    mark('FULFILLMENT_CREATED')
+    step('shipping_order')
+    await shipFulfillment(medusa, await medusa.getOrder(orderId), fulfillmentId)
+    events.push(activity('orders:activity.shipped', 'success', author))
+    mark('ORDER_SHIPPED')
+    await medusa.completeOrder(orderId)
+    events.push(activity('orders:activity.completed', 'success', author))
+    const order = await orders.record(actor, orderId, events)
+    await orders.notify(actor, order, 'order.placed')
+    await orders.notify(actor, order, 'order.shipped')
+    return { ok: true, order, timeline }
+  } catch (err) {
+    const error = asAppError(err)
+    if (orderId) await recordFailure(orders, actor, orderId, [...events, activity('orders:activity.note', 'error', author, `${current} failed: ${error.message}`)])
+    const details = { ...error.details, step: current, ...(orderId ? { orderId } : {}) }
+    return { ok: false, status: error.statusCode, error: { code: error.code, message: error.message, details }, ...(orderId ? { orderId } : {}) }
+  }
+}
+
+/** Writes what happened to the order's log; when even that fails, the log line is the record. */
+async function recordFailure (orders: OrdersService, actor: Actor, orderId: string, events: Activity[]): Promise<void> {
+  try {
+    await orders.record(actor, orderId, events)
+  } catch (err) {
+    orders.log.error({ orderId, tenantId: actor.tenant.id, events, err: { message: (err as Error).message } }, 'one-call order failed part way and its activity log could not be written')
+  }
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
+
+/** Runs the flow once per tenant and Idempotency-Key: a retry gets the first outcome back. */
+export async function runOnce (store: IdempotencyStore, tenantId: string, key: string | undefined, input: CreateAndProcessInput, run: () => Promise<FlowOutcome>): Promise<FlowOutcome> {
+  if (key === undefined) return await run()
+  if (!IDEMPOTENCY_KEY.test(key)) throw new AppError('VALIDATION_ERROR', 'Invalid Idempotency-Key header', { details: { errors: { 'Idempotency-Key': ['1 to 255 visible ASCII characters'] } } })
+  const fingerprint = createHash('sha256').update(JSON.stringify(input)).digest('hex')
+  const found = await store.claim(tenantId, key, fingerprint)
+  if (found?.fingerprint !== undefined && found.fingerprint !== fingerprint) throw conflict('This Idempotency-Key was used with a different request body')
+  if (found?.state === 'running') throw conflict('A request with this Idempotency-Key is still being processed')
+  if (found?.state === 'done') return found.body as FlowOutcome
+  let outcome: FlowOutcome
+  try {
+    outcome = await run()
+  } catch (err) {
+    await store.release(tenantId, key)
+    throw err
+  }
+  // A failure before the order existed made nothing upstream worth keeping: let a retry run again.
+  if (outcome.ok || outcome.orderId) await store.finish(tenantId, key, { state: 'done', fingerprint, status: outcome.ok ? 200 : outcome.status, body: outcome })
+  else await store.release(tenantId, key)
+  return outcome
+}

@@ -1,0 +1,75 @@
+import type { Redis } from 'ioredis'
+import { keys } from '../stores/keys.ts'
+
+// Idempotency-Key records of the one-call routes, per tenant and key: a first call claims the key while it runs;
+// its final answer is then kept for a day so a retry gets it back instead of a second order.
+
+export type IdempotencyRecord =
+  | { state: 'running', fingerprint: string }
+  | { state: 'done', fingerprint: string, status: number, body: unknown }
+
+export const RUNNING_TTL_MS = 10 * 60_000
+export const DONE_TTL_MS = 24 * 3600_000
+
+export interface IdempotencyStore {
+  /** Claims the key; answers undefined when claimed, else the record already there. */
+  claim (tenantId: string, key: string, fingerprint: string): Promise<IdempotencyRecord | undefined>
+  finish (tenantId: string, key: string, record: Extract<IdempotencyRecord, { state: 'done' }>): Promise<void>
+  /** Frees the key (a failure before anything was made upstream), so a retry runs again. */
+  release (tenantId: string, key: string): Promise<void>
+}
+
+export class MemoryIdempotencyStore implements IdempotencyStore {
+  private readonly records = new Map<string, { record: IdempotencyRecord, expiresAt: number }>()
+
+  async claim (tenantId: string, key: string, fingerprint: string) {
+    const k = keys.orders.idempotency(tenantId, key)
+    const found = this.records.get(k)
+    if (found && found.expiresAt > Date.now()) return structuredClone(found.record)
+    this.records.set(k, { record: { state: 'running', fingerprint }, expiresAt: Date.now() + RUNNING_TTL_MS })
+    return undefined
+  }
+
+  async finish (tenantId: string, key: string, record: Extract<IdempotencyRecord, { state: 'done' }>) {
+    this.records.set(keys.orders.idempotency(tenantId, key), { record: structuredClone(record), expiresAt: Date.now() + DONE_TTL_MS })
+  }
+
+  async release (tenantId: string, key: string) {
+    this.records.delete(keys.orders.idempotency(tenantId, key))
+  }
+}
+
+const CLAIM = `
+local current = redis.call('GET', KEYS[1])
+if current then return current end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return false`
+
+type ClaimingRedis = Redis & { idempotencyClaim (key: string, value: string, ttlMs: number): Promise<string | null> }
+
+export class RedisIdempotencyStore implements IdempotencyStore {
+  private readonly redis: ClaimingRedis
+
+  constructor (redis: Redis) {
+    if (!('idempotencyClaim' in redis)) redis.defineCommand('idempotencyClaim', { numberOfKeys: 1, lua: CLAIM })
+    this.redis = redis as ClaimingRedis
+  }
+
+  async claim (tenantId: string, key: string, fingerprint: string) {
+    const record: IdempotencyRecord = { state: 'running', fingerprint }
+    const current = await this.redis.idempotencyClaim(keys.orders.idempotency(tenantId, key), JSON.stringify(record), RUNNING_TTL_MS)
+    return current ? JSON.parse(current) as IdempotencyRecord : undefined
+  }
+
+  async finish (tenantId: string, key: string, record: Extract<IdempotencyRecord, { state: 'done' }>) {
+    await this.redis.set(keys.orders.idempotency(tenantId, key), JSON.stringify(record), 'PX', DONE_TTL_MS)
+  }
+
+  async release (tenantId: string, key: string) {
+    await this.redis.del(keys.orders.idempotency(tenantId, key))
+  }
+}
+
+export function createIdempotencyStore (redis: Redis | null): IdempotencyStore {
+  return redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore()
+}

@@ -1,0 +1,168 @@
+import type { CommerceClient, Query } from './client.ts'
+import type { ResolvedSettings } from './settings.ts'
+import {
+  anyObject, cartAnswer, completeAnswer, customerAnswer, customersAnswer, inventoryAnswer, orderAnswer, ordersAnswer, paymentCollectionAnswer,
+  paymentProvidersAnswer, productsAnswer, shippingOptionsAnswer,
+} from './upstream.ts'
+
+// One club's commerce backend, in the Medusa v2 dialect (reference/medusa-v2/README.md): every call this
+// service makes upstream, and nothing else.
+
+// What GET /admin/orders/{id} must carry: statuses are computed on GET only, so each admin step re-reads these.
+export const ORDER_FIELDS = [
+  'id', 'display_id', 'status', 'payment_status', 'fulfillment_status', 'email', 'currency_code', 'customer_id', 'sales_channel_id',
+  'metadata', 'created_at', 'updated_at', 'subtotal', 'discount_total', 'shipping_total', 'tax_total', 'total',
+  '*items', '*shipping_address', '*customer', '*payment_collections', '*payment_collections.payments', '*fulfillments', '*fulfillments.items',
+].join(',')
+const ORDER_LIST_FIELDS = [
+  'id', 'display_id', 'status', 'payment_status', 'fulfillment_status', 'email', 'currency_code', 'customer_id', 'sales_channel_id',
+  'total', 'created_at', '*customer',
+].join(',')
+const PRODUCT_FIELDS = '*variants.calculated_price,+variants.inventory_quantity'
+const INVENTORY_FIELDS = 'id,sku,title,*location_levels'
+
+export class Medusa {
+  constructor (private readonly client: CommerceClient, readonly settings: ResolvedSettings) {}
+
+  private store (token?: string) {
+    return { kind: 'store' as const, publishableKey: this.settings.publishableKey, token }
+  }
+
+  private get admin () {
+    return { kind: 'admin' as const, email: this.settings.adminEmail, password: this.settings.adminPassword }
+  }
+
+  // Store (the member's side)
+
+  async listProducts (page: { limit: number, offset: number }, token?: string) {
+    return await this.client.call(this.settings.baseUrl, 'GET', '/store/products', {
+      caller: this.store(token),
+      query: { region_id: this.settings.regionId, fields: PRODUCT_FIELDS, limit: page.limit, offset: page.offset },
+      schema: productsAnswer,
+    })
+  }
+
+  async createCart (email: string | undefined, token?: string) {
+    return (await this.client.call(this.settings.baseUrl, 'POST', '/store/carts', {
+      caller: this.store(token), body: { region_id: this.settings.regionId, ...(email ? { email } : {}) }, schema: cartAnswer,
+    })).cart
+  }
+
+  async getCart (cartId: string, token?: string) {
+    return (await this.client.call(this.settings.baseUrl, 'GET', `/store/carts/${enc(cartId)}`, { caller: this.store(token), schema: cartAnswer })).cart
+  }
+
+  async addLineItem (cartId: string, variantId: string, quantity: number, token?: string) {
+    return (await this.client.call(this.settings.baseUrl, 'POST', `/store/carts/${enc(cartId)}/line-items`, {
+      caller: this.store(token), body: { variant_id: variantId, quantity }, schema: cartAnswer,
+    })).cart
+  }
+
+  async removeLineItem (cartId: string, lineItemId: string, token?: string) {
+    await this.client.call(this.settings.baseUrl, 'DELETE', `/store/carts/${enc(cartId)}/line-items/${enc(lineItemId)}`, { caller: this.store(token), schema: anyObject })
+  }
+
+  async listShippingOptions (cartId: string, token?: string) {
+    return (await this.client.call(this.settings.baseUrl, 'GET', '/store/shipping-options', {
+      caller: this.store(token), query: { cart_id: cartId }, schema: shippingOptionsAnswer,
+    })).shipping_options
+  }
+
+  async addShippingMethod (cartId: string, optionId: string, token?: string) {
+    return (await this.client.call(this.settings.baseUrl, 'POST', `/store/carts/${enc(cartId)}/shipping-methods`, {
+      caller: this.store(token), body: { option_id: optionId }, schema: cartAnswer,
+    })).cart
+  }
+
+  async createPaymentCollection (cartId: string, token?: string) {
+    return (await this.client.call(this.settings.baseUrl, 'POST', '/store/payment-collections', {
+      caller: this.store(token), body: { cart_id: cartId }, schema: paymentCollectionAnswer,
+    })).payment_collection
+  }
+
+  async listPaymentProviders (token?: string) {
+    return (await this.client.call(this.settings.baseUrl, 'GET', '/store/payment-providers', {
+      caller: this.store(token), query: { region_id: this.settings.regionId }, schema: paymentProvidersAnswer,
+    })).payment_providers
+  }
+
+  async createPaymentSession (collectionId: string, providerId: string, token?: string) {
+    await this.client.call(this.settings.baseUrl, 'POST', `/store/payment-collections/${enc(collectionId)}/payment-sessions`, {
+      caller: this.store(token), body: { provider_id: providerId }, schema: anyObject,
+    })
+  }
+
+  async completeCart (cartId: string, token?: string) {
+    return await this.client.call(this.settings.baseUrl, 'POST', `/store/carts/${enc(cartId)}/complete`, { caller: this.store(token), schema: completeAnswer })
+  }
+
+  async me (token: string) {
+    return (await this.client.call(this.settings.baseUrl, 'GET', '/store/customers/me', { caller: this.store(token), schema: customerAnswer })).customer
+  }
+
+  // Admin (the club's staff side, with the club's admin login)
+
+  async getOrder (orderId: string) {
+    return (await this.client.call(this.settings.baseUrl, 'GET', `/admin/orders/${enc(orderId)}`, {
+      caller: this.admin, query: { fields: ORDER_FIELDS }, schema: orderAnswer,
+    })).order
+  }
+
+  async listOrders (filter: { limit: number, offset: number, customerIds?: string[] }) {
+    const query: Query = {
+      fields: ORDER_LIST_FIELDS,
+      order: '-created_at',
+      limit: filter.limit,
+      offset: filter.offset,
+      sales_channel_id: [this.settings.salesChannelId],
+      customer_id: filter.customerIds,
+    }
+    return await this.client.call(this.settings.baseUrl, 'GET', '/admin/orders', { caller: this.admin, query, schema: ordersAnswer })
+  }
+
+  async capturePayment (paymentId: string) {
+    await this.client.call(this.settings.baseUrl, 'POST', `/admin/payments/${enc(paymentId)}/capture`, { caller: this.admin, schema: anyObject })
+  }
+
+  async createFulfillment (orderId: string, items: Array<{ id: string, quantity: number }>, locationId: string) {
+    await this.client.call(this.settings.baseUrl, 'POST', `/admin/orders/${enc(orderId)}/fulfillments`, {
+      caller: this.admin, body: { items, location_id: locationId }, schema: anyObject,
+    })
+  }
+
+  async createShipment (orderId: string, fulfillmentId: string, items: Array<{ id: string, quantity: number }>) {
+    await this.client.call(this.settings.baseUrl, 'POST', `/admin/orders/${enc(orderId)}/fulfillments/${enc(fulfillmentId)}/shipments`, {
+      caller: this.admin, body: { items }, schema: anyObject,
+    })
+  }
+
+  async cancelOrder (orderId: string) {
+    await this.client.call(this.settings.baseUrl, 'POST', `/admin/orders/${enc(orderId)}/cancel`, { caller: this.admin, schema: anyObject })
+  }
+
+  async completeOrder (orderId: string) {
+    await this.client.call(this.settings.baseUrl, 'POST', `/admin/orders/${enc(orderId)}/complete`, { caller: this.admin, schema: anyObject })
+  }
+
+  async updateOrderMetadata (orderId: string, metadata: Record<string, unknown>) {
+    await this.client.call(this.settings.baseUrl, 'POST', `/admin/orders/${enc(orderId)}`, { caller: this.admin, body: { metadata }, schema: anyObject })
+  }
+
+  async listCustomers (page: { limit: number, offset: number, email?: string }) {
+    return await this.client.call(this.settings.baseUrl, 'GET', '/admin/customers', {
+      caller: this.admin,
+      query: { limit: page.limit, offset: page.offset, order: 'created_at', email: page.email, fields: 'id,email,first_name,last_name,phone,has_account,metadata,created_at' },
+      schema: customersAnswer,
+    })
+  }
+
+  async listInventory (page: { limit: number, offset: number }) {
+    return await this.client.call(this.settings.baseUrl, 'GET', '/admin/inventory-items', {
+      caller: this.admin,
+      query: { limit: page.limit, offset: page.offset, 'location_levels[location_id]': this.settings.stockLocationId, fields: INVENTORY_FIELDS },
+      schema: inventoryAnswer,
+    })
+  }
+}
+
+const enc = encodeURIComponent

@@ -1,0 +1,144 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { pageQuery } from '../schemas/common.ts'
+import type { CommerceAccess } from './commerce-access.ts'
+import { customerTenants, mapInventoryLevel, mapMember } from './mapping.ts'
+import {
+  activitySchema, FULFILLMENT_STATUSES, inventoryLevelSchema, memberSchema, ORDER_STATUSES, orderSchema, orderSummarySchema, PAYMENT_STATUSES,
+} from './schemas.ts'
+import type { Actor, OrdersService } from './service.ts'
+
+// /api/orders, /api/members, /api/inventory (spec: Orders; decisions.md section 2 for roles).
+
+export interface OrderRoutesOptions {
+  access: CommerceAccess
+  orders: OrdersService
+}
+
+const orderParams = z.object({ orderId: z.string().min(1).max(200) })
+const orderAnswer = z.object({ order: orderSchema })
+const MEMBER_SCAN_PAGE = 100
+const MEMBER_SCAN_MAX = 5000
+
+export function actorOf (access: CommerceAccess, request: FastifyRequest): Actor {
+  return { tenant: request.tenant, principal: request.principal, medusa: access.medusaFor(request.tenant) }
+}
+
+export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOptions) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>()
+  const { access, orders } = opts
+  const anyone = app.guard()
+  const admin = app.guard({ roles: ['admin'] })
+  const staff = app.guard({ roles: ['grower', 'admin'] })
+  const tags = ['orders']
+
+  app.get('/api/orders', {
+    onRequest: anyone,
+    schema: {
+      tags,
+      summary: 'List the club\'s orders (a member sees only their own)',
+      querystring: pageQuery(10).extend({
+        status: z.enum(ORDER_STATUSES).optional(),
+        fulfillment_status: z.enum(FULFILLMENT_STATUSES).optional(),
+        payment_status: z.enum(PAYMENT_STATUSES).optional(),
+        customer_id: z.string().min(1).optional(),
+      }),
+      response: { 200: z.object({ orders: z.array(orderSummarySchema), count: z.number(), offset: z.number(), limit: z.number() }) },
+    },
+  }, async (request) => {
+    const q = request.query
+    const { orders: list, count } = await orders.list(actorOf(access, request), {
+      limit: q.limit,
+      offset: q.offset,
+      status: q.status,
+      fulfillmentStatus: q.fulfillment_status,
+      paymentStatus: q.payment_status,
+      customerId: q.customer_id,
+    })
+    return { orders: list, count, offset: q.offset, limit: q.limit }
+  })
+
+  app.get('/api/orders/:orderId', {
+    onRequest: anyone,
+    schema: { tags, params: orderParams, response: { 200: orderAnswer } },
+  }, async (request) => ({ order: await orders.get(actorOf(access, request), request.params.orderId) }))
+
+  app.get('/api/orders/:orderId/activities', {
+    onRequest: anyone,
+    schema: { tags, params: orderParams, response: { 200: z.object({ activities: z.array(activitySchema) }) } },
+  }, async (request) => ({ activities: await orders.activities(actorOf(access, request), request.params.orderId) }))
+
+  app.post('/api/orders/:orderId/capture', {
+    onRequest: admin,
+    schema: { tags, summary: 'Capture the order\'s payment', params: orderParams, response: { 200: orderAnswer } },
+  }, async (request) => ({ order: await orders.capture(actorOf(access, request), request.params.orderId) }))
+
+  app.post('/api/orders/:orderId/fulfill', {
+    onRequest: admin,
+    schema: {
+      tags,
+      summary: 'Fulfill items (default: all that remain) from a stock location (default: the club\'s)',
+      params: orderParams,
+      body: z.object({
+        items: z.array(z.object({ id: z.string().min(1), quantity: z.number().int().positive() })).min(1).max(200).optional(),
+        locationId: z.string().min(1).optional(),
+      }).default({}),
+      response: { 200: orderAnswer.extend({ fulfillmentId: z.string() }) },
+    },
+  }, async (request) => {
+    const { items, locationId } = request.body
+    return await orders.fulfill(actorOf(access, request), request.params.orderId, items, locationId)
+  })
+
+  app.post('/api/orders/:orderId/ship', {
+    onRequest: admin,
+    schema: { tags, params: orderParams, body: z.object({ fulfillmentId: z.string().min(1) }), response: { 200: orderAnswer } },
+  }, async (request) => ({ order: await orders.ship(actorOf(access, request), request.params.orderId, request.body.fulfillmentId) }))
+
+  app.post('/api/orders/:orderId/cancel', {
+    onRequest: admin,
+    schema: { tags, summary: 'Cancel an order not yet shipped (else 409)', params: orderParams, response: { 200: orderAnswer } },
+  }, async (request) => ({ order: await orders.cancel(actorOf(access, request), request.params.orderId) }))
+
+  app.post('/api/orders/:orderId/invoice', {
+    onRequest: admin,
+    schema: { tags, summary: 'Mark the order invoiced (once)', params: orderParams, response: { 200: orderAnswer } },
+  }, async (request) => ({ order: await orders.invoice(actorOf(access, request), request.params.orderId) }))
+
+  app.get('/api/members', {
+    onRequest: admin,
+    schema: {
+      tags: ['members'],
+      summary: 'The club\'s members (customers of the backend whose clubs include this one)',
+      querystring: pageQuery(20),
+      response: { 200: z.object({ members: z.array(memberSchema), count: z.number(), offset: z.number(), limit: z.number() }) },
+    },
+  }, async (request) => {
+    const { medusa, tenant } = actorOf(access, request)
+    // Membership lives in customer metadata, which the backend cannot filter on: read in pages, up to a bound.
+    const members = []
+    for (let offset = 0; offset < MEMBER_SCAN_MAX; offset += MEMBER_SCAN_PAGE) {
+      const page = await medusa.listCustomers({ limit: MEMBER_SCAN_PAGE, offset })
+      members.push(...page.customers.filter((c) => customerTenants(c).includes(tenant.id)))
+      if (page.customers.length < MEMBER_SCAN_PAGE || offset + MEMBER_SCAN_PAGE >= page.count) break
+    }
+    const { limit, offset } = request.query
+    return { members: members.slice(offset, offset + limit).map(mapMember), count: members.length, offset, limit }
+  })
+
+  app.get('/api/inventory', {
+    onRequest: staff,
+    schema: {
+      tags: ['inventory'],
+      summary: 'Stock at the club\'s stock location',
+      querystring: pageQuery(20),
+      response: { 200: z.object({ items: z.array(inventoryLevelSchema), count: z.number(), offset: z.number(), limit: z.number() }) },
+    },
+  }, async (request) => {
+    const { medusa } = actorOf(access, request)
+    const { limit, offset } = request.query
+    const page = await medusa.listInventory({ limit: Math.max(limit, 1), offset })
+    return { items: page.inventory_items.slice(0, limit).map((i) => mapInventoryLevel(i, medusa.settings.stockLocationId)), count: page.count, offset, limit }
+  })
+}

@@ -1,0 +1,198 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Principal } from '../auth/tokens.ts'
+import type { UpstreamSessionStore } from '../accounts/sessions.ts'
+import { AppError, conflict, notFound } from '../errors.ts'
+import type { Notifier } from '../notifications/types.ts'
+import type { Tenant } from '../tenants/model.ts'
+import { activity, authorOf, withActivities } from './activity.ts'
+import { KeyedLock } from './keyed-lock.ts'
+import { fulfillmentStatus, isShippedOrDelivered, mapActivities, mapOrder, mapOrderSummary, orderStatus, paymentStatus } from './mapping.ts'
+import type { Medusa } from './medusa.ts'
+import { notifyMember, type OrderEvent } from './notify.ts'
+import type { Activity, FulfillmentStatus, Order, OrderStatus, OrderSummary, PaymentStatus } from './schemas.ts'
+import type { UpstreamOrder } from './upstream.ts'
+
+// Orders as the club's staff and members see them: reads scoped to the tenant's sales channel (and, for a
+// member, to their own orders), and the admin steps, each followed by a re-read of the order.
+
+export interface Actor {
+  tenant: Tenant
+  principal: Principal
+  medusa: Medusa
+}
+
+export interface ListFilter {
+  limit: number
+  offset: number
+  status?: OrderStatus
+  fulfillmentStatus?: FulfillmentStatus
+  paymentStatus?: PaymentStatus
+  customerId?: string
+}
+
+// Filters on mapped statuses run here (the backend computes its statuses on read and cannot filter on them):
+// the tenant's orders are read in pages up to this bound.
+const SCAN_PAGE = 100
+const SCAN_MAX = 2000
+const MEMBER_IDS_MAX = 50
+
+export class OrdersService {
+  private readonly lock = new KeyedLock()
+
+  constructor (private readonly deps: { sessions: UpstreamSessionStore, notifier: Notifier, log: FastifyBaseLogger }) {}
+
+  get log (): FastifyBaseLogger {
+    return this.deps.log
+  }
+
+  /** The upstream customer ids that are this member: their token's subject, their club login, and their email's customers. */
+  async memberCustomerIds (actor: Actor): Promise<string[] | undefined> {
+    const { principal, tenant, medusa } = actor
+    if (principal.role !== 'member') return undefined
+    const session = await this.deps.sessions.get(tenant.id, principal.sub)
+    const ids = new Set([principal.sub, ...(session?.customerId ? [session.customerId] : [])])
+    if (principal.email) {
+      const { customers } = await medusa.listCustomers({ limit: MEMBER_IDS_MAX, offset: 0, email: principal.email })
+      for (const c of customers) if (c.email?.toLowerCase() === principal.email.toLowerCase()) ids.add(c.id)
+    }
+    return [...ids]
+  }
+
+  async list (actor: Actor, filter: ListFilter): Promise<{ orders: OrderSummary[], count: number }> {
+    const own = await this.memberCustomerIds(actor)
+    let customerIds = own
+    if (filter.customerId) customerIds = own ? own.filter((id) => id === filter.customerId) : [filter.customerId]
+    if (customerIds?.length === 0) return { orders: [], count: 0 }
+    const local = filter.status ?? filter.fulfillmentStatus ?? filter.paymentStatus
+    if (!local) {
+      // limit=0 still needs the count: ask for one row and drop it.
+      const page = await actor.medusa.listOrders({ limit: Math.max(filter.limit, 1), offset: filter.offset, customerIds })
+      return { orders: page.orders.slice(0, filter.limit).map(mapOrderSummary), count: page.count }
+    }
+    const matching: OrderSummary[] = []
+    for (let offset = 0; offset < SCAN_MAX; offset += SCAN_PAGE) {
+      const page = await actor.medusa.listOrders({ limit: SCAN_PAGE, offset, customerIds })
+      for (const o of page.orders) {
+        if (filter.status && orderStatus(o.status) !== filter.status) continue
+        if (filter.paymentStatus && paymentStatus(o.payment_status) !== filter.paymentStatus) continue
+        if (filter.fulfillmentStatus && fulfillmentStatus(o.fulfillment_status) !== filter.fulfillmentStatus) continue
+        matching.push(mapOrderSummary(o))
+      }
+      if (page.orders.length < SCAN_PAGE || offset + SCAN_PAGE >= page.count) break
+    }
+    return { orders: matching.slice(filter.offset, filter.offset + filter.limit), count: matching.length }
+  }
+
+  /** The order, if it is this tenant's and (for a member) theirs; else 404, never a hint that it exists. */
+  async read (actor: Actor, orderId: string): Promise<UpstreamOrder> {
+    const order = await actor.medusa.getOrder(orderId)
+    if (order.sales_channel_id && order.sales_channel_id !== actor.medusa.settings.salesChannelId) throw notFound('Order')
+    const own = await this.memberCustomerIds(actor)
+    if (own && !own.includes(order.customer_id ?? '')) throw notFound('Order')
+    return order
+  }
+
+  async get (actor: Actor, orderId: string): Promise<Order> {
+    return mapOrder(await this.read(actor, orderId))
+  }
+
+  async activities (actor: Actor, orderId: string): Promise<Activity[]> {
+    return mapActivities((await this.read(actor, orderId)).metadata)
+  }
+
+  async capture (actor: Actor, orderId: string): Promise<Order> {
+    const order = await this.read(actor, orderId)
+    if (await capturePayments(actor.medusa, order) === 0) return mapOrder(order)
+    const after = await this.record(actor, orderId, [activity('orders:activity.paymentConfirmed', 'success', authorOf(actor.principal))])
+    await this.notify(actor, after, 'order.paymentConfirmed')
+    return after
+  }
+
+  async fulfill (actor: Actor, orderId: string, items: Array<{ id: string, quantity: number }> | undefined, locationId: string | undefined): Promise<{ order: Order, fulfillmentId: string }> {
+    const order = await this.read(actor, orderId)
+    const fulfillmentId = await fulfillItems(actor.medusa, order, items, locationId)
+    const after = await this.record(actor, orderId, [activity('orders:activity.fulfilled', 'success', authorOf(actor.principal))])
+    return { order: after, fulfillmentId }
+  }
+
+  async ship (actor: Actor, orderId: string, fulfillmentId: string): Promise<Order> {
+    const order = await this.read(actor, orderId)
+    await shipFulfillment(actor.medusa, order, fulfillmentId)
+    const after = await this.record(actor, orderId, [activity('orders:activity.shipped', 'success', authorOf(actor.principal))])
+    await this.notify(actor, after, 'order.shipped')
+    return after
+  }
+
+  async cancel (actor: Actor, orderId: string): Promise<Order> {
+    const order = await this.read(actor, orderId)
+    if (orderStatus(order.status) === 'canceled') throw conflict('The order is already canceled')
+    if (isShippedOrDelivered(order)) throw conflict('A shipped or delivered order cannot be canceled')
+    await actor.medusa.cancelOrder(orderId)
+    const after = await this.record(actor, orderId, [activity('orders:activity.cancelled', 'success', authorOf(actor.principal))])
+    await this.notify(actor, after, 'order.cancelled')
+    return after
+  }
+
+  /** Marks the order invoiced once; a second call answers the order as it is. */
+  async invoice (actor: Actor, orderId: string): Promise<Order> {
+    const order = await this.read(actor, orderId)
+    if (order.metadata?.isInvoiced === true) return mapOrder(order)
+    const now = new Date()
+    return await this.record(actor, orderId, [activity('orders:activity.invoiced', 'success', authorOf(actor.principal), undefined, now)], {
+      isInvoiced: true,
+      invoicedAt: now.toISOString(),
+    })
+  }
+
+  /** Appends events to the order's log (one writer per order at a time), then answers the re-read order. */
+  async record (actor: Actor, orderId: string, events: Activity[], patch: Record<string, unknown> = {}): Promise<Order> {
+    return await this.lock.run(`${actor.tenant.id}:${orderId}`, async () => {
+      const current = await actor.medusa.getOrder(orderId)
+      await actor.medusa.updateOrderMetadata(orderId, withActivities(current.metadata, events, patch))
+      return mapOrder(await actor.medusa.getOrder(orderId))
+    })
+  }
+
+  async notify (actor: Actor, order: Pick<Order, 'id' | 'displayId' | 'customerId'>, event: OrderEvent): Promise<void> {
+    await notifyMember(this.deps.notifier, this.deps.log, actor.tenant, order, event)
+  }
+}
+
+// The admin steps, shared by the single-step routes and the one-call flow. Each takes the order as last read.
+
+/** Captures every payment not yet captured or canceled (an order already paid is left as it is); answers how many. */
+export async function capturePayments (medusa: Medusa, order: UpstreamOrder): Promise<number> {
+  const payments = (order.payment_collections ?? []).flatMap((pc) => pc.payments ?? [])
+  if (payments.length === 0) throw conflict('The order has no payment to capture')
+  const open = payments.filter((p) => !p.captured_at && !p.canceled_at && (p.captures ?? []).length === 0)
+  for (const p of open) await medusa.capturePayment(p.id)
+  return open.length
+}
+
+/** Fulfills the given items, or all that remain; answers the new fulfillment's id. */
+export async function fulfillItems (medusa: Medusa, order: UpstreamOrder, items: Array<{ id: string, quantity: number }> | undefined, locationId: string | undefined): Promise<string> {
+  if (orderStatus(order.status) === 'canceled') throw conflict('A canceled order cannot be fulfilled')
+  const remaining = (order.items ?? [])
+    .map((i) => ({ id: i.id, quantity: i.quantity - (i.detail?.fulfilled_quantity ?? 0) }))
+    .filter((i) => i.quantity > 0)
+  const chosen = items ?? remaining
+  for (const i of chosen) {
+    if (!(order.items ?? []).some((o) => o.id === i.id)) throw new AppError('VALIDATION_ERROR', `Item ${i.id} is not in the order`, { status: 422 })
+  }
+  if (chosen.length === 0) throw conflict('Every item of the order is already fulfilled')
+  const before = new Set((order.fulfillments ?? []).map((f) => f.id))
+  await medusa.createFulfillment(order.id, chosen, locationId ?? medusa.settings.stockLocationId)
+  const after = await medusa.getOrder(order.id)
+  const created = (after.fulfillments ?? []).find((f) => !before.has(f.id))
+  if (!created) throw new AppError('BACKEND_ERROR', 'The commerce backend did not report the new fulfillment')
+  return created.id
+}
+
+export async function shipFulfillment (medusa: Medusa, order: UpstreamOrder, fulfillmentId: string): Promise<void> {
+  const fulfillment = (order.fulfillments ?? []).find((f) => f.id === fulfillmentId)
+  if (!fulfillment) throw notFound('Fulfillment')
+  if (fulfillment.canceled_at) throw conflict('The fulfillment is canceled')
+  if (fulfillment.shipped_at) throw conflict('The fulfillment is already shipped')
+  const items = (fulfillment.items ?? []).map((i) => ({ id: i.line_item_id ?? i.id, quantity: i.quantity }))
+  await medusa.createShipment(order.id, fulfillmentId, items)
+}

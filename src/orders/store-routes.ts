@@ -1,0 +1,74 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { pageQuery } from '../schemas/common.ts'
+import type { CommerceAccess } from './commerce-access.ts'
+import { actorOf } from './routes.ts'
+import { cartSchema, orderSchema, productSchema, shippingOptionSchema } from './schemas.ts'
+import { PAYMENT_METHODS, type ShopperActor, type StoreFront } from './storefront.ts'
+
+// The member's store front in camelCase (decisions.md section 5): Tenant-id and the member's Bearer token.
+// Any role may shop for themselves.
+
+const id = z.string().min(1).max(200)
+const cartParams = z.object({ cartId: id })
+const cartAnswer = z.object({ cart: cartSchema })
+
+export async function storeRoutes (fastify: FastifyInstance, opts: { access: CommerceAccess, store: StoreFront }) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>()
+  const { access, store } = opts
+  const onRequest = app.guard()
+  const tags = ['store']
+
+  /** The member's upstream login when they logged in through us; else their own token, which the backend may accept. */
+  async function shopper (request: FastifyRequest): Promise<ShopperActor> {
+    const session = await access.sessions.get(request.tenant.id, request.principal.sub)
+    const own = request.headers.authorization?.replace(/^Bearer\s+/i, '')
+    return { ...actorOf(access, request), upstreamToken: session?.token ?? own }
+  }
+
+  app.get('/store/products', {
+    onRequest,
+    schema: { tags, querystring: pageQuery(20), response: { 200: z.object({ products: z.array(productSchema), count: z.number() }) } },
+  }, async (request) => await store.products(await shopper(request), request.query))
+
+  app.post('/store/carts', {
+    onRequest,
+    schema: { tags, body: z.object({ regionId: id.optional() }).default({}), response: { 200: cartAnswer } },
+  }, async (request) => ({ cart: await store.createCart(await shopper(request), request.body.regionId) }))
+
+  app.get('/store/carts/:cartId', {
+    onRequest,
+    schema: { tags, params: cartParams, response: { 200: cartAnswer } },
+  }, async (request) => ({ cart: await store.getCart(await shopper(request), request.params.cartId) }))
+
+  app.post('/store/carts/:cartId/line-items', {
+    onRequest,
+    schema: { tags, params: cartParams, body: z.object({ variantId: id, quantity: z.number().int().positive().max(10_000) }), response: { 200: cartAnswer } },
+  }, async (request) => ({ cart: await store.addItem(await shopper(request), request.params.cartId, request.body.variantId, request.body.quantity) }))
+
+  app.delete('/store/carts/:cartId/line-items/:lineItemId', {
+    onRequest,
+    schema: { tags, params: cartParams.extend({ lineItemId: id }), response: { 200: cartAnswer } },
+  }, async (request) => ({ cart: await store.removeItem(await shopper(request), request.params.cartId, request.params.lineItemId) }))
+
+  app.get('/store/shipping-options', {
+    onRequest,
+    schema: { tags, querystring: z.object({ cartId: id }), response: { 200: z.object({ shippingOptions: z.array(shippingOptionSchema) }) } },
+  }, async (request) => ({ shippingOptions: await store.shippingOptions(await shopper(request), request.query.cartId) }))
+
+  app.post('/store/carts/:cartId/shipping-methods', {
+    onRequest,
+    schema: { tags, params: cartParams, body: z.object({ optionId: id }), response: { 200: cartAnswer } },
+  }, async (request) => ({ cart: await store.addShippingMethod(await shopper(request), request.params.cartId, request.body.optionId) }))
+
+  app.post('/store/carts/:cartId/payment-sessions', {
+    onRequest,
+    schema: { tags, params: cartParams, body: z.object({ providerId: z.enum(PAYMENT_METHODS) }), response: { 200: cartAnswer } },
+  }, async (request) => ({ cart: await store.paymentSession(await shopper(request), request.params.cartId, request.body.providerId) }))
+
+  app.post('/store/carts/:cartId/complete', {
+    onRequest,
+    schema: { tags, params: cartParams, response: { 200: z.object({ type: z.literal('order'), order: orderSchema }) } },
+  }, async (request) => ({ type: 'order' as const, order: await store.complete(await shopper(request), request.params.cartId) }))
+}

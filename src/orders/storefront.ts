@@ -1,0 +1,107 @@
+import { AppError, conflict, notFound } from '../errors.ts'
+import { activity, authorOf } from './activity.ts'
+import { mapCart, mapOrder, mapProduct, mapShippingOption } from './mapping.ts'
+import type { Medusa } from './medusa.ts'
+import type { Actor, OrdersService } from './service.ts'
+import type { Cart, Order, Product, ShippingOption } from './schemas.ts'
+import type { UpstreamCart } from './upstream.ts'
+
+// The member's store front (decisions.md section 5) in front of the backend's store API: the member's
+// upstream login (or, without one, the caller's own token) rides along with the club's publishable key.
+
+export const PAYMENT_METHODS = ['cash', 'onlinepay', 'transfer'] as const
+export type PaymentMethod = typeof PAYMENT_METHODS[number]
+const FALLBACK_PROVIDER = 'pp_system_default'
+
+export interface ShopperActor extends Actor {
+  /** The token sent upstream on the member's behalf. */
+  upstreamToken: string | undefined
+}
+
+/** Opens a payment session with `pp_<method>` when the club's region offers it, else the backend's default provider. */
+export async function startPayment (medusa: Medusa, cartId: string, method: PaymentMethod, token?: string): Promise<void> {
+  const cart = await medusa.getCart(cartId, token)
+  const collectionId = cart.payment_collection?.id ?? (await medusa.createPaymentCollection(cartId, token)).id
+  const providers = await medusa.listPaymentProviders(token)
+  const wanted = `pp_${method}`
+  await medusa.createPaymentSession(collectionId, providers.some((p) => p.id === wanted) ? wanted : FALLBACK_PROVIDER, token)
+}
+
+/** Picks the club's shipping option by its name (`pickup`, `delivery`). */
+export async function chooseShipping (medusa: Medusa, cartId: string, name: string, token?: string): Promise<UpstreamCart> {
+  const options = await medusa.listShippingOptions(cartId, token)
+  const option = options.find((o) => o.name?.toLowerCase() === name.toLowerCase())
+  if (!option) throw new AppError('VALIDATION_ERROR', `Shipping option ${name} is not offered for this cart`, { status: 422, details: { errors: { shippingMethod: [`one of ${options.map((o) => o.name).join(', ') || 'none'}`] } } })
+  return await medusa.addShippingMethod(cartId, option.id, token)
+}
+
+export class StoreFront {
+  constructor (private readonly orders: OrdersService) {}
+
+  async products (actor: ShopperActor, page: { limit: number, offset: number }): Promise<{ products: Product[], count: number }> {
+    const answer = await actor.medusa.listProducts({ limit: Math.max(page.limit, 1), offset: page.offset }, actor.upstreamToken)
+    return { products: answer.products.slice(0, page.limit).map(mapProduct), count: answer.count }
+  }
+
+  /** A cart in the club's region; another region is refused (the club sells in one). */
+  async createCart (actor: ShopperActor, regionId?: string): Promise<Cart> {
+    if (regionId && regionId !== actor.medusa.settings.regionId) {
+      throw new AppError('VALIDATION_ERROR', 'This club sells in its own region only', { details: { errors: { regionId: [`must be ${actor.medusa.settings.regionId}`] } } })
+    }
+    return mapCart(await actor.medusa.createCart(actor.principal.email, actor.upstreamToken))
+  }
+
+  async getCart (actor: ShopperActor, cartId: string): Promise<Cart> {
+    return mapCart(await this.ownCart(actor, cartId))
+  }
+
+  async addItem (actor: ShopperActor, cartId: string, variantId: string, quantity: number): Promise<Cart> {
+    await this.ownCart(actor, cartId)
+    return mapCart(await actor.medusa.addLineItem(cartId, variantId, quantity, actor.upstreamToken))
+  }
+
+  async removeItem (actor: ShopperActor, cartId: string, lineItemId: string): Promise<Cart> {
+    const cart = await this.ownCart(actor, cartId)
+    if (!(cart.items ?? []).some((i) => i.id === lineItemId)) throw notFound('Line item')
+    await actor.medusa.removeLineItem(cartId, lineItemId, actor.upstreamToken)
+    return mapCart(await actor.medusa.getCart(cartId, actor.upstreamToken))
+  }
+
+  async shippingOptions (actor: ShopperActor, cartId: string): Promise<ShippingOption[]> {
+    await this.ownCart(actor, cartId)
+    return (await actor.medusa.listShippingOptions(cartId, actor.upstreamToken)).map(mapShippingOption)
+  }
+
+  async addShippingMethod (actor: ShopperActor, cartId: string, optionId: string): Promise<Cart> {
+    await this.ownCart(actor, cartId)
+    return mapCart(await actor.medusa.addShippingMethod(cartId, optionId, actor.upstreamToken))
+  }
+
+  async paymentSession (actor: ShopperActor, cartId: string, method: PaymentMethod): Promise<Cart> {
+    await this.ownCart(actor, cartId)
+    await startPayment(actor.medusa, cartId, method, actor.upstreamToken)
+    return mapCart(await actor.medusa.getCart(cartId, actor.upstreamToken))
+  }
+
+  /** Completes the cart; the order is re-read through the admin API, which computes its statuses. */
+  async complete (actor: ShopperActor, cartId: string): Promise<Order> {
+    const cart = await this.ownCart(actor, cartId, true)
+    const answer = await actor.medusa.completeCart(cartId, actor.upstreamToken)
+    if (answer.type !== 'order') throw conflict(answer.error?.message ?? 'The cart could not be completed')
+    // Completing again answers the same order (as the backend does), without a second event.
+    if (cart.completed_at) return mapOrder(await actor.medusa.getOrder(answer.order.id))
+    const order = await this.orders.record(actor, answer.order.id, [activity('orders:activity.created', 'success', authorOf(actor.principal))])
+    await this.orders.notify(actor, order, 'order.placed')
+    return order
+  }
+
+  /** The cart, if it belongs to this club and (for a member) to them; else 404. */
+  private async ownCart (actor: ShopperActor, cartId: string, completedToo = false): Promise<UpstreamCart> {
+    const cart = await actor.medusa.getCart(cartId, actor.upstreamToken)
+    if (cart.sales_channel_id && cart.sales_channel_id !== actor.medusa.settings.salesChannelId) throw notFound('Cart')
+    const email = actor.principal.email?.toLowerCase()
+    if (actor.principal.role === 'member' && cart.email && email && cart.email.toLowerCase() !== email) throw notFound('Cart')
+    if (cart.completed_at && !completedToo) throw conflict('The cart is already completed')
+    return cart
+  }
+}
