@@ -50,7 +50,8 @@ export async function startServer (step: Step, appDir: string, env: NodeJS.Proce
   const child = spawn(medusaBin(appDir), args, { cwd: appDir, env, stdio: ['ignore', out, out], detached: true })
   closeSync(out)
   const { pid } = child
-  if (pid === undefined) throw new Error('medusa start did not spawn')
+  if (pid === undefined) throw new Error(`medusa start did not spawn (is ${medusaBin(appDir)} there?)`)
+  child.once('error', (err) => step.log(`medusa start: ${err.message}`))
   let running = true
   const exited = new Promise<void>((resolve) => child.once('exit', () => { running = false; resolve() }))
   const server = { pid, baseUrl: `http://127.0.0.1:${port}`, exited }
