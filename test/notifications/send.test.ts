@@ -21,8 +21,17 @@ describe.each(['redis', 'memory'] as const)('admin sends a manual notification (
     const res = await send({ recipientId: 'cus_bruno', title: 'Cuota', body: 'Tu cuota vence el viernes.', actionUrl: '/membership', source: 'event' })
     expect(res.status).toBe(201)
     expect(res.body.notification).toMatchObject({
-      recipientId: 'cus_bruno', recipientRole: 'member', tenantId: 'club-norte', source: 'manual', domain: 'system',
-      event: 'manual.message', severity: 'info', isRead: false, readAt: null, actionUrl: '/membership', metadata: {},
+      recipientId: 'cus_bruno',
+      recipientRole: 'member',
+      tenantId: 'club-norte',
+      source: 'manual',
+      domain: 'system',
+      event: 'manual.message',
+      severity: 'info',
+      isRead: false,
+      readAt: null,
+      actionUrl: '/membership',
+      metadata: {},
     })
     const expires = Date.parse(res.body.notification.expiresAt) - Date.parse(res.body.notification.createdAt)
     expect(expires).toBe(30 * 86_400_000)
