@@ -48,9 +48,11 @@ export const UPSTREAM_ORDER_STATUSES = Object.keys(ORDER_STATUS)
 export const UPSTREAM_PAYMENT_STATUSES = Object.keys(PAYMENT_STATUS)
 export const UPSTREAM_FULFILLMENT_STATUSES = Object.keys(FULFILLMENT_STATUS)
 
-export const orderStatus = (s: string | null | undefined): OrderStatus => ORDER_STATUS[s ?? ''] ?? 'requires_action'
-export const paymentStatus = (s: string | null | undefined): PaymentStatus => PAYMENT_STATUS[s ?? ''] ?? 'not_paid'
-export const fulfillmentStatus = (s: string | null | undefined): FulfillmentStatus => FULFILLMENT_STATUS[s ?? ''] ?? 'not_fulfilled'
+// Own keys only: an upstream value such as "constructor" must not reach Object.prototype.
+const lookup = <T>(table: Record<string, T>, s: string | null | undefined, fallback: T): T => s && Object.hasOwn(table, s) ? table[s] as T : fallback
+export const orderStatus = (s: string | null | undefined): OrderStatus => lookup(ORDER_STATUS, s, 'requires_action')
+export const paymentStatus = (s: string | null | undefined): PaymentStatus => lookup(PAYMENT_STATUS, s, 'not_paid')
+export const fulfillmentStatus = (s: string | null | undefined): FulfillmentStatus => lookup(FULFILLMENT_STATUS, s, 'not_fulfilled')
 
 /** Whether the goods left: the order can no longer be cancelled. */
 export function isShippedOrDelivered (order: UpstreamOrder): boolean {
