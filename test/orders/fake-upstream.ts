@@ -1,0 +1,95 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { sample } from './samples.ts'
+
+// A loopback stand-in for a commerce backend, for fault injection only: it speaks just enough of the Medusa
+// dialect for one order, and each route's answer can be replaced by a fault.
+
+export type Fault = { status: number, body?: string, headers?: Record<string, string> } | 'hang'
+
+export interface Recorded { method: string, path: string, body: any }
+
+export interface FakeUpstream {
+  url: string
+  calls: Recorded[]
+  /** Replace the answer of `METHOD /path` (path without query). */
+  fault (route: string, fault: Fault | undefined): void
+  /** The order's metadata as last written. */
+  metadata (): Record<string, unknown> | null
+  close (): Promise<void>
+}
+
+const fakeJwt = (exp: number) => `x.${Buffer.from(JSON.stringify({ exp })).toString('base64url')}.y`
+
+export async function startFakeUpstream (): Promise<FakeUpstream> {
+  const calls: Recorded[] = []
+  const faults = new Map<string, Fault>()
+  const order = sample('admin_order').order
+  order.sales_channel_id = 'sc_club_norte'
+  order.customer_id = 'cus_ana'
+  const cart = { id: 'cart_1', region_id: 'reg_club_norte', sales_channel_id: 'sc_club_norte', email: 'ana@example.com', items: [], total: 0 }
+  const payment = order.payment_collections[0].payments[0]
+  const hanging = new Set<ServerResponse>()
+
+  const routes: Record<string, (body: any) => unknown> = {
+    'POST /auth/user/emailpass': () => ({ token: fakeJwt(Math.floor(Date.now() / 1000) + 3600) }),
+    'POST /store/carts': () => ({ cart }),
+    'GET /store/carts/cart_1': () => ({ cart }),
+    'POST /store/carts/cart_1/line-items': () => ({ cart }),
+    'GET /store/shipping-options': () => ({ shipping_options: [{ id: 'so_pickup', name: 'pickup', amount: 0 }] }),
+    'POST /store/carts/cart_1/shipping-methods': () => ({ cart }),
+    'POST /store/payment-collections': () => ({ payment_collection: { id: 'pay_col_1' } }),
+    'GET /store/payment-providers': () => ({ payment_providers: [{ id: 'pp_system_default' }] }),
+    'POST /store/payment-collections/pay_col_1/payment-sessions': () => ({ payment_collection: { id: 'pay_col_1' } }),
+    [`POST /store/carts/cart_1/complete`]: () => ({ type: 'order', order }),
+    [`GET /admin/orders/${order.id}`]: () => ({ order }),
+    'GET /admin/orders': () => ({ orders: [order], count: 1, offset: 0, limit: 10 }),
+    [`POST /admin/orders/${order.id}`]: (body) => {
+      order.metadata = body.metadata
+      return { order }
+    },
+    [`POST /admin/payments/${payment.id}/capture`]: () => {
+      payment.captured_at = new Date().toISOString()
+      order.payment_status = 'captured'
+      return { payment }
+    },
+  }
+
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let raw = ''
+    req.on('data', (chunk) => { raw += chunk })
+    req.on('end', () => {
+      const path = (req.url ?? '').split('?')[0] ?? ''
+      const route = `${req.method} ${path}`
+      calls.push({ method: req.method ?? '', path: req.url ?? '', body: raw ? JSON.parse(raw) : undefined })
+      const fault = faults.get(route)
+      if (fault === 'hang') {
+        hanging.add(res)
+        return
+      }
+      if (fault) {
+        res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers }).end(fault.body ?? JSON.stringify({ type: 'unexpected_state', message: 'boom' }))
+        return
+      }
+      const handler = routes[route]
+      if (!handler) {
+        res.writeHead(404, { 'content-type': 'text/html' }).end('<html>Cannot find</html>')
+        return
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(handler(raw ? JSON.parse(raw) : {})))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    fault: (route, fault) => { if (fault) faults.set(route, fault); else faults.delete(route) },
+    metadata: () => order.metadata,
+    close: async () => {
+      for (const res of hanging) res.destroy()
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
