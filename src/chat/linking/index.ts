@@ -1,4 +1,35 @@
 import fp from 'fastify-plugin'
+import { flowRoutes } from './flow-routes.ts'
+import { createLinkCodeStore } from './link-code-store.ts'
+import { linkRoutes } from './link-routes.ts'
+import { createLinkedAccountStore } from './linked-account-store.ts'
+import { createLoginAttemptLimiter } from './login-attempts.ts'
+import { createLoginFormInvites } from './login-form-invites.ts'
+import { loginMember } from './member-login.ts'
 
 // Link codes, linked accounts and the in-chat login form endpoint.
-export default fp(async () => {}, { name: 'chat-linking', dependencies: ['auth', 'raw-body'] })
+export default fp(async (app) => {
+  app.decorate('linkedAccounts', createLinkedAccountStore(app.redis))
+  app.decorate('loginFormInvites', createLoginFormInvites(app.redis))
+
+  await app.register(linkRoutes, { codes: createLinkCodeStore(app.redis) })
+  await app.register(flowRoutes, {
+    form: {
+      tenants: app.tenants,
+      invites: app.loginFormInvites,
+      accounts: app.linkedAccounts,
+      limiter: createLoginAttemptLimiter(app.redis),
+      login: async (tenantId, email, password) => await loginMember(app, tenantId, email, password),
+      // The bot registers after this plugin, so it is looked up when a login succeeds.
+      linked: async (phone) => {
+        if (!app.hasDecorator('chatBot')) return
+        try {
+          await app.chatBot.accountLinked(phone)
+        } catch (err) {
+          app.log.error({ err: { message: (err as Error).message } }, 'the chat bot could not greet a newly linked phone')
+        }
+      },
+      now: Date.now,
+    },
+  })
+}, { name: 'chat-linking', dependencies: ['auth', 'raw-body'] })
