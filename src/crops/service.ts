@@ -1,0 +1,306 @@
+import { randomUUID } from 'node:crypto'
+import {
+  CROP_MACHINE_VERSION,
+  frozenStatuses,
+  harvestMove,
+  moveStatus,
+  startHistory,
+  validTransitions,
+  type CropStatus,
+} from '../../machines/crop.machine.ts'
+import type { Principal } from '../auth/tokens.ts'
+import { AppError, conflict, notFound } from '../errors.ts'
+import type { Tenant } from '../tenants/model.ts'
+import type { CatalogService } from './catalog.ts'
+import type { Author, CropRecord, Harvest, Light, Plant, Space, Strain, TimelineEntry } from './model.ts'
+import { nextPlantNumber, plantCodes } from './plant-codes.ts'
+import type { CreateCropInput, HarvestInput, PatchCropInput, PatchHarvestInput, PlantsInput, TimelineInput } from './requests.ts'
+import type { CropStore } from './store/index.ts'
+
+/** Who acts, and in which club. */
+export interface Caller {
+  tenant: Tenant
+  principal: Principal
+}
+
+export interface CropFilters {
+  status?: CropStatus | undefined
+  strain?: string | undefined
+  spaceId?: string | undefined
+  search?: string | undefined
+}
+
+/** A crop with what its views show beside the record. */
+export interface CropDetails {
+  crop: CropRecord
+  plants: Plant[]
+  spaces: Space[]
+  lights: Light[]
+}
+
+// A timeline entry may be dated a little ahead (a phone's clock, a time zone), not days ahead.
+const FUTURE_TOLERANCE_MS = 24 * 3600 * 1000
+// A default batch of plant codes is recomputed this often when others take the same codes first.
+const PLANT_CODE_ATTEMPTS = 5
+
+export function callerAuthor (principal: Principal): Author {
+  return { id: principal.sub, name: principal.name ?? principal.email ?? principal.sub, ...(principal.email ? { email: principal.email } : {}) }
+}
+
+/** Keeps the timeline in date order; an entry goes after those of the same moment. */
+function withEntry (timeline: TimelineEntry[], entry: TimelineEntry): TimelineEntry[] {
+  const at = Date.parse(entry.date)
+  const index = timeline.findIndex((e) => Date.parse(e.date) > at)
+  return index === -1 ? [...timeline, entry] : [...timeline.slice(0, index), entry, ...timeline.slice(index)]
+}
+
+function invalidTransition (from: CropStatus, to: CropStatus): AppError {
+  const valid = validTransitions(from)
+  const targets = valid.length > 0 ? valid.join(', ') : `none (${from} is final)`
+  const message = `Invalid status transition from ${from} to ${to}. Valid transitions from ${from}: ${targets}`
+  return new AppError('CONFLICT', message, { body: { error: message, currentStatus: from, validTransitions: valid } })
+}
+
+function fieldError (field: string, message: string): AppError {
+  return new AppError('VALIDATION_ERROR', message, { details: { errors: { [field]: [message] } } })
+}
+
+const cropNotFound = () => notFound('Crop')
+
+/** The crops domain's decisions; the lifecycle rules come from the crop machine. */
+export class CropService {
+  constructor (
+    private readonly crops: CropStore,
+    private readonly catalog: CatalogService,
+    private readonly now: () => Date = () => new Date()
+  ) {}
+
+  async list (tenantId: string, filters: CropFilters): Promise<CropRecord[]> {
+    const search = filters.search?.toLocaleLowerCase()
+    return (await this.crops.list(tenantId)).filter((crop) =>
+      (!filters.status || crop.status === filters.status) &&
+      (!filters.strain || crop.strain.id === filters.strain) &&
+      (!filters.spaceId || crop.spaceIds.includes(filters.spaceId)) &&
+      (!search || crop.name.toLocaleLowerCase().includes(search)))
+  }
+
+  async create (tenant: Tenant, input: CreateCropInput): Promise<CropRecord> {
+    const spaceIds = input.spaces ?? []
+    const lightIds = input.lights ?? []
+    await this.catalog.require(tenant.id, 'spaces', spaceIds)
+    await this.catalog.require(tenant.id, 'lights', lightIds)
+    const strain = await this.catalog.strainFor(tenant.id, input.strain, input.strainName)
+    const at = this.now().toISOString()
+    const crop: CropRecord = {
+      id: `crop_${randomUUID()}`,
+      tenantId: tenant.id,
+      machineVersion: CROP_MACHINE_VERSION,
+      name: input.name,
+      strain: { id: strain.id, name: strain.name },
+      status: input.status,
+      plantedAt: input.plantedAt ?? at,
+      expectedHarvestDate: input.expectedHarvestDate ?? null,
+      expectedYield: input.expectedYield ?? null,
+      spaceIds,
+      lightIds,
+      pot: input.pot ?? null,
+      seed: input.seed ? { id: input.seed } : null,
+      timeline: [],
+      statusHistory: startHistory(input.status, at),
+      harvests: [],
+      createdAt: at,
+      updatedAt: at,
+    }
+    // Plants named on create are plants already tagged: their id is also their code.
+    const plants = (input.plants ?? []).map((id) => ({ id, code: id, status: 'ACTIVE', cropId: crop.id }))
+    const limit = tenant.plan.maxActiveCrops
+    const created = await this.crops.create(crop, plants, limit)
+    if (!created.ok) {
+      if (created.reason === 'EXISTS') throw new Error('crop id collision')
+      throw new AppError('LIMIT_EXCEEDED', `The plan allows ${limit} active crops; finish one before starting another`, {
+        details: { current: created.current, limit },
+      })
+    }
+    return crop
+  }
+
+  async get (tenantId: string, cropId: string): Promise<CropDetails> {
+    const crop = await this.crops.get(tenantId, cropId)
+    if (!crop) throw cropNotFound()
+    const [plants, spaces, lights] = await Promise.all([
+      this.crops.plants(tenantId, cropId),
+      this.catalog.some(tenantId, 'spaces', crop.spaceIds),
+      this.catalog.some(tenantId, 'lights', crop.lightIds),
+    ])
+    return { crop, plants, spaces, lights }
+  }
+
+  async record (tenantId: string, cropId: string): Promise<CropRecord> {
+    const crop = await this.crops.get(tenantId, cropId)
+    if (!crop) throw cropNotFound()
+    return crop
+  }
+
+  /** The complete view: the crop, its strain and its harvests. */
+  async complete (tenantId: string, cropId: string): Promise<CropDetails & { strain: Strain }> {
+    const details = await this.get(tenantId, cropId)
+    const { strain } = details.crop
+    // Catalog entries are never removed; a crop of an older catalog still shows its strain by name.
+    const found = await this.catalog.strain(tenantId, strain.id) ?? { ...strain, type: 'UNKNOWN', cannabinoids: { thc: 0, cbd: 0 } }
+    return { ...details, strain: found }
+  }
+
+  async patch (tenantId: string, cropId: string, input: PatchCropInput): Promise<CropDetails> {
+    if (input.spaces) await this.catalog.require(tenantId, 'spaces', input.spaces)
+    if (input.lights) await this.catalog.require(tenantId, 'lights', input.lights)
+    const at = this.now().toISOString()
+    const updated = await this.crops.update(tenantId, cropId, (crop) => {
+      const next: CropRecord = { ...crop, updatedAt: at }
+      if (input.name !== undefined) next.name = input.name
+      if (input.plantedAt !== undefined) next.plantedAt = input.plantedAt
+      if (input.expectedYield !== undefined) next.expectedYield = input.expectedYield
+      if (input.expectedHarvestDate !== undefined) next.expectedHarvestDate = input.expectedHarvestDate
+      if (input.pot !== undefined) next.pot = input.pot
+      if (input.seed !== undefined) next.seed = input.seed === null ? null : { id: input.seed }
+      if (input.spaces) next.spaceIds = input.spaces
+      if (input.lights) next.lightIds = input.lights
+      return { crop: next, result: next }
+    })
+    if (!updated) throw cropNotFound()
+    return await this.get(tenantId, cropId)
+  }
+
+  async remove (tenantId: string, cropId: string): Promise<void> {
+    if (!await this.crops.remove(tenantId, cropId)) throw cropNotFound()
+  }
+
+  /** The status route: the machine decides; the open history entry closes at the moment of the move. */
+  async move ({ tenant, principal }: Caller, cropId: string, input: { newStatus: CropStatus, notes?: string | undefined, author?: Author | undefined }) {
+    const at = this.now().toISOString()
+    const moved = await this.crops.update(tenant.id, cropId, (crop) => {
+      const next = moveStatus(crop, input.newStatus, at)
+      if (!next) throw invalidTransition(crop.status, input.newStatus)
+      const timestamp = next.statusHistory.at(-1)?.start ?? at
+      const entry: TimelineEntry = {
+        type: 'OBSERVATION',
+        date: timestamp,
+        data: { fromStatus: crop.status, toStatus: next.status },
+        notes: input.notes ?? `Status changed from ${crop.status} to ${next.status}`,
+        evidences: [],
+        author: input.author ?? callerAuthor(principal),
+      }
+      const updated = { ...crop, ...next, timeline: withEntry(crop.timeline, entry), updatedAt: at }
+      return { crop: updated, result: { crop: updated, transition: { from: crop.status, to: next.status, timestamp } } }
+    })
+    if (!moved) throw cropNotFound()
+    return moved
+  }
+
+  async addTimeline ({ tenant, principal }: Caller, cropId: string, input: TimelineInput) {
+    const now = this.now()
+    const date = input.date ?? now.toISOString()
+    if (Date.parse(date) > now.getTime() + FUTURE_TOLERANCE_MS) throw fieldError('date', 'Must not be more than a day in the future')
+    const entry: TimelineEntry = {
+      type: input.type,
+      date,
+      data: input.data,
+      notes: input.notes ?? '',
+      evidences: input.evidences ?? [],
+      author: input.author ?? callerAuthor(principal),
+    }
+    const crop = await this.crops.update(tenant.id, cropId, (current) => {
+      const next = { ...current, timeline: withEntry(current.timeline, entry), updatedAt: now.toISOString() }
+      return { crop: next, result: next }
+    })
+    if (!crop) throw cropNotFound()
+    return { entry, crop }
+  }
+
+  async plants (tenantId: string, cropId: string): Promise<Plant[]> {
+    await this.record(tenantId, cropId)
+    return await this.crops.plants(tenantId, cropId)
+  }
+
+  /** Adds `count` plants with codes prefix + number; no codes repeat within the crop, none in a frozen crop. */
+  async addPlants (tenantId: string, cropId: string, input: PlantsInput): Promise<Plant[]> {
+    for (let attempt = 1; ; attempt++) {
+      const start = input.startCode ?? nextPlantNumber((await this.plants(tenantId, cropId)).map((p) => p.code), input.prefix)
+      const plants = plantCodes(input.prefix, start, input.count)
+        .map((code) => ({ id: `plant_${randomUUID()}`, code, status: input.status, cropId }))
+      const added = await this.crops.addPlants(tenantId, cropId, plants, frozenStatuses)
+      if (added.ok) return plants
+      if (added.reason === 'NOT_FOUND') throw cropNotFound()
+      if (added.reason === 'FROZEN') {
+        throw conflict(`The crop is ${added.status}: no new plants from ${frozenStatuses[0]} on`, { currentStatus: added.status })
+      }
+      if (input.startCode !== undefined || attempt >= PLANT_CODE_ATTEMPTS) {
+        const shown = added.codes.slice(0, 10).join(', ') + (added.codes.length > 10 ? ', ...' : '')
+        throw new AppError('DUPLICATE_RESOURCE', `Plant codes already used in this crop: ${shown}`, { details: { codes: added.codes } })
+      }
+    }
+  }
+
+  /** A harvest in FLOWERING or HARVESTING: the crop moves to DRYING, or stays (returns to) FLOWERING. */
+  async harvest ({ tenant, principal }: Caller, cropId: string, input: HarvestInput) {
+    const current = await this.record(tenant.id, cropId)
+    const notHarvestable = (status: CropStatus) => conflict(`The crop is ${status}: harvests are recorded in FLOWERING or HARVESTING`, { currentStatus: status })
+    if (!harvestMove(current, input.continueFlowering, this.now().toISOString())) throw notHarvestable(current.status)
+    // Taken before the write: a harvest refused by a race in between leaves a gap, never a repeat.
+    const seq = await this.crops.nextBatchNumber(tenant.id)
+    const now = this.now()
+    const at = now.toISOString()
+    const batchNumber = `B-${at.slice(0, 10).replaceAll('-', '')}-${String(seq).padStart(4, '0')}`
+    const done = await this.crops.update(tenant.id, cropId, (crop) => {
+      const next = harvestMove(crop, input.continueFlowering, at)
+      if (!next) throw notHarvestable(crop.status)
+      const harvest: Harvest = {
+        id: `harvest_${randomUUID()}`,
+        cropId,
+        name: input.name ?? `${crop.name} #${crop.harvests.length + 1}`,
+        status: 'DRYING',
+        wetWeight: input.wetWeight,
+        dryWeight: null,
+        quality: input.quality ?? null,
+        batchNumber,
+        moisture: null,
+        notes: input.notes ?? '',
+        storageLocation: input.storageLocation ?? null,
+        createdAt: at,
+        updatedAt: at,
+      }
+      const entry: TimelineEntry = {
+        type: 'HARVESTING',
+        date: at,
+        data: { harvestId: harvest.id, batchNumber, wetWeight: input.wetWeight },
+        notes: input.notes ?? '',
+        evidences: [],
+        author: callerAuthor(principal),
+      }
+      const updated = { ...crop, ...next, harvests: [...crop.harvests, harvest], timeline: withEntry(crop.timeline, entry), updatedAt: at }
+      const message = `Harvest ${batchNumber} recorded; the crop ${next.status === crop.status ? 'stays in' : 'moved to'} ${next.status}`
+      return { crop: updated, result: { harvest, crop: updated, message } }
+    })
+    if (!done) throw cropNotFound()
+    return done
+  }
+
+  async updateHarvest (tenantId: string, cropId: string, harvestId: string, input: PatchHarvestInput): Promise<Harvest> {
+    const at = this.now().toISOString()
+    const updated = await this.crops.update(tenantId, cropId, (crop) => {
+      const harvest = crop.harvests.find((h) => h.id === harvestId)
+      if (!harvest) throw notFound('Harvest')
+      if (input.dryWeight !== undefined && input.dryWeight > harvest.wetWeight) {
+        throw fieldError('dryWeight', `Must not exceed the wet weight (${harvest.wetWeight} g)`)
+      }
+      const next: Harvest = { ...harvest, ...definedOnly(input), updatedAt: at }
+      if (next.status === 'STOCKED' && next.dryWeight === null) throw conflict('Record dryWeight before the harvest is STOCKED')
+      return { crop: { ...crop, harvests: crop.harvests.map((h) => h.id === harvestId ? next : h), updatedAt: at }, result: next }
+    })
+    if (!updated) throw cropNotFound()
+    return updated
+  }
+}
+
+function definedOnly<T extends object> (input: T): Partial<T> {
+  return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<T>
+}
