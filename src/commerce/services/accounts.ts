@@ -1,0 +1,152 @@
+import { z } from 'zod'
+import { newId } from '../ids.ts'
+import type { ActorType, AuthIdentityDoc, CustomerDoc, UserDoc } from '../model.ts'
+import { hashPassword, verifyPassword } from '../passwords.ts'
+import { signActorToken, type Actor } from '../tokens.ts'
+import { invalidData, MedusaError, notFound, parseInput } from '../errors.ts'
+import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
+import { listDocs, loadDoc, mutate } from './repo.ts'
+import { mergeMetadata } from './catalog.ts'
+
+// Email/password identities, customers (members) and users (staff), and the tokens they log in with.
+
+export const credentialsBody = z.object({ email: z.string().trim().toLowerCase().pipe(z.email()), password: z.string().min(1) })
+
+export const customerMissing = (id: string): MedusaError => notFound(`Customer with id: ${id} was not found`)
+
+/** The clubs a customer belongs to, kept in `metadata.clubs`. */
+export function clubsOf (customer: CustomerDoc): string[] {
+  const clubs = customer.metadata?.clubs
+  return Array.isArray(clubs) ? clubs.filter((c): c is string => typeof c === 'string') : []
+}
+
+const fullName = (first: string | null, last: string | null): string | undefined => [first, last].filter(Boolean).join(' ') || undefined
+
+async function identityOf (ctx: CommerceContext, actorType: ActorType, email: string): Promise<AuthIdentityDoc | undefined> {
+  const id = await ctx.store.lookup(LOOKUP.authIdentity(actorType), email)
+  return id ? (await ctx.store.get('auth_identity', id))?.doc : undefined
+}
+
+async function tokenFor (ctx: CommerceContext, identity: AuthIdentityDoc): Promise<string> {
+  const base = { actorType: identity.actor_type, authIdentityId: identity.id, email: identity.email }
+  if (!identity.actor_id) return await signActorToken(ctx.jwtSecret, { ...base, actorId: '' })
+  if (identity.actor_type === 'customer') {
+    const customer = await loadDoc(ctx.store, 'customer', identity.actor_id, () => customerMissing(identity.actor_id as string))
+    return await signActorToken(ctx.jwtSecret, { ...base, actorId: customer.id, role: 'member', tenants: clubsOf(customer), name: fullName(customer.first_name, customer.last_name) })
+  }
+  const user = await loadDoc(ctx.store, 'user', identity.actor_id, () => notFound(`User with id: ${identity.actor_id} was not found`))
+  return await signActorToken(ctx.jwtSecret, { ...base, actorId: user.id, role: user.role, tenants: user.tenants, name: fullName(user.first_name, user.last_name) })
+}
+
+/** POST /auth/{actor}/emailpass: a wrong email and a wrong password answer alike, after the same work. */
+export async function login (ctx: CommerceContext, actorType: ActorType, input: unknown): Promise<string> {
+  const { email, password } = parseInput(credentialsBody, input)
+  const identity = await identityOf(ctx, actorType, email)
+  const ok = await verifyPassword(password, identity?.password_hash)
+  if (!identity || !ok) throw new MedusaError('unauthorized', 'Invalid email or password')
+  return await tokenFor(ctx, identity)
+}
+
+/** Creates an email/password identity (no actor yet); false when the email has one. */
+export async function createIdentity (ctx: CommerceContext, actorType: ActorType, email: string, password: string, actorId: string | null): Promise<AuthIdentityDoc | undefined> {
+  if (await identityOf(ctx, actorType, email)) return undefined
+  const now = nowIso()
+  const identity: AuthIdentityDoc = { id: newId('authid'), actor_type: actorType, email, password_hash: await hashPassword(password), actor_id: actorId, created_at: now, updated_at: now }
+  return await ctx.store.create('auth_identity', identity, [], [{ name: LOOKUP.authIdentity(actorType), value: email }]) ? identity : undefined
+}
+
+/** POST /auth/customer/emailpass/register: a registration token, for POST /store/customers. */
+export async function register (ctx: CommerceContext, input: unknown): Promise<string> {
+  const { email, password } = parseInput(credentialsBody, input)
+  const identity = await createIdentity(ctx, 'customer', email, password, null)
+  if (!identity) throw new MedusaError('unauthorized', 'Identity with email already exists')
+  return await tokenFor(ctx, identity)
+}
+
+export const createCustomerBody = z.object({
+  email: z.string().trim().toLowerCase().pipe(z.email()),
+  first_name: z.string().nullish(),
+  last_name: z.string().nullish(),
+  phone: z.string().nullish(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
+})
+
+/** POST /store/customers with a registration token: the customer, a member of the key's club. */
+export async function createCustomer (ctx: CommerceContext, registration: { authIdentityId: string, actorId: string }, clubs: string[], input: unknown): Promise<CustomerDoc> {
+  const body = parseInput(createCustomerBody, input)
+  if (registration.actorId) throw invalidData('Request already authenticated as a customer.')
+  const identity = await loadDoc(ctx.store, 'auth_identity', registration.authIdentityId, () => notFound('Auth identity not found'))
+  if (identity.actor_id) throw invalidData('Request already authenticated as a customer.')
+  if (identity.email !== body.email) throw invalidData('The email does not match the registered identity')
+  const now = nowIso()
+  const customer: CustomerDoc = {
+    id: newId('cus'),
+    email: body.email,
+    first_name: body.first_name ?? null,
+    last_name: body.last_name ?? null,
+    phone: body.phone ?? null,
+    has_account: true,
+    metadata: { ...(body.metadata ?? {}), clubs },
+    created_at: now,
+    updated_at: now,
+  }
+  if (!await saveCustomer(ctx, customer)) throw new MedusaError('duplicate_error', `A customer with email ${body.email} already exists`)
+  await mutate(ctx.store, 'auth_identity', identity.id, () => notFound('Auth identity not found'), (doc) => {
+    doc.actor_id = customer.id
+    return undefined
+  })
+  return customer
+}
+
+/** Stores a registered customer; false when the id or the email is taken. */
+export async function saveCustomer (ctx: CommerceContext, customer: CustomerDoc): Promise<boolean> {
+  return await ctx.store.create('customer', customer, [{ index: INDEX.customers, score: score(customer.created_at) }], [{ name: LOOKUP.customerEmail, value: customer.email }])
+}
+
+export async function saveUser (ctx: CommerceContext, user: UserDoc): Promise<boolean> {
+  return await ctx.store.create('user', user, [{ index: INDEX.users, score: score(user.created_at) }], [])
+}
+
+export async function getCustomer (ctx: CommerceContext, id: string): Promise<CustomerDoc> {
+  return await loadDoc(ctx.store, 'customer', id, () => customerMissing(id))
+}
+
+export async function getUser (ctx: CommerceContext, id: string): Promise<UserDoc> {
+  return await loadDoc(ctx.store, 'user', id, () => notFound(`User with id: ${id} was not found`))
+}
+
+export async function listCustomers (ctx: CommerceContext): Promise<CustomerDoc[]> {
+  return await listDocs(ctx.store, 'customer', INDEX.customers)
+}
+
+/** A cart's customer: the logged-in one, else a guest record per email (as Medusa makes for guest carts). */
+export async function customerForCart (ctx: CommerceContext, actor: Actor | undefined, email: string | undefined): Promise<CustomerDoc | undefined> {
+  if (actor?.type === 'customer') return await getCustomer(ctx, actor.id)
+  if (!email) return undefined
+  const existing = await ctx.store.lookup(LOOKUP.guestEmail, email)
+  if (existing) return await getCustomer(ctx, existing)
+  const now = nowIso()
+  const guest: CustomerDoc = { id: newId('cus'), email, first_name: null, last_name: null, phone: null, has_account: false, metadata: null, created_at: now, updated_at: now }
+  if (!await ctx.store.create('customer', guest, [{ index: INDEX.customers, score: score(now) }], [{ name: LOOKUP.guestEmail, value: email }])) {
+    return await getCustomer(ctx, await ctx.store.lookup(LOOKUP.guestEmail, email) ?? guest.id)
+  }
+  return guest
+}
+
+export const updateCustomerBody = z.object({
+  first_name: z.string().nullish(),
+  last_name: z.string().nullish(),
+  phone: z.string().nullish(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
+})
+
+export async function updateCustomer (ctx: CommerceContext, id: string, input: unknown): Promise<CustomerDoc> {
+  const body = parseInput(updateCustomerBody, input)
+  return await mutate(ctx.store, 'customer', id, () => customerMissing(id), (c) => {
+    if (body.first_name !== undefined) c.first_name = body.first_name ?? null
+    if (body.last_name !== undefined) c.last_name = body.last_name ?? null
+    if (body.phone !== undefined) c.phone = body.phone ?? null
+    c.metadata = mergeMetadata(c.metadata, body.metadata ?? undefined)
+    return undefined
+  })
+}

@@ -1,0 +1,37 @@
+import type { CommerceStore } from '../store/port.ts'
+
+/** What every service needs: the store and the token secret. */
+export interface CommerceContext {
+  store: CommerceStore
+  jwtSecret: string
+}
+
+export const nowIso = (): string => new Date().toISOString()
+
+/** Index scores: creation time in ms. */
+export const score = (iso: string): number => Date.parse(iso)
+
+export const INDEX = {
+  regions: 'regions',
+  salesChannels: 'sales_channels',
+  apiKeys: 'api_keys',
+  stockLocations: 'stock_locations',
+  shippingOptions: 'shipping_options',
+  products: 'products',
+  inventoryItems: 'inventory_items',
+  customers: 'customers',
+  users: 'users',
+  ordersOfChannel: (salesChannelId: string) => `orders:sc:${salesChannelId}`,
+  ordersOfCustomer: (customerId: string) => `orders:customer:${customerId}`,
+} as const
+
+export const LOOKUP = {
+  publishableKey: 'pk',
+  authIdentity: (actorType: string) => `auth:${actorType}`,
+  handle: 'handle',
+  variant: 'variant',
+  customerEmail: 'customer-email',
+  guestEmail: 'guest-email',
+  paymentCollection: 'payment-collection',
+  payment: 'payment',
+} as const

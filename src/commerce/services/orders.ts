@@ -1,0 +1,281 @@
+import { z } from 'zod'
+import { collectionAmounts, fulfillmentStatus, paymentStatus } from '../calc.ts'
+import { newId } from '../ids.ts'
+import type { Fulfillment, OrderDoc, Payment, PaymentCollection } from '../model.ts'
+import type { Actor } from '../tokens.ts'
+import type { StockDelta } from '../store/port.ts'
+import { invalidData, MedusaError, notAllowed, notFound, parseInput } from '../errors.ts'
+import { INDEX, LOOKUP, nowIso, type CommerceContext } from './context.ts'
+import { listDocs, loadDoc, mutate } from './repo.ts'
+import { mergeMetadata } from './catalog.ts'
+import { locationsOfChannel } from './setup.ts'
+
+// Orders after completion: reads with computed statuses, capture, fulfillment, shipment, delivery, cancel,
+// complete and metadata. Each change is a compare-and-set of the order, with its stock changes, in one step.
+
+export const orderMissing = (id: string): MedusaError => notFound(`Order id not found: ${id}`)
+
+export async function getOrder (ctx: CommerceContext, id: string): Promise<OrderDoc> {
+  return await loadDoc(ctx.store, 'order', id, () => orderMissing(id))
+}
+
+export async function ordersOfChannels (ctx: CommerceContext, channelIds: readonly string[]): Promise<OrderDoc[]> {
+  const lists = await Promise.all(channelIds.map((id) => listDocs(ctx.store, 'order', INDEX.ordersOfChannel(id))))
+  return lists.flat()
+}
+
+export async function ordersOfCustomer (ctx: CommerceContext, customerId: string): Promise<OrderDoc[]> {
+  return await listDocs(ctx.store, 'order', INDEX.ordersOfCustomer(customerId))
+}
+
+/** A query filter value: `a`, `a,b`, repeated keys or `key[]` all mean "any of". */
+export const filterValues = z.union([z.string(), z.array(z.string())]).optional()
+  .transform((v) => v === undefined ? undefined : (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
+
+export interface OrderFilters {
+  status?: string[]
+  customer_id?: string[]
+  sales_channel_id?: string[]
+  payment_status?: string[]
+  fulfillment_status?: string[]
+  q?: string
+}
+
+export function matchesOrder (order: OrderDoc, f: OrderFilters): boolean {
+  const within = (values: string[] | undefined, value: string | null): boolean => !values || values.length === 0 || (value !== null && values.includes(value))
+  const q = f.q?.toLowerCase()
+  return within(f.status, order.status) &&
+    within(f.customer_id, order.customer_id) &&
+    within(f.sales_channel_id, order.sales_channel_id) &&
+    within(f.payment_status, paymentStatus(order)) &&
+    within(f.fulfillment_status, fulfillmentStatus(order)) &&
+    (!q || String(order.display_id) === q || order.id.toLowerCase() === q || (order.email ?? '').includes(q))
+}
+
+/** `order` query: a field, `-field` for descending; default newest first. */
+export function sortOrders (orders: OrderDoc[], order: string | undefined): OrderDoc[] {
+  const desc = order === undefined || order.startsWith('-')
+  const field = (order ?? '-created_at').replace(/^-/, '')
+  const key = (o: OrderDoc): string | number => field === 'display_id' ? o.display_id : field === 'updated_at' ? o.updated_at : o.created_at
+  return [...orders].sort((a, b) => {
+    const ka = key(a)
+    const kb = key(b)
+    const c = ka < kb ? -1 : ka > kb ? 1 : 0
+    return desc ? -c : c
+  })
+}
+
+export async function changeOrder (ctx: CommerceContext, id: string, change: (order: OrderDoc) => StockDelta[] | undefined): Promise<OrderDoc> {
+  return await mutate(ctx.store, 'order', id, () => orderMissing(id), (order) => ({ stock: change(order) }))
+}
+
+function findPayment (order: OrderDoc, paymentId: string): { pc: PaymentCollection, payment: Payment } {
+  for (const pc of order.payment_collections) {
+    const payment = pc.payments.find((p) => p.id === paymentId)
+    if (payment) return { pc, payment }
+  }
+  throw notFound(`Payment with id: ${paymentId} was not found`)
+}
+
+export const captureBody = z.object({ amount: z.number().int().positive().optional() })
+
+/**
+ * POST /admin/payments/{id}/capture: captures `amount` (default: what is left). Capturing again when all is
+ * captured answers the payment as it is (capture_again.json); more than is left is 400 (capture_over.json).
+ */
+export async function capturePayment (ctx: CommerceContext, actor: Actor, paymentId: string, input: unknown, visible: (order: OrderDoc) => boolean): Promise<{ payment: Payment, collectionId: string }> {
+  const body = parseInput(captureBody, input)
+  const missing = (): MedusaError => notFound(`Payment with id: ${paymentId} was not found`)
+  const orderId = await ctx.store.lookup(LOOKUP.payment, paymentId)
+  if (!orderId || !visible(await getOrder(ctx, orderId))) throw missing()
+  const order = await changeOrder(ctx, orderId, (o) => {
+    const { pc, payment } = findPayment(o, paymentId)
+    if (payment.canceled_at) throw notAllowed(`The payment: ${paymentId} has been canceled`)
+    const captured = payment.captures.reduce((s, c) => s + c.amount, 0)
+    const left = payment.amount - captured
+    const amount = body.amount ?? left
+    if (amount > left) throw invalidData('You cannot capture more than the authorized amount substracted by what is already captured.')
+    if (amount === 0) return undefined
+    const now = nowIso()
+    payment.captures.push({ id: newId('capt'), amount, created_by: actor.id, created_at: now })
+    payment.updated_at = now
+    if (captured + amount >= payment.amount) payment.captured_at = now
+    if (collectionAmounts(pc).captured_amount >= pc.amount) pc.completed_at = now
+    pc.updated_at = now
+    return undefined
+  })
+  const { pc, payment } = findPayment(order, paymentId)
+  return { payment, collectionId: pc.id }
+}
+
+export const fulfillBody = z.object({
+  items: z.array(z.object({ id: z.string().min(1), quantity: z.number().int().positive() })).min(1),
+  location_id: z.string().min(1).optional(),
+  no_notification: z.boolean().optional(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
+})
+
+/** POST /admin/orders/{id}/fulfillments: takes the units out of stock at `location_id` and out of the reservation. */
+export async function createFulfillment (ctx: CommerceContext, actor: Actor, id: string, input: unknown): Promise<OrderDoc> {
+  const body = parseInput(fulfillBody, input)
+  const current = await getOrder(ctx, id)
+  const locationId = body.location_id ?? current.stock_location_id
+  const locations = (await locationsOfChannel(ctx, current.sales_channel_id)).map((l) => l.id)
+  if (!locations.includes(locationId)) throw invalidData(`Location ${locationId} does not serve the order's sales channel`)
+  return await changeOrder(ctx, id, (order) => {
+    if (order.status === 'canceled') throw notAllowed(`Order ${id} has been canceled`)
+    const now = nowIso()
+    const deltas: StockDelta[] = []
+    const fulfillment: Fulfillment = {
+      id: newId('ful'),
+      location_id: locationId,
+      shipping_option_id: order.shipping_methods[0]?.shipping_option_id ?? null,
+      packed_at: now,
+      shipped_at: null,
+      delivered_at: null,
+      canceled_at: null,
+      created_by: actor.id,
+      marked_shipped_by: null,
+      delivery_address_id: newId('fuladdr'),
+      items: [],
+      labels: [],
+      created_at: now,
+      updated_at: now,
+    }
+    for (const wanted of body.items) {
+      const item = order.items.find((i) => i.id === wanted.id)
+      if (!item) throw invalidData(`Item ${wanted.id} does not belong to order ${id}`)
+      if (item.fulfilled_quantity + wanted.quantity > item.quantity) throw invalidData(`Quantity to fulfill exceeds the reserved quantity for the item: ${item.id}`)
+      item.fulfilled_quantity += wanted.quantity
+      item.updated_at = now
+      fulfillment.items.push({ id: newId('fulit'), line_item_id: item.id, inventory_item_id: item.inventory_item_id, title: item.variant_title, sku: item.variant_sku, quantity: wanted.quantity, created_at: now })
+      if (item.inventory_item_id) {
+        deltas.push({ inventoryItemId: item.inventory_item_id, locationId: order.stock_location_id, stocked: 0, reserved: -wanted.quantity })
+        deltas.push({ inventoryItemId: item.inventory_item_id, locationId, stocked: -wanted.quantity, reserved: 0 })
+      }
+    }
+    order.fulfillments.push(fulfillment)
+    order.version += 1
+    return deltas
+  })
+}
+
+function fulfillmentOf (order: OrderDoc, fulfillmentId: string): Fulfillment {
+  const f = order.fulfillments.find((x) => x.id === fulfillmentId)
+  if (!f) throw notFound(`Fulfillment with id: ${fulfillmentId} was not found`)
+  if (f.canceled_at) throw notAllowed(`Fulfillment ${fulfillmentId} has been canceled`)
+  return f
+}
+
+function addToItems (order: OrderDoc, f: Fulfillment, field: 'shipped_quantity' | 'delivered_quantity', now: string): void {
+  for (const fi of f.items) {
+    const item = order.items.find((i) => i.id === fi.line_item_id)
+    if (item) {
+      item[field] += fi.quantity
+      item.updated_at = now
+    }
+  }
+}
+
+export const shipmentBody = z.object({
+  items: z.array(z.object({ id: z.string().min(1), quantity: z.number().int().positive() })).optional(),
+  labels: z.array(z.object({ tracking_number: z.string(), tracking_url: z.string(), label_url: z.string() })).optional(),
+  no_notification: z.boolean().optional(),
+})
+
+/** Marks a whole fulfillment shipped; shipping it again answers the order unchanged. */
+export async function createShipment (ctx: CommerceContext, actor: Actor, id: string, fulfillmentId: string, input: unknown): Promise<OrderDoc> {
+  const body = parseInput(shipmentBody, input)
+  return await changeOrder(ctx, id, (order) => {
+    const f = fulfillmentOf(order, fulfillmentId)
+    if (f.shipped_at) return undefined
+    const now = nowIso()
+    f.shipped_at = now
+    f.marked_shipped_by = actor.id
+    f.updated_at = now
+    f.labels.push(...(body.labels ?? []).map((l) => ({ id: newId('fulla'), ...l, created_at: now })))
+    addToItems(order, f, 'shipped_quantity', now)
+    order.version += 1
+    return undefined
+  })
+}
+
+/** Marks a fulfillment delivered (shipped too, for a pickup handed over at the club); again is a no-op. */
+export async function markDelivered (ctx: CommerceContext, id: string, fulfillmentId: string, actor: Actor): Promise<OrderDoc> {
+  return await changeOrder(ctx, id, (order) => {
+    const f = fulfillmentOf(order, fulfillmentId)
+    if (f.delivered_at) return undefined
+    const now = nowIso()
+    if (!f.shipped_at) {
+      f.shipped_at = now
+      f.marked_shipped_by = actor.id
+      addToItems(order, f, 'shipped_quantity', now)
+    }
+    f.delivered_at = now
+    f.updated_at = now
+    addToItems(order, f, 'delivered_quantity', now)
+    order.version += 1
+    return undefined
+  })
+}
+
+/**
+ * Cancels an order unless something has shipped: releases what is still reserved, puts fulfilled (packed, not
+ * shipped) units back in stock, cancels authorized payments and refunds captured ones. Again is a no-op.
+ */
+export async function cancelOrder (ctx: CommerceContext, actor: Actor, id: string): Promise<OrderDoc> {
+  return await changeOrder(ctx, id, (order) => {
+    if (order.status === 'canceled') return undefined
+    if (order.items.some((i) => i.shipped_quantity > 0)) throw notAllowed(`Order ${id} has shipped items and cannot be canceled`)
+    const now = nowIso()
+    const deltas: StockDelta[] = []
+    for (const item of order.items) {
+      const reserved = item.quantity - item.fulfilled_quantity
+      if (item.inventory_item_id && reserved > 0) deltas.push({ inventoryItemId: item.inventory_item_id, locationId: order.stock_location_id, stocked: 0, reserved: -reserved })
+    }
+    for (const f of order.fulfillments.filter((x) => !x.canceled_at)) {
+      for (const fi of f.items) {
+        if (fi.inventory_item_id) deltas.push({ inventoryItemId: fi.inventory_item_id, locationId: f.location_id, stocked: fi.quantity, reserved: 0 })
+      }
+      f.canceled_at = now
+      f.updated_at = now
+    }
+    for (const item of order.items) item.fulfilled_quantity = 0
+    for (const pc of order.payment_collections) {
+      for (const p of pc.payments) {
+        const captured = p.captures.reduce((s, c) => s + c.amount, 0) - p.refunds.reduce((s, r) => s + r.amount, 0)
+        if (captured > 0) p.refunds.push({ id: newId('ref'), amount: captured, created_by: actor.id, created_at: now })
+        else p.canceled_at = now
+        p.updated_at = now
+      }
+      pc.updated_at = now
+    }
+    order.status = 'canceled'
+    order.canceled_at = now
+    order.version += 1
+    return deltas
+  })
+}
+
+export async function completeOrder (ctx: CommerceContext, id: string): Promise<OrderDoc> {
+  return await changeOrder(ctx, id, (order) => {
+    if (order.status === 'canceled') throw notAllowed(`Order ${id} has been canceled and cannot be completed`)
+    order.status = 'completed'
+    return undefined
+  })
+}
+
+export const updateOrderBody = z.object({
+  email: z.string().trim().toLowerCase().pipe(z.email()).optional(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
+})
+
+/** POST /admin/orders/{id}: email and metadata (merged key by key, as the activity log and invoice flags use it). */
+export async function updateOrder (ctx: CommerceContext, id: string, input: unknown): Promise<OrderDoc> {
+  const body = parseInput(updateOrderBody, input)
+  return await changeOrder(ctx, id, (order) => {
+    if (body.email) order.email = body.email
+    order.metadata = mergeMetadata(order.metadata, body.metadata ?? undefined)
+    return undefined
+  })
+}

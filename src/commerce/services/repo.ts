@@ -1,0 +1,42 @@
+import type { DocKinds, Kind } from '../model.ts'
+import type { CommerceStore, StockDelta } from '../store/port.ts'
+import { MedusaError, notAllowed } from '../errors.ts'
+
+// Typed record access over the store port, with the compare-and-set retry loop every change goes through.
+const MAX_ATTEMPTS = 20
+
+export async function loadDoc<K extends Kind> (store: CommerceStore, kind: K, id: string, missing: () => MedusaError): Promise<DocKinds[K]> {
+  const found = await store.get(kind, id)
+  if (!found) throw missing()
+  return found.doc
+}
+
+export async function listDocs<K extends Kind> (store: CommerceStore, kind: K, index: string): Promise<Array<DocKinds[K]>> {
+  return (await store.getMany(kind, await store.ids(index))).map((v) => v.doc)
+}
+
+export interface Change {
+  stock?: StockDelta[]
+}
+
+/**
+ * Reads a record, lets `change` edit it (and name stock deltas), writes it if nobody wrote in between, else
+ * starts over on the fresh record: the check `change` makes always holds for the revision that is replaced.
+ */
+export async function mutate<K extends Kind> (
+  store: CommerceStore, kind: K, id: string, missing: () => MedusaError,
+  change: (doc: DocKinds[K]) => Change | undefined, options: { unlessCartCompleted?: string, now?: () => string } = {}
+): Promise<DocKinds[K]> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const found = await store.get(kind, id)
+    if (!found) throw missing()
+    const doc = found.doc
+    const result = change(doc) ?? {}
+    doc.updated_at = options.now?.() ?? new Date().toISOString()
+    const outcome = await store.replace(kind, found.rev, doc as DocKinds[K] & { id: string }, { stock: result.stock, unlessCartCompleted: options.unlessCartCompleted })
+    if (outcome === 'ok') return doc
+    if (outcome === 'completed') throw new MedusaError('invalid_data', `Cart ${id} is already completed`)
+    if (outcome === 'stock') throw notAllowed('Not enough stock to apply this change', 'insufficient_inventory')
+  }
+  throw new MedusaError('conflict', `${kind} ${id} is being changed by another request, try again`)
+}

@@ -1,0 +1,71 @@
+import { jwtVerify, SignJWT } from 'jose'
+import { bearerToken, verifyAccessToken } from '../auth/tokens.ts'
+import type { Role } from '../auth/tokens.ts'
+import type { ActorType } from './model.ts'
+import { UnauthorizedError } from './errors.ts'
+
+// Tokens in Medusa's form (decisions.md section 2): HS256, actor_id, actor_type, auth_identity_id and
+// app_metadata {role, tenants, customer_id | user_id}, 24 h. Verification of whole tokens is the service's own
+// (src/auth/tokens.ts), which reads both this form and the service's `sub`/`role`/`tenants` form.
+const TOKEN_TTL_SECONDS = 24 * 3600
+
+export interface ActorClaims {
+  actorType: ActorType
+  /** Empty for a registration token: an identity that has no customer yet. */
+  actorId: string
+  authIdentityId: string
+  role?: Role
+  tenants?: string[]
+  email: string
+  name?: string
+}
+
+const encoder = new TextEncoder()
+
+export async function signActorToken (secret: string, claims: ActorClaims): Promise<string> {
+  const appMetadata = claims.actorId
+    ? { role: claims.role, tenants: claims.tenants ?? [], [`${claims.actorType}_id`]: claims.actorId }
+    : {}
+  return await new SignJWT({
+    actor_id: claims.actorId,
+    actor_type: claims.actorType,
+    auth_identity_id: claims.authIdentityId,
+    app_metadata: appMetadata,
+    email: claims.email,
+    ...(claims.name ? { name: claims.name } : {}),
+  })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + TOKEN_TTL_SECONDS)
+    .sign(encoder.encode(secret))
+}
+
+/** Who calls, from a verified token: customers are the `member` role, staff (`admin`, `grower`) are users. */
+export interface Actor {
+  type: ActorType
+  id: string
+  role: Role
+  tenants: string[]
+}
+
+/** The caller of a request with an Authorization header; any token that does not verify is a 401. */
+export async function actorFrom (secret: string, authorization: string | undefined): Promise<Actor | undefined> {
+  if (!authorization) return undefined
+  try {
+    const p = await verifyAccessToken(secret, bearerToken(authorization))
+    return { type: p.role === 'member' ? 'customer' : 'user', id: p.sub, role: p.role, tenants: p.tenants }
+  } catch {
+    throw new UnauthorizedError()
+  }
+}
+
+/** The identity a registration token (actor_id empty) stands for; anything else is a 401. */
+export async function registrationIdentity (secret: string, authorization: string | undefined): Promise<{ authIdentityId: string, actorId: string }> {
+  try {
+    const { payload } = await jwtVerify(bearerToken(authorization), encoder.encode(secret), { algorithms: ['HS256'], requiredClaims: ['exp'] })
+    if (payload.actor_type !== 'customer' || typeof payload.auth_identity_id !== 'string' || typeof payload.actor_id !== 'string') throw new UnauthorizedError()
+    return { authIdentityId: payload.auth_identity_id, actorId: payload.actor_id }
+  } catch {
+    throw new UnauthorizedError()
+  }
+}

@@ -1,0 +1,163 @@
+import { collectionAmounts, fulfillmentStatus, paymentStatus, totals } from '../calc.ts'
+import type { CustomerDoc, Fulfillment, OrderDoc, OrderLineItem } from '../model.ts'
+import { orderAddressView, orderTotalsView } from './common.ts'
+import { lineItemView } from './cart.ts'
+import { collectionView } from './payments.ts'
+
+function orderItemView (order: OrderDoc, item: OrderLineItem) {
+  const { product: _product, ...line } = lineItemView(item)
+  const subtotal = item.unit_price * item.quantity
+  return {
+    ...line,
+    variant_option_values: null,
+    is_discountable: true,
+    is_custom_price: false,
+    deleted_at: null,
+    line_item_metadata: item.metadata,
+    detail: {
+      id: `orditem_${item.id.slice('ordli_'.length)}`,
+      version: order.version,
+      metadata: {},
+      order_id: order.id,
+      item_id: item.id,
+      unit_price: item.unit_price,
+      compare_at_unit_price: null,
+      quantity: item.quantity,
+      fulfilled_quantity: item.fulfilled_quantity,
+      delivered_quantity: item.delivered_quantity,
+      shipped_quantity: item.shipped_quantity,
+      return_requested_quantity: 0,
+      return_received_quantity: 0,
+      return_dismissed_quantity: 0,
+      written_off_quantity: 0,
+      created_at: item.created_at,
+      updated_at: order.updated_at,
+      deleted_at: null,
+    },
+    original_subtotal: subtotal,
+    original_total: subtotal,
+    discount_subtotal: 0,
+    discount_tax_total: 0,
+    discount_total: 0,
+    tax_total: 0,
+    original_tax_total: 0,
+    refundable_total_per_unit: item.unit_price,
+    refundable_total: subtotal,
+    fulfilled_total: item.unit_price * item.fulfilled_quantity,
+    shipped_total: item.unit_price * item.shipped_quantity,
+    return_requested_total: 0,
+    return_received_total: 0,
+    return_dismissed_total: 0,
+    write_off_total: 0,
+  }
+}
+
+function fulfillmentView (f: Fulfillment) {
+  return {
+    id: f.id,
+    location_id: f.location_id,
+    packed_at: f.packed_at,
+    shipped_at: f.shipped_at,
+    marked_shipped_by: f.marked_shipped_by,
+    created_by: f.created_by,
+    delivered_at: f.delivered_at,
+    canceled_at: f.canceled_at,
+    data: {},
+    requires_shipping: true,
+    provider_id: 'manual_manual',
+    provider: { id: 'manual_manual' },
+    shipping_option_id: f.shipping_option_id,
+    shipping_option: f.shipping_option_id ? { id: f.shipping_option_id } : null,
+    delivery_address_id: f.delivery_address_id,
+    delivery_address: { id: f.delivery_address_id },
+    metadata: null,
+    created_at: f.created_at,
+    updated_at: f.updated_at,
+    deleted_at: null,
+    items: f.items.map((i) => ({
+      id: i.id,
+      title: i.title,
+      sku: i.sku,
+      barcode: '',
+      line_item_id: i.line_item_id,
+      inventory_item_id: i.inventory_item_id,
+      fulfillment_id: f.id,
+      created_at: i.created_at,
+      updated_at: i.created_at,
+      deleted_at: null,
+      quantity: i.quantity,
+    })),
+    labels: f.labels.map((l) => ({ ...l, fulfillment_id: f.id, updated_at: l.created_at, deleted_at: null })),
+  }
+}
+
+export function orderView (order: OrderDoc, customer: CustomerDoc | undefined) {
+  const t = totals(order.items, order.shipping_methods)
+  const amounts = order.payment_collections.map(collectionAmounts)
+  const paid = amounts.reduce((s, a) => s + a.captured_amount, 0)
+  const refunded = amounts.reduce((s, a) => s + a.refunded_amount, 0)
+  const at = { created_at: order.created_at, updated_at: order.updated_at }
+  return {
+    id: order.id,
+    display_id: order.display_id,
+    custom_display_id: null,
+    status: order.status,
+    version: order.version,
+    region_id: order.region_id,
+    sales_channel_id: order.sales_channel_id,
+    customer_id: order.customer_id,
+    email: order.email,
+    currency_code: order.currency_code,
+    locale: null,
+    metadata: order.metadata,
+    canceled_at: order.canceled_at,
+    created_at: order.created_at,
+    updated_at: order.updated_at,
+    ...orderTotalsView(t),
+    summary: {
+      paid_total: paid,
+      refunded_total: refunded,
+      accounting_total: t.total,
+      credit_line_total: 0,
+      transaction_total: paid - refunded,
+      pending_difference: t.total - paid + refunded,
+      current_order_total: t.total,
+      original_order_total: t.total,
+    },
+    credit_lines: [],
+    items: order.items.map((i) => orderItemView(order, i)),
+    shipping_address: orderAddressView(order.shipping_address, at),
+    billing_address: orderAddressView(order.billing_address, at),
+    shipping_methods: order.shipping_methods.map((m) => ({
+      id: m.id,
+      name: m.name,
+      description: null,
+      is_tax_inclusive: false,
+      is_custom_amount: false,
+      shipping_option_id: m.shipping_option_id,
+      data: {},
+      metadata: null,
+      created_at: m.created_at,
+      updated_at: m.updated_at,
+      deleted_at: null,
+      tax_lines: [],
+      adjustments: [],
+      amount: m.amount,
+      order_id: order.id,
+      subtotal: m.amount,
+      total: m.amount,
+      original_subtotal: m.amount,
+      original_total: m.amount,
+      discount_total: 0,
+      discount_subtotal: 0,
+      discount_tax_total: 0,
+      tax_total: 0,
+      original_tax_total: 0,
+    })),
+    payment_collections: order.payment_collections.map((pc) => collectionView(pc, true)),
+    fulfillments: order.fulfillments.map(fulfillmentView),
+    customer: customer ? { id: customer.id, email: customer.email, first_name: customer.first_name, last_name: customer.last_name, phone: customer.phone } : null,
+    payment_status: paymentStatus(order),
+    fulfillment_status: fulfillmentStatus(order),
+  }
+}
