@@ -1,0 +1,114 @@
+import { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { buildApp, type BuiltApp } from '../../src/app.ts'
+import { buildTestApp, type TestApp } from '../helper.ts'
+import { notice } from './fixtures.ts'
+import { eventually, openSse, type SseClient, type SseEvent } from './sse-client.ts'
+
+const isCount = (n: number) => (e: SseEvent): boolean => e.event === 'unread-count' && (e.data as { count: number }).count === n
+
+describe('live updates across instances sharing a Redis', () => {
+  let a: TestApp
+  let b: BuiltApp
+  let bRedis: Redis
+  let base: string
+  const clients: SseClient[] = []
+  const connect = async (headers: Record<string, string>): Promise<SseClient> => {
+    const c = await openSse(`${base}/api/notifications/stream`, headers)
+    clients.push(c)
+    return c
+  }
+
+  beforeAll(async () => {
+    a = await buildTestApp({ store: 'redis' })
+    // a second instance: same config (so the same key prefix), its own connection
+    bRedis = new Redis(inject('redisUrl'), { keyPrefix: a.config.redisKeyPrefix })
+    b = await buildApp(a.config, { redis: bRedis, logger: false })
+    await b.ready()
+    base = await a.app.listen({ port: 0, host: '127.0.0.1' })
+  })
+  afterAll(async () => {
+    for (const c of clients) c.close()
+    await b.close()
+    bRedis.disconnect()
+    await a.close()
+  })
+
+  it('answers 401 in the envelope without a token, before any stream starts', async () => {
+    const res = await fetch(`${base}/api/notifications/stream`)
+    expect(res.status).toBe(401)
+    expect((await res.json()).error.code).toBe('UNAUTHORIZED')
+  })
+
+  it('sends the count at once, then the notification and the new count when another instance creates one', async () => {
+    const client = await connect(await a.auth('member', 'club-norte', { sub: 'cus_ana' }))
+    expect(client.status).toBe(200)
+    expect(client.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    await client.waitFor(isCount(0))
+    const created = await b.notifications.create(notice('cus_ana', { title: 'Pedido enviado' }))
+    const pushed = await client.waitFor((e) => e.event === 'notification')
+    expect(pushed.data).toMatchObject({ id: created?.id, title: 'Pedido enviado', recipientId: 'cus_ana' })
+    await client.waitFor(isCount(1))
+    // mark-read on the other instance lowers the count here
+    await b.inject({ method: 'POST', url: '/api/notifications/mark-read', headers: await a.auth('member', 'club-norte', { sub: 'cus_ana' }), payload: { all: true } })
+    await client.waitFor((e) => isCount(0)(e) && client.events.indexOf(e) > client.events.indexOf(pushed))
+  })
+
+  it('pushes nothing of other users or other tenants', async () => {
+    const bruno = await connect(await a.auth('member', 'club-norte', { sub: 'cus_bruno' }))
+    await bruno.waitFor(isCount(0))
+    await b.notifications.create(notice('cus_ana'))
+    await b.notifications.create(notice('cus_bruno', { tenantId: 'club-sur' }))
+    const own = await b.notifications.create(notice('cus_bruno', { title: 'own' }))
+    const got = await bruno.waitFor((e) => e.event === 'notification')
+    expect((got.data as { id: string }).id).toBe(own?.id)
+    expect(bruno.events.filter((e) => e.event === 'notification')).toHaveLength(1)
+  })
+
+  it('delivers a role notice sent on another instance to a connected member', async () => {
+    const carla = await connect(await a.auth('member', 'club-norte', { sub: 'cus_carla' }))
+    await carla.waitFor(isCount(0))
+    const sent = await b.inject({ method: 'POST', url: '/api/notifications', headers: await a.auth('admin'), payload: { recipientRole: 'member', title: 'Aviso', body: 'Cerrado el lunes.' } })
+    expect(sent.statusCode).toBe(201)
+    const got = await carla.waitFor((e) => e.event === 'notification')
+    expect(got.data).toMatchObject({ title: 'Aviso', recipientId: 'cus_carla', source: 'manual' })
+  })
+
+  it('publishes on channels under the configured key prefix (ioredis does not prefix channels)', async () => {
+    const listener = new Redis(inject('redisUrl'))
+    const heard: string[] = []
+    listener.on('pmessage', (_pattern: string, channel: string) => heard.push(channel))
+    await listener.psubscribe('*notif:live:*')
+    await b.notifications.create(notice('cus_dora'))
+    await eventually(() => heard.length > 0)
+    listener.disconnect()
+    expect(heard).toEqual([`${a.config.redisKeyPrefix}notif:live:club-norte:u:cus_dora`])
+  })
+
+  it('unsubscribes when the client goes away', async () => {
+    await eventually(() => a.app.liveHub.listenerCount() > 0)
+    for (const c of clients.splice(0)) c.close()
+    await eventually(() => a.app.liveHub.listenerCount() === 0)
+  })
+})
+
+describe('live updates on the in-memory store', () => {
+  let t: TestApp
+  let base: string
+  beforeAll(async () => {
+    t = await buildTestApp({ store: 'memory' })
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' })
+  })
+
+  it('pushes within the process, and closing the app ends open streams instead of hanging', async () => {
+    const client = await openSse(`${base}/api/notifications/stream`, await t.auth('grower', 'club-norte', { sub: 'user_grower_norte' }))
+    await client.waitFor(isCount(0))
+    await t.app.notifications.create(notice('user_grower_norte', { recipientRole: 'grower', domain: 'tasks' }))
+    await client.waitFor(isCount(1))
+    const started = Date.now()
+    await t.close()
+    expect(Date.now() - started).toBeLessThan(2000)
+    expect(t.app.liveHub.listenerCount()).toBe(0)
+    client.close()
+  })
+})
