@@ -19,7 +19,8 @@ export interface FakeUpstream {
   close (): Promise<void>
 }
 
-const fakeJwt = (exp: number) => `x.${Buffer.from(JSON.stringify({ exp })).toString('base64url')}.y`
+const fakeJwt = (exp: number, claims: Record<string, unknown> = {}) => `x.${Buffer.from(JSON.stringify({ ...claims, exp })).toString('base64url')}.y`
+const UNAUTHORIZED = Symbol('401')
 
 export async function startFakeUpstream (): Promise<FakeUpstream> {
   const calls: Recorded[] = []
@@ -31,8 +32,27 @@ export async function startFakeUpstream (): Promise<FakeUpstream> {
   const payment = order.payment_collections[0].payments[0]
   const hanging = new Set<ServerResponse>()
 
-  const routes: Record<string, (body: any) => unknown> = {
-    'POST /auth/user/emailpass': () => ({ token: fakeJwt(Math.floor(Date.now() / 1000) + 3600) }),
+  const customers: Record<string, { id: string, email: string, first_name: string, last_name: string, metadata: Record<string, unknown> }> = {
+    'ana@example.com': { id: 'cus_ana', email: 'ana@example.com', first_name: 'Ana', last_name: 'Pereyra', metadata: { clubs: ['club-norte', 'club-sur'] } },
+    'bruno@example.com': { id: 'cus_bruno', email: 'bruno@example.com', first_name: 'Bruno', last_name: 'Díaz', metadata: { tenants: ['club-norte'] } },
+  }
+  const login = (actor: string) => (body: any) => body.password === 'demo-password'
+    ? { token: fakeJwt(Math.floor(Date.now() / 1000) + 3600, { actor_type: actor, email: body.email }) }
+    : UNAUTHORIZED
+  const routes: Record<string, (body: any, req: IncomingMessage) => unknown> = {
+    'POST /auth/user/emailpass': login('user'),
+    'POST /auth/customer/emailpass': login('customer'),
+    'GET /store/customers/me': (_body, req) => {
+      const token = req.headers.authorization?.split(' ')[1] ?? ''
+      const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString() || '{}')
+      const customer = customers[claims.email]
+      return customer ? { customer } : UNAUTHORIZED
+    },
+    'GET /admin/customers': (_body, req) => {
+      const email = new URL(req.url ?? '/', 'http://x').searchParams.get('email')
+      const found = Object.values(customers).filter((c) => !email || c.email === email)
+      return { customers: found, count: found.length, offset: 0, limit: 50 }
+    },
     'POST /store/carts': () => ({ cart }),
     'GET /store/carts/cart_1': () => ({ cart }),
     'POST /store/carts/cart_1/line-items': () => ({ cart }),
@@ -41,7 +61,7 @@ export async function startFakeUpstream (): Promise<FakeUpstream> {
     'POST /store/payment-collections': () => ({ payment_collection: { id: 'pay_col_1' } }),
     'GET /store/payment-providers': () => ({ payment_providers: [{ id: 'pp_system_default' }] }),
     'POST /store/payment-collections/pay_col_1/payment-sessions': () => ({ payment_collection: { id: 'pay_col_1' } }),
-    [`POST /store/carts/cart_1/complete`]: () => ({ type: 'order', order }),
+    'POST /store/carts/cart_1/complete': () => ({ type: 'order', order }),
     [`GET /admin/orders/${order.id}`]: () => ({ order }),
     'GET /admin/orders': () => ({ orders: [order], count: 1, offset: 0, limit: 10 }),
     [`POST /admin/orders/${order.id}`]: (body) => {
@@ -76,7 +96,9 @@ export async function startFakeUpstream (): Promise<FakeUpstream> {
         res.writeHead(404, { 'content-type': 'text/html' }).end('<html>Cannot find</html>')
         return
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(handler(raw ? JSON.parse(raw) : {})))
+      const answer = handler(raw ? JSON.parse(raw) : {}, req)
+      if (answer === UNAUTHORIZED) res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'unauthorized', message: 'Invalid email or password' }))
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer))
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

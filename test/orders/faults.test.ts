@@ -154,7 +154,7 @@ describe('unreachable upstream', () => {
 
 describe('COMMERCE_TENANTS_FILE', () => {
   const dir = mkdtempSync(join(tmpdir(), 'club-tenants-'))
-  const settings = (baseUrl: string) => ({ baseUrl, publishableKey: 'pk_x', regionId: 'reg_x', salesChannelId: 'sc_club_norte', stockLocationId: 'sloc_x', adminEmail: 'ops@x.test', adminPassword: 'file-secret' })
+  const settings = (baseUrl: string) => ({ baseUrl, publishableKey: 'pk_x', regionId: 'reg_x', salesChannelId: 'sc_club_norte', stockLocationId: 'sloc_x', adminEmail: 'ops@x.test', adminPassword: 'demo-password' })
 
   it('points a club at the backend the file names, with the file\'s admin login', async () => {
     const fake = await startFakeUpstream()
@@ -164,7 +164,7 @@ describe('COMMERCE_TENANTS_FILE', () => {
     try {
       const res = await t.app.inject({ url: `/api/orders/${ORDER}`, headers: await t.auth('admin') })
       expect(res.statusCode).toBe(200)
-      expect(fake.calls.find((c) => c.path === '/auth/user/emailpass')?.body).toEqual({ email: 'ops@x.test', password: 'file-secret' })
+      expect(fake.calls.find((c) => c.path === '/auth/user/emailpass')?.body).toEqual({ email: 'ops@x.test', password: 'demo-password' })
     } finally {
       await t.close()
       await fake.close()
