@@ -5,7 +5,7 @@ import { sample } from './samples.ts'
 // A loopback stand-in for a commerce backend, for fault injection only: it speaks just enough of the Medusa
 // dialect for one order, and each route's answer can be replaced by a fault.
 
-export type Fault = { status: number, body?: string, headers?: Record<string, string> } | 'hang'
+export type Fault = { status: number, body?: string, headers?: Record<string, string> } | { delayMs: number } | 'hang'
 
 export interface Recorded { method: string, path: string, body: any }
 
@@ -68,11 +68,37 @@ export async function startFakeUpstream (): Promise<FakeUpstream> {
       order.metadata = body.metadata
       return { order }
     },
+    [`POST /admin/orders/${order.id}/fulfillments`]: (body) => {
+      order.fulfillments = [{ id: 'ful_1', location_id: body.location_id, created_at: new Date().toISOString(), shipped_at: null, items: body.items.map((i: any) => ({ id: `fulit_${i.id}`, line_item_id: i.id, quantity: i.quantity })) }]
+      for (const item of order.items) item.detail.fulfilled_quantity = item.quantity
+      order.fulfillment_status = 'fulfilled'
+      return { order }
+    },
+    [`POST /admin/orders/${order.id}/fulfillments/ful_1/shipments`]: () => {
+      order.fulfillments[0].shipped_at = new Date().toISOString()
+      order.fulfillment_status = 'shipped'
+      return { order }
+    },
+    [`POST /admin/orders/${order.id}/complete`]: () => {
+      order.status = 'completed'
+      return { order }
+    },
     [`POST /admin/payments/${payment.id}/capture`]: () => {
       payment.captured_at = new Date().toISOString()
       order.payment_status = 'captured'
       return { payment }
     },
+  }
+
+  function respond (req: IncomingMessage, res: ServerResponse, route: string, raw: string): void {
+    const handler = routes[route]
+    if (!handler) {
+      res.writeHead(404, { 'content-type': 'text/html' }).end('<html>Cannot find</html>')
+      return
+    }
+    const answer = handler(raw ? JSON.parse(raw) : {}, req)
+    if (answer === UNAUTHORIZED) res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'unauthorized', message: 'Invalid email or password' }))
+    else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer))
   }
 
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -87,18 +113,15 @@ export async function startFakeUpstream (): Promise<FakeUpstream> {
         hanging.add(res)
         return
       }
+      if (fault && 'delayMs' in fault) {
+        setTimeout(() => respond(req, res, route, raw), fault.delayMs)
+        return
+      }
       if (fault) {
         res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers }).end(fault.body ?? JSON.stringify({ type: 'unexpected_state', message: 'boom' }))
         return
       }
-      const handler = routes[route]
-      if (!handler) {
-        res.writeHead(404, { 'content-type': 'text/html' }).end('<html>Cannot find</html>')
-        return
-      }
-      const answer = handler(raw ? JSON.parse(raw) : {}, req)
-      if (answer === UNAUTHORIZED) res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'unauthorized', message: 'Invalid email or password' }))
-      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer))
+      respond(req, res, route, raw)
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
