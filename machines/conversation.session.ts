@@ -1,0 +1,96 @@
+import { initialTransition, type SnapshotFrom } from 'xstate'
+import { z } from 'zod'
+import { conversationMachine } from './conversation.machine.ts'
+import { CONVERSATION_STATES, MACHINE_VERSION, type ConversationContext, type ConversationState } from './conversation.types.ts'
+
+// The persisted Conversation session (spec) plus what the machine needs to resume, tagged with the machine
+// version. Only settled states are stored (no actors, no timers), so restoring never re-runs an effect.
+
+export type ConversationSnapshot = SnapshotFrom<typeof conversationMachine>
+
+const variant = z.object({ id: z.string(), title: z.string(), price: z.number(), stock: z.number() })
+const product = z.object({ id: z.string(), title: z.string(), variants: z.array(variant) })
+const cartItem = z.object({ variantId: z.string(), productId: z.string(), title: z.string(), quantity: z.number().int().positive(), unitPrice: z.number() })
+const account = z.object({
+  tenantId: z.string(),
+  tenantName: z.string(),
+  name: z.string(),
+  role: z.enum(['member', 'grower', 'admin']),
+  linkedAt: z.number(),
+  expiresAt: z.number(),
+})
+
+const storedSession = z.object({
+  machineVersion: z.literal(MACHINE_VERSION),
+  phone: z.string(),
+  state: z.enum(CONVERSATION_STATES),
+  tenantId: z.string().optional(),
+  selectedProductId: z.string().optional(),
+  selectedVariantId: z.string().optional(),
+  cart: z.array(cartItem),
+  cartId: z.string().optional(),
+  lastActivity: z.number(),
+  accounts: z.array(account),
+  linkFailures: z.number().int().min(0),
+  options: z.array(z.string()),
+  catalog: z.array(product),
+  catalogOffset: z.number().int().min(0),
+  catalogCount: z.number().int().min(0),
+})
+export type StoredSession = z.infer<typeof storedSession>
+
+/** What an unreadable or older session can still give: the club and the cart, when they parse. */
+const salvage = z.object({
+  tenantId: z.string().optional(),
+  cart: z.array(cartItem).optional(),
+  cartId: z.string().optional(),
+  lastActivity: z.number().optional(),
+}).loose()
+
+export function freshSession (phone: string, at: number): ConversationSnapshot {
+  return initialTransition(conversationMachine, { phone, at })[0]
+}
+
+export function encodeSession (snapshot: ConversationSnapshot): string {
+  const doc: StoredSession = { machineVersion: MACHINE_VERSION, state: snapshot.value as ConversationState, ...snapshot.context }
+  return JSON.stringify(doc)
+}
+
+function resolve (state: ConversationState, context: ConversationContext): ConversationSnapshot {
+  return conversationMachine.resolveState({ value: state, context })
+}
+
+export type Restored = { snapshot: ConversationSnapshot, migrated: boolean }
+
+/**
+ * The session as the machine can resume it. A session of another machine version, or one that does not parse,
+ * is reset to a safe state: MAIN_MENU with its club and cart when it had them (the next input re-checks the
+ * link), else UNLINKED. Never throws.
+ */
+export function restoreSession (raw: string | undefined, phone: string, at: number): Restored {
+  if (raw === undefined) return { snapshot: freshSession(phone, at), migrated: false }
+  let json: unknown
+  try {
+    json = JSON.parse(raw)
+  } catch {
+    return { snapshot: freshSession(phone, at), migrated: true }
+  }
+  const current = storedSession.safeParse(json)
+  if (current.success) {
+    const { machineVersion: _version, state, ...context } = current.data
+    return { snapshot: resolve(state, context), migrated: false }
+  }
+  const old = salvage.safeParse(json)
+  const fresh = freshSession(phone, at).context
+  if (!old.success || !old.data.tenantId) return { snapshot: freshSession(phone, at), migrated: true }
+  return {
+    snapshot: resolve('MAIN_MENU', {
+      ...fresh,
+      tenantId: old.data.tenantId,
+      cart: old.data.cart ?? [],
+      cartId: old.data.cartId,
+      lastActivity: old.data.lastActivity ?? at,
+    }),
+    migrated: true,
+  }
+}

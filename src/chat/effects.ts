@@ -1,0 +1,159 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { PRODUCTS_PAGE, type AccountRef, type ConversationEffects, type Report, type ResultEvent } from '../../machines/conversation.types.ts'
+import { verifyAccessToken } from '../auth/tokens.ts'
+import type { TenantStore } from '../tenants/store.ts'
+import { mapResult, type ClubApi, type Caller, type Failure, type LinkRecord, type Result } from './club-api.ts'
+import type { LinkedAccount, LinkedAccountStore, LoginFormInvites } from './linking/types.ts'
+import type { Messenger } from './outbound/messenger.ts'
+import type { OutboundMessage } from './outbound/messages.ts'
+import { compose, cropsReport, loginForm, notificationsReport, ordersReport, text, type Voice } from './replies/compose.ts'
+import { COPY } from './replies/copy.ts'
+
+// Performs the machine's named actions: sends replies and calls the club's routes, and turns each result that
+// the conversation must know into an event.
+
+/** A link made by code lasts as long as one made by the login form (spec, Limits), or less if the token says so. */
+export const LINK_TTL_MS = 7 * 24 * 60 * 60_000
+const DEFAULT_VOICE: Voice = { locale: 'es', currency: 'ARS' }
+
+export type EffectAction = { [K in keyof ConversationEffects]: { type: K, params: ConversationEffects[K] } }[keyof ConversationEffects]
+const EFFECTS: ReadonlySet<string> = new Set<keyof ConversationEffects>(['reply', 'sendLoginForm', 'consumeLinkCode', 'fetchProducts', 'addToCart', 'placeOrder', 'report', 'unlink'])
+
+/** The machine's I/O actions among those `transition()` returns (XState's own, like assign, are already applied). */
+export function effectsOf (actions: ReadonlyArray<{ type: string, params?: unknown }>): EffectAction[] {
+  return actions.filter((a) => EFFECTS.has(a.type)) as EffectAction[]
+}
+
+export interface EffectDeps {
+  api: ClubApi
+  messenger: Messenger
+  tenants: TenantStore
+  linkedAccounts: LinkedAccountStore
+  loginFormInvites: LoginFormInvites
+  jwtSecret: string
+  flowId: string
+  clock: () => number
+  log: FastifyBaseLogger
+}
+
+export function accountRef (a: LinkedAccount): AccountRef {
+  return { tenantId: a.tenantId, tenantName: a.tenantName, name: a.name, role: a.role, linkedAt: a.linkedAt, expiresAt: a.expiresAt }
+}
+
+const commerceFailure = (failure: Failure) => failure === 'rejected' ? 'stock' as const : 'unavailable' as const
+
+export class Effects {
+  constructor (private readonly deps: EffectDeps) {}
+
+  async voice (tenantId: string | undefined): Promise<Voice> {
+    const tenant = tenantId ? await this.deps.tenants.get(tenantId) : undefined
+    return tenant ? { locale: tenant.locale, currency: tenant.currency } : DEFAULT_VOICE
+  }
+
+  async accounts (phone: string): Promise<AccountRef[]> {
+    return (await this.deps.linkedAccounts.list(phone)).map(accountRef)
+  }
+
+  private async caller (phone: string, tenantId: string): Promise<Caller | undefined> {
+    const account = (await this.deps.linkedAccounts.list(phone)).find((a) => a.tenantId === tenantId && a.expiresAt > this.deps.clock())
+    if (!account) return undefined
+    return { tenantId, token: account.token, phone, currency: (await this.voice(tenantId)).currency }
+  }
+
+  private async send (phone: string, messages: OutboundMessage[]): Promise<void> {
+    for (const message of messages) await this.deps.messenger.send(phone, message)
+  }
+
+  /** Runs one action in the voice of the conversation's club; the event to feed back, if any. */
+  async perform (phone: string, tenantId: string | undefined, action: EffectAction): Promise<ResultEvent | undefined> {
+    switch (action.type) {
+      case 'reply':
+        await this.send(phone, compose(action.params, await this.voice(tenantId)))
+        return undefined
+      case 'sendLoginForm': {
+        await this.deps.loginFormInvites.markSent(phone)
+        const clubs = (await this.deps.tenants.list()).map((t) => ({ id: t.id, name: t.name, locale: t.locale }))
+        await this.send(phone, [loginForm(phone, this.deps.flowId, clubs, await this.voice(tenantId))])
+        return undefined
+      }
+      case 'consumeLinkCode': return await this.link(phone, action.params.code)
+      case 'unlink':
+        await this.deps.linkedAccounts.remove(phone, action.params.tenantId)
+        return undefined
+      default: return await this.onBehalf(phone, action)
+    }
+  }
+
+  private async link (phone: string, code: string): Promise<ResultEvent> {
+    const res = await this.deps.api.consumeLinkCode(code)
+    if (!res.ok) return { type: 'LINK_FAILED', reason: res.status === 404 ? 'not_found' : res.status === 400 ? 'invalid' : 'unavailable' }
+    const account = await this.accountFrom(res.value)
+    if (!account) return { type: 'LINK_FAILED', reason: 'not_found' }
+    await this.deps.linkedAccounts.put(phone, account)
+    return { type: 'LINK_OK', tenantId: account.tenantId, accounts: await this.accounts(phone) }
+  }
+
+  /** The record's token decides the member's role; a token that no longer verifies makes the code useless. */
+  private async accountFrom (record: LinkRecord): Promise<LinkedAccount | undefined> {
+    try {
+      const principal = await verifyAccessToken(this.deps.jwtSecret, record.token)
+      const now = this.deps.clock()
+      return {
+        tenantId: record.tenantId,
+        tenantName: record.tenantName,
+        customerId: record.customerId,
+        email: record.email,
+        name: record.name,
+        role: principal.role,
+        token: record.token,
+        linkedAt: now,
+        expiresAt: Math.min(now + LINK_TTL_MS, principal.exp * 1000),
+      }
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Calls made with the member's token; a refused token ends the conversation's link. */
+  private async onBehalf (phone: string, action: Exclude<EffectAction, { type: 'reply' | 'sendLoginForm' | 'consumeLinkCode' | 'unlink' }>): Promise<ResultEvent | undefined> {
+    const caller = await this.caller(phone, action.params.tenantId)
+    if (!caller) return { type: 'AUTH_EXPIRED' }
+    const { api } = this.deps
+    switch (action.type) {
+      case 'fetchProducts': {
+        const res = await api.products(caller, action.params.offset, PRODUCTS_PAGE)
+        if (res.ok) return { type: 'PRODUCTS_LOADED', products: res.value.products, offset: action.params.offset, count: res.value.count }
+        return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'PRODUCTS_FAILED' }
+      }
+      case 'addToCart': {
+        const { cartId, variantId, quantity } = action.params
+        const res = await api.addToCart(caller, cartId, variantId, quantity)
+        if (res.ok) return { type: 'ADDED', cartId: res.value, variantId, quantity }
+        return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'ADD_FAILED', reason: commerceFailure(res.failure) }
+      }
+      case 'placeOrder': {
+        const res = await api.placeOrder(caller, action.params.cartId)
+        if (res.ok) return { type: 'ORDER_PLACED', displayId: res.value.displayId, total: res.value.total }
+        return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'ORDER_FAILED', reason: commerceFailure(res.failure) }
+      }
+      case 'report': return await this.report(caller, action.params.what)
+    }
+  }
+
+  private async report (caller: Caller, what: Report): Promise<ResultEvent | undefined> {
+    const voice = await this.voice(caller.tenantId)
+    const res = await this.reportOf(caller, what, voice)
+    if (!res.ok && res.failure === 'auth') return { type: 'AUTH_EXPIRED' }
+    await this.send(caller.phone, [res.ok ? res.value : text(COPY[voice.locale].reportFailed)])
+    return undefined
+  }
+
+  private async reportOf (caller: Caller, what: Report, voice: Voice): Promise<Result<OutboundMessage>> {
+    const { api } = this.deps
+    switch (what) {
+      case 'orders': return mapResult(await api.orders(caller), (v) => ordersReport(v.orders, voice))
+      case 'notifications': return mapResult(await api.notifications(caller), (v) => notificationsReport(v.unread, v.latest, voice))
+      case 'crops': return mapResult(await api.crops(caller), (v) => cropsReport(v.crops, voice))
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod'
+
+// The provider's Cloud-API message bodies (decisions.md section 7), with its limits as the last guard before a
+// send: the composer truncates and pages, and a body that still breaks a limit is refused here, never sent.
+
+export const LIMITS = {
+  buttons: 3,
+  buttonTitle: 20,
+  rows: 10,
+  rowTitle: 24,
+  rowDescription: 72,
+  listButton: 20,
+  interactiveBody: 1024,
+  textBody: 4096,
+} as const
+
+const body = z.object({ text: z.string().min(1).max(LIMITS.interactiveBody) })
+
+const buttonInteractive = z.object({
+  type: z.literal('button'),
+  body,
+  action: z.object({
+    buttons: z.array(z.object({
+      type: z.literal('reply'),
+      reply: z.object({ id: z.string().min(1).max(256), title: z.string().min(1).max(LIMITS.buttonTitle) }),
+    })).min(1).max(LIMITS.buttons),
+  }),
+})
+
+const row = z.object({
+  id: z.string().min(1).max(200),
+  title: z.string().min(1).max(LIMITS.rowTitle),
+  description: z.string().max(LIMITS.rowDescription).optional(),
+})
+
+const listInteractive = z.object({
+  type: z.literal('list'),
+  body,
+  action: z.object({
+    button: z.string().min(1).max(LIMITS.listButton),
+    sections: z.array(z.object({ title: z.string().max(24).optional(), rows: z.array(row).min(1) })).min(1).max(10),
+  }).refine((a) => a.sections.reduce((n, s) => n + s.rows.length, 0) <= LIMITS.rows, { message: `at most ${LIMITS.rows} rows in all` }),
+})
+
+const flowInteractive = z.object({
+  type: z.literal('flow'),
+  body,
+  action: z.object({
+    name: z.literal('flow'),
+    parameters: z.object({
+      flow_message_version: z.literal('3'),
+      flow_token: z.string().min(1),
+      flow_id: z.string().min(1),
+      flow_cta: z.string().min(1).max(LIMITS.buttonTitle),
+      flow_action: z.literal('navigate'),
+      flow_action_payload: z.object({ screen: z.string().min(1), data: z.record(z.string(), z.unknown()) }),
+    }),
+  }),
+})
+
+export const outboundMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.object({ body: z.string().min(1).max(LIMITS.textBody), preview_url: z.boolean().optional() }) }),
+  z.object({ type: z.literal('interactive'), interactive: z.discriminatedUnion('type', [buttonInteractive, listInteractive, flowInteractive]) }),
+])
+export type OutboundMessage = z.infer<typeof outboundMessage>
+
+export const sendBody = z.object({
+  messaging_product: z.literal('whatsapp'),
+  recipient_type: z.literal('individual'),
+  to: z.string().regex(/^\d{6,15}$/),
+}).and(outboundMessage)
+export type SendBody = z.infer<typeof sendBody>
+
+/** The full body for one recipient, checked against the provider's limits; throws a ZodError when one is broken. */
+export function sendBodyFor (to: string, message: OutboundMessage): SendBody {
+  return sendBody.parse({ messaging_product: 'whatsapp', recipient_type: 'individual', to, ...message })
+}
+
+/** Cuts text to `max` UTF-16 units (what the schema counts), marking the cut and never splitting a character. */
+export function clip (text: string, max: number): string {
+  if (text.length <= max) return text
+  const cut = text.slice(0, max - 1)
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`
+}

@@ -1,0 +1,211 @@
+import type { CommerceFailure, LinkFailure, MenuItem } from '../../../machines/conversation.types.ts'
+
+// The bot's words, in Spanish (the default) and English, per the club's locale.
+
+export type Locale = 'es' | 'en'
+
+export interface Copy {
+  welcome: string
+  loginButton: string
+  codeButton: string
+  loginForm: string
+  loginCta: string
+  askCode: string
+  linkFailed: (reason: LinkFailure, attemptsLeft: number | undefined) => string
+  greeting: (name: string) => string
+  chooseClub: string
+  clubsButton: string
+  menu: (club: string) => string
+  menuButton: string
+  menuItems: Record<MenuItem, string>
+  products: (from: number, to: number, count: number) => string
+  productsButton: string
+  more: string
+  moreDescription: string
+  noProducts: string
+  productsFailed: string
+  variants: (product: string) => string
+  variantsButton: string
+  priceStock: (price: string, stock: number) => string
+  fromPrice: (price: string) => string
+  outOfStock: (title: string) => string
+  askQuantity: (title: string, price: string, stock: number, max: number) => string
+  badQuantity: (max: number) => string
+  added: (quantity: number, title: string) => string
+  addFailed: (reason: CommerceFailure) => string
+  cart: string
+  cartLine: (quantity: number, title: string, total: string) => string
+  total: (total: string) => string
+  cartButtons: { checkout: string, browse: string, clear: string }
+  cartEmpty: string
+  cartCleared: string
+  summary: string
+  pickupCash: string
+  confirmButtons: { confirm: string, cancel: string }
+  orderPlaced: (displayId: string, total: string) => string
+  orderFailed: (reason: CommerceFailure) => string
+  timeout: string
+  sessionExpired: string
+  unlinked: (club: string) => string
+  unsupported: string
+  hint: string
+  help: string
+  reportFailed: string
+  orders: (lines: string[]) => string
+  orderLine: (displayId: string, status: string, total: string) => string
+  notifications: (unread: number, lines: string[]) => string
+  crops: (groups: Array<{ status: string, names: string[] }>) => string
+}
+
+const es: Copy = {
+  welcome: '¡Hola! Para usar el bot vinculá tu cuenta del club: iniciá sesión acá mismo o enviá el código que ves en la web del club.',
+  loginButton: 'Iniciar sesión',
+  codeButton: 'Tengo un código',
+  loginForm: 'Elegí tu club e iniciá sesión con tu email y contraseña.',
+  loginCta: 'Iniciar sesión',
+  askCode: 'Enviá el código que ves en la web del club (por ejemplo LINK-1234abcd-…).',
+  linkFailed: (reason, left) => {
+    const why = reason === 'not_found'
+      ? 'Ese código no existe, venció o ya se usó. Generá uno nuevo en la web del club.'
+      : reason === 'invalid' ? 'Eso no parece un código válido.' : 'No pudimos verificar el código ahora. Probá de nuevo en un momento.'
+    if (left === undefined) return why
+    return left > 0 ? `${why} Te quedan ${left} intento(s).` : `${why} Empecemos de nuevo.`
+  },
+  greeting: (name) => `¡Hola, ${name}! Tu cuenta quedó vinculada.`,
+  chooseClub: '¿Con qué club querés seguir?',
+  clubsButton: 'Elegir club',
+  menu: (club) => `${club}: ¿qué querés hacer?`,
+  menuButton: 'Ver opciones',
+  menuItems: {
+    browse: 'Ver productos',
+    cart: 'Mi carrito',
+    orders: 'Mis pedidos',
+    notifications: 'Notificaciones',
+    crops: 'Cultivos',
+    'switch-club': 'Cambiar de club',
+    unlink: 'Desvincular',
+  },
+  products: (from, to, count) => `Productos ${from}-${to} de ${count}. Elegí uno:`,
+  productsButton: 'Ver productos',
+  more: 'Ver más',
+  moreDescription: 'Siguiente página',
+  noProducts: 'Este club no tiene productos disponibles por ahora.',
+  productsFailed: 'No pudimos cargar los productos. Probá de nuevo en un momento.',
+  variants: (product) => `${product}: elegí una variante.`,
+  variantsButton: 'Ver variantes',
+  priceStock: (price, stock) => `${price} · stock ${stock}`,
+  fromPrice: (price) => `desde ${price}`,
+  outOfStock: (title) => `${title} no tiene stock disponible.`,
+  askQuantity: (title, price, stock, max) => `${title}: ${price} c/u, stock ${stock}. ¿Cuántas unidades querés? Respondé un número del 1 al ${max}.`,
+  badQuantity: (max) => `Necesito un número entero del 1 al ${max}. Escribí "menu" para volver.`,
+  added: (quantity, title) => `Agregado: ${quantity} × ${title}.`,
+  addFailed: (reason) => reason === 'stock' ? 'No hay stock suficiente para esa cantidad.' : 'No pudimos agregarlo al carrito ahora. Probá de nuevo en un momento.',
+  cart: 'Tu carrito:',
+  cartLine: (quantity, title, total) => `${quantity} × ${title}: ${total}`,
+  total: (total) => `Total: ${total}`,
+  cartButtons: { checkout: 'Confirmar pedido', browse: 'Seguir comprando', clear: 'Vaciar carrito' },
+  cartEmpty: 'Tu carrito está vacío.',
+  cartCleared: 'Vaciamos tu carrito.',
+  summary: 'Revisá tu pedido:',
+  pickupCash: 'Retiro en el club, pago en efectivo.',
+  confirmButtons: { confirm: 'Confirmar', cancel: 'Volver' },
+  orderPlaced: (id, total) => `¡Listo! Pedido #${id} realizado (${total}). Te avisamos cuando esté para retirar.`,
+  orderFailed: (reason) => reason === 'stock'
+    ? 'No pudimos confirmar el pedido: falta stock de algún producto. Tu carrito sigue guardado.'
+    : 'No pudimos confirmar el pedido ahora. Tu carrito sigue guardado; probá de nuevo en un momento.',
+  timeout: 'Pasó un rato sin actividad, así que volvimos al menú. Tu carrito sigue guardado.',
+  sessionExpired: 'Tu sesión venció. Por favor iniciá sesión de nuevo.',
+  unlinked: (club) => `Listo, desvinculamos este teléfono de ${club}.`,
+  unsupported: 'Por ahora sólo entiendo texto y los botones del menú.',
+  hint: 'No entendí eso.',
+  help: 'Podés tocar los botones o responder con el número de la opción. Escribí "menu" para volver al menú o "cancelar" para salir de lo que estés haciendo.',
+  reportFailed: 'No pudimos traer esa información ahora. Probá de nuevo en un momento.',
+  orders: (lines) => lines.length === 0 ? 'Todavía no tenés pedidos.' : `Tus últimos pedidos:\n${lines.join('\n')}`,
+  orderLine: (id, status, total) => `#${id} · ${status} · ${total}`,
+  notifications: (unread, lines) => `Tenés ${unread} notificación(es) sin leer.${lines.length ? `\n${lines.join('\n')}` : ''}`,
+  crops: (groups) => groups.length === 0 ? 'No hay cultivos.' : `Cultivos por estado:\n${groups.map((g) => `${g.status} (${g.names.length}): ${g.names.join(', ')}`).join('\n')}`,
+}
+
+const en: Copy = {
+  welcome: 'Hi! To use the bot, link your club account: log in right here or send the code you see on the club\'s website.',
+  loginButton: 'Log in',
+  codeButton: 'I have a code',
+  loginForm: 'Choose your club and log in with your email and password.',
+  loginCta: 'Log in',
+  askCode: 'Send the code you see on the club\'s website (for example LINK-1234abcd-…).',
+  linkFailed: (reason, left) => {
+    const why = reason === 'not_found'
+      ? 'That code does not exist, has expired or was already used. Get a new one on the club\'s website.'
+      : reason === 'invalid' ? 'That does not look like a valid code.' : 'We could not check the code right now. Please try again in a moment.'
+    if (left === undefined) return why
+    return left > 0 ? `${why} ${left} attempt(s) left.` : `${why} Let's start over.`
+  },
+  greeting: (name) => `Hi ${name}! Your account is linked.`,
+  chooseClub: 'Which club do you want to continue with?',
+  clubsButton: 'Choose club',
+  menu: (club) => `${club}: what would you like to do?`,
+  menuButton: 'Options',
+  menuItems: {
+    browse: 'Browse products',
+    cart: 'My cart',
+    orders: 'My orders',
+    notifications: 'Notifications',
+    crops: 'Crops',
+    'switch-club': 'Switch club',
+    unlink: 'Unlink',
+  },
+  products: (from, to, count) => `Products ${from}-${to} of ${count}. Pick one:`,
+  productsButton: 'Products',
+  more: 'More',
+  moreDescription: 'Next page',
+  noProducts: 'This club has no products available right now.',
+  productsFailed: 'We could not load the products. Please try again in a moment.',
+  variants: (product) => `${product}: pick a variant.`,
+  variantsButton: 'Variants',
+  priceStock: (price, stock) => `${price} · ${stock} in stock`,
+  fromPrice: (price) => `from ${price}`,
+  outOfStock: (title) => `${title} is out of stock.`,
+  askQuantity: (title, price, stock, max) => `${title}: ${price} each, ${stock} in stock. How many would you like? Reply with a number from 1 to ${max}.`,
+  badQuantity: (max) => `I need a whole number from 1 to ${max}. Type "menu" to go back.`,
+  added: (quantity, title) => `Added: ${quantity} × ${title}.`,
+  addFailed: (reason) => reason === 'stock' ? 'There is not enough stock for that quantity.' : 'We could not add it to your cart right now. Please try again in a moment.',
+  cart: 'Your cart:',
+  cartLine: (quantity, title, total) => `${quantity} × ${title}: ${total}`,
+  total: (total) => `Total: ${total}`,
+  cartButtons: { checkout: 'Check out', browse: 'Keep shopping', clear: 'Empty cart' },
+  cartEmpty: 'Your cart is empty.',
+  cartCleared: 'Your cart is now empty.',
+  summary: 'Please review your order:',
+  pickupCash: 'Pickup at the club, cash payment.',
+  confirmButtons: { confirm: 'Confirm', cancel: 'Back' },
+  orderPlaced: (id, total) => `Done! Order #${id} placed (${total}). We will let you know when it is ready for pickup.`,
+  orderFailed: (reason) => reason === 'stock'
+    ? 'We could not place the order: a product is short of stock. Your cart is kept.'
+    : 'We could not place the order right now. Your cart is kept; please try again in a moment.',
+  timeout: 'It has been a while, so we went back to the menu. Your cart is kept.',
+  sessionExpired: 'Your session has expired. Please log in again.',
+  unlinked: (club) => `Done: this phone is no longer linked to ${club}.`,
+  unsupported: 'For now I only understand text and the menu buttons.',
+  hint: 'I did not get that.',
+  help: 'Tap the buttons or reply with the option\'s number. Type "menu" to go back to the menu or "cancel" to leave what you are doing.',
+  reportFailed: 'We could not fetch that right now. Please try again in a moment.',
+  orders: (lines) => lines.length === 0 ? 'You have no orders yet.' : `Your latest orders:\n${lines.join('\n')}`,
+  orderLine: (id, status, total) => `#${id} · ${status} · ${total}`,
+  notifications: (unread, lines) => `You have ${unread} unread notification(s).${lines.length ? `\n${lines.join('\n')}` : ''}`,
+  crops: (groups) => groups.length === 0 ? 'There are no crops.' : `Crops by status:\n${groups.map((g) => `${g.status} (${g.names.length}): ${g.names.join(', ')}`).join('\n')}`,
+}
+
+export const COPY: Record<Locale, Copy> = { es, en }
+
+const formats = new Map<string, Intl.NumberFormat>()
+
+/** Money in the club's currency, written the club's way (es-AR, en). Amounts are whole currency units. */
+export function money (amount: number, currency: string, locale: Locale): string {
+  const key = `${locale}:${currency}`
+  let format = formats.get(key)
+  if (!format) {
+    format = new Intl.NumberFormat(locale === 'es' ? 'es-AR' : 'en', { style: 'currency', currency })
+    formats.set(key, format)
+  }
+  return format.format(amount)
+}

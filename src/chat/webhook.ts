@@ -1,0 +1,97 @@
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { AppError, fieldErrors } from '../errors.ts'
+import { errorEnvelopeSchema } from '../schemas/common.ts'
+import { verifyWebhookSignature } from './signature.ts'
+import { MESSAGE_EVENT, readDelivery, type InboundMessage } from './inbound.ts'
+import type { Mailbox } from './mailbox.ts'
+
+// POST /api/chat/webhook answers fast: verify the signature on the raw bytes, de-duplicate, put each message
+// in its phone's mailbox, answer. The conversation runs afterwards, in the worker.
+
+export interface WebhookDeps {
+  secret: string
+  mailbox: Mailbox
+  clock: () => number
+  /** Called once messages were accepted; errors here never change the answer. */
+  accepted: () => void
+}
+
+const MAX_KEY = 256
+const ack = z.object({ success: z.literal(true) })
+const headerValue = (v: string | string[] | undefined) => Array.isArray(v) ? v[0] : v
+
+/** Stores what is new; throws only when the store cannot be reached (the provider must retry). */
+async function accept (mailbox: Mailbox, deliveryKey: string | undefined, messages: InboundMessage[]): Promise<number> {
+  if (deliveryKey && await mailbox.deliverySeen(deliveryKey)) return 0
+  let fresh = 0
+  for (const m of messages) if (await mailbox.append(m.phone, m.id, JSON.stringify(m))) fresh++
+  // marked last: a delivery cut short is accepted again, and its stored messages are then dropped by id
+  if (deliveryKey) await mailbox.markDelivery(deliveryKey)
+  return fresh
+}
+
+function parseJson (raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'))
+  } catch {
+    throw new AppError('INVALID_REQUEST', 'Malformed JSON body')
+  }
+}
+
+export async function webhookRoutes (scope: FastifyInstance, deps: WebhookDeps): Promise<void> {
+  const app = scope.withTypeProvider<ZodTypeProvider>()
+  // The body stays bytes until the signature over those exact bytes is checked (spec, Authentication 6).
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => { done(null, body) })
+
+  app.post('/api/chat/webhook', {
+    // signed provider calls come from a few addresses in bursts; the signature is their limit
+    config: { rateLimit: false },
+    schema: {
+      tags: ['chat'],
+      summary: 'Inbound chat messages from the messaging provider (signed)',
+      security: [],
+      headers: z.object({
+        'x-webhook-signature': z.string().optional(),
+        'x-webhook-event': z.string().optional(),
+        'x-idempotency-key': z.string().optional(),
+        'x-webhook-batch': z.string().optional(),
+      }).loose(),
+      response: { 200: ack, 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 503: errorEnvelopeSchema },
+    },
+  }, async (request) => {
+    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
+    if (!verifyWebhookSignature(deps.secret, raw, headerValue(request.headers['x-webhook-signature']))) {
+      throw new AppError('UNAUTHORIZED', 'Invalid or missing webhook signature')
+    }
+    const headerEvent = headerValue(request.headers['x-webhook-event'])
+    if (headerEvent !== undefined && headerEvent !== MESSAGE_EVENT) return { success: true as const }
+
+    const delivery = readDelivery(parseJson(raw), deps.clock())
+    if (!delivery.ok) {
+      throw new AppError('VALIDATION_ERROR', 'Invalid webhook body', { details: { errors: fieldErrors(delivery.error.issues) } })
+    }
+    if ((headerEvent ?? delivery.event ?? MESSAGE_EVENT) !== MESSAGE_EVENT) return { success: true as const }
+    const key = headerValue(request.headers['x-idempotency-key'])?.trim()
+    if (key !== undefined && (key.length === 0 || key.length > MAX_KEY)) {
+      throw new AppError('VALIDATION_ERROR', 'Invalid X-Idempotency-Key', { details: { errors: { 'X-Idempotency-Key': [`1 to ${MAX_KEY} characters`] } } })
+    }
+
+    let fresh: number
+    try {
+      fresh = await accept(deps.mailbox, key, delivery.messages)
+    } catch (err) {
+      request.log.error({ err: { message: (err as Error).message } }, 'chat webhook: message store unreachable')
+      throw new AppError('SERVICE_UNAVAILABLE', 'Messages cannot be stored right now; retry later', { headers: { 'retry-after': '10' } })
+    }
+    request.log.debug({ messages: delivery.messages.length, fresh, skipped: delivery.skipped }, 'chat webhook accepted')
+    try {
+      if (fresh > 0) deps.accepted()
+    } catch (err) {
+      request.log.error({ err }, 'chat webhook: worker notification failed')
+    }
+    return { success: true as const }
+  })
+}
