@@ -19,7 +19,7 @@ import ordersPlugin from './orders/index.ts'
 import contentPlugin from './content/index.ts'
 import notificationsPlugin from './notifications/index.ts'
 import chatLinkingPlugin from './chat/linking/index.ts'
-import chatPlugin from './chat/index.ts'
+import chatPlugin, { type ChatPluginOptions } from './chat/index.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -31,6 +31,8 @@ export interface AppDeps {
   /** A Redis client made by the caller (tests); otherwise one is opened from config.redisUrl. */
   redis?: Redis
   logger?: FastifyServerOptions['logger']
+  /** Chat bot tuning (tests): clock, worker, provider retries. */
+  chat?: ChatPluginOptions
 }
 
 export type App = FastifyInstance & { withTypeProvider: () => FastifyInstance }
@@ -70,7 +72,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   await app.register(notificationsPlugin)
   await app.register(ordersPlugin)
   await app.register(chatLinkingPlugin)
-  await app.register(chatPlugin)
+  await app.register(chatPlugin, deps.chat ?? {})
   await app.register(seedPlugin)
   return app
 }
