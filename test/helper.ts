@@ -4,6 +4,7 @@ import { inject } from 'vitest'
 import { buildApp, type BuiltApp } from '../src/app.ts'
 import { loadConfig, type Config } from '../src/config.ts'
 import { signAccessToken, type Role } from '../src/auth/tokens.ts'
+import type { ChatPluginOptions } from '../src/chat/index.ts'
 
 export const TEST_SECRETS = {
   JWT_SECRET: 'test-jwt-secret-0123456789abcdef',
@@ -44,7 +45,7 @@ export interface TestApp {
  * Builds the whole app as production does, on a real Redis (default) or on the in-memory stores,
  * with demo data loaded. `env` overrides the environment.
  */
-export async function buildTestApp (options: { store?: 'redis' | 'memory', env?: Record<string, string>, ready?: boolean } = {}): Promise<TestApp> {
+export async function buildTestApp (options: { store?: 'redis' | 'memory', env?: Record<string, string>, ready?: boolean, chat?: ChatPluginOptions } = {}): Promise<TestApp> {
   const store = options.store ?? 'redis'
   const r = store === 'redis' ? await testRedis() : undefined
   const config = loadConfig({
@@ -55,7 +56,7 @@ export async function buildTestApp (options: { store?: 'redis' | 'memory', env?:
     ...(r ? { REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: r.prefix } : {}),
     ...options.env,
   })
-  const app = await buildApp(config, { redis: r?.redis, logger: false })
+  const app = await buildApp(config, { redis: r?.redis, logger: false, chat: options.chat })
   if (options.ready !== false) await app.ready()
   const token: TestApp['token'] = async (role, tenants = ['club-norte'], extra = {}) => await signAccessToken(config.jwtSecret, {
     sub: extra.sub ?? `test-${role}`,
