@@ -20,14 +20,13 @@ export default fp(async (app) => {
       accounts: app.linkedAccounts,
       limiter: createLoginAttemptLimiter(app.redis),
       login: async (tenantId, email, password) => await loginMember(app, tenantId, email, password),
-      // The bot registers after this plugin, so it is looked up when a login succeeds.
-      linked: async (phone) => {
+      // The bot registers after this plugin, so it is looked up when a login succeeds. Not awaited: the form
+      // answers at once while the bot greets the member in the chat.
+      linked: (phone) => {
         if (!app.hasDecorator('chatBot')) return
-        try {
-          await app.chatBot.accountLinked(phone)
-        } catch (err) {
+        app.chatBot.accountLinked(phone).catch((err: unknown) => {
           app.log.error({ err: { message: (err as Error).message } }, 'the chat bot could not greet a newly linked phone')
-        }
+        })
       },
       now: Date.now,
     },

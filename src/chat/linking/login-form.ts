@@ -18,8 +18,8 @@ export interface LoginFormDeps {
   accounts: LinkedAccountStore
   limiter: LoginAttemptLimiter
   login: (tenantId: string, email: string, password: string) => Promise<MemberLoginResult>
-  /** Tells the bot; its failure does not undo the link. */
-  linked: (phone: string) => Promise<void>
+  /** Tells the bot, without waiting for it; its failure does not undo the link. */
+  linked: (phone: string) => void
   now: () => number
 }
 
@@ -71,6 +71,6 @@ async function authenticate (deps: LoginFormDeps, phone: string, club: Club, ema
     linkedAt: now,
     expiresAt: now + LINKED_ACCOUNT_TTL_MS,
   })
-  await deps.linked(phone)
+  deps.linked(phone)
   return { kind: 'linked', memberName: name }
 }

@@ -175,7 +175,7 @@ describe.each(['redis', 'memory'] as const)('login form data endpoint (%s)', (st
       const principal = await verifyAccessToken(t.config.jwtSecret, account?.token ?? '')
       expect(principal.sub).toBe(account?.customerId)
       expect(principal.tenants).toContain('club-norte')
-      expect(linked).toContain(phone)
+      await expect.poll(() => linked).toContain(phone)
     })
 
     it('LOGIN with a wrong password stays on LOGIN with the Spanish message, and links nothing', async () => {
