@@ -1,0 +1,306 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { z } from 'zod'
+import { invalidData, notFound, parseInput, UnauthorizedError } from '../errors.ts'
+import type { OrderDoc, ProductDoc } from '../model.ts'
+import { actorFrom, type Actor } from '../tokens.ts'
+import { apiKeyView, inventoryItemView, salesChannelView, shippingOptionView, stockLocationView } from '../views/catalog.ts'
+import { regionView } from '../views/common.ts'
+import { capturedPaymentView } from '../views/payments.ts'
+import { customerView, userView } from '../views/people.ts'
+import { clubsOf, getCustomer, getUser, listCustomers, updateCustomer } from '../services/accounts.ts'
+import {
+  buildProduct, getInventoryItem, getProduct, listInventoryItems, listProducts, matchesQuery, newLevelBody, saveProduct, setStockLevel,
+  stockedQuantityBody, updateProduct,
+} from '../services/catalog.ts'
+import {
+  cancelOrder, capturePayment, completeOrder, createFulfillment, createShipment, filterValues, getOrder, markDelivered, matchesOrder,
+  orderMissing, ordersOfChannels, sortOrders, updateOrder,
+} from '../services/orders.ts'
+import { channelsOfTenants, getRegion, listApiKeys, listRegions, listShippingOptions, listStockLocations } from '../services/setup.ts'
+import { renderOrder, renderOrders, renderProducts } from './render.ts'
+import { fieldsQuery, idParams, listQuery, many, one, paged, query, type RouteDeps } from './shared.ts'
+
+/** What a staff user may see and act on: the sales channels (and their stock locations) of their clubs. */
+interface Scope {
+  actor: Actor
+  channelIds: string[]
+  locationIds: string[]
+}
+
+const fulfillmentParams = z.object({ id: z.string().min(1), fulfillment_id: z.string().min(1) })
+const levelParams = z.object({ id: z.string().min(1), location_id: z.string().min(1) })
+
+// /admin/*: a staff token (Medusa's user form, or the service's own admin/grower token) is required.
+export async function adminRoutes (app: FastifyInstance, { ctx }: RouteDeps): Promise<void> {
+  app.addHook('onRequest', async (request) => {
+    const actor = await actorFrom(ctx.jwtSecret, request.headers.authorization)
+    if (!actor || actor.type !== 'user') throw new UnauthorizedError()
+    request.commerceActor = actor
+  })
+
+  const scopeOf = async (request: FastifyRequest): Promise<Scope> => {
+    const actor = request.commerceActor as Actor
+    const channelIds = (await channelsOfTenants(ctx, actor.tenants)).map((c) => c.id)
+    const locationIds = (await listStockLocations(ctx)).filter((l) => l.sales_channel_ids.some((c) => channelIds.includes(c))).map((l) => l.id)
+    return { actor, channelIds, locationIds }
+  }
+
+  const visibleOrder = async (request: FastifyRequest): Promise<{ scope: Scope, order: OrderDoc }> => {
+    const { id } = parseInput(idParams, request.params)
+    const scope = await scopeOf(request)
+    const order = await getOrder(ctx, id)
+    if (!scope.channelIds.includes(order.sales_channel_id)) throw orderMissing(id)
+    return { scope, order }
+  }
+
+  const orderAnswer = async (order: OrderDoc, request: FastifyRequest) => one('order', await renderOrder(ctx, order), query(fieldsQuery, request).fields)
+
+  const orderListQuery = listQuery(20).extend({
+    q: z.string().optional(),
+    status: filterValues,
+    customer_id: filterValues,
+    sales_channel_id: filterValues,
+    payment_status: filterValues,
+    fulfillment_status: filterValues,
+  })
+
+  app.get('/admin/orders', async (request) => {
+    const raw = request.query as Record<string, unknown>
+    // Medusa's clients also send filters as `status[]=`.
+    const normalized = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k.replace(/\[\]$/, ''), v]))
+    const q = parseInput(orderListQuery, normalized)
+    const scope = await scopeOf(request)
+    const channelIds = q.sales_channel_id?.length ? scope.channelIds.filter((c) => q.sales_channel_id?.includes(c)) : scope.channelIds
+    const orders = sortOrders((await ordersOfChannels(ctx, channelIds)).filter((o) => matchesOrder(o, q)), q.order)
+    return paged('orders', await renderOrders(ctx, orders.slice(q.offset, q.offset + q.limit)), orders.length, q)
+  })
+
+  app.get('/admin/orders/:id', async (request) => await orderAnswer((await visibleOrder(request)).order, request))
+
+  app.post('/admin/orders/:id', async (request) => {
+    const { order } = await visibleOrder(request)
+    return await orderAnswer(await updateOrder(ctx, order.id, request.body), request)
+  })
+
+  app.post('/admin/orders/:id/cancel', async (request) => {
+    const { scope, order } = await visibleOrder(request)
+    return await orderAnswer(await cancelOrder(ctx, scope.actor, order.id), request)
+  })
+
+  app.post('/admin/orders/:id/complete', async (request) => {
+    const { order } = await visibleOrder(request)
+    return await orderAnswer(await completeOrder(ctx, order.id), request)
+  })
+
+  app.post('/admin/orders/:id/fulfillments', async (request) => {
+    const { scope, order } = await visibleOrder(request)
+    return await orderAnswer(await createFulfillment(ctx, scope.actor, order.id, request.body), request)
+  })
+
+  app.post('/admin/orders/:id/fulfillments/:fulfillment_id/shipments', async (request) => {
+    const { fulfillment_id: fulfillmentId } = parseInput(fulfillmentParams, request.params)
+    const { scope, order } = await visibleOrder(request)
+    return await orderAnswer(await createShipment(ctx, scope.actor, order.id, fulfillmentId, request.body), request)
+  })
+
+  app.post('/admin/orders/:id/fulfillments/:fulfillment_id/mark-as-delivered', async (request) => {
+    const { fulfillment_id: fulfillmentId } = parseInput(fulfillmentParams, request.params)
+    const { scope, order } = await visibleOrder(request)
+    return await orderAnswer(await markDelivered(ctx, order.id, fulfillmentId, scope.actor), request)
+  })
+
+  app.post('/admin/payments/:id/capture', async (request) => {
+    const { id } = parseInput(idParams, request.params)
+    const scope = await scopeOf(request)
+    const { payment, collectionId } = await capturePayment(ctx, scope.actor, id, request.body, (o) => scope.channelIds.includes(o.sales_channel_id))
+    return { payment: capturedPaymentView(payment, collectionId) }
+  })
+
+  const visibleProduct = (scope: Scope) => (p: ProductDoc): boolean => p.sales_channel_ids.length === 0 || p.sales_channel_ids.some((c) => scope.channelIds.includes(c))
+  const productAnswer = async (product: ProductDoc, scope: Scope, fields: string | undefined) =>
+    one('product', (await renderProducts(ctx, [product], scope.locationIds, undefined))[0], fields)
+
+  app.get('/admin/products', async (request) => {
+    const q = query(listQuery(20).extend({ q: z.string().optional(), id: filterValues, handle: filterValues, status: filterValues, sales_channel_id: filterValues }), request)
+    const scope = await scopeOf(request)
+    const products = (await listProducts(ctx)).filter((p) => visibleProduct(scope)(p) &&
+      matchesQuery(p, q.q) &&
+      (!q.id?.length || q.id.includes(p.id)) &&
+      (!q.handle?.length || q.handle.includes(p.handle)) &&
+      (!q.status?.length || q.status.includes(p.status)) &&
+      (!q.sales_channel_id?.length || p.sales_channel_ids.some((c) => q.sales_channel_id?.includes(c))))
+    return many('products', await renderProducts(ctx, products, scope.locationIds, undefined), q)
+  })
+
+  app.get('/admin/products/:id', async (request) => {
+    const { id } = parseInput(idParams, request.params)
+    const scope = await scopeOf(request)
+    const product = await getProduct(ctx, id)
+    if (!visibleProduct(scope)(product)) throw notFound(`Product with id: ${id} was not found`)
+    return await productAnswer(product, scope, query(fieldsQuery, request).fields)
+  })
+
+  app.post('/admin/products', async (request) => {
+    const scope = await scopeOf(request)
+    const body = (request.body ?? {}) as Record<string, unknown>
+    // Without sales channels, a product is sold in the channels of the staff user's clubs.
+    const built = buildProduct(body.sales_channels === undefined ? { ...body, sales_channels: scope.channelIds.map((id) => ({ id })) } : body)
+    const foreign = built.product.sales_channel_ids.filter((c) => !scope.channelIds.includes(c))
+    if (foreign.length > 0) throw invalidData(`Sales channels ${foreign.join(', ')} do not exist`)
+    await saveProduct(ctx, built)
+    return await productAnswer(built.product, scope, query(fieldsQuery, request).fields)
+  })
+
+  app.post('/admin/products/:id', async (request) => {
+    const { id } = parseInput(idParams, request.params)
+    const scope = await scopeOf(request)
+    if (!visibleProduct(scope)(await getProduct(ctx, id))) throw notFound(`Product with id: ${id} was not found`)
+    const product = await updateProduct(ctx, id, request.body)
+    if (product.sales_channel_ids.some((c) => !scope.channelIds.includes(c))) throw invalidData('Sales channels outside your clubs cannot be assigned')
+    return await productAnswer(product, scope, query(fieldsQuery, request).fields)
+  })
+
+  /** Inventory items of products sold in the user's clubs (and items no product uses yet). */
+  const visibleItems = async (scope: Scope): Promise<Set<string>> => {
+    const products = await listProducts(ctx)
+    const owned = new Map<string, boolean>()
+    for (const p of products) {
+      for (const v of p.variants) {
+        if (v.inventory_item_id) owned.set(v.inventory_item_id, (owned.get(v.inventory_item_id) ?? false) || visibleProduct(scope)(p))
+      }
+    }
+    const items = await listInventoryItems(ctx)
+    return new Set(items.filter((i) => owned.get(i.id) ?? true).map((i) => i.id))
+  }
+
+  const itemAnswer = async (id: string, scope: Scope, fields: string | undefined) => {
+    const item = await getInventoryItem(ctx, id)
+    const levels = (await ctx.store.stock(id)).filter((l) => scope.locationIds.includes(l.location_id))
+    return one('inventory_item', inventoryItemView(item, levels), fields)
+  }
+
+  const visibleItem = async (request: FastifyRequest, id: string): Promise<Scope> => {
+    const scope = await scopeOf(request)
+    if (!(await visibleItems(scope)).has(id)) throw notFound(`Inventory item with id: ${id} was not found`)
+    return scope
+  }
+
+  app.get('/admin/inventory-items', async (request) => {
+    const raw = request.query as Record<string, unknown>
+    const q = parseInput(listQuery(20).extend({ q: z.string().optional(), sku: filterValues, id: filterValues, location_id: filterValues }), {
+      ...raw, location_id: raw.location_id ?? raw['location_levels[location_id]'],
+    })
+    const scope = await scopeOf(request)
+    const visible = await visibleItems(scope)
+    const needle = q.q?.toLowerCase()
+    const items = (await listInventoryItems(ctx)).filter((i) => visible.has(i.id) &&
+      (!q.sku?.length || (i.sku !== null && q.sku.includes(i.sku))) &&
+      (!q.id?.length || q.id.includes(i.id)) &&
+      (!needle || [i.sku, i.title].some((t) => t?.toLowerCase().includes(needle))))
+    const locations = q.location_id?.length ? scope.locationIds.filter((l) => q.location_id?.includes(l)) : scope.locationIds
+    const views = await Promise.all(items.map(async (i) => inventoryItemView(i, (await ctx.store.stock(i.id)).filter((l) => locations.includes(l.location_id)))))
+    const shown = q.location_id?.length ? views.filter((v) => v.location_levels.length > 0) : views
+    return many('inventory_items', shown, q)
+  })
+
+  app.get('/admin/inventory-items/:id', async (request) => {
+    const { id } = parseInput(idParams, request.params)
+    return await itemAnswer(id, await visibleItem(request, id), query(fieldsQuery, request).fields)
+  })
+
+  const setLevel = async (request: FastifyRequest, id: string, locationId: string, quantity: number) => {
+    const scope = await visibleItem(request, id)
+    if (!scope.locationIds.includes(locationId)) throw notFound(`Stock location with id: ${locationId} was not found`)
+    await setStockLevel(ctx, id, locationId, quantity)
+    return await itemAnswer(id, scope, query(fieldsQuery, request).fields)
+  }
+
+  app.post('/admin/inventory-items/:id/location-levels', async (request) => {
+    const { id } = parseInput(idParams, request.params)
+    const body = parseInput(newLevelBody, request.body)
+    return await setLevel(request, id, body.location_id, body.stocked_quantity)
+  })
+
+  app.post('/admin/inventory-items/:id/location-levels/:location_id', async (request) => {
+    const { id, location_id: locationId } = parseInput(levelParams, request.params)
+    const body = parseInput(stockedQuantityBody, request.body)
+    return await setLevel(request, id, locationId, body.stocked_quantity)
+  })
+
+  const visibleCustomer = (scope: Scope) => (c: { metadata: Record<string, unknown> | null }): boolean =>
+    clubsOf(c as Parameters<typeof clubsOf>[0]).some((t) => scope.actor.tenants.includes(t))
+
+  app.get('/admin/customers', async (request) => {
+    const q = query(listQuery(20).extend({ q: z.string().optional(), email: filterValues, has_account: z.enum(['true', 'false']).optional() }), request)
+    const scope = await scopeOf(request)
+    const needle = q.q?.toLowerCase()
+    const customers = (await listCustomers(ctx)).filter((c) => visibleCustomer(scope)(c) &&
+      (!q.email?.length || q.email.includes(c.email)) &&
+      (q.has_account === undefined || String(c.has_account) === q.has_account) &&
+      (!needle || [c.email, c.first_name, c.last_name, c.phone].some((t) => t?.toLowerCase().includes(needle))))
+    return many('customers', customers.map(customerView), q)
+  })
+
+  const customerOf = async (request: FastifyRequest) => {
+    const { id } = parseInput(idParams, request.params)
+    const scope = await scopeOf(request)
+    const customer = await getCustomer(ctx, id)
+    if (!visibleCustomer(scope)(customer)) throw notFound(`Customer with id: ${id} was not found`)
+    return customer
+  }
+
+  app.get('/admin/customers/:id', async (request) => one('customer', customerView(await customerOf(request)), query(fieldsQuery, request).fields))
+
+  app.post('/admin/customers/:id', async (request) => {
+    const customer = await customerOf(request)
+    return one('customer', customerView(await updateCustomer(ctx, customer.id, request.body)), query(fieldsQuery, request).fields)
+  })
+
+  app.get('/admin/users/me', async (request) => {
+    const actor = request.commerceActor as Actor
+    return { user: userView(await getUser(ctx, actor.id)) }
+  })
+
+  app.get('/admin/regions', async (request) => many('regions', (await listRegions(ctx)).map(regionView), query(listQuery(20), request)))
+  app.get('/admin/regions/:id', async (request) => {
+    const { id } = parseInput(idParams, request.params)
+    return one('region', regionView(await getRegion(ctx, id)), query(fieldsQuery, request).fields)
+  })
+
+  app.get('/admin/sales-channels', async (request) => {
+    const actor = request.commerceActor as Actor
+    return many('sales_channels', (await channelsOfTenants(ctx, actor.tenants)).map(salesChannelView), query(listQuery(20), request))
+  })
+
+  app.get('/admin/api-keys', async (request) => {
+    const actor = request.commerceActor as Actor
+    const channels = await channelsOfTenants(ctx, actor.tenants)
+    const keys = (await listApiKeys(ctx)).filter((k) => k.sales_channel_ids.some((c) => channels.some((ch) => ch.id === c)))
+    return many('api_keys', keys.map((k) => apiKeyView(k, channels.filter((c) => k.sales_channel_ids.includes(c.id)))), query(listQuery(20), request))
+  })
+
+  app.get('/admin/stock-locations', async (request) => {
+    const scope = await scopeOf(request)
+    const channels = await channelsOfTenants(ctx, scope.actor.tenants)
+    const locations = (await listStockLocations(ctx)).filter((l) => scope.locationIds.includes(l.id))
+    return many('stock_locations', locations.map((l) => stockLocationView(l, channels.filter((c) => l.sales_channel_ids.includes(c.id)))), query(listQuery(20), request))
+  })
+
+  app.get('/admin/stock-locations/:id', async (request) => {
+    const { id } = parseInput(idParams, request.params)
+    const scope = await scopeOf(request)
+    const location = (await listStockLocations(ctx)).find((l) => l.id === id && scope.locationIds.includes(l.id))
+    if (!location) throw notFound(`Stock location with id: ${id} was not found`)
+    const channels = await channelsOfTenants(ctx, scope.actor.tenants)
+    return one('stock_location', stockLocationView(location, channels.filter((c) => location.sales_channel_ids.includes(c.id))), query(fieldsQuery, request).fields)
+  })
+
+  app.get('/admin/shipping-options', async (request) => {
+    const q = query(listQuery(20).extend({ stock_location_id: filterValues }), request)
+    const scope = await scopeOf(request)
+    const locations = new Map((await listStockLocations(ctx)).map((l) => [l.id, l]))
+    const options = (await listShippingOptions(ctx)).filter((o) => scope.locationIds.includes(o.stock_location_id) &&
+      (!q.stock_location_id?.length || q.stock_location_id.includes(o.stock_location_id)))
+    return many('shipping_options', options.map((o) => shippingOptionView(o, locations.get(o.stock_location_id))), q)
+  })
+}
