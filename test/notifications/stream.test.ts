@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { buildApp, type BuiltApp } from '../../src/app.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
+import { HEARTBEAT_MS } from '../../src/notifications/stream.ts'
 import { notice } from './fixtures.ts'
 import { eventually, openSse, type SseClient, type SseEvent } from './sse-client.ts'
 
@@ -98,6 +99,20 @@ describe('live updates on the in-memory store', () => {
   beforeAll(async () => {
     t = await buildTestApp({ store: 'memory' })
     base = await t.app.listen({ port: 0, host: '127.0.0.1' })
+  })
+
+  it('sends a heartbeat comment every interval', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })
+    try {
+      const client = await openSse(`${base}/api/notifications/stream`, await t.auth('member', 'club-norte', { sub: 'cus_beat' }))
+      await client.waitFor(isCount(0))
+      expect(client.text()).not.toContain(': heartbeat')
+      vi.advanceTimersByTime(HEARTBEAT_MS * 2)
+      await eventually(() => client.text().split(': heartbeat').length - 1 === 2)
+      client.close()
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('pushes within the process, and closing the app ends open streams instead of hanging', async () => {
