@@ -34,15 +34,17 @@ export class MemoryLoginAttemptLimiter implements LoginAttemptLimiter {
   private readonly counts: TtlMap<number>
   private readonly limit: number
   private readonly windowMs: number
+  private readonly now: Clock
 
-  constructor (private readonly options: LimiterOptions = {}) {
-    this.counts = new TtlMap(options.now)
+  constructor (options: LimiterOptions = {}) {
+    this.now = options.now ?? Date.now
+    this.counts = new TtlMap(this.now)
     this.limit = options.limit ?? LOGIN_ATTEMPT_LIMIT
     this.windowMs = options.windowMs ?? LOGIN_ATTEMPT_WINDOW_MS
   }
 
   async reserve (who: LoginIdentity): Promise<Reservation> {
-    const now = (this.options.now ?? Date.now)()
+    const now = this.now()
     const counters = counterKeys(who)
     for (const key of counters) {
       const e = this.counts.entry(key)
