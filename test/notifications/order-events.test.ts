@@ -6,8 +6,8 @@ import { demoTenants } from '../../src/tenants/demo.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
 import { notice } from './fixtures.ts'
 
-// The orders API's events reach the member through app.notifier. The embedded commerce backend is not wired
-// yet, so this drives the orders domain's own notify step (src/orders/notify.ts) against the real notifier.
+// The orders domain's notify step (src/orders/notify.ts) against the real notifier, event by event; the path
+// through the orders API itself is in order-events-e2e.test.ts.
 describe.each(['redis', 'memory'] as const)('order events become member notifications (%s)', (store) => {
   let t: TestApp
   beforeAll(async () => { t = await buildTestApp({ store }) })
