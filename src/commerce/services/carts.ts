@@ -252,7 +252,9 @@ export async function deleteLineItem (ctx: CommerceContext, id: string, lineId: 
 /** The options that can ship a cart: those of the stock locations serving its sales channel, in its currency. */
 export async function shippingOptionsFor (ctx: CommerceContext, cart: CartDoc): Promise<ShippingOptionDoc[]> {
   const locations = new Set((await locationsOfChannel(ctx, cart.sales_channel_id)).map((l) => l.id))
-  return (await listShippingOptions(ctx)).filter((o) => locations.has(o.stock_location_id) && o.currency_code === cart.currency_code)
+  return (await listShippingOptions(ctx))
+    .filter((o) => locations.has(o.stock_location_id) && o.currency_code === cart.currency_code)
+    .sort((a, b) => a.amount - b.amount || a.name.localeCompare(b.name))
 }
 
 export async function addShippingMethod (ctx: CommerceContext, id: string, input: unknown): Promise<CartDoc> {

@@ -103,7 +103,7 @@ export function shippingOptionView (option: ShippingOptionDoc, location: StockLo
       { attribute: 'is_return', value: 'false', operator: 'eq' },
     ],
     calculated_price: calculatedPrice(option.price_set_id, option.price_id, option.amount, option.currency_code),
-    prices: [{ id: option.price_id, title: null, currency_code: option.currency_code, amount: option.amount, min_quantity: null, max_quantity: null, price_set_id: option.price_set_id, price_rules: [], rules_count: 0, ...at }],
+    prices: [{ id: option.price_id, title: null, currency_code: option.currency_code, amount: option.amount, min_quantity: null, max_quantity: null, price_set_id: option.price_set_id, price_list_id: null, price_list: null, price_rules: [], rules_count: 0, ...at }],
     amount: option.amount,
     is_tax_inclusive: false,
     insufficient_inventory: false,
