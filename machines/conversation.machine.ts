@@ -164,8 +164,6 @@ const machineSetup = setup({
     },
     validQuantity: (args) => quantityOf(args.event, maxQuantity(args.context, args.context.selectedVariantId)) !== undefined,
     cartEmptyChoice: (args) => choiceOf(args.context, args.event) === 'menu:cart' && args.context.cart.length === 0,
-    checkoutEmpty: (args) => choiceOf(args.context, args.event) === 'cart:checkout' && args.context.cart.length === 0,
-    confirmWithCart: (args) => choiceOf(args.context, args.event) === 'order:confirm' && args.context.cartId !== undefined && args.context.cart.length > 0,
     addedSelected: ({ context, event }) => event.type === 'ADDED' && event.variantId === context.selectedVariantId,
     emptyPage: ({ event }) => event.type === 'PRODUCTS_LOADED' && event.products.length === 0,
   },
@@ -259,53 +257,76 @@ const everywhere = {
   LINK_OK: [...afterLink],
 }
 
-/** The first moves of every linked state's input: a link code, an expired link, the idle reset, the words. */
-function linkedInput (state: ConversationState, resetsWhenIdle: boolean) {
-  return [
-    { guard: 'sentLinkCode' as const, actions: [touch, consume(linkCodeOf)] },
+const said = (word: Word) => ({ type: 'said' as const, params: { word } })
+const chose = (id: string) => ({ type: 'chose' as const, params: { id } })
+const offered = (item: MenuItem) => ({ type: 'offered' as const, params: { item } })
+const consumeTyped = { guard: 'sentLinkCode' as const, actions: [touch, consume(linkCodeOf)] }
+
+/** Input a state does not expect: a short hint and the same prompt again, nothing lost. */
+const unexpected = (state: ConversationState) => ({ actions: [touch, ...say(() => ({ id: 'hint' })), ...sayPrompt(state)] })
+
+/**
+ * The input of a linked state: both kinds first check the link and the idle reset; typed text then understands
+ * a link code and the words; then come the state's own moves (a reply, or its position number), else a hint.
+ */
+function linkedChecks (state: ConversationState, resetsWhenIdle: boolean) {
+  const checks = [
     { guard: 'accountLost' as const, ...expired, actions: [touch, ...expired.actions] },
     ...(resetsWhenIdle
       ? [{ guard: 'idle' as const, target: '#conversation.MAIN_MENU', actions: [touch, clearSelection, ...say(() => ({ id: 'timeout' })), ...sayMenu] }]
       : []),
-    { guard: { type: 'said' as const, params: { word: 'menu' as const } }, target: '#conversation.MAIN_MENU', actions: [touch, clearSelection, ...sayMenu] },
-    { guard: { type: 'said' as const, params: { word: 'cancel' as const } }, target: '#conversation.MAIN_MENU', actions: [touch, clearSelection, ...sayMenu] },
-    { guard: { type: 'said' as const, params: { word: 'help' as const } }, actions: [touch, ...say(() => ({ id: 'help' })), ...sayPrompt(state)] },
   ]
+  const words = [
+    { guard: said('menu'), target: '#conversation.MAIN_MENU', actions: [touch, clearSelection, ...sayMenu] },
+    { guard: said('cancel'), target: '#conversation.MAIN_MENU', actions: [touch, clearSelection, ...sayMenu] },
+    { guard: said('help'), actions: [touch, ...say(() => ({ id: 'help' })), ...sayPrompt(state)] },
+  ]
+  return { text: [consumeTyped, ...checks, ...words], reply: checks, fallback: unexpected(state) }
 }
 
-/** Input a state does not expect: a short hint and the same prompt again, nothing lost. */
-const unexpected = (state: ConversationState) => ({ actions: [touch, ...say(() => ({ id: 'hint' })), ...sayPrompt(state)] })
-const chose = (id: string) => ({ type: 'chose' as const, params: { id } })
-const offered = (item: MenuItem) => ({ type: 'offered' as const, params: { item } })
-
-const unlinkedInput = [
-  { guard: 'sentLinkCode' as const, actions: [touch, consume(linkCodeOf)] },
+const unlinkedChoices = [
   { guard: chose('link:login'), actions: [touch, { type: 'sendLoginForm' as const }] },
   { guard: chose('link:code'), target: 'AWAITING_LINK_CODE', actions: [touch, assign({ linkFailures: 0 }), ...say(() => ({ id: 'askCode' }))] },
-  { actions: [touch, ...say(() => ({ id: 'welcome' }))] },
 ]
+const welcomeAgain = { actions: [touch, ...say(() => ({ id: 'welcome' }))] }
+const unlinkedInput = {
+  TEXT: [consumeTyped, ...unlinkedChoices, welcomeAgain],
+  REPLY: [...unlinkedChoices, welcomeAgain],
+}
 
-const awaitingCodeInput = [
-  { guard: 'typedCode' as const, actions: [touch, consume(typedCodeOf)] },
-  { guard: chose('link:login'), target: 'UNLINKED', actions: [touch, { type: 'sendLoginForm' as const }] },
-  { guard: chose('link:code'), actions: [touch, ...say(() => ({ id: 'askCode' }))] },
-  { guard: { type: 'said' as const, params: { word: 'help' as const } }, actions: [touch, ...say(() => ({ id: 'askCode' }))] },
-  { guard: { type: 'said' as const, params: { word: 'cancel' as const } }, target: 'UNLINKED', actions: [touch, ...say(() => ({ id: 'welcome' }))] },
-  { guard: { type: 'said' as const, params: { word: 'menu' as const } }, target: 'UNLINKED', actions: [touch, ...say(() => ({ id: 'welcome' }))] },
-  ...codeRefused.map((t) => ({ ...t, actions: [touch, ...t.actions] })),
-]
+const awaitingCodeInput = {
+  TEXT: [
+    { guard: 'typedCode' as const, actions: [touch, consume(typedCodeOf)] },
+    { guard: said('help'), actions: [touch, ...say(() => ({ id: 'askCode' }))] },
+    { guard: said('cancel'), target: 'UNLINKED', actions: [touch, ...say(() => ({ id: 'welcome' }))] },
+    { guard: said('menu'), target: 'UNLINKED', actions: [touch, ...say(() => ({ id: 'welcome' }))] },
+    // anything else typed here was meant as a code
+    ...codeRefused.map((t) => ({ ...t, actions: [touch, ...t.actions] })),
+  ],
+  // the bot offers no numbered choices here: a number typed is a (wrong) code
+  REPLY: [
+    { guard: chose('link:login'), target: 'UNLINKED', actions: [touch, { type: 'sendLoginForm' as const }] },
+    { guard: chose('link:code'), actions: [touch, ...say(() => ({ id: 'askCode' }))] },
+    unexpected('AWAITING_LINK_CODE'),
+  ],
+}
 
-const tenantInput = [
-  { guard: 'sentLinkCode' as const, actions: [touch, consume(linkCodeOf)] },
-  { guard: 'noClubs' as const, ...expired, actions: [touch, ...expired.actions] },
-  { guard: 'linkedClub' as const, target: 'MAIN_MENU', actions: [touch, selectTenant, ...sayMenu] },
-  { guard: 'menuToClub' as const, target: 'MAIN_MENU', actions: [touch, ...sayMenu] },
-  { guard: { type: 'said' as const, params: { word: 'help' as const } }, actions: [touch, ...say(() => ({ id: 'help' })), ...sayPrompt('AWAITING_TENANT_SELECTION')] },
-  unexpected('AWAITING_TENANT_SELECTION'),
-]
+const noClubs = { guard: 'noClubs' as const, ...expired, actions: [touch, ...expired.actions] }
+const clubChosen = { guard: 'linkedClub' as const, target: 'MAIN_MENU', actions: [touch, selectTenant, ...sayMenu] }
+const tenantInput = {
+  TEXT: [
+    consumeTyped,
+    noClubs,
+    { guard: 'menuToClub' as const, target: 'MAIN_MENU', actions: [touch, ...sayMenu] },
+    { guard: said('help'), actions: [touch, ...say(() => ({ id: 'help' })), ...sayPrompt('AWAITING_TENANT_SELECTION')] },
+    clubChosen,
+    unexpected('AWAITING_TENANT_SELECTION'),
+  ],
+  REPLY: [noClubs, clubChosen, unexpected('AWAITING_TENANT_SELECTION')],
+}
 
-const menuInput = [
-  ...linkedInput('MAIN_MENU', false),
+const menuChecks = linkedChecks('MAIN_MENU', false)
+const menuMoves = [
   { guard: chose('menu:browse'), target: 'BROWSING_PRODUCTS', actions: [touch, clearSelection, fetchFirstPage] },
   { guard: 'cartEmptyChoice' as const, actions: [touch, ...say(() => ({ id: 'cartEmpty' })), ...sayMenu] },
   { guard: chose('menu:cart'), target: 'VIEWING_CART', actions: [touch, ...sayPrompt('VIEWING_CART')] },
@@ -325,11 +346,14 @@ const menuInput = [
       ...say(() => ({ id: 'welcome' })),
     ],
   },
-  unexpected('MAIN_MENU'),
 ]
+const menuInput = {
+  TEXT: [...menuChecks.text, ...menuMoves, menuChecks.fallback],
+  REPLY: [...menuChecks.reply, ...menuMoves, menuChecks.fallback],
+}
 
-const browsingInput = [
-  ...linkedInput('BROWSING_PRODUCTS', true),
+const browsingChecks = linkedChecks('BROWSING_PRODUCTS', true)
+const browsingMoves = [
   {
     guard: chose('products:more'),
     actions: [touch, clearSelection, { type: 'fetchProducts' as const, params: ({ context }: Args) => ({ tenantId: context.tenantId ?? '', offset: nextProductsOffset(context) }) }],
@@ -337,11 +361,14 @@ const browsingInput = [
   { guard: 'available' as const, target: 'AWAITING_QUANTITY', actions: [touch, selectPicked, ...sayPrompt('AWAITING_QUANTITY')] },
   { guard: 'soldOut' as const, actions: [touch, ...say((a) => ({ id: 'outOfStock', title: pickedVariant(a)?.title ?? '' })), ...sayPrompt('BROWSING_PRODUCTS')] },
   { guard: 'productWithVariants' as const, actions: [touch, selectProduct, ...sayPrompt('BROWSING_PRODUCTS')] },
-  unexpected('BROWSING_PRODUCTS'),
 ]
+const browsingInput = {
+  TEXT: [...browsingChecks.text, ...browsingMoves, browsingChecks.fallback],
+  REPLY: [...browsingChecks.reply, ...browsingMoves, browsingChecks.fallback],
+}
 
-const quantityInput = [
-  ...linkedInput('AWAITING_QUANTITY', true),
+const quantityChecks = linkedChecks('AWAITING_QUANTITY', true)
+const quantityMoves = [
   {
     guard: 'validQuantity' as const,
     actions: [touch, {
@@ -356,26 +383,34 @@ const quantityInput = [
   },
   { actions: [touch, ...say(({ context }) => ({ id: 'badQuantity', max: maxQuantity(context, context.selectedVariantId) }))] },
 ]
+const quantityInput = {
+  TEXT: [...quantityChecks.text, ...quantityMoves],
+  REPLY: [...quantityChecks.reply, quantityChecks.fallback],
+}
 
-const cartInput = [
-  ...linkedInput('VIEWING_CART', true),
-  { guard: 'checkoutEmpty' as const, target: 'MAIN_MENU', actions: [touch, ...say(() => ({ id: 'cartEmpty' })), ...sayMenu] },
+const cartChecks = linkedChecks('VIEWING_CART', true)
+const cartMoves = [
   { guard: chose('cart:checkout'), target: 'CONFIRMING_ORDER', actions: [touch, ...sayPrompt('CONFIRMING_ORDER')] },
   { guard: chose('cart:browse'), target: 'BROWSING_PRODUCTS', actions: [touch, clearSelection, fetchFirstPage] },
   { guard: chose('cart:clear'), target: 'MAIN_MENU', actions: [touch, clearCart, ...say(() => ({ id: 'cartCleared' })), ...sayMenu] },
-  unexpected('VIEWING_CART'),
 ]
+const cartInput = {
+  TEXT: [...cartChecks.text, ...cartMoves, cartChecks.fallback],
+  REPLY: [...cartChecks.reply, ...cartMoves, cartChecks.fallback],
+}
 
-const confirmInput = [
-  ...linkedInput('CONFIRMING_ORDER', true),
+const confirmChecks = linkedChecks('CONFIRMING_ORDER', true)
+const confirmMoves = [
   {
-    guard: 'confirmWithCart' as const,
+    guard: chose('order:confirm'),
     actions: [touch, { type: 'placeOrder' as const, params: ({ context }: Args) => ({ tenantId: context.tenantId ?? '', cartId: context.cartId ?? '' }) }],
   },
-  { guard: chose('order:confirm'), target: 'VIEWING_CART', actions: [touch, ...say(() => ({ id: 'orderFailed', reason: 'unavailable' })), ...sayPrompt('VIEWING_CART')] },
   { guard: chose('order:cancel'), target: 'VIEWING_CART', actions: [touch, ...sayPrompt('VIEWING_CART')] },
-  unexpected('CONFIRMING_ORDER'),
 ]
+const confirmInput = {
+  TEXT: [...confirmChecks.text, ...confirmMoves, confirmChecks.fallback],
+  REPLY: [...confirmChecks.reply, ...confirmMoves, confirmChecks.fallback],
+}
 
 export const conversationMachine = machineSetup.createMachine({
   id: 'conversation',
@@ -395,24 +430,21 @@ export const conversationMachine = machineSetup.createMachine({
     UNLINKED: {
       on: {
         ...everywhere,
-        TEXT: unlinkedInput,
-        REPLY: unlinkedInput,
+        ...unlinkedInput,
         LINK_FAILED: { actions: [...say(linkFailed), ...say(() => ({ id: 'welcome' }))] },
       },
     },
     AWAITING_LINK_CODE: {
       on: {
         ...everywhere,
-        TEXT: awaitingCodeInput,
-        REPLY: awaitingCodeInput,
+        ...awaitingCodeInput,
         LINK_FAILED: codeRefused,
       },
     },
     AWAITING_TENANT_SELECTION: {
       on: {
         ...everywhere,
-        TEXT: tenantInput,
-        REPLY: tenantInput,
+        ...tenantInput,
         LINK_FAILED: { actions: [...say(linkFailed), ...sayPrompt('AWAITING_TENANT_SELECTION')] },
         AUTH_EXPIRED: expired,
       },
@@ -420,8 +452,7 @@ export const conversationMachine = machineSetup.createMachine({
     MAIN_MENU: {
       on: {
         ...everywhere,
-        TEXT: menuInput,
-        REPLY: menuInput,
+        ...menuInput,
         LINK_FAILED: { actions: [...say(linkFailed), ...sayMenu] },
         AUTH_EXPIRED: expired,
       },
@@ -429,8 +460,7 @@ export const conversationMachine = machineSetup.createMachine({
     BROWSING_PRODUCTS: {
       on: {
         ...everywhere,
-        TEXT: browsingInput,
-        REPLY: browsingInput,
+        ...browsingInput,
         LINK_FAILED: { actions: [...say(linkFailed), ...sayPrompt('BROWSING_PRODUCTS')] },
         PRODUCTS_LOADED: [
           { guard: 'emptyPage', target: 'MAIN_MENU', actions: [...say(() => ({ id: 'noProducts' })), ...sayMenu] },
@@ -443,8 +473,7 @@ export const conversationMachine = machineSetup.createMachine({
     AWAITING_QUANTITY: {
       on: {
         ...everywhere,
-        TEXT: quantityInput,
-        REPLY: quantityInput,
+        ...quantityInput,
         LINK_FAILED: { actions: [...say(linkFailed), ...sayPrompt('AWAITING_QUANTITY')] },
         ADDED: {
           guard: 'addedSelected',
@@ -462,8 +491,7 @@ export const conversationMachine = machineSetup.createMachine({
     VIEWING_CART: {
       on: {
         ...everywhere,
-        TEXT: cartInput,
-        REPLY: cartInput,
+        ...cartInput,
         LINK_FAILED: { actions: [...say(linkFailed), ...sayPrompt('VIEWING_CART')] },
         AUTH_EXPIRED: expired,
       },
@@ -471,8 +499,7 @@ export const conversationMachine = machineSetup.createMachine({
     CONFIRMING_ORDER: {
       on: {
         ...everywhere,
-        TEXT: confirmInput,
-        REPLY: confirmInput,
+        ...confirmInput,
         LINK_FAILED: { actions: [...say(linkFailed), ...sayPrompt('CONFIRMING_ORDER')] },
         ORDER_PLACED: {
           target: 'MAIN_MENU',

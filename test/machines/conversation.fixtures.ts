@@ -1,0 +1,58 @@
+import { IDLE_RESET_MS, type AccountRef, type ConversationEvent, type Product } from '../../machines/conversation.types.ts'
+
+// Sample worlds for the conversation machine's tests: clubs, a catalog page, and one event of every kind.
+
+const FAR = 8_640_000_000_000
+export const NORTE: AccountRef = { tenantId: 'club-norte', tenantName: 'Club Norte', name: 'Ana', role: 'grower', linkedAt: 1, expiresAt: FAR }
+export const SUR: AccountRef = { tenantId: 'club-sur', tenantName: 'Club Sur', name: 'Ana', role: 'member', linkedAt: 2, expiresAt: FAR }
+export const EXPIRED: AccountRef = { ...NORTE, expiresAt: 0 }
+export const CODE = '123e4567-e89b-12d3-a456-426614174000'
+
+export const CATALOG: Product[] = [
+  { id: 'p1', title: 'Aceite', variants: [{ id: 'v1', title: '30 ml', price: 100, stock: 5 }] },
+  { id: 'p2', title: 'Flores', variants: [{ id: 'v2a', title: '5 g', price: 50, stock: 3 }, { id: 'v2b', title: '10 g', price: 90, stock: 0 }] },
+  { id: 'p3', title: 'Agotado', variants: [{ id: 'v3', title: 'u', price: 10, stock: 0 }] },
+]
+
+export const TEXTS = ['hola', '1', '2', '3', '4', '5', '6', '7', '10', '99', 'menu', 'cancelar', 'ayuda', CODE, `LINK-${CODE}`, 'LINK-nope']
+export const REPLIES = [
+  'link:login', 'link:code', 'tenant:club-norte', 'tenant:club-sur', 'tenant:club-x',
+  'menu:browse', 'menu:cart', 'menu:orders', 'menu:notifications', 'menu:crops', 'menu:switch-club', 'menu:unlink',
+  'product:p1', 'product:p2', 'product:p3', 'variant:v2a', 'variant:v2b', 'products:more',
+  'cart:checkout', 'cart:browse', 'cart:clear', 'order:confirm', 'order:cancel',
+]
+
+export function results (selectedVariantId: string | undefined): ConversationEvent[] {
+  return [
+    { type: 'LINK_OK', tenantId: 'club-norte', accounts: [NORTE] },
+    { type: 'LINK_OK', tenantId: 'club-sur', accounts: [NORTE, SUR] },
+    { type: 'LINK_FAILED', reason: 'not_found' },
+    { type: 'PRODUCTS_LOADED', products: CATALOG, offset: 0, count: 12 },
+    { type: 'PRODUCTS_LOADED', products: [], offset: 0, count: 0 },
+    { type: 'PRODUCTS_FAILED' },
+    { type: 'ADDED', cartId: 'cart_1', variantId: selectedVariantId ?? 'v1', quantity: 2 },
+    { type: 'ADD_FAILED', reason: 'stock' },
+    { type: 'ORDER_PLACED', displayId: '7', total: 200 },
+    { type: 'ORDER_FAILED', reason: 'unavailable' },
+    { type: 'AUTH_EXPIRED' },
+  ]
+}
+
+/** Every kind of event at a moment: inbound ones carrying `accounts`, a late one past the idle reset, and results. */
+export function eventsAt (at: number, accounts: AccountRef[], selectedVariantId: string | undefined): ConversationEvent[] {
+  const inbound = (a: AccountRef[], when = at): ConversationEvent[] => [
+    ...TEXTS.map((text) => ({ type: 'TEXT' as const, text, at: when, accounts: a })),
+    ...REPLIES.map((id) => ({ type: 'REPLY' as const, id, title: id, at: when, accounts: a })),
+    { type: 'UNSUPPORTED', messageType: 'image', at: when, accounts: a },
+  ]
+  return [
+    ...inbound(accounts),
+    { type: 'TEXT', text: '1', at: at + IDLE_RESET_MS + 1, accounts },
+    { type: 'REPLY', id: 'menu:browse', title: '', at: at + IDLE_RESET_MS + 1, accounts },
+    { type: 'TEXT', text: 'hola', at, accounts: [EXPIRED] },
+    { type: 'REPLY', id: 'menu:browse', title: '', at, accounts: [EXPIRED] },
+    { type: 'LINKED', at, accounts: [NORTE] },
+    { type: 'LINKED', at, accounts: [NORTE, SUR] },
+    ...results(selectedVariantId),
+  ]
+}
