@@ -48,7 +48,6 @@ export const noticeContentSchema = z.object({
   metadata: z.record(z.string(), z.unknown()).optional(),
   expiresAt: isoTimestamp.optional(),
 })
-export type NoticeContent = z.infer<typeof noticeContentSchema>
 
 export const notifyInputSchema = noticeContentSchema.extend({
   tenantId: text(100),
