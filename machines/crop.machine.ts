@@ -44,6 +44,7 @@ export const cropMachine = setup({
   types: {
     context: {} as CropContext,
     events: {} as CropEvent,
+    input: {} as { at: string },
   },
   actions: {
     // Closes the open entry and opens one for the status entered. A clock that went backwards must not
@@ -58,7 +59,8 @@ export const cropMachine = setup({
 }).createMachine({
   id: 'crop',
   initial: 'IDEATING',
-  context: { statusHistory: [] },
+  // A crop made by starting the machine opens its history at `input.at`; IDEATING's entry then finds it open.
+  context: ({ input }) => ({ statusHistory: startHistory('IDEATING', input.at) }),
   states: {
     IDEATING: {
       entry: enter('IDEATING'),
@@ -109,9 +111,13 @@ export const cropMachine = setup({
   },
 })
 
-/** Pure history step: close the open entry at `at` (never before its start) and open one for `status`. */
+/**
+ * Pure history step: close the open entry at `at` (never before its start) and open one for `status`.
+ * Entering the status that is already open changes nothing.
+ */
 export function enterHistory (history: readonly StatusHistoryEntry[], status: CropStatus, at: string): StatusHistoryEntry[] {
   const open = history.at(-1)
+  if (open?.status === status && open.end === '') return [...history]
   const moment = open && Date.parse(at) < Date.parse(open.start) ? open.start : at
   const closed = history.map((entry) => entry.end === '' ? { ...entry, end: moment } : entry)
   return [...closed, { status, start: moment, end: '' }]

@@ -1,5 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { initialTransition, transition, type AnyTransitionDefinition } from 'xstate'
+import { getAdjacencyMap, getShortestPaths } from 'xstate/graph'
 import {
   allStatuses,
   canHarvest,
@@ -11,6 +13,7 @@ import {
   moveStatus,
   startHistory,
   validTransitions,
+  type CropEvent,
   type CropLifecycle,
   type CropStatus,
   type StatusHistoryEntry,
@@ -124,5 +127,43 @@ describe('crop machine', () => {
       for (const to of validTransitions(s)) if (!seen.has(to)) { seen.add(to); queue.push(to) }
     }
     expect([...seen].sort()).toEqual([...allStatuses].sort())
+  })
+
+  describe('model-based', () => {
+    const at = '2024-05-01T00:00:00.000Z'
+    const events: CropEvent[] = [
+      ...allStatuses.map((to) => ({ type: `MOVE.${to}` as const, at })),
+      { type: 'HARVEST', at, continueFlowering: true },
+      { type: 'HARVEST', at, continueFlowering: false },
+    ]
+    const traversal = { input: { at }, events, serializeState: (s: { value: unknown }) => String(s.value) }
+
+    it('starts in IDEATING with one open history entry', () => {
+      const [snapshot] = initialTransition(cropMachine, { at })
+      expect(snapshot.value).toBe('IDEATING')
+      expect(snapshot.context.statusHistory).toEqual([{ status: 'IDEATING', start: at, end: '' }])
+    })
+
+    it.each(allStatuses)('a path reaches %s, and replaying it gets there', (state) => {
+      const path = getShortestPaths(cropMachine, traversal).find((p) => p.state.value === state)
+      expect(path, `no path to ${state}`).toBeDefined()
+      let [snapshot] = initialTransition(cropMachine, { at })
+      for (const step of path?.steps ?? []) [snapshot] = transition(cropMachine, snapshot, step.event)
+      expect(snapshot.value).toBe(state)
+    })
+
+    it('every transition written in the machine is taken from some reachable state', () => {
+      const taken = new Set<AnyTransitionDefinition>()
+      for (const { state, transitions } of Object.values(getAdjacencyMap(cropMachine, traversal))) {
+        for (const { event } of Object.values(transitions) as Array<{ event: CropEvent }>) {
+          for (const t of cropMachine.getTransitionData(state, event)) taken.add(t)
+        }
+      }
+      const missing: string[] = []
+      for (const [name, node] of Object.entries(cropMachine.root.states)) {
+        for (const [eventType, list] of node.transitions) list.forEach((t, i) => { if (!taken.has(t)) missing.push(`${name} ${eventType}#${i}`) })
+      }
+      expect(missing).toEqual([])
+    })
   })
 })
