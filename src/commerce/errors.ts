@@ -57,7 +57,7 @@ export function medusaValidationMessage (error: z.ZodError): string {
 
 /** Parses outside input with a zod schema; a failure is 400 invalid_data in Medusa's words. */
 export function parseInput<S extends z.ZodType> (schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input ?? {})
+  const result = schema.safeParse(input ?? {}, { reportInput: true })
   if (!result.success) throw invalidData(medusaValidationMessage(result.error))
   return result.data
 }

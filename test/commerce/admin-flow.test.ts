@@ -84,7 +84,7 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
     const completed = await b.call('POST', `/admin/orders/${order.id}/complete`, { headers: admin })
     expect(completed.body.order.status).toBe('completed')
 
-    const inventory = await b.call('GET', `/admin/inventory-items?sku=NORTE-AMNESIA-5&location_levels[location_id]=sloc_norte`, { headers: admin })
+    const inventory = await b.call('GET', '/admin/inventory-items?sku=NORTE-AMNESIA-5&location_levels[location_id]=sloc_norte', { headers: admin })
     expect(shapeDiff(inventory.body, sample('inv_list'))).toEqual([])
     expect(inventory.body.inventory_items[0]).toMatchObject({ stocked_quantity: before.stocked - 2, reserved_quantity: before.reserved - 2 })
   })
