@@ -140,6 +140,7 @@ const machineSetup = setup({
     sentLinkCode: (args) => linkCodeOf(args.event) !== undefined,
     typedCode: (args) => looksLikeCode(typedCodeOf(args.event)),
     accountLost: (args) => currentAccount(args.context, accountsOf(args), now(args)) === undefined,
+    codeWhileLost: (args) => linkCodeOf(args.event) !== undefined && currentAccount(args.context, accountsOf(args), now(args)) === undefined,
     noClubs: (args) => validAccounts(accountsOf(args), now(args)).length === 0,
     // `menu` leaves the club choice only for a club that is still linked
     menuToClub: (args) => wordOf(args.event) === 'menu' && currentAccount(args.context, accountsOf(args), now(args)) !== undefined,
@@ -261,6 +262,8 @@ const said = (word: Word) => ({ type: 'said' as const, params: { word } })
 const chose = (id: string) => ({ type: 'chose' as const, params: { id } })
 const offered = (item: MenuItem) => ({ type: 'offered' as const, params: { item } })
 const consumeTyped = { guard: 'sentLinkCode' as const, actions: [touch, consume(linkCodeOf)] }
+// a code sent after the link was lost is still used, from UNLINKED, where its result lands
+const relinkWhileLost = { guard: 'codeWhileLost' as const, target: '#conversation.UNLINKED', actions: [touch, consume(linkCodeOf)] }
 
 /** Input a state does not expect: a short hint and the same prompt again, nothing lost. */
 const unexpected = (state: ConversationState) => ({ actions: [touch, ...say(() => ({ id: 'hint' })), ...sayPrompt(state)] })
@@ -281,7 +284,7 @@ function linkedChecks (state: ConversationState, resetsWhenIdle: boolean) {
     { guard: said('cancel'), target: '#conversation.MAIN_MENU', actions: [touch, clearSelection, ...sayMenu] },
     { guard: said('help'), actions: [touch, ...say(() => ({ id: 'help' })), ...sayPrompt(state)] },
   ]
-  return { text: [consumeTyped, ...checks, ...words], reply: checks, fallback: unexpected(state) }
+  return { text: [relinkWhileLost, consumeTyped, ...checks, ...words], reply: checks, fallback: unexpected(state) }
 }
 
 const unlinkedChoices = [

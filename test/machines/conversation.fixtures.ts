@@ -50,6 +50,7 @@ export function eventsAt (at: number, accounts: AccountRef[], selectedVariantId:
     { type: 'TEXT', text: '1', at: at + IDLE_RESET_MS + 1, accounts },
     { type: 'REPLY', id: 'menu:browse', title: '', at: at + IDLE_RESET_MS + 1, accounts },
     { type: 'TEXT', text: 'hola', at, accounts: [EXPIRED] },
+    { type: 'TEXT', text: `LINK-${CODE}`, at, accounts: [EXPIRED] },
     { type: 'REPLY', id: 'menu:browse', title: '', at, accounts: [EXPIRED] },
     { type: 'LINKED', at, accounts: [NORTE] },
     { type: 'LINKED', at, accounts: [NORTE, SUR] },

@@ -1,0 +1,112 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { initialTransition, transition } from 'xstate'
+import { conversationMachine } from '../../machines/conversation.machine.ts'
+import { currentAccount } from '../../machines/conversation.logic.ts'
+import { encodeSession, restoreSession, type ConversationSnapshot } from '../../machines/conversation.session.ts'
+import { CONVERSATION_STATES, IDLE_RESET_MS, type AccountRef, type CartItem, type ConversationEvent } from '../../machines/conversation.types.ts'
+import { EXPIRED, NORTE, REPLIES, SUR, TEXTS, results } from './conversation.fixtures.ts'
+
+// Random conversations: any sequence of inbound messages of every type and of I/O results.
+
+const LINKED_STATES = new Set(['MAIN_MENU', 'BROWSING_PRODUCTS', 'AWAITING_QUANTITY', 'VIEWING_CART', 'CONFIRMING_ORDER'])
+const accountsArb = fc.constantFrom<AccountRef[]>([], [NORTE], [NORTE, SUR], [EXPIRED], [SUR])
+const gapArb = fc.oneof(fc.integer({ min: 0, max: 60_000 }), fc.constant(IDLE_RESET_MS + 1))
+const textArb = fc.oneof(fc.constantFrom(...TEXTS), fc.string({ maxLength: 40 }), fc.integer({ min: -5, max: 200 }).map(String))
+
+type Step = { kind: 'inbound', gap: number, accounts: AccountRef[], input: { type: 'TEXT', text: string } | { type: 'REPLY', id: string } | { type: 'UNSUPPORTED' } | { type: 'LINKED' } }
+  | { kind: 'result', pick: number }
+
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({
+    kind: fc.constant('inbound' as const),
+    gap: gapArb,
+    accounts: accountsArb,
+    input: fc.oneof(
+      textArb.map((text) => ({ type: 'TEXT' as const, text })),
+      fc.oneof(fc.constantFrom(...REPLIES), fc.string({ maxLength: 20 })).map((id) => ({ type: 'REPLY' as const, id })),
+      fc.constant({ type: 'UNSUPPORTED' as const }),
+      fc.constant({ type: 'LINKED' as const })
+    ),
+  }),
+  fc.record({ kind: fc.constant('result' as const), pick: fc.nat() })
+)
+
+function eventOf (step: Step, snapshot: ConversationSnapshot): ConversationEvent {
+  if (step.kind === 'result') {
+    const all = results(snapshot.context.selectedVariantId)
+    return all[step.pick % all.length] as ConversationEvent
+  }
+  const at = snapshot.context.lastActivity + step.gap
+  const i = step.input
+  if (i.type === 'TEXT') return { type: 'TEXT', text: i.text, at, accounts: step.accounts }
+  if (i.type === 'REPLY') return { type: 'REPLY', id: i.id, title: i.id, at, accounts: step.accounts }
+  if (i.type === 'UNSUPPORTED') return { type: 'UNSUPPORTED', messageType: 'image', at, accounts: step.accounts }
+  return { type: 'LINKED', at, accounts: step.accounts }
+}
+
+const quantities = (cart: CartItem[]) => cart.reduce((n, l) => n + l.quantity, 0)
+
+function run (steps: Step[], check: (before: ConversationSnapshot, event: ConversationEvent, after: ConversationSnapshot) => void): void {
+  let [snapshot] = initialTransition(conversationMachine, { phone: '5491100000001', at: 1_000 })
+  for (const step of steps) {
+    const event = eventOf(step, snapshot)
+    const [next] = transition(conversationMachine, snapshot, event)
+    check(snapshot, event, next)
+    snapshot = next
+  }
+}
+
+describe('conversation machine, properties', () => {
+  it('never crashes and never leaves the eight states', () => {
+    fc.assert(fc.property(fc.array(stepArb, { maxLength: 60 }), (steps) => {
+      run(steps, (_before, _event, after) => {
+        expect(after.status).toBe('active')
+        expect(CONVERSATION_STATES).toContain(after.value)
+      })
+    }), { numRuns: 400 })
+  })
+
+  it('never reaches a menu state without a valid link to the club it is in', () => {
+    fc.assert(fc.property(fc.array(stepArb, { maxLength: 60 }), (steps) => {
+      run(steps, (_before, _event, after) => {
+        if (!LINKED_STATES.has(String(after.value))) return
+        expect(currentAccount(after.context, after.context.accounts, after.context.lastActivity)).toBeDefined()
+      })
+    }), { numRuns: 400 })
+  })
+
+  it('never loses or duplicates a cart line: one line per variant; only an add grows it, only clear, order or another club empties it', () => {
+    fc.assert(fc.property(fc.array(stepArb, { maxLength: 60 }), (steps) => {
+      run(steps, (before, event, after) => {
+        const variants = after.context.cart.map((l) => l.variantId)
+        expect(new Set(variants).size).toBe(variants.length)
+        const was = quantities(before.context.cart)
+        const now = quantities(after.context.cart)
+        if (now === was && after.context.cart.length === before.context.cart.length) return
+        if (event.type === 'ADDED') {
+          expect(now).toBe(was + event.quantity)
+          return
+        }
+        expect(after.context.cart).toEqual([])
+        const move = `${String(before.value)}>${String(after.value)}`
+        const clubChanged = after.context.tenantId !== before.context.tenantId
+        const allowed = clubChanged ||
+          (event.type === 'ORDER_PLACED' && move === 'CONFIRMING_ORDER>MAIN_MENU') ||
+          ('at' in event && (move === 'VIEWING_CART>MAIN_MENU' /* cart:clear */ || move === 'MAIN_MENU>UNLINKED' /* menu:unlink */))
+        expect(allowed, `${event.type} ${move}`).toBe(true)
+      })
+    }), { numRuns: 400 })
+  })
+
+  it('the cart survives a save and restore at every step', () => {
+    fc.assert(fc.property(fc.array(stepArb, { maxLength: 40 }), (steps) => {
+      run(steps, (_before, _event, after) => {
+        const { snapshot, migrated } = restoreSession(encodeSession(after), '5491100000001', 0)
+        expect(migrated).toBe(false)
+        expect(snapshot.value).toBe(after.value)
+        expect(snapshot.context).toEqual(JSON.parse(JSON.stringify(after.context)))
+      })
+    }), { numRuns: 100 })
+  })
+})

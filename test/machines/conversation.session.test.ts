@@ -1,0 +1,40 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { encodeSession, freshSession, restoreSession } from '../../machines/conversation.session.ts'
+import { MACHINE_VERSION } from '../../machines/conversation.types.ts'
+
+// Stored sessions of another machine version, or damaged ones, resume in a safe state and never throw.
+
+const phone = '5491100000001'
+const line = { variantId: 'v1', productId: 'p1', title: 'Aceite', quantity: 2, unitPrice: 100 }
+
+describe('conversation session codec', () => {
+  it('a current session round-trips', () => {
+    const snapshot = freshSession(phone, 5)
+    const back = restoreSession(encodeSession(snapshot), phone, 9)
+    expect(back.migrated).toBe(false)
+    expect(back.snapshot.value).toBe('UNLINKED')
+    expect(back.snapshot.context.lastActivity).toBe(5)
+  })
+
+  it('an older version with a club and a cart resumes at MAIN_MENU with the cart kept', () => {
+    const old = JSON.stringify({ machineVersion: MACHINE_VERSION - 1, state: 'PICKING_STRAIN', tenantId: 'club-norte', cart: [line], cartId: 'cart_1', lastActivity: 3 })
+    const { snapshot, migrated } = restoreSession(old, phone, 10)
+    expect(migrated).toBe(true)
+    expect(snapshot.value).toBe('MAIN_MENU')
+    expect(snapshot.context).toMatchObject({ tenantId: 'club-norte', cart: [line], cartId: 'cart_1', phone })
+  })
+
+  it('a state that no longer exists, or no club, resets to UNLINKED', () => {
+    const removed = JSON.stringify({ machineVersion: MACHINE_VERSION, state: 'GONE', cart: [] })
+    expect(restoreSession(removed, phone, 1).snapshot.value).toBe('UNLINKED')
+    expect(restoreSession('{not json', phone, 1)).toMatchObject({ migrated: true })
+  })
+
+  it('any stored text restores to an active snapshot without throwing', () => {
+    fc.assert(fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify({ machineVersion: MACHINE_VERSION, state: 'MAIN_MENU', tenantId: 'club-norte', cart: v }))), (raw) => {
+      const { snapshot } = restoreSession(raw, phone, 1)
+      expect(snapshot.status).toBe('active')
+    }))
+  })
+})
