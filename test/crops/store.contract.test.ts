@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { frozenStatuses } from '../../machines/crop.machine.ts'
 import { MemoryCatalogStore, MemoryCropStore } from '../../src/crops/store/memory.ts'
-import type { CatalogStore, CropStore } from '../../src/crops/store/port.ts'
+import { MAX_CHANGE_ATTEMPTS, type CatalogStore, type CropStore } from '../../src/crops/store/port.ts'
 import { RedisCatalogStore, RedisCropStore } from '../../src/crops/store/redis.ts'
+import { keys } from '../../src/stores/keys.ts'
 import { testRedis } from '../helper.ts'
 import { cropRecord, plants } from './fixtures.ts'
 
@@ -184,5 +185,28 @@ describe.each([['redis', redisStores], ['memory', memoryStores]] as const)('crop
     expect(await s.catalog.get(freshTenant(), 'strains', 's1')).toBeUndefined()
     expect(await s.catalog.list(tenant, 'strains')).toEqual([amnesia, gelato])
     expect(await s.catalog.list(tenant, 'lights')).toEqual([])
+  })
+})
+
+describe('Redis crop store under contention', () => {
+  it('gives up with 409 CONFLICT when every write loses to another writer, and writes nothing of its own', async () => {
+    const r = await testRedis()
+    try {
+      const store = new RedisCropStore(r.redis)
+      const crop = cropRecord('club-x')
+      await store.create(crop, [], 10)
+      let attempts = 0
+      // Fault injection: on the same connection, so Redis runs it between our read and our write, every time.
+      const change = (current: typeof crop) => {
+        attempts++
+        r.redis.hincrby(keys.crops.one('club-x', crop.id), 'v', 1).catch(() => {})
+        return { crop: { ...current, name: 'Mine' }, result: undefined }
+      }
+      await expect(store.update('club-x', crop.id, change)).rejects.toMatchObject({ code: 'CONFLICT', statusCode: 409 })
+      expect(attempts).toBe(MAX_CHANGE_ATTEMPTS)
+      expect((await store.get('club-x', crop.id))?.name).toBe(crop.name)
+    } finally {
+      await r.cleanup()
+    }
   })
 })
