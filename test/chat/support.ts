@@ -1,0 +1,134 @@
+import { randomInt, randomUUID } from 'node:crypto'
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { signWebhookBody } from '../../src/chat/signature.ts'
+import type { SendBody } from '../../src/chat/outbound/messages.ts'
+import { TEST_SECRETS, type TestApp } from '../helper.ts'
+
+// What the chat tests share: signed webhook calls, message bodies, and a loopback server standing in for the
+// messaging provider's send API (the one part we cannot run).
+
+export const newPhone = (): string => `549${randomInt(1e9, 1e10 - 1)}`
+
+export type Input = { text: string } | { reply: string, title?: string } | { button: string } | { type: string }
+
+export function messageBody (phone: string, input: Input, id: string = `wamid.${randomUUID()}`): Record<string, unknown> {
+  const base = { id, from: phone }
+  let message: Record<string, unknown>
+  if ('text' in input) message = { ...base, type: 'text', text: { body: input.text } }
+  else if ('reply' in input) {
+    const kind = input.reply.startsWith('product:') || input.reply.startsWith('variant:') || input.reply.startsWith('tenant:') ? 'list_reply' : 'button_reply'
+    message = { ...base, type: 'interactive', interactive: { type: kind, [kind]: { id: input.reply, title: input.title ?? input.reply } } }
+  } else if ('button' in input) message = { ...base, type: 'button', button: { payload: input.button, text: input.button } }
+  else message = { ...base, type: input.type, [input.type]: { id: 'media-1' } }
+  return { message, conversation: { id: `conv-${phone}`, phone_number: phone }, phone_number_id: '100000000000001' }
+}
+
+export interface WebhookCall {
+  event?: string
+  key?: string
+  signature?: string
+  batch?: boolean
+  secret?: string
+}
+
+/** POSTs a body to the webhook, signed like the provider does unless told otherwise. */
+export async function postWebhook (app: TestApp['app'], body: unknown, call: WebhookCall = {}) {
+  const raw = typeof body === 'string' ? body : JSON.stringify(body)
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'x-webhook-event': call.event ?? 'chat.message.received',
+    'x-webhook-signature': call.signature ?? signWebhookBody(call.secret ?? TEST_SECRETS.CHAT_WEBHOOK_SECRET, raw),
+  }
+  if (call.key) headers['x-idempotency-key'] = call.key
+  if (call.batch) headers['x-webhook-batch'] = 'true'
+  return await app.inject({ method: 'POST', url: '/api/chat/webhook', headers, payload: raw })
+}
+
+/** Sends one member input and waits until the bot has finished with it. */
+export async function say (t: TestApp, phone: string, input: Input): Promise<void> {
+  const res = await postWebhook(t.app, messageBody(phone, input), { key: randomUUID() })
+  if (res.statusCode !== 200) throw new Error(`webhook answered ${res.statusCode}: ${res.body}`)
+  await t.app.chatWorker.idle(phone)
+}
+
+/** Replies the local outbox holds for a phone (no CHAT_API_BASE_URL). */
+export async function outbox (t: TestApp, phone: string, after = 0): Promise<Array<{ seq: number, body: SendBody }>> {
+  const res = await t.app.inject(`/api/chat/dev/outbox?phone=${phone}&after=${after}`)
+  return res.json().messages
+}
+
+/** The reply ids (buttons or rows) a message offers. */
+export function choiceIds (body: SendBody): string[] {
+  if (body.type !== 'interactive') return []
+  const i = body.interactive
+  if (i.type === 'button') return i.action.buttons.map((b) => b.reply.id)
+  if (i.type === 'list') return i.action.sections.flatMap((s) => s.rows.map((r) => r.id))
+  return []
+}
+
+export function textOf (body: SendBody): string {
+  return body.type === 'text' ? body.text.body : body.interactive.body.text
+}
+
+export interface ProviderCall {
+  url: string
+  authorization: string | undefined
+  body: SendBody
+}
+
+/** A loopback stand-in for the provider's send API; `plan` answers the next calls (then 200). */
+export interface FakeProvider {
+  url: string
+  calls: ProviderCall[]
+  plan: Array<{ status: number, headers?: Record<string, string> }>
+  attempts: number
+  to: (phone: string) => SendBody[]
+  close: () => Promise<void>
+}
+
+async function readBody (req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+export async function startFakeProvider (): Promise<FakeProvider> {
+  const fake: FakeProvider = {
+    url: '',
+    calls: [],
+    plan: [],
+    attempts: 0,
+    to: (phone) => fake.calls.filter((c) => c.body.to === phone).map((c) => c.body),
+    close: async () => { await new Promise<void>((resolve) => server.close(() => resolve())) },
+  }
+  const server: Server = createServer((req, res) => {
+    readBody(req).then((raw) => {
+      fake.attempts++
+      const next = fake.plan.shift()
+      if (next && next.status >= 300) {
+        res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers }).end('{"error":{"message":"try later"}}')
+        return
+      }
+      fake.calls.push({ url: req.url ?? '', authorization: req.headers.authorization, body: JSON.parse(raw) })
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ messages: [{ id: `wamid.${randomUUID()}` }] }))
+    }).catch(() => res.writeHead(500).end())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return fake
+}
+
+/** Logs a demo member in through the service's own login route: their real token for that club. */
+export async function memberToken (t: TestApp, email: string, tenantId: string): Promise<string> {
+  const res = await t.app.inject({ method: 'POST', url: '/auth/customer/emailpass', headers: { 'tenant-id': tenantId }, payload: { email, password: 'demo-password' } })
+  if (res.statusCode !== 200) throw new Error(`login of ${email} answered ${res.statusCode}: ${res.body}`)
+  return res.json().token
+}
+
+/** A link code made the way the club's website makes it after a web login. */
+export async function linkCode (t: TestApp, member: { customerId: string, email: string, name: string, tenantId: string, token: string }): Promise<string> {
+  const res = await t.app.inject({ method: 'POST', url: '/api/chat/link', payload: member })
+  if (res.statusCode !== 201) throw new Error(`link code answered ${res.statusCode}: ${res.body}`)
+  return res.json().code
+}
