@@ -1,0 +1,98 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { parseFields, project } from '../../src/commerce/fields.ts'
+import { fulfillmentStatus, paymentStatus } from '../../src/commerce/calc.ts'
+import { mergeDeltas } from '../../src/commerce/store/port.ts'
+import type { OrderDoc, OrderLineItem, PaymentCollection } from '../../src/commerce/model.ts'
+
+const answer = fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.oneof(fc.integer(), fc.string(), fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.integer())))
+
+describe('fields parser (outside input)', () => {
+  it('never throws and never invents keys', () => {
+    fc.assert(fc.property(fc.string(), answer, (raw, value) => {
+      const out = project(value, parseFields(raw)) as Record<string, unknown>
+      expect(Object.keys(out).every((k) => k in value)).toBe(true)
+    }))
+  })
+
+  it('plain fields select exactly those keys (plus id); + and * keep the default answer', () => {
+    fc.assert(fc.property(answer, fc.array(fc.stringMatching(/^[a-z_]{1,6}$/), { maxLength: 4 }), (value, picked) => {
+      const withId = { ...value, id: 'x' }
+      const selected = project(withId, parseFields(picked.join(','))) as Record<string, unknown>
+      const expected = picked.length === 0 ? Object.keys(withId) : Object.keys(withId).filter((k) => k === 'id' || picked.includes(k))
+      expect(Object.keys(selected).sort()).toEqual(expected.sort())
+      expect(project(withId, parseFields(picked.map((p) => `+${p}`).concat('*items').join(',')))).toEqual(withId)
+    }))
+  })
+
+  it('selects inside relations', () => {
+    const order = { id: 'o', status: 'pending', items: [{ id: 'i', quantity: 2, title: 't' }], fulfillments: [{ id: 'f' }] }
+    expect(project(order, parseFields('status,items.quantity,*fulfillments'))).toEqual({ id: 'o', status: 'pending', items: [{ id: 'i', quantity: 2 }], fulfillments: [{ id: 'f' }] })
+    expect(project(order, parseFields('-items'))).toEqual({ id: 'o', status: 'pending', fulfillments: [{ id: 'f' }] })
+  })
+})
+
+const line = (quantity: number, fulfilled: number, shipped: number, delivered: number): OrderLineItem => ({
+  id: 'ordli', variant_id: 'v', product_id: 'p', inventory_item_id: null, title: 't', subtitle: null, thumbnail: null, quantity, unit_price: 10,
+  product_title: 't', product_description: null, product_subtitle: null, product_handle: 'h', variant_sku: null, variant_title: 'v',
+  requires_shipping: true, metadata: {}, created_at: '', updated_at: '', fulfilled_quantity: fulfilled, shipped_quantity: shipped, delivered_quantity: delivered,
+})
+
+// An item's quantities as the order services keep them: delivered <= shipped <= fulfilled <= quantity.
+const item = fc.integer({ min: 1, max: 5 }).chain((q) => fc.integer({ min: 0, max: q }).chain((f) => fc.integer({ min: 0, max: f }).chain((s) =>
+  fc.integer({ min: 0, max: s }).map((d) => line(q, f, s, d)))))
+
+describe('order statuses computed on read', () => {
+  it('fulfillment_status names the furthest step and whether it covers every unit', () => {
+    fc.assert(fc.property(fc.array(item, { minLength: 1, maxLength: 4 }), fc.constantFrom('pending', 'completed', 'canceled'), (items, status) => {
+      const result = fulfillmentStatus({ status: status as OrderDoc['status'], items })
+      const total = items.reduce((s, i) => s + i.quantity, 0)
+      const sum = (f: 'fulfilled_quantity' | 'shipped_quantity' | 'delivered_quantity'): number => items.reduce((s, i) => s + i[f], 0)
+      const step = sum('delivered_quantity') > 0 ? 'delivered' : sum('shipped_quantity') > 0 ? 'shipped' : sum('fulfilled_quantity') > 0 ? 'fulfilled' : undefined
+      let expected: string
+      if (status === 'canceled') expected = 'canceled'
+      else if (!step) expected = 'not_fulfilled'
+      else expected = sum(`${step}_quantity` as 'fulfilled_quantity') >= total ? step : `partially_${step}`
+      expect(result).toBe(expected)
+    }))
+  })
+
+  it('payment_status follows authorized, captured and refunded amounts', () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 0, max: 1000 }), fc.boolean(), (amount, rawCaptured, rawRefund, canceled) => {
+      const captured = Math.min(rawCaptured, amount)
+      const refunded = Math.min(rawRefund, captured)
+      const pc: PaymentCollection = {
+        id: 'pc', currency_code: 'ars', amount, completed_at: null, payment_sessions: [], metadata: null, created_at: '', updated_at: '',
+        payments: [{
+          id: 'p', provider_id: 'pp', currency_code: 'ars', amount, payment_session_id: 's', captured_at: null, canceled_at: canceled && captured === 0 ? 'now' : null,
+          captures: captured ? [{ id: 'c', amount: captured, created_by: null, created_at: '' }] : [],
+          refunds: refunded ? [{ id: 'r', amount: refunded, created_by: null, created_at: '' }] : [],
+          created_at: '', updated_at: '',
+        }],
+      }
+      const result = paymentStatus({ status: canceled ? 'canceled' : 'pending', payment_collections: [pc] })
+      if (refunded > 0) expect(result).toBe(refunded >= captured ? 'refunded' : 'partially_refunded')
+      else if (canceled && captured === 0) expect(result).toBe('canceled')
+      else if (captured > 0) expect(result).toBe(captured >= amount ? 'captured' : 'partially_captured')
+      else expect(result).toBe('authorized')
+    }))
+  })
+})
+
+describe('stock deltas', () => {
+  it('merging keeps every level\'s total change', () => {
+    const delta = fc.record({ inventoryItemId: fc.constantFrom('a', 'b'), locationId: fc.constantFrom('x', 'y'), stocked: fc.integer({ min: -5, max: 5 }), reserved: fc.integer({ min: -5, max: 5 }) })
+    fc.assert(fc.property(fc.array(delta), (deltas) => {
+      const merged = mergeDeltas(deltas)
+      for (const item of ['a', 'b']) {
+        for (const loc of ['x', 'y']) {
+          const mine = (d: typeof deltas[number]): boolean => d.inventoryItemId === item && d.locationId === loc
+          const total = (xs: typeof deltas, f: 'stocked' | 'reserved'): number => xs.filter(mine).reduce((s, d) => s + d[f], 0)
+          expect(total(merged, 'stocked')).toBe(total(deltas, 'stocked'))
+          expect(total(merged, 'reserved')).toBe(total(deltas, 'reserved'))
+          expect(merged.filter(mine).length).toBeLessThanOrEqual(1)
+        }
+      }
+    }))
+  })
+})
