@@ -33,9 +33,28 @@ describe('fields parser (outside input)', () => {
 })
 
 const line = (quantity: number, fulfilled: number, shipped: number, delivered: number): OrderLineItem => ({
-  id: 'ordli', variant_id: 'v', product_id: 'p', inventory_item_id: null, title: 't', subtitle: null, thumbnail: null, quantity, unit_price: 10,
-  product_title: 't', product_description: null, product_subtitle: null, product_handle: 'h', variant_sku: null, variant_title: 'v',
-  requires_shipping: true, metadata: {}, created_at: '', updated_at: '', fulfilled_quantity: fulfilled, shipped_quantity: shipped, delivered_quantity: delivered,
+  id: 'ordli',
+  variant_id: 'v',
+  product_id: 'p',
+  inventory_item_id: null,
+  title: 't',
+  subtitle: null,
+  thumbnail: null,
+  quantity,
+  unit_price: 10,
+  product_title: 't',
+  product_description: null,
+  product_subtitle: null,
+  product_handle: 'h',
+  variant_sku: null,
+  variant_title: 'v',
+  requires_shipping: true,
+  metadata: {},
+  created_at: '',
+  updated_at: '',
+  fulfilled_quantity: fulfilled,
+  shipped_quantity: shipped,
+  delivered_quantity: delivered,
 })
 
 // An item's quantities as the order services keep them: delivered <= shipped <= fulfilled <= quantity.
@@ -62,12 +81,26 @@ describe('order statuses computed on read', () => {
       const captured = Math.min(rawCaptured, amount)
       const refunded = Math.min(rawRefund, captured)
       const pc: PaymentCollection = {
-        id: 'pc', currency_code: 'ars', amount, completed_at: null, payment_sessions: [], metadata: null, created_at: '', updated_at: '',
+        id: 'pc',
+        currency_code: 'ars',
+        amount,
+        completed_at: null,
+        payment_sessions: [],
+        metadata: null,
+        created_at: '',
+        updated_at: '',
         payments: [{
-          id: 'p', provider_id: 'pp', currency_code: 'ars', amount, payment_session_id: 's', captured_at: null, canceled_at: canceled && captured === 0 ? 'now' : null,
+          id: 'p',
+          provider_id: 'pp',
+          currency_code: 'ars',
+          amount,
+          payment_session_id: 's',
+          captured_at: null,
+          canceled_at: canceled && captured === 0 ? 'now' : null,
           captures: captured ? [{ id: 'c', amount: captured, created_by: null, created_at: '' }] : [],
           refunds: refunded ? [{ id: 'r', amount: refunded, created_by: null, created_at: '' }] : [],
-          created_at: '', updated_at: '',
+          created_at: '',
+          updated_at: '',
         }],
       }
       const result = paymentStatus({ status: canceled ? 'canceled' : 'pending', payment_collections: [pc] })

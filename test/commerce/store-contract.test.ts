@@ -10,13 +10,43 @@ const NOW = '2026-01-01T00:00:00.000Z'
 
 const region = (id: string): RegionDoc => ({ id, name: id, currency_code: 'ars', countries: ['ar'], payment_providers: [], automatic_taxes: true, metadata: null, created_at: NOW, updated_at: NOW })
 const cart = (id: string): CartDoc => ({
-  id, region_id: 'r', sales_channel_id: 'sc', currency_code: 'ars', email: null, customer_id: null, items: [], shipping_methods: [],
-  shipping_address: null, billing_address: null, payment_collection: null, metadata: null, created_at: NOW, updated_at: NOW,
+  id,
+  region_id: 'r',
+  sales_channel_id: 'sc',
+  currency_code: 'ars',
+  email: null,
+  customer_id: null,
+  items: [],
+  shipping_methods: [],
+  shipping_address: null,
+  billing_address: null,
+  payment_collection: null,
+  metadata: null,
+  created_at: NOW,
+  updated_at: NOW,
 })
 const order = (id: string, salesChannelId = 'sc'): OrderDoc => ({
-  id, display_id: 0, version: 1, status: 'pending', cart_id: 'c', region_id: 'r', sales_channel_id: salesChannelId, stock_location_id: 'loc', customer_id: null,
-  email: null, currency_code: 'ars', items: [], shipping_methods: [], shipping_address: null, billing_address: null, payment_collections: [], fulfillments: [],
-  metadata: { empty: [] }, canceled_at: null, created_at: NOW, updated_at: NOW,
+  id,
+  display_id: 0,
+  version: 1,
+  status: 'pending',
+  cart_id: 'c',
+  region_id: 'r',
+  sales_channel_id: salesChannelId,
+  stock_location_id: 'loc',
+  customer_id: null,
+  email: null,
+  currency_code: 'ars',
+  items: [],
+  shipping_methods: [],
+  shipping_address: null,
+  billing_address: null,
+  payment_collections: [],
+  fulfillments: [],
+  metadata: { empty: [] },
+  canceled_at: null,
+  created_at: NOW,
+  updated_at: NOW,
 })
 
 describe.each(['redis', 'memory'] as const)('commerce store contract (%s)', (kind) => {
@@ -79,7 +109,10 @@ describe.each(['redis', 'memory'] as const)('commerce store contract (%s)', (kin
     await store.create('cart', cart('c1'), [], [])
     await store.create('cart', cart('c2'), [], [])
     const input = (cartId: string, orderId: string, quantity: number, salesChannelId = 'sc') => ({
-      cartId, cartRev: 1, order: order(orderId, salesChannelId), now: NOW,
+      cartId,
+      cartRev: 1,
+      order: order(orderId, salesChannelId),
+      now: NOW,
       reservations: [{ inventoryItemId: 'item2', locationId: 'loc', quantity }],
       indexes: [{ index: `orders:${salesChannelId}`, score: 1 }],
       lookups: [{ name: 'payment', value: `pay-${orderId}` }],
