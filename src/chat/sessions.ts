@@ -22,15 +22,17 @@ export class MemorySessionStore implements SessionStore {
 
   constructor (private readonly ttlMs = SESSION_TTL_MS, private readonly now: () => number = Date.now) {}
 
-  async load (phone: string): Promise<StoredDoc> {
+  private read (phone: string): StoredDoc {
     const entry = this.docs.get(phone)
     if (!entry || entry.expiresAt <= this.now()) return { version: 0, doc: undefined }
     return { version: entry.version, doc: entry.doc }
   }
 
+  async load (phone: string) { return this.read(phone) }
+
+  // check and write with no await between them: the compare-and-set is atomic
   async save (phone: string, expected: number, doc: string) {
-    const current = await this.load(phone)
-    if (current.version !== expected) return undefined
+    if (this.read(phone).version !== expected) return undefined
     const version = expected + 1
     this.docs.set(phone, { version, doc, expiresAt: this.now() + this.ttlMs })
     return version
