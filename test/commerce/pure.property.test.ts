@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { parseFields, project } from '../../src/commerce/fields.ts'
 import { fulfillmentStatus, paymentStatus } from '../../src/commerce/calc.ts'
-import { mergeDeltas } from '../../src/commerce/store/port.ts'
+import { mergeDeltas, type StockDelta } from '../../src/commerce/store/port.ts'
 import type { OrderDoc, OrderLineItem, PaymentCollection } from '../../src/commerce/model.ts'
 
 const answer = fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.oneof(fc.integer(), fc.string(), fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.integer())))
@@ -119,8 +119,8 @@ describe('stock deltas', () => {
       const merged = mergeDeltas(deltas)
       for (const item of ['a', 'b']) {
         for (const loc of ['x', 'y']) {
-          const mine = (d: typeof deltas[number]): boolean => d.inventoryItemId === item && d.locationId === loc
-          const total = (xs: typeof deltas, f: 'stocked' | 'reserved'): number => xs.filter(mine).reduce((s, d) => s + d[f], 0)
+          const mine = (d: StockDelta): boolean => d.inventoryItemId === item && d.locationId === loc
+          const total = (xs: StockDelta[], f: 'stocked' | 'reserved'): number => xs.filter(mine).reduce((s, d) => s + d[f], 0)
           expect(total(merged, 'stocked')).toBe(total(deltas, 'stocked'))
           expect(total(merged, 'reserved')).toBe(total(deltas, 'reserved'))
           expect(merged.filter(mine).length).toBeLessThanOrEqual(1)

@@ -2,7 +2,6 @@ import type { FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { parseFields, project } from '../fields.ts'
 import { parseInput, UnauthorizedError } from '../errors.ts'
-import { page } from '../views/common.ts'
 import type { CommerceContext } from '../services/context.ts'
 import type { Actor } from '../tokens.ts'
 
@@ -53,9 +52,7 @@ export function paged (name: string, items: readonly unknown[], count: number, q
 
 /** A page of records under their name, with count/offset/limit, and `fields` applied to each. */
 export function many (name: string, all: readonly unknown[], q: { offset: number, limit: number, fields?: string }): Record<string, unknown> {
-  const selection = parseFields(q.fields)
-  const body = page(name, all, q.offset, q.limit)
-  return { ...body, [name]: (body[name] as unknown[]).map((v) => project(v, selection)) }
+  return paged(name, all.slice(q.offset, q.offset + q.limit), all.length, q)
 }
 
 export function requireActor (request: FastifyRequest, type: Actor['type']): Actor {

@@ -91,8 +91,3 @@ export function orderTotalsView (t: Totals) {
   const { item_discount_total: _i, shipping_discount_total: _s, ...rest } = cartTotalsView(t)
   return { ...rest, original_subtotal: t.total }
 }
-
-/** A list answer: the page and Medusa's count/offset/limit. */
-export function page<T> (name: string, all: readonly T[], offset: number, limit: number) {
-  return { [name]: all.slice(offset, offset + limit), count: all.length, offset, limit }
-}
