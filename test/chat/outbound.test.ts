@@ -1,0 +1,113 @@
+import fc from 'fast-check'
+import pino from 'pino'
+import { Writable } from 'node:stream'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Product, Reply } from '../../machines/conversation.types.ts'
+import { readDelivery } from '../../src/chat/inbound.ts'
+import { sendBodyFor } from '../../src/chat/outbound/messages.ts'
+import { ProviderClient, retryAfterMs } from '../../src/chat/outbound/provider.ts'
+import { compose } from '../../src/chat/replies/compose.ts'
+import { startFakeProvider, type FakeProvider } from './support.ts'
+
+// Outbound: provider limits hold for any reply, and the send API's 429/5xx are retried, then given up.
+
+const API_KEY = 'secret-chat-api-key-123'
+
+function capturedLog () {
+  const lines: string[] = []
+  const log = pino({ level: 'debug' }, new Writable({ write (chunk, _enc, done) { lines.push(String(chunk)); done() } }))
+  return { log, lines }
+}
+
+describe('provider client', () => {
+  let fake: FakeProvider
+  beforeAll(async () => { fake = await startFakeProvider() })
+  afterAll(async () => { await fake.close() })
+  const body = sendBodyFor('5491100000001', { type: 'text', text: { body: 'hola' } })
+
+  it('retries 429 (honouring Retry-After) and 5xx, then delivers', async () => {
+    const { log } = capturedLog()
+    const client = new ProviderClient({ baseUrl: fake.url, phoneNumberId: '123', apiKey: API_KEY, log, baseDelayMs: 5 })
+    fake.plan.push({ status: 429, headers: { 'retry-after': '0' } }, { status: 503 })
+    const started = fake.attempts
+    expect(await client.send(body)).toEqual({ ok: true, attempts: 3 })
+    expect(fake.attempts - started).toBe(3)
+    expect(fake.calls.at(-1)).toMatchObject({ url: '/123/messages', authorization: `Bearer ${API_KEY}`, body })
+  })
+
+  it('gives up after its bound and logs it without the API key', async () => {
+    const { log, lines } = capturedLog()
+    const client = new ProviderClient({ baseUrl: fake.url, phoneNumberId: '123', apiKey: API_KEY, log, baseDelayMs: 1, maxAttempts: 3 })
+    fake.plan.push({ status: 500 }, { status: 502 }, { status: 500 })
+    expect(await client.send(body)).toEqual({ ok: false, attempts: 3, status: 500 })
+    expect(lines.join('\n')).toMatch(/given up/)
+    expect(lines.join('\n')).not.toContain(API_KEY)
+  })
+
+  it('does not retry a refusal (4xx other than 429)', async () => {
+    const { log } = capturedLog()
+    const client = new ProviderClient({ baseUrl: fake.url, phoneNumberId: '123', apiKey: API_KEY, log, baseDelayMs: 1 })
+    const started = fake.attempts
+    fake.plan.push({ status: 400 })
+    expect(await client.send(body)).toMatchObject({ ok: false, attempts: 1, status: 400 })
+    expect(fake.attempts - started).toBe(1)
+  })
+
+  it('reads Retry-After in seconds or as a date', () => {
+    expect(retryAfterMs('2')).toBe(2000)
+    expect(retryAfterMs(new Date(10_000).toUTCString(), 4_000)).toBe(6000)
+    expect(retryAfterMs('soon')).toBeUndefined()
+    expect(retryAfterMs(undefined)).toBeUndefined()
+  })
+})
+
+const titleArb = fc.string({ minLength: 1, maxLength: 120 })
+const productArb: fc.Arbitrary<Product> = fc.record({
+  id: fc.uuid(),
+  title: titleArb,
+  variants: fc.array(fc.record({ id: fc.uuid(), title: titleArb, price: fc.integer({ min: 0, max: 10_000_000 }), stock: fc.nat(500) }), { minLength: 1, maxLength: 14 }),
+})
+const lineArb = fc.record({ variantId: fc.uuid(), productId: fc.uuid(), title: titleArb, quantity: fc.integer({ min: 1, max: 99 }), unitPrice: fc.nat(1_000_000) })
+const replyArb: fc.Arbitrary<Reply> = fc.oneof(
+  fc.record({ id: fc.constant('products' as const), products: fc.array(productArb, { maxLength: 14 }), offset: fc.nat(100), count: fc.nat(200) }),
+  productArb.map((product) => ({ id: 'variants' as const, product })),
+  fc.record({ id: fc.constant('cart' as const), items: fc.array(lineArb, { maxLength: 60 }) }),
+  fc.record({ id: fc.constant('summary' as const), items: fc.array(lineArb, { maxLength: 60 }) }),
+  fc.record({ id: fc.constant('clubs' as const), clubs: fc.array(fc.record({ id: fc.uuid(), name: titleArb }), { maxLength: 14 }) }),
+  fc.record({ id: fc.constant('greeting' as const), name: fc.string({ maxLength: 5000 }) }),
+  fc.record({ id: fc.constant('menu' as const), clubName: fc.string({ maxLength: 2000 }), items: fc.subarray(['browse', 'cart', 'orders', 'notifications', 'crops', 'switch-club', 'unlink'] as const) }),
+)
+
+describe('reply composer', () => {
+  it('never breaks a provider limit, whatever the data (es and en)', () => {
+    fc.assert(fc.property(replyArb, fc.constantFrom('es' as const, 'en' as const), (reply, locale) => {
+      for (const message of compose(reply, { locale, currency: 'ARS' })) {
+        expect(() => sendBodyFor('5491100000001', message)).not.toThrow()
+      }
+    }), { numRuns: 300 })
+  })
+
+  it('formats money for the club (es-AR, en)', () => {
+    const [es] = compose({ id: 'orderPlaced', displayId: '7', total: 1234.5 }, { locale: 'es', currency: 'ARS' })
+    const [en] = compose({ id: 'orderPlaced', displayId: '7', total: 1234.5 }, { locale: 'en', currency: 'USD' })
+    expect(es).toMatchObject({ type: 'text', text: { body: expect.stringMatching(/\$\s?1\.234,50/) } })
+    expect(en).toMatchObject({ type: 'text', text: { body: expect.stringContaining('$1,234.50') } })
+  })
+})
+
+describe('webhook body parser', () => {
+  it('never throws on any JSON, and what it accepts has a phone and an input', () => {
+    const messageish = fc.record({
+      message: fc.record({ id: fc.string(), from: fc.oneof(fc.string(), fc.constant('5491100000001')), type: fc.constantFrom('text', 'interactive', 'button', 'image', ''), text: fc.option(fc.record({ body: fc.string() })) }, { requiredKeys: [] }),
+      conversation: fc.option(fc.record({ phone_number: fc.string() })),
+    }, { requiredKeys: [] })
+    fc.assert(fc.property(fc.oneof(fc.jsonValue(), messageish, fc.record({ batch: fc.constant(true), data: fc.array(messageish) })), (body) => {
+      const delivery = readDelivery(body, 1)
+      if (!delivery.ok) return
+      for (const m of delivery.messages) {
+        expect(m.phone).toMatch(/^\d{6,15}$/)
+        expect(['text', 'reply', 'unsupported']).toContain(m.input.kind)
+      }
+    }), { numRuns: 500 })
+  })
+})
