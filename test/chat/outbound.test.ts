@@ -75,7 +75,7 @@ const replyArb: fc.Arbitrary<Reply> = fc.oneof(
   fc.record({ id: fc.constant('summary' as const), items: fc.array(lineArb, { maxLength: 60 }) }),
   fc.record({ id: fc.constant('clubs' as const), clubs: fc.array(fc.record({ id: fc.uuid(), name: titleArb }), { maxLength: 14 }) }),
   fc.record({ id: fc.constant('greeting' as const), name: fc.string({ maxLength: 5000 }) }),
-  fc.record({ id: fc.constant('menu' as const), clubName: fc.string({ maxLength: 2000 }), items: fc.subarray(['browse', 'cart', 'orders', 'notifications', 'crops', 'switch-club', 'unlink'] as const) }),
+  fc.record({ id: fc.constant('menu' as const), clubName: fc.string({ maxLength: 2000 }), items: fc.subarray(['browse', 'cart', 'orders', 'notifications', 'crops', 'switch-club', 'unlink'] as const) })
 )
 
 describe('reply composer', () => {
