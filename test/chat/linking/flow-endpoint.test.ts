@@ -5,7 +5,6 @@ import type { ChatBot } from '../../../src/chat/linking/types.ts'
 import { signWebhookBody } from '../../../src/chat/signature.ts'
 import { LOGIN_ATTEMPT_LIMIT } from '../../../src/chat/linking/login-attempts.ts'
 import { LINKED_ACCOUNT_TTL_MS } from '../../../src/chat/linking/linked-account-store.ts'
-import { startFakeUpstream, type FakeUpstream } from '../../orders/fake-upstream.ts'
 import { buildTestApp, TEST_SECRETS, type TestApp } from '../../helper.ts'
 
 const DAY = 24 * 60 * 60 * 1000
@@ -27,17 +26,12 @@ function observeLinks (t: TestApp): string[] {
 describe.each(['redis', 'memory'] as const)('login form data endpoint (%s)', (store) => {
   let t: TestApp
   let linked: string[]
-  let fake: FakeUpstream
   beforeAll(async () => {
-    fake = await startFakeUpstream()
-    t = await buildTestApp({ store, ready: false, env: { COMMERCE_URL: fake.url } })
+    t = await buildTestApp({ store, ready: false })
     linked = observeLinks(t)
     await t.app.ready()
   })
-  afterAll(async () => {
-    await t.close()
-    await fake.close()
-  })
+  afterAll(async () => { await t.close() })
 
   const invitedPhone = async (): Promise<string> => {
     const phone = newPhone()

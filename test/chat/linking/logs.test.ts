@@ -4,25 +4,19 @@ import { buildApp, type BuiltApp } from '../../../src/app.ts'
 import { signAccessToken } from '../../../src/auth/tokens.ts'
 import { loadConfig } from '../../../src/config.ts'
 import { loggerOptions } from '../../../src/logger.ts'
-import { startFakeUpstream, type FakeUpstream } from '../../orders/fake-upstream.ts'
 import { TEST_SECRETS } from '../../helper.ts'
 
 // Passwords and tokens that pass through the linking routes never reach a log line, even at trace level.
 describe('chat linking logs', () => {
   const lines: string[] = []
   let app: BuiltApp
-  let fake: FakeUpstream
   beforeAll(async () => {
-    fake = await startFakeUpstream()
-    const config = loadConfig({ NODE_ENV: 'test', SEED: 'demo', COMMERCE_URL: fake.url, ...TEST_SECRETS })
+    const config = loadConfig({ NODE_ENV: 'test', SEED: 'demo', ...TEST_SECRETS })
     const stream = new Writable({ write (chunk, _enc, done) { lines.push(String(chunk)); done() } })
     app = await buildApp(config, { logger: { ...loggerOptions('trace'), stream } })
     await app.ready()
   })
-  afterAll(async () => {
-    await app.close()
-    await fake.close()
-  })
+  afterAll(async () => { await app.close() })
 
   it('holds no password, member token or webhook secret', async () => {
     const token = await signAccessToken(TEST_SECRETS.JWT_SECRET, { sub: 'cus_ana', role: 'member', tenants: ['club-norte'] })
