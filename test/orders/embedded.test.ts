@@ -2,13 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helper.ts'
 
 // The whole order side against the embedded commerce backend over real HTTP (COMMERCE_URL unset).
-// Skipped while the embedded backend does not publish its URL yet (src/commerce/plugin.ts).
-
-const probe = await buildTestApp({ store: 'memory' })
-const embedded = typeof (probe.app as unknown as { commerceUrl?: string }).commerceUrl === 'string'
-await probe.close()
-
-describe.skipIf(!embedded).each(['redis', 'memory'] as const)('orders against the embedded backend (%s)', (store) => {
+describe.each(['redis', 'memory'] as const)('orders against the embedded backend (%s)', (store) => {
   let t: TestApp
   let admin: Record<string, string>
   let ana: Record<string, string>
