@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto'
+import { createInterface } from 'node:readline/promises'
+import { parseArgs } from 'node:util'
+import { request } from 'undici'
+import type { SendBody } from '../src/chat/outbound/messages.ts'
+import { signWebhookBody } from '../src/chat/signature.ts'
+
+// `npm run chat -- --phone 5491100000001 [--url http://localhost:3000] [--secret ...]`: play a member against a
+// running service through its real signed webhook. Type text, or the number of a button or list row. The
+// bot's replies are read from the service's local outbox (it must run without CHAT_API_BASE_URL).
+
+const { values } = parseArgs({
+  options: {
+    phone: { type: 'string' },
+    url: { type: 'string', default: 'http://localhost:3000' },
+    secret: { type: 'string' },
+  },
+})
+const phone = values.phone?.replace(/^\+/, '')
+const secret = values.secret ?? process.env.CHAT_WEBHOOK_SECRET
+if (!phone || !/^\d{6,15}$/.test(phone)) fail('give the member\'s phone: --phone 5491100000001')
+if (!secret) fail('give the webhook secret the server uses: --secret ... or CHAT_WEBHOOK_SECRET')
+const base = values.url.replace(/\/+$/, '')
+
+function fail (message: string): never {
+  process.stderr.write(`${message}\n`)
+  process.exit(1)
+}
+
+interface Choice { id: string, title: string, description?: string }
+let choices: Choice[] = []
+let seen = 0
+
+function render (body: SendBody): void {
+  if (body.type === 'text') {
+    process.stdout.write(`\nbot: ${body.text.body}\n`)
+    return
+  }
+  const i = body.interactive
+  process.stdout.write(`\nbot: ${i.body.text}\n`)
+  if (i.type === 'button') choices = i.action.buttons.map((b) => b.reply)
+  else if (i.type === 'list') choices = i.action.sections.flatMap((s) => s.rows)
+  else {
+    const p = i.action.parameters
+    process.stdout.write(`  [login form "${p.flow_cta}": open it with POST ${base}/api/chat/flow-endpoint, flow_token ${p.flow_token}]\n`)
+    return
+  }
+  choices.forEach((c, n) => process.stdout.write(`  ${n + 1}. ${c.title}${c.description ? ` (${c.description})` : ''}\n`))
+}
+
+let inFlight: Promise<void> | undefined
+/** One read of the outbox at a time, so that no reply is shown twice. */
+async function poll (): Promise<void> {
+  inFlight ??= readOutbox().finally(() => { inFlight = undefined })
+  await inFlight
+}
+
+async function readOutbox (): Promise<void> {
+  const res = await request(`${base}/api/chat/dev/outbox?phone=${phone}&after=${seen}`)
+  if (res.statusCode === 404) fail('the service has no local outbox: run it without CHAT_API_BASE_URL and NODE_ENV=production')
+  const { messages } = await res.body.json() as { messages: Array<{ seq: number, body: SendBody }> }
+  for (const m of messages) {
+    render(m.body)
+    seen = Math.max(seen, m.seq)
+  }
+}
+
+/** A number picks a shown choice (sent as the provider sends a tap); anything else is typed text. */
+function messageFor (line: string): Record<string, unknown> {
+  const picked = /^\d+$/.test(line) ? choices[Number(line) - 1] : undefined
+  const id = `wamid.${randomUUID()}`
+  if (!picked) return { id, from: phone, type: 'text', text: { body: line } }
+  const kind = choices.length > 3 || picked.description ? 'list_reply' : 'button_reply'
+  return { id, from: phone, type: 'interactive', interactive: { type: kind, [kind]: { id: picked.id, title: picked.title } } }
+}
+
+async function send (line: string): Promise<void> {
+  const raw = JSON.stringify({ message: messageFor(line), conversation: { id: `sim-${phone}`, phone_number: phone }, phone_number_id: 'simulator' })
+  const res = await request(`${base}/api/chat/webhook`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-webhook-event': 'chat.message.received',
+      'x-webhook-signature': signWebhookBody(secret as string, raw),
+      'x-idempotency-key': randomUUID(),
+    },
+    body: raw,
+  })
+  const answer = await res.body.text()
+  if (res.statusCode !== 200) process.stdout.write(`  [webhook answered ${res.statusCode}: ${answer}]\n`)
+}
+
+async function main (): Promise<void> {
+  process.stdout.write(`chatting as ${phone} with ${base} (Ctrl-D to leave)\n`)
+  await poll()
+  const rl = createInterface({ input: process.stdin, output: process.stdout })
+  const timer = setInterval(() => { poll().catch(() => {}) }, 300)
+  try {
+    for (;;) {
+      const line = (await rl.question('\nyou> ')).trim()
+      if (!line) continue
+      await send(line)
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      await poll()
+    }
+  } catch {
+    // stdin closed
+  } finally {
+    clearInterval(timer)
+    rl.close()
+  }
+}
+
+await main()
