@@ -1,11 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Redis } from 'ioredis'
+import { startRedisServer } from '../scripts/lib/redis-server.ts'
 import { buildApp } from '../src/app.ts'
 import { signAccessToken } from '../src/auth/tokens.ts'
 import { loadConfig } from '../src/config.ts'
@@ -19,54 +15,15 @@ const RECIPIENT = 'cus_bench'
 
 interface Store { url: string | undefined, label: string, stop: () => Promise<void> }
 
-function freePort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address()
-      srv.close(() => typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port')))
-    })
-  })
-}
-
-async function ping (url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
-  client.on('error', () => {})
-  try {
-    await client.connect()
-    await client.ping()
-    return true
-  } catch {
-    return false
-  } finally {
-    client.disconnect()
-  }
-}
-
 /** REDIS_URL when given; else a redis-server of our own on a free port; else the in-memory store. */
 async function openStore (): Promise<Store> {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, label: 'redis at REDIS_URL', stop: async () => {} }
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'club-bench-redis-'))
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' })
-  const spawned = await new Promise<boolean>((resolve) => {
-    child.once('spawn', () => resolve(true))
-    child.once('error', () => resolve(false))
-  })
-  const stop = async (): Promise<void> => {
-    child.kill('SIGTERM')
-    rmSync(dir, { recursive: true, force: true })
+  try {
+    const server = await startRedisServer()
+    return { url: server.url, label: `own redis-server at ${server.url}`, stop: server.stop }
+  } catch {
+    return { url: undefined, label: 'in-memory store (no redis-server binary)', stop: async () => {} }
   }
-  if (spawned) {
-    const url = `redis://127.0.0.1:${port}`
-    for (let i = 0; i < 200; i++) {
-      if (await ping(url)) return { url, label: `own redis-server on port ${port}`, stop }
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
-  await stop()
-  return { url: undefined, label: 'in-memory store (no redis-server binary)', stop: async () => {} }
 }
 
 function percentile (sorted: number[], p: number): number {

@@ -1,0 +1,74 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Redis } from 'ioredis'
+
+// A throwaway redis-server on a free loopback port, for the test suite and the benchmarks.
+
+export function freePort (): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address()
+      srv.close(() => typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port')))
+    })
+  })
+}
+
+export async function redisAnswers (url: string): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
+  client.on('error', () => {})
+  try {
+    await client.connect()
+    await client.ping()
+    return true
+  } catch {
+    return false
+  } finally {
+    client.disconnect()
+  }
+}
+
+export async function waitForRedis (url: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await redisAnswers(url)) return
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`redis-server did not answer at ${url}`)
+}
+
+export interface RedisServer {
+  url: string
+  stop: () => Promise<void>
+}
+
+/** Starts Debian's redis-server without persistence; rejects with a clear message when it is not installed. */
+export async function startRedisServer (): Promise<RedisServer> {
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'club-redis-'))
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' })
+  const stop = async (): Promise<void> => {
+    child.kill('SIGTERM')
+    rmSync(dir, { recursive: true, force: true })
+  }
+  const started = await new Promise<Error | undefined>((resolve) => {
+    child.once('spawn', () => resolve(undefined))
+    child.once('error', (err) => resolve(err))
+  })
+  if (started) {
+    await stop()
+    throw new Error(`cannot start redis-server (install Debian's redis-server): ${started.message}`)
+  }
+  const url = `redis://127.0.0.1:${port}`
+  try {
+    await waitForRedis(url)
+  } catch (err) {
+    await stop()
+    throw err
+  }
+  return { url, stop }
+}
