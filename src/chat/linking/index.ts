@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { signAccessToken } from '../../auth/tokens.ts'
 import { flowRoutes } from './flow-routes.ts'
 import { createLinkCodeStore } from './link-code-store.ts'
 import { linkRoutes } from './link-routes.ts'
@@ -20,6 +21,14 @@ export default fp(async (app) => {
       accounts: app.linkedAccounts,
       limiter: createLoginAttemptLimiter(app.redis),
       login: async (tenantId, email, password) => await loginMember(app, tenantId, email, password),
+      // Scoped to the one club the phone is linked to.
+      issueLinkToken: async (principal, tenantId, ttlMs) => await signAccessToken(app.config.jwtSecret, {
+        sub: principal.sub,
+        role: principal.role,
+        tenants: [tenantId],
+        email: principal.email,
+        name: principal.name,
+      }, Math.floor(ttlMs / 1000)),
       // The bot registers after this plugin, so it is looked up when a login succeeds. Not awaited: the form
       // answers at once while the bot greets the member in the chat.
       linked: (phone) => {

@@ -2,6 +2,7 @@ import { clubSelectScreen, onClubSelect } from '../../../flows/screens/club-sele
 import { onComplete } from '../../../flows/screens/complete.ts'
 import { onLoginOutcome, readLogin, type LoginOutcome } from '../../../flows/screens/login.ts'
 import type { Club, FlowResponse } from '../../../flows/types.ts'
+import type { Principal } from '../../auth/tokens.ts'
 import { AppError } from '../../errors.ts'
 import type { TenantStore } from '../../tenants/store.ts'
 import type { FlowRequest } from './flow-request.ts'
@@ -18,6 +19,8 @@ export interface LoginFormDeps {
   accounts: LinkedAccountStore
   limiter: LoginAttemptLimiter
   login: (tenantId: string, email: string, password: string) => Promise<MemberLoginResult>
+  /** The token kept for the bot's calls: the login's own lasts a day, a linked account lasts 7 (spec, Limits). */
+  issueLinkToken: (principal: Principal, tenantId: string, ttlMs: number) => Promise<string>
   /** Tells the bot, without waiting for it; its failure does not undo the link. */
   linked: (phone: string) => void
   now: () => number
@@ -56,7 +59,7 @@ async function authenticate (deps: LoginFormDeps, phone: string, club: Club, ema
   const result = await deps.login(club.id, email, password)
   if (result.kind !== 'ok') return result
   await deps.limiter.clear(who)
-  const { principal, token } = result
+  const { principal } = result
   if (!principal.tenants.includes(club.id)) return { kind: 'not-member' }
   const now = deps.now()
   const name = principal.name ?? principal.email ?? email
@@ -67,7 +70,7 @@ async function authenticate (deps: LoginFormDeps, phone: string, club: Club, ema
     email: principal.email ?? email,
     name,
     role: principal.role,
-    token,
+    token: await deps.issueLinkToken(principal, club.id, LINKED_ACCOUNT_TTL_MS),
     linkedAt: now,
     expiresAt: now + LINKED_ACCOUNT_TTL_MS,
   })

@@ -168,7 +168,9 @@ describe.each(['redis', 'memory'] as const)('login form data endpoint (%s)', (st
       expect(LINKED_ACCOUNT_TTL_MS).toBe(7 * DAY)
       const principal = await verifyAccessToken(t.config.jwtSecret, account?.token ?? '')
       expect(principal.sub).toBe(account?.customerId)
-      expect(principal.tenants).toContain('club-norte')
+      expect(principal.tenants).toEqual(['club-norte'])
+      // the kept token lives as long as the link, not the day of the login's own token
+      expect(Math.abs(principal.exp * 1000 - (account?.expiresAt ?? 0))).toBeLessThan(5_000)
       await expect.poll(() => linked).toContain(phone)
     })
 

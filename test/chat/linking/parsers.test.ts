@@ -40,7 +40,8 @@ describe('flow endpoint request parser', () => {
       screen: fc.constantFrom(...FORM_SCREENS),
       action,
       flow_token: fc.oneof(phone, phone.map((p) => `+${p}`)),
-      data: fc.dictionary(fc.string(), fc.jsonValue()),
+      // Fastify's JSON parser refuses a __proto__ key before any parser of ours sees the body.
+      data: fc.dictionary(fc.string().filter((k) => k !== '__proto__'), fc.jsonValue()),
     }),
     signature_valid: fc.boolean(),
   })
