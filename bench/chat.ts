@@ -1,14 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
-import { createServer as createNetServer, type AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import type { AddressInfo } from 'node:net'
 import { pathToFileURL } from 'node:url'
 import Fastify from 'fastify'
 import { Redis } from 'ioredis'
 import { Pool } from 'undici'
+import { startRedisServer } from '../scripts/lib/redis-server.ts'
 import { buildApp } from '../src/app.ts'
 import { signWebhookBody } from '../src/chat/signature.ts'
 import { loadConfig } from '../src/config.ts'
@@ -20,36 +17,9 @@ import { keys } from '../src/stores/keys.ts'
 
 const SECRET = 'bench-webhook-secret-0123456789abcdef'
 
-async function freePort (): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const srv = createNetServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo
-      srv.close(() => resolve(port))
-    })
-  })
-}
-
-async function startRedis (): Promise<{ url: string, stop: () => void }> {
-  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, stop: () => {} }
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'bench-redis-'))
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' })
-  const url = `redis://127.0.0.1:${port}`
-  for (let i = 0; i < 100; i++) {
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
-    probe.on('error', () => {})
-    try {
-      await probe.connect()
-      probe.disconnect()
-      return { url, stop: () => { child.kill('SIGTERM'); rmSync(dir, { recursive: true, force: true }) } }
-    } catch {
-      probe.disconnect()
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
-  throw new Error('redis-server did not start')
+async function startRedis (): Promise<{ url: string, stop: () => Promise<void> }> {
+  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, stop: async () => {} }
+  return await startRedisServer()
 }
 
 /** A loopback stand-in for the provider's send API that accepts everything. */
@@ -177,7 +147,7 @@ export async function run (): Promise<void> {
     await bare.close()
     await app.close()
     await provider.close()
-    redis.stop()
+    await redis.stop()
   }
 }
 
