@@ -19,6 +19,8 @@ const ORDER_LIST_FIELDS = [
   'total', 'created_at', '*customer',
 ].join(',')
 const PRODUCT_FIELDS = '*variants.calculated_price,+variants.inventory_quantity'
+// A real Medusa leaves the shipping method's name out of its cart answers unless asked for.
+const CART_FIELDS = '+shipping_methods.name'
 const INVENTORY_FIELDS = 'id,sku,title,*location_levels'
 
 export class Medusa {
@@ -44,17 +46,17 @@ export class Medusa {
 
   async createCart (email: string | undefined, token?: string) {
     return (await this.client.call(this.settings.baseUrl, 'POST', '/store/carts', {
-      caller: this.store(token), body: { region_id: this.settings.regionId, ...(email ? { email } : {}) }, schema: cartAnswer,
+      caller: this.store(token), query: { fields: CART_FIELDS }, body: { region_id: this.settings.regionId, ...(email ? { email } : {}) }, schema: cartAnswer,
     })).cart
   }
 
   async getCart (cartId: string, token?: string) {
-    return (await this.client.call(this.settings.baseUrl, 'GET', `/store/carts/${enc(cartId)}`, { caller: this.store(token), schema: cartAnswer })).cart
+    return (await this.client.call(this.settings.baseUrl, 'GET', `/store/carts/${enc(cartId)}`, { caller: this.store(token), query: { fields: CART_FIELDS }, schema: cartAnswer })).cart
   }
 
   async addLineItem (cartId: string, variantId: string, quantity: number, token?: string) {
     return (await this.client.call(this.settings.baseUrl, 'POST', `/store/carts/${enc(cartId)}/line-items`, {
-      caller: this.store(token), body: { variant_id: variantId, quantity }, schema: cartAnswer,
+      caller: this.store(token), query: { fields: CART_FIELDS }, body: { variant_id: variantId, quantity }, schema: cartAnswer,
     })).cart
   }
 
@@ -70,7 +72,7 @@ export class Medusa {
 
   async addShippingMethod (cartId: string, optionId: string, token?: string) {
     return (await this.client.call(this.settings.baseUrl, 'POST', `/store/carts/${enc(cartId)}/shipping-methods`, {
-      caller: this.store(token), body: { option_id: optionId }, schema: cartAnswer,
+      caller: this.store(token), query: { fields: CART_FIELDS }, body: { option_id: optionId }, schema: cartAnswer,
     })).cart
   }
 
