@@ -1,10 +1,12 @@
-// The project's demo data (shared/design/decisions.md, section 3), as Medusa fixtures.
+// The project's demo data (shared/design/decisions.md, section 3) as Medusa fixtures: the same clubs, catalog,
+// stock, staff and members as the embedded backend's seed (src/commerce/demo.ts, src/tenants/demo.ts).
+import { DEMO_CLUBS } from '../../src/commerce/demo.ts'
+import { DEMO_PASSWORD as PASSWORD, demoMembers, demoTenants } from '../../src/tenants/demo.ts'
 
 export const TENANT_IDS = ['club-norte', 'club-sur'] as const
 export type TenantId = typeof TENANT_IDS[number]
 
-export const DEMO_PASSWORD = 'demo-password'
-export const STOCK_QUANTITY = 100
+export const DEMO_PASSWORD = PASSWORD
 export const CURRENCY = 'ars'
 export const COUNTRY = 'ar'
 
@@ -13,6 +15,8 @@ export interface VariantSpec {
   sku: string
   /** Whole ARS. */
   price: number
+  /** Stocked at the club's location. */
+  stock: number
 }
 
 export interface ProductSpec {
@@ -25,7 +29,7 @@ export interface ProductSpec {
 
 export interface ClubSpec {
   name: string
-  /** The demo's stable name for the club's stock location; Medusa makes up the id itself. */
+  /** The demo's stable id of the club's stock location, kept as its name: Medusa makes up the id itself. */
   stockLocationName: string
   address: { address_1: string, city: string, postal_code: string }
   products: ProductSpec[]
@@ -37,61 +41,20 @@ export const SHIPPING_OPTIONS = [
 ] as const
 export type ShippingOptionName = typeof SHIPPING_OPTIONS[number]['name']
 
-function single (handle: string, title: string, description: string, sku: string, price: number): ProductSpec {
-  return { handle, title, description, option: 'Presentación', variants: [{ title: 'Única', sku, price }] }
+function club (tenantId: TenantId): ClubSpec {
+  const tenant = demoTenants.find((t) => t.id === tenantId)
+  const demo = DEMO_CLUBS.find((c) => c.tenantId === tenantId)
+  if (!tenant?.commerce || !demo) throw new Error(`no demo data for ${tenantId}`)
+  return {
+    name: tenant.name,
+    stockLocationName: tenant.commerce.stockLocationId,
+    address: { address_1: demo.address.address_1 ?? '', city: demo.address.city ?? '', postal_code: demo.address.postal_code ?? '' },
+    // Handles are unique across a Medusa server, so they carry the club's short name (as the embedded seed's do).
+    products: demo.products.map((p) => ({ handle: `${demo.short}-${p.key}`, title: p.title, description: p.description, option: p.option, variants: p.variants })),
+  }
 }
 
-export const CLUBS: Record<TenantId, ClubSpec> = {
-  'club-norte': {
-    name: 'Club Norte',
-    stockLocationName: 'sloc_norte',
-    address: { address_1: 'Av. Cabildo 1200', city: 'Buenos Aires', postal_code: 'C1426' },
-    products: [
-      {
-        handle: 'norte-aceite',
-        title: 'Aceite de cáñamo',
-        description: 'Aceite de cáñamo de elaboración propia.',
-        option: 'Tamaño',
-        variants: [
-          { title: '10 ml', sku: 'NORTE-ACEITE-10', price: 12000 },
-          { title: '30 ml', sku: 'NORTE-ACEITE-30', price: 30000 },
-        ],
-      },
-      single('norte-sustrato', 'Sustrato orgánico 25 L', 'Sustrato con perlita y humus.', 'NORTE-SUSTRATO', 9500),
-      single('norte-fertilizante', 'Fertilizante de floración', 'Fertilizante líquido, 1 L.', 'NORTE-FERT', 7800),
-      {
-        handle: 'norte-maceta',
-        title: 'Maceta textil',
-        description: 'Maceta de tela con asas.',
-        option: 'Capacidad',
-        variants: [
-          { title: '10 L', sku: 'NORTE-MACETA-10', price: 4500 },
-          { title: '20 L', sku: 'NORTE-MACETA-20', price: 6500 },
-        ],
-      },
-    ],
-  },
-  'club-sur': {
-    name: 'Club Sur',
-    stockLocationName: 'sloc_sur',
-    address: { address_1: 'Av. Mitre 800', city: 'Avellaneda', postal_code: 'B1870' },
-    products: [
-      {
-        handle: 'sur-crema',
-        title: 'Crema de caléndula',
-        description: 'Crema artesanal de caléndula.',
-        option: 'Tamaño',
-        variants: [
-          { title: '50 g', sku: 'SUR-CREMA-50', price: 8000 },
-          { title: '100 g', sku: 'SUR-CREMA-100', price: 14000 },
-        ],
-      },
-      single('sur-semillas', 'Semillas de tomate', 'Sobre de 20 semillas.', 'SUR-SEMILLAS', 3000),
-      single('sur-humus', 'Humus de lombriz 5 kg', 'Abono orgánico.', 'SUR-HUMUS', 5200),
-      single('sur-tijera', 'Tijera de poda', 'Tijera de acero inoxidable.', 'SUR-TIJERA', 11000),
-    ],
-  },
-}
+export const CLUBS: Record<TenantId, ClubSpec> = { 'club-norte': club('club-norte'), 'club-sur': club('club-sur') }
 
 export interface CustomerSpec {
   email: string
@@ -101,7 +64,9 @@ export interface CustomerSpec {
   clubs: [TenantId, ...TenantId[]]
 }
 
-export const CUSTOMERS: CustomerSpec[] = [
-  { email: 'ana@example.com', first_name: 'Ana', last_name: 'García', clubs: ['club-norte', 'club-sur'] },
-  { email: 'bruno@example.com', first_name: 'Bruno', last_name: 'Pérez', clubs: ['club-norte'] },
-]
+export const CUSTOMERS: CustomerSpec[] = demoMembers.map(({ email, firstName, lastName, tenants: [first, ...rest] }) => ({
+  email,
+  first_name: firstName,
+  last_name: lastName,
+  clubs: [first, ...rest],
+}))

@@ -2,9 +2,12 @@ import type { Log } from './steps.ts'
 
 const REQUEST_TIMEOUT_MS = 30_000
 
+/** The path as logged: an invite's `token` query parameter is a credential. */
+const shown = (path: string): string => path.replace(/([?&]token=)[^&]*/, '$1***')
+
 export class MedusaHttpError extends Error {
   constructor (readonly method: string, readonly path: string, readonly status: number, readonly body: string) {
-    super(`${method} ${path} -> ${status}: ${body.slice(0, 500)}`)
+    super(`${method} ${shown(path)} -> ${status}: ${body.slice(0, 500)}`)
   }
 }
 
@@ -45,7 +48,7 @@ export class MedusaClient {
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     })
     const text = await res.text()
-    this.opts.log?.(`${method} ${path} -> ${res.status} (${Date.now() - started} ms)${res.ok ? '' : ` ${text}`}`)
+    this.opts.log?.(`${method} ${shown(path)} -> ${res.status} (${Date.now() - started} ms)${res.ok ? '' : ` ${text}`}`)
     if (!res.ok) throw new MedusaHttpError(method, path, res.status, text)
     return JSON.parse(text) as T
   }

@@ -11,6 +11,8 @@ import { say } from './steps.ts'
 const repoDir = fileURLToPath(new URL('../..', import.meta.url))
 const CONTRACT_DIR = 'test/contract'
 const CONTRACT_CONFIG = 'vitest.medusa.config.ts'
+// --serve: provision, print how to point the contract tests at the server, and keep it until Ctrl-C.
+const SERVE = process.argv.includes('--serve')
 
 function redact (secret: string): string {
   return secret.length > 9 ? `${secret.slice(0, 6)}***${secret.slice(-3)}` : '***'
@@ -77,6 +79,11 @@ async function main (): Promise<number> {
     say(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s at ${medusa.baseUrl}`)
     say(`settings (${medusa.settingsFile}):\n${JSON.stringify(masked(medusa.settings), null, 2)}`)
     say(`fixtures: ${medusa.fixturesFile}`)
+    if (SERVE) {
+      say(`serving until Ctrl-C; run the contract tests against it with:\n  COMMERCE_TENANTS_FILE=${medusa.settingsFile} MEDUSA_FIXTURES_FILE=${medusa.fixturesFile} npx ${vitestArgs().join(' ')}`)
+      // The timer keeps the process alive; the signal handler stops the server and exits.
+      await new Promise(() => setInterval(() => {}, 3_600_000))
+    }
     if (hasContractTests()) return await runTests(medusa, (child) => { tests = child })
     say(`${CONTRACT_DIR} does not exist yet: running the smoke check instead`)
     await smoke(medusa.settings, medusa.fixtures, (line) => say(`smoke: ${line}`))

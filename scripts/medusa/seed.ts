@@ -1,7 +1,9 @@
 import {
-  CLUBS, COUNTRY, CURRENCY, CUSTOMERS, DEMO_PASSWORD, SHIPPING_OPTIONS, STOCK_QUANTITY,
+  CLUBS, COUNTRY, CURRENCY, CUSTOMERS, DEMO_PASSWORD, SHIPPING_OPTIONS,
   type ClubSpec, type CustomerSpec, type ProductSpec, type ShippingOptionName, type TenantId,
 } from './catalog.ts'
+import { demoStaff } from '../../src/tenants/demo.ts'
+import type { Staff } from '../../src/tenants/model.ts'
 import { login, MedusaClient } from './http.ts'
 import type { Log } from './steps.ts'
 
@@ -161,7 +163,7 @@ async function createProduct (admin: MedusaClient, spec: ProductSpec, club: { sa
     const created = read.variants.find((c) => c.sku === v.sku)
     const inventoryItemId = created?.inventory_items[0]?.inventory_item_id
     if (!created || !inventoryItemId) throw new Error(`variant ${v.sku} of ${spec.handle} has no inventory item`)
-    await admin.post(`/admin/inventory-items/${inventoryItemId}/location-levels`, { location_id: club.stockLocationId, stocked_quantity: STOCK_QUANTITY })
+    await admin.post(`/admin/inventory-items/${inventoryItemId}/location-levels`, { location_id: club.stockLocationId, stocked_quantity: v.stock })
     variants.push({ id: created.id, title: v.title, sku: v.sku, price: v.price, inventoryItemId })
   }
   return { id: product.id, handle: spec.handle, title: spec.title, variants }
@@ -193,6 +195,17 @@ async function createCustomer (admin: MedusaClient, spec: CustomerSpec, publisha
   return { id: customer.id, email: spec.email, clubs: spec.clubs }
 }
 
+/**
+ * A Medusa admin user for a member of this service's staff directory, so that staff log in with their own email
+ * (the directory gives role and clubs; Medusa only checks the password). Medusa creates users by invite only.
+ */
+async function createStaffUser (admin: MedusaClient, staff: Staff): Promise<void> {
+  const { invite } = await admin.post<{ invite: { token: string } }>('/admin/invites', { email: staff.email })
+  const { token } = await admin.with({ token: undefined }).post<{ token: string }>('/auth/user/emailpass/register', { email: staff.email, password: DEMO_PASSWORD })
+  const [firstName = '', ...rest] = staff.name.split(' ')
+  await admin.with({ token }).post(`/admin/invites/accept?token=${encodeURIComponent(invite.token)}`, { email: staff.email, first_name: firstName, last_name: rest.join(' ') })
+}
+
 /** Creates the demo data of both clubs through the admin API of a fresh Medusa. */
 export async function seed (baseUrl: string, credentials: AdminCredentials, log: Log): Promise<{ settings: Settings, fixtures: Fixtures }> {
   const client = new MedusaClient(baseUrl, { log })
@@ -203,6 +216,7 @@ export async function seed (baseUrl: string, credentials: AdminCredentials, log:
   for (const spec of CUSTOMERS) {
     customers.push(await createCustomer(admin, spec, clubs[spec.clubs[0]].publishableKey))
   }
+  for (const staff of demoStaff) await createStaffUser(admin, staff)
   const tenant = (club: ClubFixture): TenantSettings => ({
     baseUrl,
     publishableKey: club.publishableKey,
