@@ -6,8 +6,9 @@ import type { SendBody } from '../src/chat/outbound/messages.ts'
 import { signWebhookBody } from '../src/chat/signature.ts'
 
 // `npm run chat -- --phone 5491100000001 [--url http://localhost:3000] [--secret ...]`: play a member against a
-// running service through its real signed webhook. Type text, or the number of a button or list row. The
-// bot's replies are read from the service's local outbox (it must run without CHAT_API_BASE_URL).
+// running service through its real signed webhook. Type text, or the number of a button or list row; when the
+// bot sends the login form, type `form` to fill it in (club, email, password) through the real flow endpoint.
+// The bot's replies are read from the service's local outbox (it must run without CHAT_API_BASE_URL).
 
 const { values } = parseArgs({
   options: {
@@ -30,9 +31,12 @@ function fail (message: string): never {
 interface Choice { id: string, title: string, description?: string }
 let choices: Choice[] = []
 let seen = 0
+let formOffered = false
 
 function render (body: SendBody): void {
   if (body.type === 'text') {
+    // a plain question (how many?) follows the last choices: numbers typed now are text again
+    choices = []
     process.stdout.write(`\nbot: ${body.text.body}\n`)
     return
   }
@@ -41,8 +45,8 @@ function render (body: SendBody): void {
   if (i.type === 'button') choices = i.action.buttons.map((b) => b.reply)
   else if (i.type === 'list') choices = i.action.sections.flatMap((s) => s.rows)
   else {
-    const p = i.action.parameters
-    process.stdout.write(`  [login form "${p.flow_cta}": open it with POST ${base}/api/chat/flow-endpoint, flow_token ${p.flow_token}]\n`)
+    formOffered = true
+    process.stdout.write(`  [login form "${i.action.parameters.flow_cta}": type "form" to fill it in]\n`)
     return
   }
   choices.forEach((c, n) => process.stdout.write(`  ${n + 1}. ${c.title}${c.description ? ` (${c.description})` : ''}\n`))
@@ -74,20 +78,52 @@ function messageFor (line: string): Record<string, unknown> {
   return { id, from: phone, type: 'interactive', interactive: { type: kind, [kind]: { id: picked.id, title: picked.title } } }
 }
 
-async function send (line: string): Promise<void> {
-  const raw = JSON.stringify({ message: messageFor(line), conversation: { id: `sim-${phone}`, phone_number: phone }, phone_number_id: 'simulator' })
-  const res = await request(`${base}/api/chat/webhook`, {
+/** POSTs a JSON body signed as the provider signs it; returns the status and the parsed answer. */
+async function signedPost (path: string, payload: unknown, headers: Record<string, string> = {}): Promise<{ status: number, body: unknown }> {
+  const raw = JSON.stringify(payload)
+  const res = await request(`${base}${path}`, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-webhook-event': 'chat.message.received',
-      'x-webhook-signature': signWebhookBody(secret as string, raw),
-      'x-idempotency-key': randomUUID(),
-    },
+    headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(secret as string, raw), ...headers },
     body: raw,
   })
-  const answer = await res.body.text()
-  if (res.statusCode !== 200) process.stdout.write(`  [webhook answered ${res.statusCode}: ${answer}]\n`)
+  const text = await res.body.text()
+  let body: unknown = text
+  try { body = JSON.parse(text) } catch {}
+  return { status: res.statusCode, body }
+}
+
+async function send (line: string): Promise<void> {
+  const { status, body } = await signedPost('/api/chat/webhook', {
+    message: messageFor(line), conversation: { id: `sim-${phone}`, phone_number: phone }, phone_number_id: 'simulator',
+  }, { 'x-webhook-event': 'chat.message.received', 'x-idempotency-key': randomUUID() })
+  if (status !== 200) process.stdout.write(`  [webhook answered ${status}: ${JSON.stringify(body)}]\n`)
+}
+
+interface FlowAnswer { screen?: string, data?: Record<string, unknown> }
+
+/** The login form, screen by screen, as the messaging app would drive the flow endpoint. */
+async function fillForm (rl: ReturnType<typeof createInterface>): Promise<void> {
+  const exchange = async (screen: string, action: string, data: Record<string, unknown> = {}): Promise<FlowAnswer> => {
+    const { status, body } = await signedPost('/api/chat/flow-endpoint', {
+      source: 'simulator', data_exchange: { version: '3.0', screen, action, flow_token: phone, data }, signature_valid: true,
+    })
+    if (status !== 200) throw new Error(`the flow endpoint answered ${status}: ${JSON.stringify(body)}`)
+    return body as FlowAnswer
+  }
+  const first = await exchange('CLUB_SELECT', 'INIT')
+  const clubs = (first.data?.clubs ?? []) as Array<{ id: string, title: string }>
+  clubs.forEach((c, n) => process.stdout.write(`  ${n + 1}. ${c.title}\n`))
+  const club = clubs[Number(await rl.question('form> club number: ')) - 1]
+  if (!club) throw new Error('no such club')
+  let answer = await exchange('CLUB_SELECT', 'data_exchange', { club_id: club.id })
+  while (answer.screen === 'LOGIN') {
+    if (answer.data?.has_error) process.stdout.write(`  [${String(answer.data.error_message)}]\n`)
+    const email = (await rl.question('form> email: ')).trim()
+    const password = (await rl.question('form> password: ')).trim()
+    if (!email) return
+    answer = await exchange('LOGIN', 'data_exchange', { club_id: club.id, email, password })
+  }
+  process.stdout.write(`  [form: ${answer.screen} ${JSON.stringify(answer.data ?? {})}]\n`)
 }
 
 async function main (): Promise<void> {
@@ -99,6 +135,12 @@ async function main (): Promise<void> {
     for (;;) {
       const line = (await rl.question('\nyou> ')).trim()
       if (!line) continue
+      if (line === 'form' && formOffered) {
+        await fillForm(rl).catch((err: unknown) => process.stdout.write(`  [${(err as Error).message}]\n`))
+        await new Promise((resolve) => setTimeout(resolve, 600))
+        await poll()
+        continue
+      }
       await send(line)
       await new Promise((resolve) => setTimeout(resolve, 400))
       await poll()
