@@ -2,7 +2,7 @@ import { clubSelectScreen } from '../../../flows/screens/club-select.ts'
 import { cartTotal, optionsOf } from '../../../machines/conversation.logic.ts'
 import { PRODUCTS_PAGE, type CartItem, type Product, type Reply } from '../../../machines/conversation.types.ts'
 import { clip, LIMITS, type OutboundMessage } from '../outbound/messages.ts'
-import { COPY, money, type Copy, type Locale } from './copy.ts'
+import { COPY, money, statusName, type Copy, type Locale } from './copy.ts'
 
 // Words a reply of the machine in the club's language, as provider messages within the provider's limits.
 // The choices come from `optionsOf`, the same list the machine numbers, so "2" always means the second one.
@@ -141,7 +141,7 @@ export function loginForm (phone: string, flowId: string, clubs: Array<{ id: str
 
 export function ordersReport (orders: Array<{ displayId: string | number, status: string, total: number }>, voice: Voice): OutboundMessage {
   const copy = COPY[voice.locale]
-  return text(copy.orders(orders.map((o) => copy.orderLine(String(o.displayId), o.status, money(o.total, voice.currency, voice.locale)))))
+  return text(copy.orders(orders.map((o) => copy.orderLine(String(o.displayId), statusName(copy, o.status), money(o.total, voice.currency, voice.locale)))))
 }
 
 export function notificationsReport (unread: number, latest: Array<{ title: string, isRead: boolean }>, voice: Voice): OutboundMessage {
@@ -151,5 +151,6 @@ export function notificationsReport (unread: number, latest: Array<{ title: stri
 export function cropsReport (crops: Array<{ name: string, status: string }>, voice: Voice): OutboundMessage {
   const groups = new Map<string, string[]>()
   for (const crop of crops) groups.set(crop.status, [...(groups.get(crop.status) ?? []), crop.name])
-  return text(COPY[voice.locale].crops([...groups].map(([status, names]) => ({ status, names }))))
+  const copy = COPY[voice.locale]
+  return text(copy.crops([...groups].map(([status, names]) => ({ status: statusName(copy, status), names }))))
 }

@@ -55,6 +55,13 @@ export interface Copy {
   orderLine: (displayId: string, status: string, total: string) => string
   notifications: (unread: number, lines: string[]) => string
   crops: (groups: Array<{ status: string, names: string[] }>) => string
+  /** The API's status values in the member's words; a value not listed shows as it is. */
+  statusNames: Record<string, string>
+}
+
+/** A status value as the member reads it. */
+export function statusName (copy: Copy, status: string): string {
+  return Object.hasOwn(copy.statusNames, status) ? copy.statusNames[status] as string : status
 }
 
 const es: Copy = {
@@ -124,6 +131,21 @@ const es: Copy = {
   orderLine: (id, status, total) => `#${id} · ${status} · ${total}`,
   notifications: (unread, lines) => `Tenés ${unread} notificación(es) sin leer.${lines.length ? `\n${lines.join('\n')}` : ''}`,
   crops: (groups) => groups.length === 0 ? 'No hay cultivos.' : `Cultivos por estado:\n${groups.map((g) => `${g.status} (${g.names.length}): ${g.names.join(', ')}`).join('\n')}`,
+  statusNames: {
+    pending: 'pendiente',
+    requires_action: 'requiere atención',
+    completed: 'completado',
+    canceled: 'cancelado',
+    IDEATING: 'Planificación',
+    PROPAGATING: 'Propagación',
+    VEGETATING: 'Vegetativo',
+    FLOWERING: 'Floración',
+    HARVESTING: 'Cosecha',
+    DRYING: 'Secado',
+    MANICURING: 'Manicurado',
+    CURING: 'Curado',
+    FINISHED: 'Finalizado',
+  },
 }
 
 const en: Copy = {
@@ -193,6 +215,21 @@ const en: Copy = {
   orderLine: (id, status, total) => `#${id} · ${status} · ${total}`,
   notifications: (unread, lines) => `You have ${unread} unread notification(s).${lines.length ? `\n${lines.join('\n')}` : ''}`,
   crops: (groups) => groups.length === 0 ? 'There are no crops.' : `Crops by status:\n${groups.map((g) => `${g.status} (${g.names.length}): ${g.names.join(', ')}`).join('\n')}`,
+  statusNames: {
+    pending: 'pending',
+    requires_action: 'needs attention',
+    completed: 'completed',
+    canceled: 'cancelled',
+    IDEATING: 'Planning',
+    PROPAGATING: 'Propagating',
+    VEGETATING: 'Vegetative',
+    FLOWERING: 'Flowering',
+    HARVESTING: 'Harvesting',
+    DRYING: 'Drying',
+    MANICURING: 'Manicuring',
+    CURING: 'Curing',
+    FINISHED: 'Finished',
+  },
 }
 
 export const COPY: Record<Locale, Copy> = { es, en }
