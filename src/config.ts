@@ -122,3 +122,14 @@ export function loadConfig (source: Record<string, string | undefined> = process
     generatedSecrets: Object.freeze(generatedSecrets),
   })
 }
+
+/** For entry points: the config, or one line on stderr naming what is wrong and exit code 1. */
+export function loadConfigOrExit (): Config {
+  try {
+    return loadConfig()
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err
+    process.stderr.write(`${err.message}\n`)
+    process.exit(1)
+  }
+}

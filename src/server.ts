@@ -1,19 +1,10 @@
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.ts'
-import { ConfigError, loadConfig } from './config.ts'
+import { loadConfigOrExit } from './config.ts'
 
 // Reads config, builds the app, listens, closes gracefully. Nothing else.
 async function main (): Promise<void> {
-  let config
-  try {
-    config = loadConfig()
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`)
-      process.exit(1)
-    }
-    throw err
-  }
+  const config = loadConfigOrExit()
   const app = await buildApp(config)
   if (config.generatedSecrets.length > 0) {
     app.log.warn({ secrets: config.generatedSecrets }, 'no value configured: a random per-process secret is used (development only)')

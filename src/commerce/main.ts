@@ -1,22 +1,13 @@
 import closeWithGrace from 'close-with-grace'
 import pino from 'pino'
-import { ConfigError, loadConfig } from '../config.ts'
+import { loadConfigOrExit } from '../config.ts'
 import { loggerOptions } from '../logger.ts'
 import { createRedis } from '../plugins/redis.ts'
 import { buildCommerceBackend } from './backend.ts'
 
 // The embedded commerce backend on its own: `tsx src/commerce/main.ts` (PORT, HOST, REDIS_URL, JWT_SECRET, SEED).
 async function main (): Promise<void> {
-  let config
-  try {
-    config = loadConfig()
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`)
-      process.exit(1)
-    }
-    throw err
-  }
+  const config = loadConfigOrExit()
   const logger = pino(loggerOptions(config.logLevel))
   const redis = config.redisUrl ? createRedis(config.redisUrl, config.redisKeyPrefix) : null
   if (redis) await redis.connect()
