@@ -9,10 +9,11 @@ import {
 // service makes upstream, and nothing else.
 
 // What GET /admin/orders/{id} must carry: statuses are computed on GET only, so each admin step re-reads these.
+// A payment's refunds (its own status after a cancel) come only when asked for.
 export const ORDER_FIELDS = [
   'id', 'display_id', 'status', 'payment_status', 'fulfillment_status', 'email', 'currency_code', 'customer_id', 'sales_channel_id',
   'metadata', 'created_at', 'updated_at', 'subtotal', 'discount_total', 'shipping_total', 'tax_total', 'total',
-  '*items', '*shipping_address', '*customer', '*payment_collections', '*payment_collections.payments', '*fulfillments', '*fulfillments.items',
+  '*items', '*shipping_address', '*customer', '*payment_collections', '*payment_collections.payments', '*payment_collections.payments.refunds', '*fulfillments', '*fulfillments.items',
 ].join(',')
 const ORDER_LIST_FIELDS = [
   'id', 'display_id', 'status', 'payment_status', 'fulfillment_status', 'email', 'currency_code', 'customer_id', 'sales_channel_id',
@@ -46,7 +47,7 @@ export class Medusa {
 
   async createCart (email: string | undefined, token?: string) {
     return (await this.client.call(this.settings.baseUrl, 'POST', '/store/carts', {
-      caller: this.store(token), query: { fields: CART_FIELDS }, body: { region_id: this.settings.regionId, ...(email ? { email } : {}) }, schema: cartAnswer,
+      caller: this.store(token), body: { region_id: this.settings.regionId, ...(email ? { email } : {}) }, schema: cartAnswer,
     })).cart
   }
 
