@@ -125,10 +125,22 @@ export class OrdersService {
 
   async cancel (actor: Actor, orderId: string): Promise<Order> {
     const order = await this.read(actor, orderId)
-    if (orderStatus(order.status) === 'canceled') throw conflict('The order is already canceled')
+    const status = orderStatus(order.status)
+    if (status === 'canceled') throw conflict('The order is already canceled')
     if (isShippedOrDelivered(order)) throw conflict('A shipped or delivered order cannot be canceled')
-    await actor.medusa.cancelOrder(orderId)
-    const after = await this.record(actor, orderId, [activity('orders:activity.cancelled', 'success', authorOf(actor.principal))])
+    if (status === 'completed') throw conflict('A completed order cannot be canceled')
+    // Medusa cancels only orders without live fulfillments (packed units must be unpacked first).
+    if ((order.fulfillments ?? []).some((f) => !f.canceled_at)) throw conflict('All fulfillments must be canceled before canceling an order')
+    const author = authorOf(actor.principal)
+    // A canceled order's metadata can no longer be changed upstream: the event is written first, and a refusal after it is noted.
+    await this.record(actor, orderId, [activity('orders:activity.cancelled', 'success', author)])
+    try {
+      await actor.medusa.cancelOrder(orderId)
+    } catch (err) {
+      await this.record(actor, orderId, [activity('orders:activity.note', 'error', author, `cancel failed: ${(err as Error).message}`)])
+      throw err
+    }
+    const after = mapOrder(await actor.medusa.getOrder(orderId))
     await this.notify(actor, after, 'order.cancelled')
     return after
   }
@@ -137,6 +149,7 @@ export class OrdersService {
   async invoice (actor: Actor, orderId: string): Promise<Order> {
     const order = await this.read(actor, orderId)
     if (order.metadata?.isInvoiced === true) return mapOrder(order)
+    if (orderStatus(order.status) === 'canceled') throw conflict('A canceled order cannot be invoiced')
     const now = new Date()
     return await this.record(actor, orderId, [activity('orders:activity.invoiced', 'success', authorOf(actor.principal), undefined, now)], {
       isInvoiced: true,
