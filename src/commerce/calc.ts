@@ -58,8 +58,8 @@ export function paymentStatus (order: Pick<OrderDoc, 'status' | 'payment_collect
 
 export type FulfillmentStatus = 'not_fulfilled' | 'partially_fulfilled' | 'fulfilled' | 'partially_shipped' | 'shipped' | 'partially_delivered' | 'delivered' | 'canceled'
 
-export function fulfillmentStatus (order: Pick<OrderDoc, 'status' | 'items'>): FulfillmentStatus {
-  if (order.status === 'canceled') return 'canceled'
+/** From the items' quantities, as Medusa's from its fulfillments; a canceled order (never with fulfillments) is not_fulfilled. */
+export function fulfillmentStatus (order: Pick<OrderDoc, 'items'>): FulfillmentStatus {
   const sum = (f: 'quantity' | 'fulfilled_quantity' | 'shipped_quantity' | 'delivered_quantity'): number => order.items.reduce((s, i) => s + i[f], 0)
   const ordered = sum('quantity')
   const steps = [

@@ -89,19 +89,24 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
     expect(inventory.body.inventory_items[0]).toMatchObject({ stocked_quantity: before.stocked - 2, reserved_quantity: before.reserved - 2 })
   })
 
-  it('cancels an unshipped order: reservation released, packed units back in stock, payment canceled', async () => {
+  it('cancels an unfulfilled order as Medusa does: reservation released, payment canceled; refused once packed, canceled or completed', async () => {
     const { order, variant } = await placeOrder('norte-sustrato', 3)
     const before = await stockOf(b, admin, variant.inventoryItemId)
-    const item = (await read(order.id)).items[0]
-    await b.call('POST', `/admin/orders/${order.id}/fulfillments`, { headers: admin, body: { items: [{ id: item.id, quantity: 1 }] } })
-    expect(await stockOf(b, admin, variant.inventoryItemId)).toEqual({ stocked: before.stocked - 1, reserved: before.reserved - 1 })
     const canceled = await b.call('POST', `/admin/orders/${order.id}/cancel`, { headers: admin })
     expect(canceled.status).toBe(200)
-    expect(canceled.body.order).toMatchObject({ status: 'canceled', payment_status: 'canceled', fulfillment_status: 'canceled' })
+    expect(canceled.body.order).toMatchObject({ status: 'canceled', payment_status: 'canceled', fulfillment_status: 'not_fulfilled' })
     expect(await stockOf(b, admin, variant.inventoryItemId)).toEqual({ stocked: before.stocked, reserved: before.reserved - 3 })
-    const twice = await b.call('POST', `/admin/orders/${order.id}/cancel`, { headers: admin })
-    expect(twice.body.order.version).toBe(canceled.body.order.version)
+    const refusal = { type: 'invalid_data', message: `Order with id ${order.id} has been canceled.` }
+    expect(await b.call('POST', `/admin/orders/${order.id}/cancel`, { headers: admin })).toMatchObject({ status: 400, body: refusal })
+    expect(await b.call('POST', `/admin/orders/${order.id}`, { headers: admin, body: { metadata: { note: 'x' } } })).toMatchObject({ status: 400, body: refusal })
     expect((await b.call('POST', `/admin/orders/${order.id}/complete`, { headers: admin })).status).toBe(400)
+
+    const packed = (await placeOrder('norte-sustrato', 1)).order
+    const line = (await read(packed.id)).items[0]
+    await b.call('POST', `/admin/orders/${packed.id}/fulfillments`, { headers: admin, body: { items: [{ id: line.id, quantity: 1 }] } })
+    expect(await b.call('POST', `/admin/orders/${packed.id}/cancel`, { headers: admin })).toMatchObject({
+      status: 400, body: { type: 'not_allowed', message: 'All fulfillments must be canceled before canceling an order' },
+    })
   })
 
   it('merges order metadata, as the activity log and invoice flags use it', async () => {

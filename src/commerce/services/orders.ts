@@ -15,6 +15,11 @@ import { locationsOfChannel } from './setup.ts'
 
 export const orderMissing = (id: string): MedusaError => notFound(`Order id not found: ${id}`)
 
+/** Medusa refuses every change to a canceled order (fulfill, ship, deliver, update, cancel again) with these words. */
+function refuseIfCanceled (order: OrderDoc): void {
+  if (order.status === 'canceled') throw invalidData(`Order with id ${order.id} has been canceled.`)
+}
+
 export async function getOrder (ctx: CommerceContext, id: string): Promise<OrderDoc> {
   return await loadDoc(ctx.store, 'order', id, () => orderMissing(id))
 }
@@ -123,7 +128,7 @@ export async function createFulfillment (ctx: CommerceContext, actor: Actor, id:
   const locations = (await locationsOfChannel(ctx, current.sales_channel_id)).map((l) => l.id)
   if (!locations.includes(locationId)) throw invalidData(`Location ${locationId} does not serve the order's sales channel`)
   return await changeOrder(ctx, id, (order) => {
-    if (order.status === 'canceled') throw notAllowed(`Order ${id} has been canceled`)
+    refuseIfCanceled(order)
     const now = nowIso()
     const deltas: StockDelta[] = []
     const fulfillment: Fulfillment = {
@@ -187,6 +192,7 @@ export const shipmentBody = z.object({
 export async function createShipment (ctx: CommerceContext, actor: Actor, id: string, fulfillmentId: string, input: unknown): Promise<OrderDoc> {
   const body = parseInput(shipmentBody, input)
   return await changeOrder(ctx, id, (order) => {
+    refuseIfCanceled(order)
     const f = fulfillmentOf(order, fulfillmentId)
     if (f.shipped_at) return undefined
     const now = nowIso()
@@ -203,6 +209,7 @@ export async function createShipment (ctx: CommerceContext, actor: Actor, id: st
 /** Marks a fulfillment delivered (shipped too, for a pickup handed over at the club); again is a no-op. */
 export async function markDelivered (ctx: CommerceContext, id: string, fulfillmentId: string, actor: Actor): Promise<OrderDoc> {
   return await changeOrder(ctx, id, (order) => {
+    refuseIfCanceled(order)
     const f = fulfillmentOf(order, fulfillmentId)
     if (f.delivered_at) return undefined
     const now = nowIso()
@@ -220,27 +227,19 @@ export async function markDelivered (ctx: CommerceContext, id: string, fulfillme
 }
 
 /**
- * Cancels an order unless something has shipped: releases what is still reserved, puts fulfilled (packed, not
- * shipped) units back in stock, cancels authorized payments and refunds captured ones. Again is a no-op.
+ * Cancels an order as Medusa does: not once canceled or completed, nor while it has a fulfillment (packed or
+ * shipped). Releases the reservation, cancels authorized payments and refunds captured ones.
  */
 export async function cancelOrder (ctx: CommerceContext, actor: Actor, id: string): Promise<OrderDoc> {
   return await changeOrder(ctx, id, (order) => {
-    if (order.status === 'canceled') return undefined
-    if (order.items.some((i) => i.shipped_quantity > 0)) throw notAllowed(`Order ${id} has shipped items and cannot be canceled`)
+    refuseIfCanceled(order)
+    if (order.status === 'completed') throw notAllowed('Cannot cancel a completed order. Please use the return process to handle refunds or exchanges.')
+    if (order.fulfillments.some((f) => !f.canceled_at)) throw notAllowed('All fulfillments must be canceled before canceling an order')
     const now = nowIso()
     const deltas: StockDelta[] = []
     for (const item of order.items) {
-      const reserved = item.quantity - item.fulfilled_quantity
-      if (item.inventory_item_id && reserved > 0) deltas.push({ inventoryItemId: item.inventory_item_id, locationId: order.stock_location_id, stocked: 0, reserved: -reserved })
+      if (item.inventory_item_id && item.quantity > 0) deltas.push({ inventoryItemId: item.inventory_item_id, locationId: order.stock_location_id, stocked: 0, reserved: -item.quantity })
     }
-    for (const f of order.fulfillments.filter((x) => !x.canceled_at)) {
-      for (const fi of f.items) {
-        if (fi.inventory_item_id) deltas.push({ inventoryItemId: fi.inventory_item_id, locationId: f.location_id, stocked: fi.quantity, reserved: 0 })
-      }
-      f.canceled_at = now
-      f.updated_at = now
-    }
-    for (const item of order.items) item.fulfilled_quantity = 0
     for (const pc of order.payment_collections) {
       for (const p of pc.payments) {
         const captured = p.captures.reduce((s, c) => s + c.amount, 0) - p.refunds.reduce((s, r) => s + r.amount, 0)
@@ -274,6 +273,7 @@ export const updateOrderBody = z.object({
 export async function updateOrder (ctx: CommerceContext, id: string, input: unknown): Promise<OrderDoc> {
   const body = parseInput(updateOrderBody, input)
   return await changeOrder(ctx, id, (order) => {
+    refuseIfCanceled(order)
     if (body.email) order.email = body.email
     order.metadata = mergeMetadata(order.metadata, body.metadata ?? undefined)
     return undefined
