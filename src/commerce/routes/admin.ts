@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { invalidData, notFound, parseInput, UnauthorizedError } from '../errors.ts'
-import type { OrderDoc, ProductDoc } from '../model.ts'
+import type { CustomerDoc, OrderDoc, ProductDoc } from '../model.ts'
 import { actorFrom, type Actor } from '../tokens.ts'
 import { apiKeyView, inventoryItemView, salesChannelView, shippingOptionView, stockLocationView } from '../views/catalog.ts'
 import { regionView } from '../views/common.ts'
@@ -14,7 +14,7 @@ import {
 } from '../services/catalog.ts'
 import {
   cancelOrder, capturePayment, completeOrder, createFulfillment, createShipment, filterValues, getOrder, markDelivered, matchesOrder,
-  orderMissing, ordersOfChannels, sortOrders, updateOrder,
+  orderMissing, ordersOfChannels, ordersOfCustomer, sortOrders, updateOrder,
 } from '../services/orders.ts'
 import { channelsOfTenants, getRegion, listApiKeys, listRegions, listShippingOptions, listStockLocations } from '../services/setup.ts'
 import { renderOrder, renderOrders, renderProducts } from './render.ts'
@@ -227,25 +227,29 @@ export async function adminRoutes (app: FastifyInstance, { ctx }: RouteDeps): Pr
     return await setLevel(request, id, locationId, body.stocked_quantity)
   })
 
-  const visibleCustomer = (scope: Scope) => (c: { metadata: Record<string, unknown> | null }): boolean =>
-    clubsOf(c as Parameters<typeof clubsOf>[0]).some((t) => scope.actor.tenants.includes(t))
+  // Members of the staff's clubs; and a guest (the customer a cart's email makes, as in Medusa, whose admins see
+  // every customer) once it has an order in the staff's channels, so that a member's guest orders can be found.
+  const visibleCustomer = async (scope: Scope, c: CustomerDoc): Promise<boolean> =>
+    clubsOf(c).some((t) => scope.actor.tenants.includes(t)) ||
+    (!c.has_account && (await ordersOfCustomer(ctx, c.id)).some((o) => scope.channelIds.includes(o.sales_channel_id)))
 
   app.get('/admin/customers', async (request) => {
     const q = query(listQuery(20).extend({ q: z.string().optional(), email: filterValues, has_account: z.enum(['true', 'false']).optional() }), request)
     const scope = await scopeOf(request)
     const needle = q.q?.toLowerCase()
-    const customers = (await listCustomers(ctx)).filter((c) => visibleCustomer(scope)(c) &&
+    const matching = (await listCustomers(ctx)).filter((c) =>
       (!q.email?.length || q.email.includes(c.email)) &&
       (q.has_account === undefined || String(c.has_account) === q.has_account) &&
       (!needle || [c.email, c.first_name, c.last_name, c.phone].some((t) => t?.toLowerCase().includes(needle))))
-    return many('customers', customers.map(customerView), q)
+    const visible = await Promise.all(matching.map((c) => visibleCustomer(scope, c)))
+    return many('customers', matching.filter((_, i) => visible[i]).map(customerView), q)
   })
 
   const customerOf = async (request: FastifyRequest) => {
     const { id } = parseInput(idParams, request.params)
     const scope = await scopeOf(request)
     const customer = await getCustomer(ctx, id)
-    if (!visibleCustomer(scope)(customer)) throw notFound(`Customer with id: ${id} was not found`)
+    if (!await visibleCustomer(scope, customer)) throw notFound(`Customer with id: ${id} was not found`)
     return customer
   }
 
