@@ -1,16 +1,12 @@
 // npm run test:medusa: provisions a real Medusa v2 server, runs the contract tests against it, always tears it down.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { constants } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startMedusa, type MedusaRun, type Settings } from './provision.ts'
-import { smoke } from './smoke.ts'
 import { say } from './steps.ts'
 
 const repoDir = fileURLToPath(new URL('../..', import.meta.url))
 const CONTRACT_DIR = 'test/contract'
-const CONTRACT_CONFIG = 'vitest.medusa.config.ts'
 // --serve: provision, print how to point the contract tests at the server, and keep it until Ctrl-C.
 const SERVE = process.argv.includes('--serve')
 
@@ -27,20 +23,11 @@ function masked (settings: Settings): Record<string, unknown> {
 
 // A path filter rather than --dir: the project's config includes test/**/*.test.ts, which --dir would resolve
 // inside test/contract (test/contract/test/**) and so find nothing.
-function vitestArgs (): string[] {
-  return existsSync(join(repoDir, CONTRACT_CONFIG))
-    ? ['vitest', 'run', '--config', CONTRACT_CONFIG]
-    : ['vitest', 'run', CONTRACT_DIR]
-}
-
-function hasContractTests (): boolean {
-  return existsSync(join(repoDir, CONTRACT_DIR)) || existsSync(join(repoDir, CONTRACT_CONFIG))
-}
+const VITEST_ARGS = ['vitest', 'run', CONTRACT_DIR]
 
 function runTests (medusa: MedusaRun, started: (child: ChildProcess) => void): Promise<number> {
-  const args = vitestArgs()
-  say(`npx ${args.join(' ')}`)
-  const child = spawn('npx', args, {
+  say(`npx ${VITEST_ARGS.join(' ')}`)
+  const child = spawn('npx', VITEST_ARGS, {
     cwd: repoDir,
     stdio: 'inherit',
     env: { ...process.env, COMMERCE_TENANTS_FILE: medusa.settingsFile, MEDUSA_FIXTURES_FILE: medusa.fixturesFile },
@@ -80,15 +67,11 @@ async function main (): Promise<number> {
     say(`settings (${medusa.settingsFile}):\n${JSON.stringify(masked(medusa.settings), null, 2)}`)
     say(`fixtures: ${medusa.fixturesFile}`)
     if (SERVE) {
-      say(`serving until Ctrl-C; run the contract tests against it with:\n  COMMERCE_TENANTS_FILE=${medusa.settingsFile} MEDUSA_FIXTURES_FILE=${medusa.fixturesFile} npx ${vitestArgs().join(' ')}`)
+      say(`serving until Ctrl-C; run the contract tests against it with:\n  COMMERCE_TENANTS_FILE=${medusa.settingsFile} MEDUSA_FIXTURES_FILE=${medusa.fixturesFile} npx ${VITEST_ARGS.join(' ')}`)
       // The timer keeps the process alive; the signal handler stops the server and exits.
       await new Promise(() => setInterval(() => {}, 3_600_000))
     }
-    if (hasContractTests()) return await runTests(medusa, (child) => { tests = child })
-    say(`${CONTRACT_DIR} does not exist yet: running the smoke check instead`)
-    await smoke(medusa.settings, medusa.fixtures, (line) => say(`smoke: ${line}`))
-    say('smoke check passed')
-    return 0
+    return await runTests(medusa, (child) => { tests = child })
   } finally {
     await medusa.stop()
     say(`whole run: ${((Date.now() - started) / 1000).toFixed(1)} s`)
