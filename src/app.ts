@@ -53,6 +53,14 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   app.setErrorHandler(errorHandler)
+  // A POST without a body (capture, cancel, complete...) may still say it is JSON, as `curl -H` does: that is no
+  // body, not malformed JSON. Everything else goes through Fastify's own parser (prototype poisoning refused).
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') done(null, undefined)
+    else parseJson(request, body as string, done)
+  })
   app.decorate('config', config)
   app.decorate('demoSeeders', [])
   app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id) })

@@ -14,6 +14,7 @@ describe('error envelope', () => {
         body: z.object({ name: z.string().min(1), count: z.number().int().positive() }),
       },
     }, async (request) => ({ ok: request.params.id }))
+    t.app.post('/api/probe-nobody', async (request) => ({ body: request.body ?? null }))
     t.app.get('/api/probe-boom', async () => { throw new Error('secret internal detail') })
     t.app.get('/api/probe-conflict', async () => { throw new AppError('CONFLICT', 'Already there', { details: { id: 'x' } }) })
     t.app.get('/api/probe-flat', { config: { errorStyle: 'flat' }, schema: { querystring: z.object({ code: z.uuid() }) } }, async () => ({}))
@@ -31,6 +32,15 @@ describe('error envelope', () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/probe/p_1', headers: { 'content-type': 'application/json' }, payload: '{"name":' })
     expect(res.statusCode).toBe(400)
     expect(res.json().error.code).toBe('INVALID_REQUEST')
+  })
+
+  it('an empty body that says it is JSON is no body, not malformed JSON', async () => {
+    const empty = await t.app.inject({ method: 'POST', url: '/api/probe-nobody', headers: { 'content-type': 'application/json' }, payload: '' })
+    expect(empty.statusCode).toBe(200)
+    expect(empty.json()).toEqual({ body: null })
+    const required = await t.app.inject({ method: 'POST', url: '/api/probe/p_1', headers: { 'content-type': 'application/json' }, payload: '' })
+    expect(required.statusCode).toBe(400)
+    expect(required.json().error.code).toBe('VALIDATION_ERROR')
   })
 
   it('a body over the limit is 413', async () => {
