@@ -69,6 +69,8 @@ export type CreateCropInput = z.infer<typeof createCropBody>
 
 export const patchCropBody = z.object({
   name: name.optional(),
+  strain: idString.optional(),
+  strainName: name.optional(),
   plantedAt: dateInput.optional(),
   expectedYield: grams.nullable().optional(),
   expectedHarvestDate: dateInput.nullable().optional(),
@@ -77,10 +79,14 @@ export const patchCropBody = z.object({
   spaces: idList(50).optional(),
   lights: idList(50).optional(),
   status: z.never({ error: 'Status is changed through POST /api/crops/{crop_id}/status' }).optional(),
+  plants: z.never({ error: 'Plants are added through POST /api/crops/{crop_id}/plants' }).optional(),
 }).refine((body) => Object.values(body).some((v) => v !== undefined), {
-  message: 'Send at least one of name, plantedAt, expectedYield, expectedHarvestDate, pot, seed, spaces, lights',
+  message: 'Send at least one of name, strain, plantedAt, expectedYield, expectedHarvestDate, pot, seed, spaces, lights',
+}).refine((body) => body.strainName === undefined || body.strain !== undefined, {
+  message: 'Names the strain sent in strain; send both',
+  path: ['strainName'],
 })
-export type PatchCropInput = Omit<z.infer<typeof patchCropBody>, 'status'>
+export type PatchCropInput = Omit<z.infer<typeof patchCropBody>, 'status' | 'plants'>
 
 export const statusBody = z.object({
   newStatus: cropStatus,

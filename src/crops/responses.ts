@@ -61,7 +61,7 @@ export const cropSummarySchema = cropSchema.pick({ id: true, name: true, strain:
 export const createdCropSchema = cropSchema.pick({ id: true, name: true, strain: true, status: true, plantedAt: true, expectedYield: true, createdAt: true })
 
 /** PATCH answers the id, the fields it was sent (as they are now) and updatedAt. */
-export const patchedCropSchema = cropSchema.omit({ id: true, updatedAt: true, strain: true, status: true, timeline: true, statusHistory: true, plants: true, createdAt: true })
+export const patchedCropSchema = cropSchema.omit({ id: true, updatedAt: true, status: true, timeline: true, statusHistory: true, plants: true, createdAt: true })
   .partial()
   .extend({ id: z.string(), updatedAt: timestamp })
 

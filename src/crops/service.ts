@@ -153,10 +153,17 @@ export class CropService {
   async patch (tenantId: string, cropId: string, input: PatchCropInput): Promise<CropDetails> {
     if (input.spaces) await this.catalog.require(tenantId, 'spaces', input.spaces)
     if (input.lights) await this.catalog.require(tenantId, 'lights', input.lights)
+    let strain: Strain | undefined
+    if (input.strain !== undefined) {
+      // The crop first, so that a new strain does not join the catalog for a crop that does not exist.
+      await this.record(tenantId, cropId)
+      strain = await this.catalog.strainFor(tenantId, input.strain, input.strainName)
+    }
     const at = this.now().toISOString()
     const updated = await this.crops.update(tenantId, cropId, (crop) => {
       const next: CropRecord = { ...crop, updatedAt: at }
       if (input.name !== undefined) next.name = input.name
+      if (strain) next.strain = { id: strain.id, name: strain.name }
       if (input.plantedAt !== undefined) next.plantedAt = input.plantedAt
       if (input.expectedYield !== undefined) next.expectedYield = input.expectedYield
       if (input.expectedHarvestDate !== undefined) next.expectedHarvestDate = input.expectedHarvestDate
@@ -228,7 +235,11 @@ export class CropService {
       const plants = plantCodes(input.prefix, start, input.count)
         .map((code) => ({ id: `plant_${randomUUID()}`, code, status: input.status, cropId }))
       const added = await this.crops.addPlants(tenantId, cropId, plants, frozenStatuses)
-      if (added.ok) return plants
+      if (added.ok) {
+        // The plants live beside the record, yet they are a field of the crop: the crop changed.
+        await this.crops.update(tenantId, cropId, (crop) => ({ crop: { ...crop, updatedAt: this.now().toISOString() }, result: true }))
+        return plants
+      }
       if (added.reason === 'NOT_FOUND') throw cropNotFound()
       if (added.reason === 'FROZEN') {
         throw conflict(`The crop is ${added.status}: no new plants from ${frozenStatuses[0]} on`, { currentStatus: added.status })

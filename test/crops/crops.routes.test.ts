@@ -198,6 +198,34 @@ describe.each(['redis', 'memory'] as const)('crops API (%s)', (store) => {
       expect((await grower('GET', `/api/crops/${id}`)).body.crop.status).toBe('IDEATING')
     })
 
+    it('PATCH corrects the strain like create names it (catalog id, or a new id with strainName)', async () => {
+      const id = await newCrop(grower, { name: 'Mislabelled' })
+      const res = await grower('PATCH', `/api/crops/${id}`, { strain: 'strain_norte_amnesia' })
+      expect(res.status).toBe(200)
+      expect(res.body.crop).toEqual({ id, strain: { id: 'strain_norte_amnesia', name: 'Amnesia Haze' }, updatedAt: expect.any(String) })
+      expect((await grower('GET', `/api/crops/${id}`)).body.crop.strain).toEqual({ id: 'strain_norte_amnesia', name: 'Amnesia Haze' })
+      const listed = (await grower('GET', '/api/crops?strain=strain_norte_amnesia&search=mislabelled')).body
+      expect(listed.crops.map((c: { id: string }) => c.id)).toEqual([id])
+      const added = await grower('PATCH', `/api/crops/${id}`, { strain: 'strain_norte_zkittlez', strainName: 'Zkittlez' })
+      expect(added.body.crop).toEqual({ id, strain: { id: 'strain_norte_zkittlez', name: 'Zkittlez' }, updatedAt: expect.any(String) })
+      const unknown = await grower('PATCH', `/api/crops/${id}`, { strain: 'strain_unknown' })
+      expect(unknown.status).toBe(400)
+      expect(unknown.body.error.details.errors.strain[0]).toMatch(/strainName/)
+      expect((await grower('GET', `/api/crops/${id}`)).body.crop.strain.id).toBe('strain_norte_zkittlez')
+      expect((await grower('PATCH', `/api/crops/${id}`, { strainName: 'Alone' })).body.error.details.errors).toHaveProperty('strainName')
+      const missing = await grower('PATCH', '/api/crops/crop_missing', { strain: 'strain_norte_ghost', strainName: 'Ghost' })
+      expect(missing.status).toBe(404)
+      expect((await grower('GET', '/api/strains')).body.strains.map((s: { id: string }) => s.id)).not.toContain('strain_norte_ghost')
+    })
+
+    it('PATCH refuses plants with a pointer to the plants route, instead of ignoring them', async () => {
+      const id = await newCrop(grower)
+      const res = await grower('PATCH', `/api/crops/${id}`, { name: 'Renamed', plants: ['tag-9'] })
+      expect(res.status).toBe(400)
+      expect(res.body.error.details.errors.plants[0]).toMatch(/\/plants/)
+      expect((await grower('GET', `/api/crops/${id}`)).body.crop).toMatchObject({ name: 'Test crop', plants: [] })
+    })
+
     it('DELETE removes the crop with its plants and harvests', async () => {
       const id = await newCrop(grower, { status: 'FLOWERING', plants: ['p1'] })
       await grower('POST', `/api/crops/${id}/harvest`, { wetWeight: 10, continueFlowering: true })
@@ -382,6 +410,17 @@ describe.each(['redis', 'memory'] as const)('crops API (%s)', (store) => {
       const all = (await grower('GET', `/api/crops/${id}/plants`)).body
       expect(all.count).toBe(7)
       expect((await grower('GET', `/api/crops/${id}`)).body.crop.plants).toEqual(all.plants.map((p: { id: string }) => p.id))
+    })
+
+    it('adding plants changes the crop: its updatedAt moves', async () => {
+      const id = await newCrop(grower)
+      const before = (await grower('GET', `/api/crops/${id}`)).body.crop.updatedAt
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      expect((await grower('POST', `/api/crops/${id}/plants`, { count: 2 })).status).toBe(201)
+      const after = (await grower('GET', `/api/crops/${id}`)).body.crop
+      expect(after.plants).toHaveLength(2)
+      expect(Date.parse(after.updatedAt)).toBeGreaterThan(Date.parse(before))
+      expect(near(after.updatedAt)).toBe(true)
     })
 
     it('a startCode that reuses a code is 409 DUPLICATE_RESOURCE and adds nothing', async () => {

@@ -45,7 +45,9 @@ export async function cropRoutes (fastify: FastifyInstance, { service }: CropRou
     schema: { tags, summary: 'Update crop fields (not status)', params: cropParams, body: patchCropBody, response: { 200: cropResponses.patched } },
   }, async (request) => {
     const view = cropView(await service.patch(request.tenant.id, request.params.cropId, request.body))
-    const changed = Object.fromEntries(Object.keys(request.body).map((field) => [field, view[field as keyof typeof view]]))
+    // strainName only names the strain sent; the crop shows it inside strain.
+    const fields = Object.keys(request.body).filter((field): field is keyof typeof view => field in view)
+    const changed = Object.fromEntries(fields.map((field) => [field, view[field]]))
     return { crop: { ...changed, id: view.id, updatedAt: view.updatedAt } }
   })
 
