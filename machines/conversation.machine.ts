@@ -6,6 +6,7 @@ import {
   currentAccount,
   findProduct,
   findVariant,
+  inCart,
   linkCodeOf,
   looksLikeCode,
   maxQuantity,
@@ -376,12 +377,11 @@ const quantityMoves = [
     guard: 'validQuantity' as const,
     actions: [touch, {
       type: 'addToCart' as const,
-      params: ({ context, event }: Args) => ({
-        tenantId: context.tenantId ?? '',
-        cartId: context.cartId,
-        variantId: context.selectedVariantId ?? '',
-        quantity: quantityOf(event, maxQuantity(context, context.selectedVariantId)) ?? 0,
-      }),
+      params: ({ context, event }: Args) => {
+        const variantId = context.selectedVariantId ?? ''
+        const quantity = quantityOf(event, maxQuantity(context, variantId)) ?? 0
+        return { tenantId: context.tenantId ?? '', cartId: context.cartId, variantId, quantity, target: inCart(context.cart, variantId) + quantity }
+      },
     }],
   },
   { actions: [touch, ...say(({ context }) => ({ id: 'badQuantity', max: maxQuantity(context, context.selectedVariantId) }))] },

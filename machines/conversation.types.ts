@@ -145,7 +145,8 @@ export interface ConversationEffects {
   sendLoginForm: undefined
   consumeLinkCode: { code: string }
   fetchProducts: { tenantId: string, offset: number }
-  addToCart: { tenantId: string, cartId: string | undefined, variantId: string, quantity: number }
+  /** `quantity` more of the variant: its cart line becomes `target` (what the cart held before, plus `quantity`). */
+  addToCart: { tenantId: string, cartId: string | undefined, variantId: string, quantity: number, target: number }
   placeOrder: { tenantId: string, cartId: string }
   report: { tenantId: string, what: Report }
   unlink: { tenantId: string }

@@ -58,33 +58,43 @@ export class ClubApi {
     return { ok: true, value: { count: res.value.count, products: res.value.products.map((p) => toProduct(p, caller.currency)) } }
   }
 
-  /** Adds a line, creating the cart first when there is none yet; the cart id it went into. */
-  async addToCart (caller: Caller, cartId: string | undefined, variantId: string, quantity: number): Promise<Result<string>> {
-    let id = cartId
-    if (!id) {
-      const created = await this.request(caller, 'POST', '/store/carts', cartResponse, {})
-      if (!created.ok) return created
-      id = created.value.cart.id
-    }
-    const added = await this.request(caller, 'POST', `/store/carts/${encodeURIComponent(id)}/line-items`, cartResponse, { variantId, quantity })
+  /**
+   * Brings the variant's line to `target`, creating the cart first when there is none yet; the cart id it is in.
+   * A target rather than an amount to add: a turn run again (its worker stalled past the lease) adds nothing more.
+   */
+  async addToCart (caller: Caller, cartId: string | undefined, variantId: string, target: number): Promise<Result<string>> {
+    const current = cartId
+      ? await this.request(caller, 'GET', `/store/carts/${encodeURIComponent(cartId)}`, cartResponse)
+      : await this.request(caller, 'POST', '/store/carts', cartResponse, {})
+    if (!current.ok) return current
+    const { id, items } = current.value.cart
+    const held = items.filter((i) => i.variantId === variantId).reduce((sum, i) => sum + i.quantity, 0)
+    if (held >= target) return { ok: true, value: id }
+    const added = await this.request(caller, 'POST', `/store/carts/${encodeURIComponent(id)}/line-items`, cartResponse, { variantId, quantity: target - held })
     return added.ok ? { ok: true, value: id } : added
   }
 
   /** Pickup and cash, then completion: the order placed. */
   async placeOrder (caller: Caller, cartId: string): Promise<Result<{ displayId: string, total: number }>> {
     const cart = encodeURIComponent(cartId)
+    const prepared = await this.prepareOrder(caller, cart)
+    // A cart completed already (this turn ran before) refuses every step with 409 but its completion, which
+    // answers the order it became.
+    if (!prepared.ok && prepared.status !== 409) return prepared
+    const done = await this.request(caller, 'POST', `/store/carts/${cart}/complete`, completion, {})
+    if (!done.ok) return prepared.ok ? done : prepared
+    if (done.value.type !== 'order' || !done.value.order) return { ok: false, failure: 'rejected', status: 200 }
+    return { ok: true, value: { displayId: String(done.value.order.displayId), total: done.value.order.total } }
+  }
+
+  private async prepareOrder (caller: Caller, cart: string): Promise<Result<unknown>> {
     const options = await this.request(caller, 'GET', `/store/shipping-options?cartId=${cart}`, shippingOptions)
     if (!options.ok) return options
     const pickup = options.value.shippingOptions.find((o) => o.name === 'pickup') ?? options.value.shippingOptions[0]
     if (!pickup) return { ok: false, failure: 'unavailable', status: 200 }
     const shipping = await this.request(caller, 'POST', `/store/carts/${cart}/shipping-methods`, cartResponse, { optionId: pickup.id })
     if (!shipping.ok) return shipping
-    const payment = await this.request(caller, 'POST', `/store/carts/${cart}/payment-sessions`, z.unknown(), { providerId: 'cash' })
-    if (!payment.ok) return payment
-    const done = await this.request(caller, 'POST', `/store/carts/${cart}/complete`, completion, {})
-    if (!done.ok) return done
-    if (done.value.type !== 'order' || !done.value.order) return { ok: false, failure: 'rejected', status: 200 }
-    return { ok: true, value: { displayId: String(done.value.order.displayId), total: done.value.order.total } }
+    return await this.request(caller, 'POST', `/store/carts/${cart}/payment-sessions`, z.unknown(), { providerId: 'cash' })
   }
 
   async orders (caller: Caller) {
@@ -152,7 +162,7 @@ function toProduct (p: z.infer<typeof storeProduct>, currency: string): Product 
   }
 }
 
-const cartResponse = z.object({ cart: z.object({ id: z.string() }) })
+const cartResponse = z.object({ cart: z.object({ id: z.string(), items: z.array(z.object({ variantId: z.string(), quantity: z.number() })).default([]) }) })
 const shippingOptions = z.object({ shippingOptions: z.array(z.object({ id: z.string(), name: z.string() })) })
 const completion = z.object({
   type: z.string(),

@@ -126,8 +126,8 @@ export class Effects {
         return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'PRODUCTS_FAILED' }
       }
       case 'addToCart': {
-        const { cartId, variantId, quantity } = action.params
-        const res = await api.addToCart(caller, cartId, variantId, quantity)
+        const { cartId, variantId, quantity, target } = action.params
+        const res = await api.addToCart(caller, cartId, variantId, target)
         if (res.ok) return { type: 'ADDED', cartId: res.value, variantId, quantity }
         return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'ADD_FAILED', reason: commerceFailure(res.failure) }
       }

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { keys } from '../../src/stores/keys.ts'
+import { buildTestApp, type TestApp } from '../helper.ts'
+import { linkCode, newPhone, outbox, say, textOf } from './support.ts'
+
+// A worker that stalls past its lease, or dies before its results are saved, leaves the message to another
+// worker, which runs the same turn again from the session as it was saved before. The member's commerce cart
+// and orders must come out as if the turn had run once.
+
+describe('a chat turn run twice (redis)', () => {
+  let t: TestApp
+  beforeAll(async () => { t = await buildTestApp({ store: 'redis' }) })
+  afterAll(async () => { await t.close() })
+
+  const sessionKey = (phone: string) => keys.chat.bot.session(phone)
+  const savedSession = async (phone: string) => (await t.app.redis!.hget(sessionKey(phone), 'doc'))!
+  /** Puts back a session saved before the turn: as if the turn's results had never been saved. */
+  const rewind = async (phone: string, doc: string) => { await t.app.redis!.hset(sessionKey(phone), 'doc', doc) }
+
+  async function linkedMember (phone: string): Promise<string> {
+    const token = await t.token('member', ['club-norte'], { sub: 'cus_bruno', name: 'Bruno', email: 'bruno@example.com' })
+    await say(t, phone, { text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}` })
+    return token
+  }
+
+  async function lastReplies (phone: string, after: number): Promise<string[]> {
+    return (await outbox(t, phone, after)).map((m) => textOf(m.body))
+  }
+
+  it('adds a quantity once: the commerce cart holds what the chat cart says', async () => {
+    const phone = newPhone()
+    const token = await linkedMember(phone)
+    await say(t, phone, { reply: 'menu:browse' })
+    await say(t, phone, { reply: 'product:prod_norte_aceite_cbd' })
+    await say(t, phone, { text: '1' })
+    await say(t, phone, { reply: 'cart:browse' })
+    await say(t, phone, { reply: 'product:prod_norte_aceite_cbd' })
+
+    const before = await savedSession(phone)
+    await say(t, phone, { text: '2' })
+    await rewind(phone, before)
+    await say(t, phone, { text: '2' })
+
+    const session = JSON.parse(await savedSession(phone))
+    expect(session.state).toBe('VIEWING_CART')
+    expect(session.cart).toMatchObject([{ variantId: expect.any(String), quantity: 3 }])
+    const cart = await t.app.inject({ url: `/store/carts/${session.cartId}`, headers: { authorization: `Bearer ${token}`, 'tenant-id': 'club-norte' } })
+    expect(cart.statusCode).toBe(200)
+    expect(cart.json().cart.items.map((i: { quantity: number }) => i.quantity).reduce((a: number, b: number) => a + b, 0)).toBe(3)
+  })
+
+  it('places an order once: confirming again answers the order already placed', async () => {
+    const phone = newPhone()
+    await linkedMember(phone)
+    await say(t, phone, { reply: 'menu:browse' })
+    await say(t, phone, { reply: 'product:prod_norte_aceite_cbd' })
+    await say(t, phone, { text: '1' })
+    await say(t, phone, { reply: 'cart:checkout' })
+
+    const before = await savedSession(phone)
+    const seen = (await outbox(t, phone)).at(-1)!.seq
+    await say(t, phone, { reply: 'order:confirm' })
+    const first = (await lastReplies(phone, seen))[0]!
+    const displayId = /Pedido #(\S+) realizado/.exec(first)?.[1]
+    expect(displayId).toBeDefined()
+
+    await rewind(phone, before)
+    const again = (await outbox(t, phone)).at(-1)!.seq
+    await say(t, phone, { reply: 'order:confirm' })
+    expect((await lastReplies(phone, again))[0]).toMatch(new RegExp(`Pedido #${displayId} realizado`))
+    const session = JSON.parse(await savedSession(phone))
+    expect(session).toMatchObject({ state: 'MAIN_MENU', cart: [] })
+  })
+})
