@@ -35,7 +35,7 @@ function events (body: string): Json[] {
   })
 }
 
-describe(`orders contract against the ${backend.name} commerce backend`, () => {
+describe(`orders contract against the ${backend.name} commerce backend`, { timeout: backend.timeoutMs }, () => {
   let t: TestApp
   const as = {} as Record<'ana' | 'anaSur' | 'bruno' | 'admin' | 'grower' | 'adminSur', Headers>
   /** ana's first order, taken through every admin step by the tests below. */
@@ -97,7 +97,7 @@ describe(`orders contract against the ${backend.name} commerce backend`, () => {
     as.admin = await login('user', 'admin@club-norte.test', 'club-norte')
     as.grower = await login('user', 'grower@club-norte.test', 'club-norte')
     as.adminSur = await login('user', 'admin@club-sur.test', 'club-sur')
-  }, 60_000)
+  }, backend.timeoutMs)
   afterAll(async () => { await t?.close() })
 
   it('logs members and staff in through the backend, with a token of this service that works on its routes', async () => {
