@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import type { Product } from '../../machines/conversation.types.ts'
+import type { Product, Role } from '../../machines/conversation.types.ts'
 
 // The bot is a client of this same server: every call goes through the HTTP layer in process (app.inject) with
 // the member's own token and Tenant-id, so it obeys exactly the rules every other client obeys. The shapes of
@@ -9,6 +9,7 @@ import type { Product } from '../../machines/conversation.types.ts'
 export interface Caller {
   tenantId: string
   token: string
+  role: Role
   /** Rate limits count the bot's calls per member, not all members as one loopback client. */
   phone: string
   currency: string

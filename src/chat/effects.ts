@@ -57,7 +57,7 @@ export class Effects {
   private async caller (phone: string, tenantId: string): Promise<Caller | undefined> {
     const account = (await this.deps.linkedAccounts.list(phone)).find((a) => a.tenantId === tenantId && a.expiresAt > this.deps.clock())
     if (!account) return undefined
-    return { tenantId, token: account.token, phone, currency: (await this.voice(tenantId)).currency }
+    return { tenantId, token: account.token, role: account.role, phone, currency: (await this.voice(tenantId)).currency }
   }
 
   private async send (phone: string, messages: OutboundMessage[]): Promise<void> {
@@ -151,7 +151,7 @@ export class Effects {
   private async reportOf (caller: Caller, what: Report, voice: Voice): Promise<Result<OutboundMessage>> {
     const { api } = this.deps
     switch (what) {
-      case 'orders': return mapResult(await api.orders(caller), (v) => ordersReport(v.orders, voice))
+      case 'orders': return mapResult(await api.orders(caller), (v) => ordersReport(v.orders, voice, caller.role !== 'member'))
       case 'notifications': return mapResult(await api.notifications(caller), (v) => notificationsReport(v.unread, v.latest, voice))
       case 'crops': return mapResult(await api.crops(caller), (v) => cropsReport(v.crops, voice))
     }

@@ -17,6 +17,13 @@ describe('reports in the member\'s words', () => {
     expect(body(ordersReport(orders, { locale: 'en', currency: 'ARS' }))).toContain('#6 · cancelled')
   })
 
+  it('titles the club\'s orders as the club\'s when staff ask', () => {
+    expect(body(ordersReport(orders, { locale: 'es', currency: 'ARS' }, true))).toMatch(/^Últimos pedidos del club:\n#7/)
+    expect(body(ordersReport(orders, { locale: 'en', currency: 'ARS' }, true))).toMatch(/^The club's latest orders:\n#7/)
+    expect(body(ordersReport([], { locale: 'en', currency: 'ARS' }, true))).toBe('The club has no orders yet.')
+    expect(body(ordersReport(orders, { locale: 'en', currency: 'ARS' }))).toMatch(/^Your latest orders:/)
+  })
+
   it('shows a status it has no words for as it is', () => {
     expect(body(ordersReport([{ displayId: 1, status: 'archived', total: 1 }], { locale: 'es', currency: 'ARS' }))).toContain('· archived ·')
     expect(body(ordersReport([{ displayId: 1, status: 'toString', total: 1 }], { locale: 'es', currency: 'ARS' }))).toContain('· toString ·')

@@ -139,9 +139,10 @@ export function loginForm (phone: string, flowId: string, clubs: Array<{ id: str
   }
 }
 
-export function ordersReport (orders: Array<{ displayId: string | number, status: string, total: number }>, voice: Voice): OutboundMessage {
+/** `club`: the orders API lists staff every order of the club, not their own. */
+export function ordersReport (orders: Array<{ displayId: string | number, status: string, total: number }>, voice: Voice, club = false): OutboundMessage {
   const copy = COPY[voice.locale]
-  return text(copy.orders(orders.map((o) => copy.orderLine(String(o.displayId), statusName(copy, o.status), money(o.total, voice.currency, voice.locale)))))
+  return text(copy.orders(orders.map((o) => copy.orderLine(String(o.displayId), statusName(copy, o.status), money(o.total, voice.currency, voice.locale))), club))
 }
 
 export function notificationsReport (unread: number, latest: Array<{ title: string, isRead: boolean }>, voice: Voice): OutboundMessage {

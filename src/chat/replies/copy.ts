@@ -51,7 +51,8 @@ export interface Copy {
   hint: string
   help: string
   reportFailed: string
-  orders: (lines: string[]) => string
+  /** `club`: the club's orders, as staff see them, rather than the member's own. */
+  orders: (lines: string[], club: boolean) => string
   orderLine: (displayId: string, status: string, total: string) => string
   notifications: (unread: number, lines: string[]) => string
   crops: (groups: Array<{ status: string, names: string[] }>) => string
@@ -127,7 +128,9 @@ const es: Copy = {
   hint: 'No entendí eso.',
   help: 'Podés tocar los botones o responder con el número de la opción. Escribí "menu" para volver al menú o "cancelar" para salir de lo que estés haciendo.',
   reportFailed: 'No pudimos traer esa información ahora. Probá de nuevo en un momento.',
-  orders: (lines) => lines.length === 0 ? 'Todavía no tenés pedidos.' : `Tus últimos pedidos:\n${lines.join('\n')}`,
+  orders: (lines, club) => lines.length === 0
+    ? (club ? 'El club todavía no tiene pedidos.' : 'Todavía no tenés pedidos.')
+    : `${club ? 'Últimos pedidos del club' : 'Tus últimos pedidos'}:\n${lines.join('\n')}`,
   orderLine: (id, status, total) => `#${id} · ${status} · ${total}`,
   notifications: (unread, lines) => `Tenés ${unread} notificación(es) sin leer.${lines.length ? `\n${lines.join('\n')}` : ''}`,
   crops: (groups) => groups.length === 0 ? 'No hay cultivos.' : `Cultivos por estado:\n${groups.map((g) => `${g.status} (${g.names.length}): ${g.names.join(', ')}`).join('\n')}`,
@@ -211,7 +214,9 @@ const en: Copy = {
   hint: 'I did not get that.',
   help: 'Tap the buttons or reply with the option\'s number. Type "menu" to go back to the menu or "cancel" to leave what you are doing.',
   reportFailed: 'We could not fetch that right now. Please try again in a moment.',
-  orders: (lines) => lines.length === 0 ? 'You have no orders yet.' : `Your latest orders:\n${lines.join('\n')}`,
+  orders: (lines, club) => lines.length === 0
+    ? (club ? 'The club has no orders yet.' : 'You have no orders yet.')
+    : `${club ? 'The club\'s latest orders' : 'Your latest orders'}:\n${lines.join('\n')}`,
   orderLine: (id, status, total) => `#${id} · ${status} · ${total}`,
   notifications: (unread, lines) => `You have ${unread} unread notification(s).${lines.length ? `\n${lines.join('\n')}` : ''}`,
   crops: (groups) => groups.length === 0 ? 'There are no crops.' : `Crops by status:\n${groups.map((g) => `${g.status} (${g.names.length}): ${g.names.join(', ')}`).join('\n')}`,
