@@ -34,6 +34,13 @@ export type Notification = z.infer<typeof notificationSchema>
 
 const text = (max: number) => z.string().trim().min(1).max(max)
 
+// The member's app opens it as a link. `//host` and `/\\host` take a browser to another host and script URLs
+// run code, so only the app's own paths and http(s) pages pass.
+function isActionUrl (value: string): boolean {
+  if (value.startsWith('/')) return !/^\/[/\\]/.test(value)
+  return URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol)
+}
+
 /** What a notice says, checked the same way whether it comes from a route, an event or the reminder job. */
 export const noticeContentSchema = z.object({
   domain: z.enum(NOTIFICATION_DOMAINS),
@@ -42,7 +49,7 @@ export const noticeContentSchema = z.object({
   body: text(2000),
   severity: z.enum(NOTIFICATION_SEVERITIES),
   source: z.enum(NOTIFICATION_SOURCES),
-  actionUrl: text(2000).refine((v) => v.startsWith('/') || URL.canParse(v), 'must be a path (/...) or an absolute URL').optional(),
+  actionUrl: text(2000).refine(isActionUrl, 'must be a path (/...) or an absolute http(s) URL').optional(),
   resourceId: text(200).optional(),
   resourceType: text(100).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),

@@ -78,6 +78,10 @@ describe.each(['redis', 'memory'] as const)('admin sends a manual notification (
     ['an unknown domain', { recipientId: 'cus_ana', title: 'x', body: 'y', domain: 'weather' }, 'domain'],
     ['an unknown severity', { recipientId: 'cus_ana', title: 'x', body: 'y', severity: 'fatal' }, 'severity'],
     ['a bad actionUrl', { recipientId: 'cus_ana', title: 'x', body: 'y', actionUrl: 'not a url' }, 'actionUrl'],
+    // a link the member's app opens: script URLs and another host behind a path-looking value are refused
+    ['a javascript: actionUrl', { recipientId: 'cus_ana', title: 'x', body: 'y', actionUrl: 'javascript:alert(1)' }, 'actionUrl'],
+    ['a protocol-relative actionUrl', { recipientId: 'cus_ana', title: 'x', body: 'y', actionUrl: '//evil.example/login' }, 'actionUrl'],
+    ['a backslash actionUrl', { recipientId: 'cus_ana', title: 'x', body: 'y', actionUrl: '/\\evil.example' }, 'actionUrl'],
     ['a bad expiresAt', { recipientId: 'cus_ana', title: 'x', body: 'y', expiresAt: 'tomorrow' }, 'expiresAt'],
     ['a past expiresAt', { recipientId: 'cus_ana', title: 'x', body: 'y', expiresAt: '2020-01-01T00:00:00Z' }, 'expiresAt'],
     ['a metadata that is not an object', { recipientId: 'cus_ana', title: 'x', body: 'y', metadata: 'nope' }, 'metadata'],
