@@ -80,6 +80,13 @@ export interface CropRecord {
   updatedAt: string
 }
 
+/** What the crop list shows and filters on; kept beside the record, so that a list reads no timelines. */
+export type CropSummary = Pick<CropRecord, 'id' | 'name' | 'strain' | 'status' | 'plantedAt' | 'spaceIds' | 'createdAt'>
+
+export function summarize ({ id, name, strain, status, plantedAt, spaceIds, createdAt }: CropRecord): CropSummary {
+  return { id, name, strain: { ...strain }, status, plantedAt, spaceIds: [...spaceIds], createdAt }
+}
+
 export interface Plant {
   id: string
   code: string

@@ -12,7 +12,7 @@ import type { Principal } from '../auth/tokens.ts'
 import { AppError, conflict, notFound } from '../errors.ts'
 import type { Tenant } from '../tenants/model.ts'
 import type { CatalogService } from './catalog.ts'
-import type { Author, CropRecord, Harvest, Light, Plant, Space, Strain, TimelineEntry } from './model.ts'
+import type { Author, CropRecord, CropSummary, Harvest, Light, Plant, Space, Strain, TimelineEntry } from './model.ts'
 import { nextPlantNumber, plantCodes } from './plant-codes.ts'
 import type { CreateCropInput, HarvestInput, PatchCropInput, PatchHarvestInput, PlantsInput, TimelineInput } from './requests.ts'
 import type { CropStore } from './store/index.ts'
@@ -75,7 +75,7 @@ export class CropService {
     private readonly now: () => Date = () => new Date()
   ) {}
 
-  async list (tenantId: string, filters: CropFilters): Promise<CropRecord[]> {
+  async list (tenantId: string, filters: CropFilters): Promise<CropSummary[]> {
     const search = filters.search?.toLocaleLowerCase()
     return (await this.crops.list(tenantId)).filter((crop) =>
       (!filters.status || crop.status === filters.status) &&

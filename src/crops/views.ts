@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import type { CropRecord, Space } from './model.ts'
+import type { CropRecord, CropSummary, Space } from './model.ts'
 import type { cropSchema, statsSchema } from './responses.ts'
 import type { CropDetails } from './service.ts'
 
@@ -35,7 +35,7 @@ export function completeCropView (details: CropDetails): Omit<CropView, 'spaces'
   return { ...cropView(details), spaces: details.spaces.map(({ id, name, squareMeters, status }) => ({ id, name, squareMeters, status })) }
 }
 
-export function cropSummary (crop: CropRecord) {
+export function cropSummary (crop: CropSummary) {
   return { id: crop.id, name: crop.name, strain: crop.strain, status: crop.status, plantedAt: crop.plantedAt }
 }
 

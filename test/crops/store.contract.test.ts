@@ -54,6 +54,16 @@ describe.each([['redis', redisStores], ['memory', memoryStores]] as const)('crop
     expect(await store.list(freshTenant())).toEqual([])
   })
 
+  it('lists summaries (what the list shows and filters on), never whole records, and keeps them in step', async () => {
+    const tenant = freshTenant()
+    const a = cropRecord(tenant, { spaceIds: ['space_1'], timeline: [{ type: 'PLANTING', date: '2024-01-01T00:00:00.000Z', data: {}, notes: '', evidences: [], author: { id: 'u', name: 'U' } }] })
+    await store.create(a, [], 10)
+    const summary = { id: a.id, name: a.name, strain: a.strain, status: a.status, plantedAt: a.plantedAt, spaceIds: ['space_1'], createdAt: a.createdAt }
+    expect(await store.list(tenant)).toEqual([summary])
+    await store.update(tenant, a.id, (crop) => ({ crop: { ...crop, name: 'Renamed', status: 'PROPAGATING', spaceIds: [] }, result: undefined }))
+    expect(await store.list(tenant)).toEqual([{ ...summary, name: 'Renamed', status: 'PROPAGATING', spaceIds: [] }])
+  })
+
   it('refuses a second crop with the same id', async () => {
     const tenant = freshTenant()
     const a = cropRecord(tenant)
@@ -185,6 +195,23 @@ describe.each([['redis', redisStores], ['memory', memoryStores]] as const)('crop
     expect(await s.catalog.get(freshTenant(), 'strains', 's1')).toBeUndefined()
     expect(await s.catalog.list(tenant, 'strains')).toEqual([amnesia, gelato])
     expect(await s.catalog.list(tenant, 'lights')).toEqual([])
+  })
+})
+
+describe('Redis crop store, crops stored before summaries were kept', () => {
+  it('still lists them, from their record', async () => {
+    const r = await testRedis()
+    try {
+      const store = new RedisCropStore(r.redis)
+      const older = cropRecord('club-x', { name: 'Older' })
+      const newer = cropRecord('club-x', { name: 'Newer' })
+      await store.create(older, [], 10)
+      await store.create(newer, [], 10)
+      await r.redis.hdel(keys.crops.one('club-x', older.id), 'sum')
+      expect((await store.list('club-x')).map((c) => [c.name, Object.keys(c).length])).toEqual([['Newer', 7], ['Older', 7]])
+    } finally {
+      await r.cleanup()
+    }
   })
 })
 

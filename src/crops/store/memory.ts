@@ -1,5 +1,5 @@
 import { isActive, type CropStatus } from '../../../machines/crop.machine.ts'
-import type { CatalogItems, CatalogKind, CropRecord, Plant } from '../model.ts'
+import { summarize, type CatalogItems, type CatalogKind, type CropRecord, type CropSummary, type Plant } from '../model.ts'
 import type { AddPlantsResult, CatalogStore, CreateCropResult, CropChange, CropStore } from './port.ts'
 
 interface Entry {
@@ -8,7 +8,7 @@ interface Entry {
   codes: Set<string>
 }
 
-const byCreatedDesc = (a: CropRecord, b: CropRecord) => b.createdAt.localeCompare(a.createdAt)
+const byCreatedDesc = (a: CropSummary, b: CropSummary) => b.createdAt.localeCompare(a.createdAt)
 
 // Nothing awaits between a read and its write here, so every method is atomic in one process.
 export class MemoryCropStore implements CropStore {
@@ -40,7 +40,7 @@ export class MemoryCropStore implements CropStore {
   }
 
   async list (tenantId: string) {
-    return [...this.crops(tenantId).values()].reverse().map((e) => structuredClone(e.crop)).sort(byCreatedDesc)
+    return [...this.crops(tenantId).values()].reverse().map((e) => summarize(e.crop)).sort(byCreatedDesc)
   }
 
   async update<T> (tenantId: string, cropId: string, change: (crop: CropRecord) => CropChange<T>) {

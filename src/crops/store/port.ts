@@ -1,5 +1,5 @@
 import type { CropStatus } from '../../../machines/crop.machine.ts'
-import type { CatalogItems, CatalogKind, CropRecord, Plant } from '../model.ts'
+import type { CatalogItems, CatalogKind, CropRecord, CropSummary, Plant } from '../model.ts'
 
 export type CreateCropResult =
   | { ok: true }
@@ -26,8 +26,8 @@ export interface CropStore {
   /** Adds a crop and its first plants unless the tenant already has `maxActive` active crops (an inactive one always fits). */
   create (crop: CropRecord, plants: Plant[], maxActive: number): Promise<CreateCropResult>
   get (tenantId: string, cropId: string): Promise<CropRecord | undefined>
-  /** Newest first. */
-  list (tenantId: string): Promise<CropRecord[]>
+  /** Newest first, as summaries. */
+  list (tenantId: string): Promise<CropSummary[]>
   /** Undefined when the crop does not exist; whatever `change` throws is thrown. */
   update<T> (tenantId: string, cropId: string, change: (crop: CropRecord) => CropChange<T>): Promise<T | undefined>
   /** Removes the crop with its plants and harvests; false when there was none. */

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis'
 import { isActive, type CropStatus } from '../../../machines/crop.machine.ts'
 import { AppError } from '../../errors.ts'
 import { keys } from '../../stores/keys.ts'
-import type { CatalogItems, CatalogKind, CropRecord, Plant } from '../model.ts'
+import { summarize, type CatalogItems, type CatalogKind, type CropRecord, type CropSummary, type Plant } from '../model.ts'
 import { MAX_CHANGE_ATTEMPTS, type AddPlantsResult, type CatalogStore, type CreateCropResult, type CropChange, type CropStore } from './port.ts'
 import { ADD_PLANTS, CREATE_CROP, REMOVE_CROP, UPDATE_CROP } from './scripts.ts'
 
@@ -38,7 +38,7 @@ export class RedisCropStore implements CropStore {
     const [outcome, current] = await this.scripts.cropCreate(
       ...this.cropKeys(crop.tenantId, crop.id),
       crop.id, JSON.stringify(crop), crop.status, flag(crop.status), String(maxActive), String(Date.parse(crop.createdAt)),
-      ...plantArgs(plants)
+      JSON.stringify(summarize(crop)), ...plantArgs(plants)
     )
     if (outcome === 'EXISTS') return { ok: false, reason: 'EXISTS' }
     if (outcome === 'LIMIT_EXCEEDED') return { ok: false, reason: 'LIMIT_EXCEEDED', current: Number(current) }
@@ -50,15 +50,29 @@ export class RedisCropStore implements CropStore {
     return doc ? JSON.parse(doc) as CropRecord : undefined
   }
 
-  async list (tenantId: string) {
+  async list (tenantId: string): Promise<CropSummary[]> {
     const ids = await this.redis.zrevrange(keys.crops.index(tenantId), 0, -1)
+    const sums = await this.fieldOfEach(tenantId, ids, 'sum')
+    // A crop stored before summaries were kept is summarised from its record.
+    const older = ids.filter((_, i) => sums[i] === null)
+    const docs = new Map((await this.fieldOfEach(tenantId, older, 'doc')).map((doc, i) => [older[i], doc]))
+    return ids.flatMap((id, i) => {
+      const sum = sums[i]
+      if (sum) return [JSON.parse(sum) as CropSummary]
+      const doc = docs.get(id)
+      return doc ? [summarize(JSON.parse(doc) as CropRecord)] : []
+    })
+  }
+
+  /** One hash field of each crop, null where the crop (or the field) is gone. */
+  private async fieldOfEach (tenantId: string, ids: string[], field: string): Promise<Array<string | null>> {
     if (ids.length === 0) return []
     const pipeline = this.redis.pipeline()
-    for (const id of ids) pipeline.hget(keys.crops.one(tenantId, id), 'doc')
+    for (const id of ids) pipeline.hget(keys.crops.one(tenantId, id), field)
     const replies = await pipeline.exec() ?? []
-    return replies.flatMap(([err, doc]) => {
+    return replies.map(([err, value]) => {
       if (err) throw err
-      return typeof doc === 'string' ? [JSON.parse(doc) as CropRecord] : []
+      return typeof value === 'string' ? value : null
     })
   }
 
@@ -68,7 +82,7 @@ export class RedisCropStore implements CropStore {
       const [doc, version] = await this.redis.hmget(key, 'doc', 'v')
       if (!doc || !version) return undefined
       const { crop, result } = change(JSON.parse(doc) as CropRecord)
-      const written = await this.scripts.cropUpdate(key, keys.crops.active(tenantId), version, JSON.stringify(crop), crop.status, cropId, flag(crop.status))
+      const written = await this.scripts.cropUpdate(key, keys.crops.active(tenantId), version, JSON.stringify(crop), crop.status, cropId, flag(crop.status), JSON.stringify(summarize(crop)))
       if (written === 1) return result
       if (written === 0) return undefined
     }

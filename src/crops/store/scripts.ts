@@ -2,7 +2,7 @@
 
 /**
  * KEYS: crop hash, tenant index, active set, plants list, plant codes.
- * ARGV: id, doc, status, active ('1'|'0'), maxActive, score, then code/plant JSON pairs.
+ * ARGV: id, doc, status, active ('1'|'0'), maxActive, score, summary, then code/plant JSON pairs.
  */
 export const CREATE_CROP = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return {'EXISTS'} end
@@ -11,9 +11,9 @@ if ARGV[4] == '1' then
   if current >= tonumber(ARGV[5]) then return {'LIMIT_EXCEEDED', current} end
   redis.call('SADD', KEYS[3], ARGV[1])
 end
-redis.call('HSET', KEYS[1], 'doc', ARGV[2], 'status', ARGV[3], 'v', '1')
+redis.call('HSET', KEYS[1], 'doc', ARGV[2], 'status', ARGV[3], 'v', '1', 'sum', ARGV[7])
 redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1])
-for i = 7, #ARGV, 2 do
+for i = 8, #ARGV, 2 do
   redis.call('SADD', KEYS[5], ARGV[i])
   redis.call('RPUSH', KEYS[4], ARGV[i + 1])
 end
@@ -21,14 +21,14 @@ return {'OK'}
 `
 
 /**
- * Compare-and-set of a crop record. KEYS: crop hash, active set. ARGV: expected version, doc, status, id, active.
+ * Compare-and-set of a crop record. KEYS: crop hash, active set. ARGV: expected version, doc, status, id, active, summary.
  * Returns 1 written, 0 gone, -1 someone wrote first.
  */
 export const UPDATE_CROP = `
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return 0 end
 if v ~= ARGV[1] then return -1 end
-redis.call('HSET', KEYS[1], 'doc', ARGV[2], 'status', ARGV[3], 'v', tostring(tonumber(v) + 1))
+redis.call('HSET', KEYS[1], 'doc', ARGV[2], 'status', ARGV[3], 'v', tostring(tonumber(v) + 1), 'sum', ARGV[6])
 if ARGV[5] == '1' then redis.call('SADD', KEYS[2], ARGV[4]) else redis.call('SREM', KEYS[2], ARGV[4]) end
 return 1
 `
