@@ -143,9 +143,38 @@ syncRegistry()
 return purged
 `)
 
-/** KEYS[1] a cursor key, ARGV[1] a feed position: the cursor only moves forward. */
+/**
+ * KEYS[1] a cursor key, ARGV[1] a feed position, ARGV[2] when the broadcasts it covers have all expired (ms).
+ * The position only moves forward and its expiry only later (measured on Redis' clock, as PTTL is).
+ */
 export const ADVANCE_CURSOR = `
-local seq = tonumber(ARGV[1])
-if seq > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], seq) end
+local seq, untilMs = tonumber(ARGV[1]), tonumber(ARGV[2])
+if seq > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], seq, 'KEEPTTL') end
+local left = redis.call('PTTL', KEYS[1])
+local t = redis.call('TIME')
+if left < 0 or tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + left < untilMs then redis.call('PEXPIREAT', KEYS[1], untilMs) end
 return 1
+`
+
+// A role's feed: KEYS[1] ids by position, KEYS[2] the same ids by expiry; ARGV[1] now (ms).
+const PRUNE_FEED = `
+local now = tonumber(ARGV[1])
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)) do redis.call('ZREM', KEYS[1], id) end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+`
+
+/** Drops the role feed's expired broadcasts. */
+export const PRUNE_BROADCASTS = `${PRUNE_FEED}\nreturn 1`
+
+/**
+ * Prunes the feed, then appends a broadcast: KEYS[3] the tenant's position counter, KEYS[4] the record;
+ * ARGV[2] its id, ARGV[3] its JSON, ARGV[4] its expiry (ms). Answers its position.
+ */
+export const ADD_BROADCAST = `
+${PRUNE_FEED}
+local seq = redis.call('INCR', KEYS[3])
+redis.call('SET', KEYS[4], ARGV[3], 'PXAT', ARGV[4])
+redis.call('ZADD', KEYS[1], seq, ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[2])
+return seq
 `

@@ -77,7 +77,7 @@ export class NotificationService implements Notifier {
     const now = this.now()
     const parsed = broadcastSchema.safeParse({ ...input, id: newNotificationId(now, 'bc'), createdAt: new Date(now).toISOString(), expiresAt: expiry(now, input.expiresAt) })
     if (!parsed.success) throw validationError(parsed.error, 'Invalid notification')
-    await this.store.addBroadcast(parsed.data)
+    await this.store.addBroadcast(parsed.data, now)
     await this.push(roleChannel(parsed.data.tenantId, parsed.data.recipientRole), { type: 'broadcast' })
     return parsed.data
   }
@@ -93,7 +93,8 @@ export class NotificationService implements Notifier {
       // the broadcast id as externalId: a copy is made once per recipient even when two reads race
       await this.create({ ...content, tenantId: reader.tenantId, recipientId: reader.recipientId, recipientRole: reader.role, externalId: `bc_${broadcast.id}` }, Date.parse(broadcast.createdAt))
     }
-    await this.store.setBroadcastCursor(reader, reader.role, last.seq)
+    const until = Math.max(...pending.map(({ broadcast }) => Date.parse(broadcast.expiresAt)))
+    await this.store.setBroadcastCursor(reader, reader.role, last.seq, until)
   }
 
   async list (reader: Reader, query: ListQuery) {

@@ -9,6 +9,9 @@ interface Inbox {
 const newestFirst = (a: Notification, b: Notification): number =>
   Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
 
+type Feed = Array<{ seq: number, broadcast: Broadcast }>
+const unexpired = (feed: Feed, now: number): Feed => feed.filter((e) => Date.parse(e.broadcast.expiresAt) > now)
+
 const cursorKey = (scope: RecipientScope, role: string): string => `${scope.tenantId}\n${scope.recipientId}\n${role}`
 
 const matches = (q: ListQuery) => (n: Notification): boolean =>
@@ -19,7 +22,7 @@ const matches = (q: ListQuery) => (n: Notification): boolean =>
 /** One process, nothing survives a restart (REDIS_URL unset); same behaviour as the Redis store. */
 export class MemoryNotificationStore implements NotificationStore {
   private readonly tenants = new Map<string, Map<string, Inbox>>()
-  private readonly feeds = new Map<string, Array<{ seq: number, broadcast: Broadcast }>>()
+  private readonly feeds = new Map<string, Feed>()
   private readonly cursors = new Map<string, number>()
   private seq = 0
 
@@ -93,14 +96,17 @@ export class MemoryNotificationStore implements NotificationStore {
   }
 
   async purgeExpired (tenantId: string, now: number) {
+    for (const [key, feed] of this.feeds) {
+      if (key.startsWith(`${tenantId}\n`)) this.feeds.set(key, unexpired(feed, now))
+    }
     let purged = 0
     for (const inbox of this.recipients(tenantId).values()) purged += this.dropExpired(inbox, now)
     return purged
   }
 
-  async addBroadcast (broadcast: Broadcast) {
+  async addBroadcast (broadcast: Broadcast, now: number) {
     const key = `${broadcast.tenantId}\n${broadcast.recipientRole}`
-    const feed = this.feeds.get(key) ?? []
+    const feed = unexpired(this.feeds.get(key) ?? [], now)
     const seq = ++this.seq
     feed.push({ seq, broadcast: structuredClone(broadcast) })
     this.feeds.set(key, feed)
@@ -109,7 +115,7 @@ export class MemoryNotificationStore implements NotificationStore {
 
   async broadcastsAfter (tenantId: string, role: string, afterSeq: number, now: number) {
     const key = `${tenantId}\n${role}`
-    const live = (this.feeds.get(key) ?? []).filter((e) => Date.parse(e.broadcast.expiresAt) > now)
+    const live = unexpired(this.feeds.get(key) ?? [], now)
     this.feeds.set(key, live)
     return live.filter((e) => e.seq > afterSeq).map((e) => structuredClone(e))
   }

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis'
 import { keys } from '../stores/keys.ts'
-import { ADVANCE_CURSOR, CREATE, LIST, MARK_ALL_READ, MARK_READ, PURGE, UNREAD_COUNT } from './lua.ts'
+import { ROLES } from '../auth/tokens.ts'
+import { ADD_BROADCAST, ADVANCE_CURSOR, CREATE, LIST, MARK_ALL_READ, MARK_READ, PRUNE_BROADCASTS, PURGE, UNREAD_COUNT } from './lua.ts'
 import { broadcastSchema, notificationSchema, type Broadcast, type ListQuery, type Notification, type RecipientScope } from './model.ts'
 import type { Created, NotificationStore } from './store.ts'
 
@@ -30,7 +31,7 @@ function filterSets (q: ListQuery): string[] {
 }
 
 export class RedisNotificationStore implements NotificationStore {
-  private readonly scripts: Record<'create' | 'list' | 'unread' | 'markRead' | 'markAll' | 'purge' | 'cursor', Script>
+  private readonly scripts: Record<'create' | 'list' | 'unread' | 'markRead' | 'markAll' | 'purge' | 'cursor' | 'addBroadcast' | 'pruneBroadcasts', Script>
 
   constructor (private readonly redis: Redis) {
     const define = (name: string, lua: string, numberOfKeys = 2): Script => {
@@ -47,6 +48,8 @@ export class RedisNotificationStore implements NotificationStore {
       markAll: define('mark_all', MARK_ALL_READ),
       purge: define('purge', PURGE),
       cursor: define('cursor', ADVANCE_CURSOR, 1),
+      addBroadcast: define('add_broadcast', ADD_BROADCAST, 4),
+      pruneBroadcasts: define('prune_broadcasts', PRUNE_BROADCASTS),
     }
   }
 
@@ -85,6 +88,7 @@ export class RedisNotificationStore implements NotificationStore {
   }
 
   async purgeExpired (tenantId: string, now: number) {
+    for (const role of ROLES) await this.scripts.pruneBroadcasts(this.feedKeys(tenantId, role), [now])
     const registry = keys.notifications.expiring(tenantId)
     let purged = 0
     for (;;) {
@@ -97,13 +101,16 @@ export class RedisNotificationStore implements NotificationStore {
     }
   }
 
-  async addBroadcast (b: Broadcast) {
-    const seq = await this.redis.incr(keys.notifications.broadcastSeq(b.tenantId))
-    await this.redis.multi()
-      .set(keys.notifications.broadcast(b.tenantId, b.id), JSON.stringify(b), 'PXAT', Date.parse(b.expiresAt))
-      .zadd(keys.notifications.broadcastFeed(b.tenantId, b.recipientRole), seq, b.id)
-      .exec()
-    return seq
+  private feedKeys (tenantId: string, role: string): string[] {
+    const feed = keys.notifications.broadcastFeed(tenantId, role)
+    return [feed, `${feed}:exp`]
+  }
+
+  async addBroadcast (b: Broadcast, now: number) {
+    return await this.scripts.addBroadcast(
+      [...this.feedKeys(b.tenantId, b.recipientRole), keys.notifications.broadcastSeq(b.tenantId), keys.notifications.broadcast(b.tenantId, b.id)],
+      [now, b.id, JSON.stringify(b), Date.parse(b.expiresAt)]
+    ) as number
   }
 
   async broadcastsAfter (tenantId: string, role: string, afterSeq: number, now: number) {
@@ -129,7 +136,7 @@ export class RedisNotificationStore implements NotificationStore {
     return Number(await this.redis.get(this.cursorKey(scope, role)) ?? 0)
   }
 
-  async setBroadcastCursor (scope: RecipientScope, role: string, seq: number) {
-    await this.scripts.cursor([this.cursorKey(scope, role)], [seq])
+  async setBroadcastCursor (scope: RecipientScope, role: string, seq: number, until: number) {
+    await this.scripts.cursor([this.cursorKey(scope, role)], [seq, until])
   }
 }

@@ -22,16 +22,20 @@ export interface NotificationStore {
   markRead (scope: RecipientScope, externalId: string, now: number): Promise<{ notification: Notification, unreadCount: number } | undefined>
   /** How many were unread and are now read. */
   markAllRead (scope: RecipientScope, now: number): Promise<number>
-  /** Deletes every expired notice of a tenant with its index entries; answers how many. */
+  /** Deletes every expired notice of a tenant with its index entries, and drops expired broadcasts from the role feeds; answers how many notices. */
   purgeExpired (tenantId: string, now: number): Promise<number>
 
-  /** Appends to the role's feed; `seq` orders the feed. */
-  addBroadcast (broadcast: Broadcast): Promise<number>
+  /** Appends to the role's feed, dropping the broadcasts expired by `now`; answers its position in the feed. */
+  addBroadcast (broadcast: Broadcast, now: number): Promise<number>
   /** Unexpired broadcasts of the role after `afterSeq`, oldest first. */
   broadcastsAfter (tenantId: string, role: string, afterSeq: number, now: number): Promise<Array<{ seq: number, broadcast: Broadcast }>>
   /** The last feed position a recipient has been given (0 at first). */
   broadcastCursor (scope: RecipientScope, role: string): Promise<number>
-  setBroadcastCursor (scope: RecipientScope, role: string, seq: number): Promise<void>
+  /**
+   * Moves the position forward and keeps it at least `until` (ms), when the broadcasts it covers have all
+   * expired: a position lost after that makes no one miss or get twice a broadcast still to be delivered.
+   */
+  setBroadcastCursor (scope: RecipientScope, role: string, seq: number, until: number): Promise<void>
 }
 
 export function createNotificationStore (redis: Redis | null): NotificationStore {

@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DAY_MS, newNotificationId, type Broadcast, type Notification } from '../../src/notifications/model.ts'
 import { createNotificationStore, type NotificationStore } from '../../src/notifications/store.ts'
+import { keys } from '../../src/stores/keys.ts'
 import { testRedis } from '../helper.ts'
 
 const T0 = Date.parse('2030-05-01T12:00:00.000Z')
@@ -30,6 +31,22 @@ function record (tenantId: string, recipientId: string, overrides: Partial<Notif
     createdAt,
     updatedAt: createdAt,
     ...overrides,
+  }
+}
+
+function broadcast (tenantId: string, id: string, expiresAt: number): Broadcast {
+  return {
+    id,
+    tenantId,
+    recipientRole: 'member',
+    domain: 'system',
+    event: 'manual.message',
+    title: 't',
+    body: 'b',
+    severity: 'info',
+    source: 'manual',
+    createdAt: new Date(T0).toISOString(),
+    expiresAt: new Date(expiresAt).toISOString(),
   }
 }
 
@@ -125,29 +142,17 @@ describe.each(['redis', 'memory'] as const)('notification store contract (%s)', 
 
   it('feeds broadcasts in order after a cursor that only moves forward, without expired ones', async () => {
     fresh()
-    const b = (id: string, expiresAt: number): Broadcast => ({
-      id,
-      tenantId: tenant,
-      recipientRole: 'member',
-      domain: 'system',
-      event: 'manual.message',
-      title: 't',
-      body: 'b',
-      severity: 'info',
-      source: 'manual',
-      createdAt: new Date(T0).toISOString(),
-      expiresAt: new Date(expiresAt).toISOString(),
-    })
-    const s1 = await store.addBroadcast(b('bc1', T0 + DAY_MS))
-    const s2 = await store.addBroadcast(b('bc2', T0 + 1000))
-    const s3 = await store.addBroadcast(b('bc3', T0 + DAY_MS))
+    const b = (id: string, expiresAt: number): Broadcast => broadcast(tenant, id, expiresAt)
+    const s1 = await store.addBroadcast(b('bc1', T0 + DAY_MS), T0)
+    const s2 = await store.addBroadcast(b('bc2', T0 + 1000), T0)
+    const s3 = await store.addBroadcast(b('bc3', T0 + DAY_MS), T0)
     expect(s1 < s2 && s2 < s3).toBe(true)
     expect((await store.broadcastsAfter(tenant, 'member', s1, T0)).map((e) => e.broadcast.id)).toEqual(['bc2', 'bc3'])
     expect((await store.broadcastsAfter(tenant, 'member', 0, T0 + 2000)).map((e) => e.broadcast.id)).toEqual(['bc1', 'bc3'])
     expect(await store.broadcastsAfter(tenant, 'grower', 0, T0)).toEqual([])
     expect(await store.broadcastCursor(scope('u1'), 'member')).toBe(0)
-    await store.setBroadcastCursor(scope('u1'), 'member', s3)
-    await store.setBroadcastCursor(scope('u1'), 'member', s1)
+    await store.setBroadcastCursor(scope('u1'), 'member', s3, T0 + DAY_MS)
+    await store.setBroadcastCursor(scope('u1'), 'member', s1, T0 + DAY_MS)
     expect(await store.broadcastCursor(scope('u1'), 'member')).toBe(s3)
     expect(await store.broadcastCursor(scope('u2'), 'member')).toBe(0)
   })
@@ -185,5 +190,39 @@ describe.each(['redis', 'memory'] as const)('notification store contract (%s)', 
         expect(read.total + count).toBe(all.total)
       }
     }), { numRuns: kind === 'redis' ? 60 : 200 })
+  })
+})
+
+// What the role feed leaves behind in Redis: nothing that outlives the broadcasts it is about.
+describe('notification store, role feed keys (redis)', () => {
+  let r: Awaited<ReturnType<typeof testRedis>>
+  let store: NotificationStore
+  beforeAll(async () => {
+    r = await testRedis()
+    store = createNotificationStore(r.redis)
+  })
+  afterAll(async () => { await r.cleanup() })
+
+  it('drops expired broadcasts from the feed on the next broadcast and in the cleanup', async () => {
+    const tenant = `t-${randomUUID()}`
+    const feed = keys.notifications.broadcastFeed(tenant, 'member')
+    await store.addBroadcast(broadcast(tenant, 'bc1', T0 + 1000), T0)
+    await store.addBroadcast(broadcast(tenant, 'bc2', T0 + DAY_MS), T0)
+    await store.addBroadcast(broadcast(tenant, 'bc3', T0 + DAY_MS), T0 + 2000)
+    expect(await r.redis.zrange(feed, 0, -1)).toEqual(['bc2', 'bc3'])
+    await store.purgeExpired(tenant, T0 + 2 * DAY_MS)
+    expect(await r.redis.keys(`${r.prefix}notif:t:${tenant}:bc-*`)).toEqual([`${r.prefix}${keys.notifications.broadcastSeq(tenant)}`])
+  })
+
+  it('keeps a recipient\'s feed position until the last broadcast it covers expires, never shorter', async () => {
+    const scope = { tenantId: `t-${randomUUID()}`, recipientId: 'u1' }
+    const cursor = `${keys.notifications.recipient(scope.tenantId, scope.recipientId)}bc:member`
+    await store.setBroadcastCursor(scope, 'member', 5, T0 + DAY_MS)
+    expect(await r.redis.pexpiretime(cursor)).toBe(T0 + DAY_MS)
+    await store.setBroadcastCursor(scope, 'member', 3, T0 + 1000)
+    expect(await r.redis.pexpiretime(cursor)).toBe(T0 + DAY_MS)
+    await store.setBroadcastCursor(scope, 'member', 7, T0 + 2 * DAY_MS)
+    expect(await r.redis.pexpiretime(cursor)).toBe(T0 + 2 * DAY_MS)
+    expect(await store.broadcastCursor(scope, 'member')).toBe(7)
   })
 })
