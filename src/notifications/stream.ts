@@ -65,7 +65,10 @@ export async function notificationStreamRoutes (fastify: FastifyInstance) {
       unsubscribes.push(await app.liveHub.subscribe(roleChannel(r.tenantId, r.role), onBroadcast))
       if (closed) return end()
       res.write('retry: 5000\n\n')
-      send('unread-count', { count: await app.notifications.unreadCount(r) })
+      const count = await app.notifications.unreadCount(r)
+      // the client may have left while the count was read: no heartbeat for a closed stream
+      if (closed) return
+      send('unread-count', { count })
       heartbeat = setInterval(() => { res.write(': heartbeat\n\n') }, HEARTBEAT_MS)
     } catch (err) {
       request.log.error({ err }, 'notification stream failed')

@@ -86,6 +86,32 @@ describe('live updates across instances sharing a Redis', () => {
     expect(heard).toEqual([`${a.config.redisKeyPrefix}notif:live:club-norte:u:cus_dora`])
   })
 
+  it('a client gone while its first count is read leaves no heartbeat behind', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })
+    try {
+      // role notices to copy make the first count take a while: the client leaves during it
+      for (let i = 0; i < 300; i++) await a.app.notifications.broadcast({ tenantId: 'club-norte', recipientRole: 'grower', domain: 'system', event: 'manual.message', title: `n${i}`, body: 'b', severity: 'info', source: 'manual' })
+      const abort = new AbortController()
+      const res = await fetch(`${base}/api/notifications/stream`, { headers: await a.auth('grower', 'club-norte', { sub: 'user_grower_gone' }), signal: abort.signal })
+      let seen = ''
+      for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+        seen += Buffer.from(chunk).toString()
+        if (seen.includes('retry:')) break
+      }
+      abort.abort()
+      expect(seen).not.toContain('unread-count')
+      const headers = await a.auth('grower', 'club-norte', { sub: 'user_grower_gone' })
+      // the stream's own delivery is done once all copies are there; its count read follows at once
+      let count = 0
+      while (count < 300) count = (await a.app.inject({ url: '/api/notifications/unread-count', headers })).json().count
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(vi.getTimerCount()).toBe(0)
+    } finally {
+      vi.clearAllTimers()
+      vi.useRealTimers()
+    }
+  })
+
   it('unsubscribes when the client goes away', async () => {
     await eventually(() => a.app.liveHub.listenerCount() > 0)
     for (const c of clients.splice(0)) c.close()
