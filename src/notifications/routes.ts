@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ROLES } from '../auth/tokens.ts'
 import { AppError, notFound } from '../errors.ts'
-import { queryBoolean } from '../schemas/common.ts'
+import { queryBoolean, queryInt } from '../schemas/common.ts'
 import { cronSecretGuard } from './cron-auth.ts'
 import { broadcastSchema, noticeContentSchema, notificationSchema } from './model.ts'
 import type { Reader } from './service.ts'
@@ -13,8 +13,8 @@ const listQuery = z.object({
   domain: z.enum(NOTIFICATION_DOMAINS).optional(),
   isRead: queryBoolean.optional(),
   source: z.enum(NOTIFICATION_SOURCES).optional(),
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-  limit: z.coerce.number().int().min(0).max(100).default(20),
+  page: queryInt(1, 1_000_000, 1),
+  limit: queryInt(0, 100, 20),
 })
 
 // decisions.md section 6: exactly one of the two; both, or neither, is 400.

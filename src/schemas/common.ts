@@ -8,11 +8,16 @@ export const errorEnvelopeSchema = z.object({
   }),
 }).meta({ id: 'ErrorEnvelope' })
 
+/** A whole number from the query string; `?limit=` (empty) means not given, never 0. */
+export function queryInt (min: number, max: number, fallback: number) {
+  return z.preprocess((v) => v === '' ? undefined : v, z.coerce.number().int().min(min).max(max).default(fallback))
+}
+
 /** limit/offset pagination query (spec, Limits): limit 0 gives an empty page and the count. */
 export function pageQuery (defaultLimit: number, maxLimit = 100) {
   return z.object({
-    limit: z.coerce.number().int().min(0).max(maxLimit).default(defaultLimit),
-    offset: z.coerce.number().int().min(0).default(0),
+    limit: queryInt(0, maxLimit, defaultLimit),
+    offset: queryInt(0, Number.MAX_SAFE_INTEGER, 0),
   })
 }
 

@@ -91,3 +91,16 @@ describe('error envelope', () => {
     expect(body.details.errors).toHaveProperty('code')
   })
 })
+
+describe('query numbers', () => {
+  it('an empty value means not given; anything else must be a whole number in range', async () => {
+    const { pageQuery } = await import('../../src/schemas/common.ts')
+    const q = pageQuery(10, 100)
+    expect(q.parse({ limit: '', offset: '' })).toEqual({ limit: 10, offset: 0 })
+    expect(q.parse({ limit: '0' })).toEqual({ limit: 0, offset: 0 })
+    expect(q.safeParse({ limit: '101' }).success).toBe(false)
+    expect(q.safeParse({ limit: '2.5' }).success).toBe(false)
+    expect(q.safeParse({ offset: '-1' }).success).toBe(false)
+    expect(q.safeParse({ limit: 'ten' }).success).toBe(false)
+  })
+})
