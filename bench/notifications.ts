@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
-import { Redis } from 'ioredis'
-import { startRedisServer } from '../scripts/lib/redis-server.ts'
+import { deleteKeysWithPrefix, startRedisServer } from '../scripts/lib/redis-server.ts'
 import { buildApp } from '../src/app.ts'
 import { signAccessToken } from '../src/auth/tokens.ts'
 import { loadConfig } from '../src/config.ts'
@@ -114,16 +113,7 @@ export async function run (): Promise<void> {
     process.stdout.write(`  POST mark-read all: ${all.json().updated} marked in ${(performance.now() - t0).toFixed(1)} ms\n`)
   } finally {
     await app.close()
-    if (store.url && process.env.REDIS_URL) {
-      const raw = new Redis(store.url)
-      let cursor = '0'
-      do {
-        const [next, found] = await raw.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
-        cursor = next
-        if (found.length > 0) await raw.del(...found)
-      } while (cursor !== '0')
-      raw.disconnect()
-    }
+    if (store.url && process.env.REDIS_URL) await deleteKeysWithPrefix(store.url, prefix)
     await store.stop()
   }
 }

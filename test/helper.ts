@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { inject } from 'vitest'
+import { deleteKeysWithPrefix } from '../scripts/lib/redis-server.ts'
 import { buildApp, type BuiltApp } from '../src/app.ts'
 import { loadConfig, type Config } from '../src/config.ts'
 import { signAccessToken, type Role } from '../src/auth/tokens.ts'
@@ -15,16 +16,10 @@ export const TEST_SECRETS = {
 /** A client on the test redis-server under a key prefix of its own, so parallel test files never meet. */
 export async function testRedis (): Promise<{ redis: Redis, prefix: string, cleanup: () => Promise<void> }> {
   const prefix = `test:${randomUUID()}:`
-  const redis = new Redis(inject('redisUrl'), { keyPrefix: prefix, maxRetriesPerRequest: 2 })
+  const url = inject('redisUrl')
+  const redis = new Redis(url, { keyPrefix: prefix, maxRetriesPerRequest: 2 })
   const cleanup = async (): Promise<void> => {
-    const raw = redis.duplicate({ keyPrefix: '' })
-    let cursor = '0'
-    do {
-      const [next, found] = await raw.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500)
-      cursor = next
-      if (found.length > 0) await raw.del(...found)
-    } while (cursor !== '0')
-    raw.disconnect()
+    await deleteKeysWithPrefix(url, prefix)
     redis.disconnect()
   }
   return { redis, prefix, cleanup }

@@ -41,6 +41,21 @@ export async function waitForRedis (url: string, timeoutMs = 10_000): Promise<vo
   throw new Error(`redis-server did not answer at ${url}`)
 }
 
+/** Deletes every key under `prefix` (a test's or a benchmark's own), on a server shared with others. */
+export async function deleteKeysWithPrefix (url: string, prefix: string): Promise<void> {
+  const raw = new Redis(url, { keyPrefix: '' })
+  try {
+    let cursor = '0'
+    do {
+      const [next, found] = await raw.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
+      cursor = next
+      if (found.length > 0) await raw.del(...found)
+    } while (cursor !== '0')
+  } finally {
+    raw.disconnect()
+  }
+}
+
 export interface RedisServer {
   url: string
   stop: () => Promise<void>
