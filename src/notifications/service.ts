@@ -46,13 +46,16 @@ export class NotificationService implements Notifier {
     await this.create(input)
   }
 
-  /** Stores and pushes a notice; undefined when the recipient already has one with the same externalId. */
-  async create (input: NotifyInput, createdAtMs?: number): Promise<Notification | undefined> {
+  /**
+   * Stores and pushes a notice; undefined when the recipient already has one with the same externalId.
+   * `at` carries the caller's own moment (a broadcast copied at the time it was found live, with its own createdAt).
+   */
+  async create (input: NotifyInput, at: { now?: number, createdAtMs?: number } = {}): Promise<Notification | undefined> {
     const parsed = notifyInputSchema.safeParse(input)
     if (!parsed.success) throw validationError(parsed.error, 'Invalid notification')
     const { metadata, ...fields } = parsed.data
-    const now = this.now()
-    const createdMs = createdAtMs ?? now
+    const now = at.now ?? this.now()
+    const createdMs = at.createdAtMs ?? now
     const createdAt = new Date(createdMs).toISOString()
     const id = newNotificationId(createdMs)
     const notification: Notification = {
@@ -85,13 +88,15 @@ export class NotificationService implements Notifier {
   /** Copies the role's broadcasts the reader has not been given yet into their own records. */
   async deliverBroadcasts (reader: Reader): Promise<void> {
     const cursor = await this.store.broadcastCursor(reader, reader.role)
-    const pending = await this.store.broadcastsAfter(reader.tenantId, reader.role, cursor, this.now())
+    // one moment for the whole delivery: a broadcast found live is copied even if it expires meanwhile
+    const now = this.now()
+    const pending = await this.store.broadcastsAfter(reader.tenantId, reader.role, cursor, now)
     const last = pending.at(-1)
     if (!last) return
     for (const { broadcast } of pending) {
       const content = noticeContentSchema.parse(broadcast)
       // the broadcast id as externalId: a copy is made once per recipient even when two reads race
-      await this.create({ ...content, tenantId: reader.tenantId, recipientId: reader.recipientId, recipientRole: reader.role, externalId: `bc_${broadcast.id}` }, Date.parse(broadcast.createdAt))
+      await this.create({ ...content, tenantId: reader.tenantId, recipientId: reader.recipientId, recipientRole: reader.role, externalId: `bc_${broadcast.id}` }, { now, createdAtMs: Date.parse(broadcast.createdAt) })
     }
     const until = Math.max(...pending.map(({ broadcast }) => Date.parse(broadcast.expiresAt)))
     await this.store.setBroadcastCursor(reader, reader.role, last.seq, until)
