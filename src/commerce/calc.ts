@@ -58,17 +58,24 @@ export function paymentStatus (order: Pick<OrderDoc, 'status' | 'payment_collect
 
 export type FulfillmentStatus = 'not_fulfilled' | 'partially_fulfilled' | 'fulfilled' | 'partially_shipped' | 'shipped' | 'partially_delivered' | 'delivered' | 'canceled'
 
-/** From the items' quantities, as Medusa's from its fulfillments; a canceled order (never with fulfillments) is not_fulfilled. */
-export function fulfillmentStatus (order: Pick<OrderDoc, 'items'>): FulfillmentStatus {
-  const sum = (f: 'quantity' | 'fulfilled_quantity' | 'shipped_quantity' | 'delivered_quantity'): number => order.items.reduce((s, i) => s + i[f], 0)
-  const ordered = sum('quantity')
-  const steps = [
-    [sum('delivered_quantity'), 'delivered', 'partially_delivered'],
-    [sum('shipped_quantity'), 'shipped', 'partially_shipped'],
-    [sum('fulfilled_quantity'), 'fulfilled', 'partially_fulfilled'],
-  ] as const
-  for (const [done, whole, part] of steps) {
-    if (done > 0) return done >= ordered ? whole : part
+/**
+ * Medusa 2.21's rule (core-flows getLastFulfillmentStatus): each fulfillment counts at its furthest step
+ * (canceled, delivered, shipped, packed); the furthest step any fulfillment reached names the status, whole
+ * when every live fulfillment reached it and every unit is fulfilled, else partially. Only canceled
+ * fulfillments: canceled; none at all: not_fulfilled.
+ */
+export function fulfillmentStatus (order: Pick<OrderDoc, 'items' | 'fulfillments'>): FulfillmentStatus {
+  const count = { canceled: 0, delivered: 0, shipped: 0, fulfilled: 0 }
+  for (const f of order.fulfillments) {
+    if (f.canceled_at) count.canceled += 1
+    else if (f.delivered_at) count.delivered += 1
+    else if (f.shipped_at) count.shipped += 1
+    else if (f.packed_at) count.fulfilled += 1
   }
-  return 'not_fulfilled'
+  const live = order.fulfillments.length - count.canceled
+  const unfulfilled = order.items.some((i) => i.fulfilled_quantity < i.quantity)
+  for (const step of ['delivered', 'shipped', 'fulfilled'] as const) {
+    if (count[step] > 0) return count[step] === live && !unfulfilled ? step : `partially_${step}`
+  }
+  return count.canceled > 0 && count.canceled === order.fulfillments.length ? 'canceled' : 'not_fulfilled'
 }

@@ -113,6 +113,7 @@ export function mapFulfillment (f: UpstreamFulfillment): Fulfillment {
     locationId: str(f.location_id),
     createdAt: str(f.created_at),
     shippedAt: f.shipped_at ?? null,
+    canceledAt: f.canceled_at ?? null,
   }
 }
 

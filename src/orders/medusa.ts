@@ -139,6 +139,10 @@ export class Medusa {
     })
   }
 
+  async cancelFulfillment (orderId: string, fulfillmentId: string) {
+    await this.client.call(this.settings.baseUrl, 'POST', `/admin/orders/${enc(orderId)}/fulfillments/${enc(fulfillmentId)}/cancel`, { caller: this.admin, schema: anyObject })
+  }
+
   async cancelOrder (orderId: string) {
     await this.client.call(this.settings.baseUrl, 'POST', `/admin/orders/${enc(orderId)}/cancel`, { caller: this.admin, schema: anyObject })
   }

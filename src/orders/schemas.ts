@@ -72,6 +72,8 @@ export const fulfillmentSchema = z.object({
   locationId: z.string(),
   createdAt: z.string(),
   shippedAt: z.string().nullable(),
+  /** Set once a packed fulfillment is undone (a cancel unpacks before it cancels the order). */
+  canceledAt: z.string().nullable(),
 })
 export type Fulfillment = z.infer<typeof fulfillmentSchema>
 

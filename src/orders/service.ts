@@ -123,18 +123,24 @@ export class OrdersService {
     return after
   }
 
+  /**
+   * Cancels an order not yet shipped. Medusa cancels only orders without live fulfillments, so packed but
+   * unshipped fulfillments are canceled first (their units go back to the order's reservation).
+   */
   async cancel (actor: Actor, orderId: string): Promise<Order> {
     const order = await this.read(actor, orderId)
-    const status = orderStatus(order.status)
-    if (status === 'canceled') throw conflict('The order is already canceled')
-    if (isShippedOrDelivered(order)) throw conflict('A shipped or delivered order cannot be canceled')
-    if (status === 'completed') throw conflict('A completed order cannot be canceled')
-    // Medusa cancels only orders without live fulfillments (packed units must be unpacked first).
-    if ((order.fulfillments ?? []).some((f) => !f.canceled_at)) throw conflict('All fulfillments must be canceled before canceling an order')
+    refuseCancel(order)
     const author = authorOf(actor.principal)
     // A canceled order's metadata can no longer be changed upstream: the event is written first, and a refusal after it is noted.
     await this.record(actor, orderId, [activity('orders:activity.cancelled', 'success', author)])
     try {
+      for (const f of order.fulfillments ?? []) {
+        if (!f.canceled_at) await actor.medusa.cancelFulfillment(orderId, f.id)
+      }
+      // Staff may have packed or shipped meanwhile: the backend would refuse, say why in our words.
+      const current = await actor.medusa.getOrder(orderId)
+      refuseCancel(current)
+      if ((current.fulfillments ?? []).some((f) => !f.canceled_at)) throw conflict('The order was fulfilled while it was being canceled')
       await actor.medusa.cancelOrder(orderId)
     } catch (err) {
       await this.record(actor, orderId, [activity('orders:activity.note', 'error', author, `cancel failed: ${(err as Error).message}`)])
@@ -172,6 +178,14 @@ export class OrdersService {
 }
 
 // The admin steps, shared by the single-step routes and the one-call flow. Each takes the order as last read.
+
+/** Only an order neither canceled, completed nor shipped (in part or whole) can be canceled: 409 otherwise. */
+function refuseCancel (order: UpstreamOrder): void {
+  const status = orderStatus(order.status)
+  if (status === 'canceled') throw conflict('The order is already canceled')
+  if (isShippedOrDelivered(order)) throw conflict('A shipped or delivered order cannot be canceled')
+  if (status === 'completed') throw conflict('A completed order cannot be canceled')
+}
 
 /** Captures every payment not yet captured or canceled (an order already paid is left as it is); answers how many. */
 export async function capturePayments (medusa: Medusa, order: UpstreamOrder): Promise<number> {

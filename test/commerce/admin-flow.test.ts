@@ -109,6 +109,45 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
     })
   })
 
+  it('cancels an unshipped fulfillment as Medusa does: units back in stock and reserved again; then the order cancels', async () => {
+    const { order, variant } = await placeOrder('norte-sustrato', 2)
+    const line = (await read(order.id)).items[0]
+    const reserved = await stockOf(b, admin, variant.inventoryItemId)
+    const fulfill = async () => (await b.call('POST', `/admin/orders/${order.id}/fulfillments`, { headers: admin, body: { items: [{ id: line.id, quantity: 1 }] } })).body.order.fulfillments.at(-1).id as string
+    const [first, second] = [await fulfill(), await fulfill()]
+    expect(await stockOf(b, admin, variant.inventoryItemId)).toEqual({ stocked: reserved.stocked - 2, reserved: reserved.reserved - 2 })
+    const cancelOf = (fid: string, body: object = {}) => b.call('POST', `/admin/orders/${order.id}/fulfillments/${fid}/cancel`, { headers: admin, body })
+
+    const undone = await cancelOf(first, { no_notification: true })
+    expect(undone.status, undone.text).toBe(200)
+    expect(shapeDiff(undone.body, sample('ship_ful'), DEEP)).toEqual([])
+    expect(undone.body.order.fulfillments.find((f: any) => f.id === first).canceled_at).toEqual(expect.any(String))
+    expect(await read(order.id)).toMatchObject({ status: 'pending', fulfillment_status: 'partially_fulfilled' })
+    expect(await stockOf(b, admin, variant.inventoryItemId)).toEqual({ stocked: reserved.stocked - 1, reserved: reserved.reserved - 1 })
+
+    expect(await cancelOf(first)).toMatchObject({ status: 400, body: { type: 'not_allowed', message: 'The fulfillment is already canceled' } })
+    expect(await cancelOf('ful_nope')).toMatchObject({ status: 400, body: { type: 'invalid_data', message: 'Fulfillment with id ful_nope not found in the order' } })
+    expect(await cancelOf(second, { foo: 1 })).toMatchObject({ status: 400, body: { type: 'invalid_data', message: 'Invalid request: Unrecognized fields: \'foo\'' } })
+    await b.call('POST', `/admin/orders/${order.id}/fulfillments/${second}/shipments`, { headers: admin, body: {} })
+    expect(await cancelOf(second)).toMatchObject({
+      status: 400, body: { type: 'not_allowed', message: 'The fulfillment has already been shipped. Shipped fulfillments cannot be canceled' },
+    })
+
+    const { order: other, variant: same } = await placeOrder('norte-sustrato', 1)
+    const packed = (await b.call('POST', `/admin/orders/${other.id}/fulfillments`, { headers: admin, body: { items: [{ id: (await read(other.id)).items[0].id, quantity: 1 }] } })).body.order
+    const before = await stockOf(b, admin, same.inventoryItemId)
+    expect((await b.call('POST', `/admin/orders/${other.id}/fulfillments/${packed.fulfillments[0].id}/cancel`, { headers: admin })).status).toBe(200)
+    expect(await read(other.id)).toMatchObject({ fulfillment_status: 'canceled' })
+    expect(await stockOf(b, admin, same.inventoryItemId)).toEqual({ stocked: before.stocked + 1, reserved: before.reserved + 1 })
+    const canceled = await b.call('POST', `/admin/orders/${other.id}/cancel`, { headers: admin })
+    expect(canceled.status, canceled.text).toBe(200)
+    expect(canceled.body.order).toMatchObject({ status: 'canceled', fulfillment_status: 'canceled' })
+    expect(await stockOf(b, admin, same.inventoryItemId)).toEqual({ stocked: before.stocked + 1, reserved: before.reserved })
+    expect(await b.call('POST', `/admin/orders/${other.id}/fulfillments/${packed.fulfillments[0].id}/cancel`, { headers: admin })).toMatchObject({
+      status: 400, body: { type: 'invalid_data', message: `Order with id ${other.id} has been canceled.` },
+    })
+  })
+
   it('merges order metadata, as the activity log and invoice flags use it', async () => {
     const { order } = await placeOrder('norte-picador', 1)
     await b.call('POST', `/admin/orders/${order.id}`, { headers: admin, body: { metadata: { activity_logs: [{ type: 'system', description: 'orders:activity.created' }] } } })

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { parseFields, project } from '../../src/commerce/fields.ts'
 import { fulfillmentStatus, paymentStatus } from '../../src/commerce/calc.ts'
 import { mergeDeltas, type StockDelta } from '../../src/commerce/store/port.ts'
-import type { OrderLineItem, PaymentCollection } from '../../src/commerce/model.ts'
+import type { Fulfillment, OrderLineItem, PaymentCollection } from '../../src/commerce/model.ts'
 
 const answer = fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.oneof(fc.integer(), fc.string(), fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.integer())))
 
@@ -32,7 +32,7 @@ describe('fields parser (outside input)', () => {
   })
 })
 
-const line = (quantity: number, fulfilled: number, shipped: number, delivered: number): OrderLineItem => ({
+const line = (quantity: number, fulfilled: number): OrderLineItem => ({
   id: 'ordli',
   variant_id: 'v',
   product_id: 'p',
@@ -53,25 +53,58 @@ const line = (quantity: number, fulfilled: number, shipped: number, delivered: n
   created_at: '',
   updated_at: '',
   fulfilled_quantity: fulfilled,
-  shipped_quantity: shipped,
-  delivered_quantity: delivered,
+  shipped_quantity: 0,
+  delivered_quantity: 0,
 })
 
-// An item's quantities as the order services keep them: delivered <= shipped <= fulfilled <= quantity.
-const item = fc.integer({ min: 1, max: 5 }).chain((q) => fc.integer({ min: 0, max: q }).chain((f) => fc.integer({ min: 0, max: f }).chain((s) =>
-  fc.integer({ min: 0, max: s }).map((d) => line(q, f, s, d)))))
+type Step = 'packed' | 'shipped' | 'delivered' | 'canceled'
+const RANK = { packed: 1, shipped: 2, delivered: 3 } as const
+const NAME = { packed: 'fulfilled', shipped: 'shipped', delivered: 'delivered' } as const
+
+const fulfillment = (itemId: string, step: Step): Fulfillment => ({
+  id: 'ful',
+  location_id: 'sloc',
+  shipping_option_id: null,
+  packed_at: 'p',
+  shipped_at: step === 'shipped' || step === 'delivered' ? 's' : null,
+  delivered_at: step === 'delivered' ? 'd' : null,
+  canceled_at: step === 'canceled' ? 'c' : null,
+  created_by: null,
+  marked_shipped_by: null,
+  delivery_address_id: 'a',
+  items: [{ id: 'fulit', line_item_id: itemId, inventory_item_id: null, title: 't', sku: null, quantity: 1, created_at: '' }],
+  labels: [],
+  created_at: '',
+  updated_at: '',
+})
+
+// An order as the order services keep it: each fulfillment packs one unit of a line; a line's fulfilled
+// quantity counts its live (uncanceled) fulfillments and never exceeds what was ordered.
+const order = fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 3 }).chain((quantities) =>
+  fc.array(fc.record({ item: fc.nat({ max: quantities.length - 1 }), step: fc.constantFrom<Step>('packed', 'shipped', 'delivered', 'canceled') }), { maxLength: 6 })
+    .map((wanted) => {
+      const packed = quantities.map(() => 0)
+      const kept = wanted.filter(({ item, step }) => step === 'canceled' || (packed[item] = (packed[item] ?? 0) + 1) <= (quantities[item] ?? 0))
+      const live = quantities.map((_, i) => kept.filter((f) => f.item === i && f.step !== 'canceled').length)
+      return {
+        items: quantities.map((q, i) => ({ ...line(q, live[i] ?? 0), id: `ordli_${i}` })),
+        fulfillments: kept.map((f) => fulfillment(`ordli_${f.item}`, f.step)),
+        steps: kept.map((f) => f.step),
+      }
+    }))
 
 describe('order statuses computed on read', () => {
-  it('fulfillment_status names the furthest step and whether it covers every unit', () => {
-    fc.assert(fc.property(fc.array(item, { minLength: 1, maxLength: 4 }), (items) => {
-      const result = fulfillmentStatus({ items })
-      const total = items.reduce((s, i) => s + i.quantity, 0)
-      const sum = (f: 'fulfilled_quantity' | 'shipped_quantity' | 'delivered_quantity'): number => items.reduce((s, i) => s + i[f], 0)
-      const step = sum('delivered_quantity') > 0 ? 'delivered' : sum('shipped_quantity') > 0 ? 'shipped' : sum('fulfilled_quantity') > 0 ? 'fulfilled' : undefined
+  it('fulfillment_status, as Medusa: the furthest step of a live fulfillment, whole when all reached it and every unit is packed', () => {
+    fc.assert(fc.property(order, ({ items, fulfillments, steps }) => {
+      const live = steps.filter((s): s is Exclude<Step, 'canceled'> => s !== 'canceled')
       let expected: string
-      if (!step) expected = 'not_fulfilled'
-      else expected = sum(`${step}_quantity` as 'fulfilled_quantity') >= total ? step : `partially_${step}`
-      expect(result).toBe(expected)
+      if (live.length === 0) expected = steps.length > 0 ? 'canceled' : 'not_fulfilled'
+      else {
+        const top = live.reduce((a, b) => RANK[b] > RANK[a] ? b : a)
+        const whole = live.every((s) => s === top) && items.every((i) => i.fulfilled_quantity === i.quantity)
+        expected = whole ? NAME[top] : `partially_${NAME[top]}`
+      }
+      expect(fulfillmentStatus({ items, fulfillments })).toBe(expected)
     }))
   })
 

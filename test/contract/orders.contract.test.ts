@@ -203,7 +203,7 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
     expect((await ok('GET', `/api/orders/${placed.id}`, as.ana)).order).toMatchObject({ status: 'pending', paymentStatus: 'captured', fulfillmentStatus: 'shipped' })
   })
 
-  it('cancel: an order not yet fulfilled is canceled and its units come back; a fulfilled one is 409; canceled twice is 409', async () => {
+  it('cancel: an order not yet shipped is canceled and its units come back (packed ones unpacked first); shipped in part, or canceled twice, is 409', async () => {
     const variant = (await variants(as.ana)).find((v) => v.inventoryQuantity >= 2)
     if (!variant) throw new Error('no variant with 2 in stock')
     const { order } = await shop(as.ana, variant.id, 1, 'delivery', 'transfer')
@@ -222,10 +222,28 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
     expect(refunded).toMatchObject({ status: 'canceled', paymentStatus: 'refunded', fulfillmentStatus: 'not_fulfilled' })
     expect(refunded.payments.map((p) => p.status)).toEqual(['refunded'])
 
+    // Packed, not shipped: the fulfillment is canceled upstream first, its units go back with the order's.
     const packed = (await shop(as.ana, variant.id, 1, 'pickup', 'cash')).order
-    await ok('POST', `/api/orders/${packed.id}/fulfill`, as.admin, {})
-    await fails(409, 'CONFLICT', 'POST', `/api/orders/${packed.id}/cancel`, as.admin)
-    expect((await ok('GET', `/api/orders/${packed.id}`, as.admin)).order).toMatchObject({ status: 'pending', fulfillmentStatus: 'fulfilled' })
+    const { fulfillmentId } = await ok('POST', `/api/orders/${packed.id}/fulfill`, as.admin, {})
+    expect(await stockOf(as.ana, variant.id)).toBe(variant.inventoryQuantity - 1)
+    const unpacked = expectShape(ORDER, (await ok('POST', `/api/orders/${packed.id}/cancel`, as.admin)).order)
+    expect(unpacked).toMatchObject({ status: 'canceled', paymentStatus: 'not_paid', fulfillmentStatus: 'canceled' })
+    expect(unpacked.fulfillments).toMatchObject([{ id: fulfillmentId, shippedAt: null, canceledAt: expect.any(String) }])
+    expect(unpacked.metadata.activityLogs.map((a) => a.description)).toEqual(['orders:activity.created', 'orders:activity.fulfilled', 'orders:activity.cancelled'])
+    expect(await stockOf(as.ana, variant.id)).toBe(variant.inventoryQuantity)
+    await fails(409, 'CONFLICT', 'POST', `/api/orders/${packed.id}/ship`, as.admin, { fulfillmentId })
+
+    // One unit shipped, one packed: 409, and the packed one stays packed.
+    const split = (await shop(as.ana, variant.id, 2, 'pickup', 'cash')).order
+    const item = split.items[0]?.id ?? ''
+    const sent = (await ok('POST', `/api/orders/${split.id}/fulfill`, as.admin, { items: [{ id: item, quantity: 1 }] })).fulfillmentId
+    await ok('POST', `/api/orders/${split.id}/ship`, as.admin, { fulfillmentId: sent })
+    await ok('POST', `/api/orders/${split.id}/fulfill`, as.admin, {})
+    const refused = await fails(409, 'CONFLICT', 'POST', `/api/orders/${split.id}/cancel`, as.admin)
+    expect(refused.error.message).toMatch(/shipped/)
+    const kept = expectShape(ORDER, (await ok('GET', `/api/orders/${split.id}`, as.admin)).order)
+    expect(kept).toMatchObject({ status: 'pending', fulfillmentStatus: 'partially_fulfilled' })
+    expect(kept.fulfillments.map((f) => f.canceledAt)).toEqual([null, null])
   })
 
   it('create-and-process: completed, captured, shipped, with its timeline; the Idempotency-Key answers the first order again', async () => {

@@ -56,6 +56,7 @@ export const ORDER = z.strictObject({
     locationId: id,
     createdAt: date,
     shippedAt: date.nullable(),
+    canceledAt: date.nullable(),
   })),
   subtotal: money,
   subTotal: money,

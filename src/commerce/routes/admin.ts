@@ -13,7 +13,7 @@ import {
   stockedQuantityBody, updateProduct,
 } from '../services/catalog.ts'
 import {
-  cancelOrder, capturePayment, completeOrder, createFulfillment, createShipment, filterValues, getOrder, markDelivered, matchesOrder,
+  cancelFulfillment, cancelOrder, capturePayment, completeOrder, createFulfillment, createShipment, filterValues, getOrder, markDelivered, matchesOrder,
   orderMissing, ordersOfChannels, ordersOfCustomer, sortOrders, updateOrder,
 } from '../services/orders.ts'
 import { channelsOfTenants, getRegion, listApiKeys, listRegions, listShippingOptions, listStockLocations } from '../services/setup.ts'
@@ -101,6 +101,12 @@ export async function adminRoutes (app: FastifyInstance, { ctx }: RouteDeps): Pr
     const { fulfillment_id: fulfillmentId } = parseInput(fulfillmentParams, request.params)
     const { scope, order } = await visibleOrder(request)
     return await orderAnswer(await createShipment(ctx, scope.actor, order.id, fulfillmentId, request.body), request)
+  })
+
+  app.post('/admin/orders/:id/fulfillments/:fulfillment_id/cancel', async (request) => {
+    const { fulfillment_id: fulfillmentId } = parseInput(fulfillmentParams, request.params)
+    const { order } = await visibleOrder(request)
+    return await orderAnswer(await cancelFulfillment(ctx, order.id, fulfillmentId, request.body), request)
   })
 
   app.post('/admin/orders/:id/fulfillments/:fulfillment_id/mark-as-delivered', async (request) => {

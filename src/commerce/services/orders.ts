@@ -226,9 +226,49 @@ export async function markDelivered (ctx: CommerceContext, id: string, fulfillme
   })
 }
 
+// Medusa validates this body strictly (an unknown field is 400 invalid_data).
+export const cancelFulfillmentBody = z.strictObject({
+  no_notification: z.boolean().optional(),
+  additional_data: z.record(z.string(), z.unknown()).optional(),
+})
+
 /**
- * Cancels an order as Medusa does: not once canceled or completed, nor while it has a fulfillment (packed or
- * shipped). Releases the reservation, cancels authorized payments and refunds captured ones.
+ * POST /admin/orders/{id}/fulfillments/{fid}/cancel, as Medusa 2.21's workflow: refused once the order is
+ * canceled, or the fulfillment canceled or shipped. The packed units go back into stock at the fulfillment's
+ * location and back into the order's reservation, as before fulfilling.
+ */
+export async function cancelFulfillment (ctx: CommerceContext, id: string, fulfillmentId: string, input: unknown): Promise<OrderDoc> {
+  parseInput(cancelFulfillmentBody, input)
+  return await changeOrder(ctx, id, (order) => {
+    refuseIfCanceled(order)
+    const f = order.fulfillments.find((x) => x.id === fulfillmentId)
+    if (!f) throw invalidData(`Fulfillment with id ${fulfillmentId} not found in the order`)
+    if (f.canceled_at) throw notAllowed('The fulfillment is already canceled')
+    if (f.shipped_at) throw notAllowed('The fulfillment has already been shipped. Shipped fulfillments cannot be canceled')
+    const now = nowIso()
+    const deltas: StockDelta[] = []
+    for (const fi of f.items) {
+      const item = order.items.find((i) => i.id === fi.line_item_id)
+      if (item) {
+        item.fulfilled_quantity -= fi.quantity
+        item.updated_at = now
+      }
+      if (fi.inventory_item_id) {
+        deltas.push({ inventoryItemId: fi.inventory_item_id, locationId: f.location_id, stocked: fi.quantity, reserved: 0 })
+        deltas.push({ inventoryItemId: fi.inventory_item_id, locationId: order.stock_location_id, stocked: 0, reserved: fi.quantity })
+      }
+    }
+    f.canceled_at = now
+    f.updated_at = now
+    order.version += 1
+    return deltas
+  })
+}
+
+/**
+ * Cancels an order as Medusa does: not once canceled or completed, nor while it has a live fulfillment (packed
+ * or shipped; cancel the fulfillment first). Releases the reservation, cancels authorized payments and refunds
+ * captured ones.
  */
 export async function cancelOrder (ctx: CommerceContext, actor: Actor, id: string): Promise<OrderDoc> {
   return await changeOrder(ctx, id, (order) => {
