@@ -37,7 +37,7 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
     onRequest: anyone,
     schema: {
       tags,
-      summary: 'List the club\'s orders (a member sees only their own)',
+      summary: 'List the club\'s orders (anyone but an admin sees only their own)',
       querystring: pageQuery(10).extend({
         status: z.enum(ORDER_STATUSES).optional(),
         fulfillment_status: z.enum(FULFILLMENT_STATUSES).optional(),

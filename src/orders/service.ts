@@ -45,10 +45,14 @@ export class OrdersService {
     return this.deps.log
   }
 
-  /** The upstream customer ids that are this member: their token's subject, their club login, and their email's customers. */
+  /**
+   * The upstream customer ids whose orders the caller may see: undefined (every order) for an admin; for anyone
+   * else (members, and growers, who are not named for orders: decisions.md section 2) their token's subject,
+   * their club login, and their email's customers.
+   */
   async memberCustomerIds (actor: Actor): Promise<string[] | undefined> {
     const { principal, tenant, medusa } = actor
-    if (principal.role !== 'member') return undefined
+    if (seesEveryOrder(principal)) return undefined
     const session = await this.deps.sessions.get(tenant.id, principal.sub)
     const ids = new Set([principal.sub, ...(session?.customerId ? [session.customerId] : [])])
     if (principal.email) {
@@ -83,7 +87,7 @@ export class OrdersService {
     return { orders: matching.slice(filter.offset, filter.offset + filter.limit), count: matching.length }
   }
 
-  /** The order, if it is this tenant's and (for a member) theirs; else 404, never a hint that it exists. */
+  /** The order, if it is this tenant's and (unless the caller is an admin) theirs; else 404, never a hint that it exists. */
   async read (actor: Actor, orderId: string): Promise<UpstreamOrder> {
     const order = await actor.medusa.getOrder(orderId)
     if (order.sales_channel_id && order.sales_channel_id !== actor.medusa.settings.salesChannelId) throw notFound('Order')
@@ -175,6 +179,11 @@ export class OrdersService {
   async notify (actor: Actor, order: Pick<Order, 'id' | 'displayId' | 'customerId'>, event: OrderEvent): Promise<void> {
     await notifyMember(this.deps.notifier, this.deps.log, actor.tenant, order, event)
   }
+}
+
+/** Only admins see and act on every order of the club; every other role sees its own. */
+export function seesEveryOrder (principal: Principal): boolean {
+  return principal.role === 'admin'
 }
 
 // The admin steps, shared by the single-step routes and the one-call flow. Each takes the order as last read.

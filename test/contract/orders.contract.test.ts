@@ -323,7 +323,7 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
     expect((await variants(as.anaSur)).map((v) => v.id)).not.toContain(norteVariant?.id)
   })
 
-  it('another club\'s order and cart, and another member\'s, are 404; roles are enforced', async () => {
+  it('another club\'s order and cart, and another member\'s, are 404, for a grower too; roles are enforced', async () => {
     for (const path of ['', '/activities']) {
       await fails(404, 'NOT_FOUND', 'GET', `/api/orders/${placed.id}${path}`, as.adminSur)
       await fails(404, 'NOT_FOUND', 'GET', `/api/orders/${placed.id}${path}`, as.anaSur)
@@ -336,6 +336,14 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
     const cart = (await ok('POST', '/store/carts', as.ana, {})).cart
     await fails(404, 'NOT_FOUND', 'GET', `/store/carts/${cart.id}`, as.anaSur)
     await fails(404, 'NOT_FOUND', 'GET', `/store/carts/${cart.id}`, as.bruno)
+
+    // Growers are not named for orders (decisions.md section 2): like a member, they see only their own.
+    for (const path of ['', '/activities']) await fails(404, 'NOT_FOUND', 'GET', `/api/orders/${placed.id}${path}`, as.grower)
+    expect(await ok('GET', '/api/orders?limit=100', as.grower)).toEqual({ orders: [], count: 0, offset: 0, limit: 100 })
+    expect((await ok('GET', `/api/orders?limit=100&customer_id=${placed.customerId}`, as.grower)).orders).toEqual([])
+    expect((await ok('GET', '/api/orders?limit=100&status=pending', as.grower)).orders).toEqual([])
+    await fails(404, 'NOT_FOUND', 'GET', `/store/carts/${cart.id}`, as.grower)
+    await fails(403, 'INSUFFICIENT_PERMISSIONS', 'POST', `/api/orders/${placed.id}/cancel`, as.grower)
 
     await fails(403, 'INSUFFICIENT_PERMISSIONS', 'POST', `/api/orders/${placed.id}/capture`, as.ana)
     await fails(403, 'INSUFFICIENT_PERMISSIONS', 'GET', '/api/members', as.grower)
