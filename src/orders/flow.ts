@@ -3,7 +3,8 @@ import { z } from 'zod'
 import { AppError, conflict } from '../errors.ts'
 import { activity, authorOf } from './activity.ts'
 import type { IdempotencyStore } from './idempotency.ts'
-import { capturePayments, fulfillItems, shipFulfillment, type Actor, type OrdersService } from './service.ts'
+import type { Medusa } from './medusa.ts'
+import { capturePayments, customerIdsWithEmail, fulfillItems, shipFulfillment, type Actor, type OrdersService } from './service.ts'
 import { chooseShipping, PAYMENT_METHODS, startPayment } from './storefront.ts'
 import type { Activity, Order } from './schemas.ts'
 
@@ -78,6 +79,7 @@ export async function createAndProcess (orders: OrdersService, actor: Actor, inp
 
   try {
     step('creating_cart')
+    if (input.customer.id) await checkMemberId(medusa, input.customer.id, input.customer.email)
     const cart = await medusa.createCart(input.customer.email)
     step('adding_items')
     await Promise.all(input.items.map((i) => medusa.addLineItem(cart.id, i.variantId, i.quantity)))
@@ -107,8 +109,11 @@ export async function createAndProcess (orders: OrdersService, actor: Actor, inp
     await medusa.completeOrder(orderId)
     events.push(activity('orders:activity.completed', 'success', author))
     const order = await orders.record(actor, orderId, events)
-    await orders.notify(actor, order, 'order.placed')
-    await orders.notify(actor, order, 'order.shipped')
+    // The upstream order belongs to a guest customer made from the email; the member reads their notifications
+    // under their account's id (their token's subject), which the body may name.
+    const recipient = { ...order, customerId: input.customer.id ?? order.customerId }
+    await orders.notify(actor, recipient, 'order.placed')
+    await orders.notify(actor, recipient, 'order.shipped')
     return { ok: true, order, timeline }
   } catch (err) {
     const error = asAppError(err)
@@ -116,6 +121,15 @@ export async function createAndProcess (orders: OrdersService, actor: Actor, inp
     const details = { ...error.details, step: current, ...(orderId ? { orderId } : {}) }
     return { ok: false, status: error.statusCode, error: { code: error.code, message: error.message, details }, ...(orderId ? { orderId } : {}) }
   }
+}
+
+/** `customer.id` names who is told about the order: it must be a customer of the club's backend with `customer.email`. */
+async function checkMemberId (medusa: Medusa, id: string, email: string): Promise<void> {
+  if ((await customerIdsWithEmail(medusa, email)).includes(id)) return
+  throw new AppError('VALIDATION_ERROR', 'customer.id is not a customer with customer.email', {
+    status: 422,
+    details: { errors: { 'customer.id': [`must be the account of ${email} in this club's commerce backend`] } },
+  })
 }
 
 /** Writes what happened to the order's log; when even that fails, the log line is the record. */

@@ -55,10 +55,7 @@ export class OrdersService {
     if (seesEveryOrder(principal)) return undefined
     const session = await this.deps.sessions.get(tenant.id, principal.sub)
     const ids = new Set([principal.sub, ...(session?.customerId ? [session.customerId] : [])])
-    if (principal.email) {
-      const { customers } = await medusa.listCustomers({ limit: MEMBER_IDS_MAX, offset: 0, email: principal.email })
-      for (const c of customers) if (c.email?.toLowerCase() === principal.email.toLowerCase()) ids.add(c.id)
-    }
+    if (principal.email) for (const id of await customerIdsWithEmail(medusa, principal.email)) ids.add(id)
     return [...ids]
   }
 
@@ -179,6 +176,12 @@ export class OrdersService {
   async notify (actor: Actor, order: Pick<Order, 'id' | 'displayId' | 'customerId'>, event: OrderEvent): Promise<void> {
     await notifyMember(this.deps.notifier, this.deps.log, actor.tenant, order, event)
   }
+}
+
+/** The backend's customers with this email: the member's account and the guests made for their email. */
+export async function customerIdsWithEmail (medusa: Medusa, email: string): Promise<string[]> {
+  const { customers } = await medusa.listCustomers({ limit: MEMBER_IDS_MAX, offset: 0, email })
+  return customers.filter((c) => c.email?.toLowerCase() === email.toLowerCase()).map((c) => c.id)
 }
 
 /** Only admins see and act on every order of the club; every other role sees its own. */

@@ -293,6 +293,21 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
     expect(order).toMatchObject({ displayId: last.order.displayId, status: 'completed', paymentStatus: 'captured', fulfillmentStatus: 'shipped' })
   })
 
+  it('create-and-process naming the member\'s account (customer.id, her token\'s subject): she is told under her own login; another\'s id is 422', async () => {
+    const [variant] = await variants(as.admin)
+    const subOf = (headers: Headers): string => claims(headers.authorization?.slice('Bearer '.length) ?? '').sub
+    const body = oneCall([variant?.id ?? ''])
+    const { order } = await ok('POST', '/api/orders/create-and-process', as.admin, { ...body, customer: { ...body.customer, id: subOf(as.ana) } })
+    const { notifications } = await ok('GET', '/api/notifications?domain=orders&limit=100', as.ana)
+    expect(notifications.filter((n: Json) => n.resourceId === order.id).map((n: Json) => [n.event, n.recipientId]).sort())
+      .toEqual([['order.placed', subOf(as.ana)], ['order.shipped', subOf(as.ana)]])
+
+    const before = (await ok('GET', '/api/orders?limit=0', as.admin)).count
+    const wrong = await fails(422, 'VALIDATION_ERROR', 'POST', '/api/orders/create-and-process', as.admin, { ...body, customer: { ...body.customer, id: subOf(as.bruno) } })
+    expect(wrong.error.details).toEqual({ errors: { 'customer.id': [expect.stringContaining('ana@example.com')] }, step: 'creating_cart' })
+    expect((await ok('GET', '/api/orders?limit=0', as.admin)).count).toBe(before)
+  })
+
   it('out of stock: 409 CONFLICT at the cart and in the one-call routes, and no order is made', async () => {
     const [variant] = await variants(as.ana)
     if (!variant) throw new Error('no variant')

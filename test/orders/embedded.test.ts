@@ -97,6 +97,27 @@ describe.each(['redis', 'memory'] as const)('orders against the embedded backend
     expect(stream.body.trim().split('\n\n').at(-1)).toMatch(/"success":true/)
   })
 
+  it('one call naming the member\'s account (customer.id): she is told under her own login; an id of another email is 422', async () => {
+    const products = (await t.app.inject({ url: '/store/products', headers: admin })).json().products
+    const items = [{ variantId: products[2].variants[0].id, quantity: 1 }]
+    const res = await t.app.inject({ method: 'POST', url: '/api/orders/create-and-process', headers: admin, payload: { ...oneCall, customer: { ...oneCall.customer, id: 'cus_ana' }, items } })
+    expect(res.statusCode, res.body).toBe(200)
+    const order = res.json().order
+    // The order itself stays the guest's, made from the email.
+    expect(order.customerId).not.toBe('cus_ana')
+    const inbox = (await t.app.inject({ url: '/api/notifications?domain=orders&limit=100', headers: ana })).json().notifications
+    expect(inbox.filter((n: { resourceId?: string }) => n.resourceId === order.id).map((n: { event: string, recipientId: string }) => [n.event, n.recipientId]).sort())
+      .toEqual([['order.placed', 'cus_ana'], ['order.shipped', 'cus_ana']])
+
+    const bruno = await login('customer', 'bruno@example.com', 'club-norte')
+    for (const id of ['cus_bruno', 'cus_nobody']) {
+      const wrong = await t.app.inject({ method: 'POST', url: '/api/orders/create-and-process', headers: admin, payload: { ...oneCall, customer: { ...oneCall.customer, id }, items } })
+      expect([wrong.statusCode, wrong.json().error.code]).toEqual([422, 'VALIDATION_ERROR'])
+      expect(wrong.json().error.details).toEqual({ errors: { 'customer.id': [expect.stringContaining('ana@example.com')] }, step: 'creating_cart' })
+    }
+    expect((await t.app.inject({ url: '/api/notifications?domain=orders', headers: bruno })).json().count).toBe(0)
+  })
+
   it('roles and isolation: members 403 on admin steps, another member\'s order is 404, another club\'s order is 404', async () => {
     const bruno = await login('customer', 'bruno@example.com', 'club-norte')
     expect((await t.app.inject({ method: 'POST', url: `/api/orders/${orderId}/capture`, headers: ana })).statusCode).toBe(403)
