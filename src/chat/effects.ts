@@ -151,7 +151,7 @@ export class Effects {
   private async reportOf (caller: Caller, what: Report, voice: Voice): Promise<Result<OutboundMessage>> {
     const { api } = this.deps
     switch (what) {
-      case 'orders': return mapResult(await api.orders(caller), (v) => ordersReport(v.orders, voice, caller.role !== 'member'))
+      case 'orders': return mapResult(await api.orders(caller), (v) => ordersReport(v.orders, voice, caller.role === 'admin'))
       case 'notifications': return mapResult(await api.notifications(caller), (v) => notificationsReport(v.unread, v.latest, voice))
       case 'crops': return mapResult(await api.crops(caller), (v) => cropsReport(v.crops, voice))
     }

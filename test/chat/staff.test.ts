@@ -3,7 +3,8 @@ import { buildTestApp, type TestApp } from '../helper.ts'
 import { choiceIds, linkCode, newPhone, outbox, say, textOf } from './support.ts'
 
 // Staff link a phone by a code made with their own token (the login form is for members): they get the crops
-// report, and the orders report is the club's, since the orders API shows staff every order.
+// report. The orders API shows an admin every order of the club and anyone else their own, and the orders
+// report is titled to match.
 
 describe('a grower in the chat (memory)', () => {
   let t: TestApp
@@ -13,7 +14,22 @@ describe('a grower in the chat (memory)', () => {
   const replies = async (phone: string, after: number) => (await outbox(t, phone, after)).map((m) => m.body)
   const lastSeq = async (phone: string) => (await outbox(t, phone)).at(-1)?.seq ?? 0
 
-  it('links by code, sees the crops, and the orders as the club\'s', async () => {
+  const linkStaff = async (role: 'grower' | 'admin', customerId: string, email: string) => {
+    const phone = newPhone()
+    const member = { customerId, email, name: 'Staff', tenantId: 'club-norte' }
+    const token = await t.token(role, ['club-norte'], { sub: customerId, name: member.name, email })
+    await say(t, phone, { text: `LINK-${await linkCode(t, { ...member, token })}` })
+    return phone
+  }
+
+  it('an admin\'s orders report is the club\'s', async () => {
+    const phone = await linkStaff('admin', 'user_admin_norte', 'admin@club-norte.test')
+    const seen = await lastSeq(phone)
+    await say(t, phone, { reply: 'menu:orders' })
+    expect(textOf((await replies(phone, seen))[0]!)).toMatch(/^(Últimos pedidos del club:|El club todavía no tiene pedidos\.)/)
+  })
+
+  it('links by code, sees the crops, and their own orders', async () => {
     const phone = newPhone()
     const member = { customerId: 'user_grower_norte', email: 'grower@club-norte.test', name: 'Grower', tenantId: 'club-norte' }
     const token = await t.token('grower', ['club-norte'], { sub: member.customerId, name: member.name, email: member.email })
@@ -27,6 +43,6 @@ describe('a grower in the chat (memory)', () => {
 
     seen = await lastSeq(phone)
     await say(t, phone, { reply: 'menu:orders' })
-    expect(textOf((await replies(phone, seen))[0]!)).toMatch(/^(Últimos pedidos del club:|El club todavía no tiene pedidos\.)/)
+    expect(textOf((await replies(phone, seen))[0]!)).toMatch(/^(Tus últimos pedidos:|Todavía no tenés pedidos\.)/)
   })
 })
