@@ -1,22 +1,11 @@
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
+import { freePort } from './free-port.ts'
 
 // A throwaway redis-server on a free loopback port, for the test suite and the benchmarks.
-
-export function freePort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address()
-      srv.close(() => typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port')))
-    })
-  })
-}
 
 export async function redisAnswers (url: string): Promise<boolean> {
   const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })

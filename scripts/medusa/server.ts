@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process'
 import { closeSync, openSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { run, type Step } from './steps.ts'
@@ -16,17 +15,6 @@ export interface ServerProcess {
 
 function medusaBin (appDir: string): string {
   return join(appDir, 'node_modules', '.bin', 'medusa')
-}
-
-export function freePort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address()
-      srv.close(() => typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no free port')))
-    })
-  })
 }
 
 export async function medusa (step: Step, appDir: string, env: NodeJS.ProcessEnv, args: string[], secrets?: string[]): Promise<void> {

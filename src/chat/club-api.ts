@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { Product, Role } from '../../machines/conversation.types.ts'
+import { linkRecordSchema, type LinkRecord } from './linking/link-record.ts'
 
 // The bot is a client of this same server: every call goes through the HTTP layer in process (app.inject) with
 // the member's own token and Tenant-id, so it obeys exactly the rules every other client obeys. The shapes of
@@ -50,7 +51,7 @@ export class ClubApi {
 
   /** `GET /api/chat/link/{code}`: consumes the code (single use). */
   async consumeLinkCode (code: string) {
-    return await this.request(undefined, 'GET', `/api/chat/link/${encodeURIComponent(code)}`, linkRecord)
+    return await this.request(undefined, 'GET', `/api/chat/link/${encodeURIComponent(code)}`, linkRecordSchema)
   }
 
   async products (caller: Caller, offset: number, limit: number): Promise<Result<{ products: Product[], count: number }>> {
@@ -125,15 +126,7 @@ function safeJson (body: string): unknown {
   }
 }
 
-const linkRecord = z.object({
-  customerId: z.string(),
-  tenantId: z.string(),
-  tenantName: z.string(),
-  email: z.string(),
-  name: z.string(),
-  token: z.string(),
-})
-export type LinkRecord = z.infer<typeof linkRecord>
+export type { LinkRecord }
 
 const storeProduct = z.object({
   id: z.string(),

@@ -1,19 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { once } from 'node:events'
-import { createServer } from 'node:net'
 import { describe, expect, it } from 'vitest'
+import { freePort } from '../../scripts/lib/free-port.ts'
 import { TEST_SECRETS } from '../helper.ts'
 
 // The README's first command, as a process: `npm start` on embedded defaults.
-function freePort (): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port
-      srv.close(() => resolve(port))
-    })
-  })
-}
-
 function start (env: Record<string, string>): { child: ChildProcessWithoutNullStreams, output: () => string } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
