@@ -166,10 +166,24 @@ export class OrdersService {
 
   /** Appends events to the order's log (one writer per order at a time), then answers the re-read order. */
   async record (actor: Actor, orderId: string, events: Activity[], patch: Record<string, unknown> = {}): Promise<Order> {
+    return (await this.append(actor, orderId, () => events, patch)).order
+  }
+
+  /**
+   * Appends the event unless the log already has one of its kind (a cart completed by requests racing, or
+   * again): answers the order and whether this call added it.
+   */
+  async recordOnce (actor: Actor, orderId: string, event: Activity): Promise<{ order: Order, added: boolean }> {
+    return await this.append(actor, orderId, (log) => log.some((a) => a.description === event.description) ? [] : [event])
+  }
+
+  private async append (actor: Actor, orderId: string, pick: (log: Activity[]) => Activity[], patch: Record<string, unknown> = {}): Promise<{ order: Order, added: boolean }> {
     return await this.lock.run(`${actor.tenant.id}:${orderId}`, async () => {
       const current = await actor.medusa.getOrder(orderId)
+      const events = pick(mapActivities(current.metadata))
+      if (events.length === 0) return { order: mapOrder(current), added: false }
       await actor.medusa.updateOrderMetadata(orderId, withActivities(current.metadata, events, patch))
-      return mapOrder(await actor.medusa.getOrder(orderId))
+      return { order: mapOrder(await actor.medusa.getOrder(orderId)), added: true }
     })
   }
 

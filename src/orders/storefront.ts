@@ -1,6 +1,6 @@
 import { AppError, conflict, notFound } from '../errors.ts'
 import { activity, authorOf } from './activity.ts'
-import { mapCart, mapOrder, mapProduct, mapShippingOption } from './mapping.ts'
+import { mapCart, mapProduct, mapShippingOption } from './mapping.ts'
 import type { Medusa } from './medusa.ts'
 import { seesEveryOrder, type Actor, type OrdersService } from './service.ts'
 import type { Cart, Order, Product, ShippingOption } from './schemas.ts'
@@ -83,15 +83,16 @@ export class StoreFront {
     return mapCart(await actor.medusa.getCart(cartId, actor.upstreamToken))
   }
 
-  /** Completes the cart; the order is re-read through the admin API, which computes its statuses. */
+  /**
+   * Completes the cart; the order is re-read through the admin API, which computes its statuses. Completing
+   * again, or at the same time, answers the same order (as the backend does) with one created event and one notice.
+   */
   async complete (actor: ShopperActor, cartId: string): Promise<Order> {
-    const cart = await this.ownCart(actor, cartId, true)
+    await this.ownCart(actor, cartId, true)
     const answer = await actor.medusa.completeCart(cartId, actor.upstreamToken)
     if (answer.type !== 'order') throw conflict(answer.error?.message ?? 'The cart could not be completed')
-    // Completing again answers the same order (as the backend does), without a second event.
-    if (cart.completed_at) return mapOrder(await actor.medusa.getOrder(answer.order.id))
-    const order = await this.orders.record(actor, answer.order.id, [activity('orders:activity.created', 'success', authorOf(actor.principal))])
-    await this.orders.notify(actor, order, 'order.placed')
+    const { order, added } = await this.orders.recordOnce(actor, answer.order.id, activity('orders:activity.created', 'success', authorOf(actor.principal)))
+    if (added) await this.orders.notify(actor, order, 'order.placed')
     return order
   }
 

@@ -49,6 +49,25 @@ describe.each(['redis', 'memory'] as const)('orders against the embedded backend
     expect(mine.orders.map((o: { id: string }) => o.id)).toContain(orderId)
   })
 
+  it('a cart completed several times at once gives one order with one created event and one order.placed notice', async () => {
+    const variant = (await t.app.inject({ url: '/store/products', headers: ana })).json().products[3].variants[0]
+    const cart = (await t.app.inject({ method: 'POST', url: '/store/carts', headers: ana, payload: {} })).json().cart
+    await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/line-items`, headers: ana, payload: { variantId: variant.id, quantity: 1 } })
+    const options = (await t.app.inject({ url: `/store/shipping-options?cartId=${cart.id}`, headers: ana })).json().shippingOptions
+    await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/shipping-methods`, headers: ana, payload: { optionId: options[0].id } })
+    await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/payment-sessions`, headers: ana, payload: { providerId: 'cash' } })
+    const answers = await Promise.all(Array.from({ length: 4 }, () => t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/complete`, headers: ana })))
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200])
+    const id = answers[0]!.json().order.id
+    expect(new Set(answers.map((a) => a.json().order.id))).toEqual(new Set([id]))
+    const again = await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/complete`, headers: ana })
+    expect(again.json().order.id).toBe(id)
+    const activities = (await t.app.inject({ url: `/api/orders/${id}/activities`, headers: ana })).json().activities
+    expect(activities.map((a: { description: string }) => a.description)).toEqual(['orders:activity.created'])
+    const inbox = (await t.app.inject({ url: '/api/notifications?domain=orders&limit=100', headers: ana })).json().notifications
+    expect(inbox.filter((n: { resourceId?: string }) => n.resourceId === id).map((n: { event: string }) => n.event)).toEqual(['order.placed'])
+  })
+
   it('admin steps: capture, fulfill, ship, invoice, with activities; cancel after shipping is 409', async () => {
     const post = (path: string, payload?: object) => t.app.inject({ method: 'POST', url: `/api/orders/${orderId}/${path}`, headers: admin, ...(payload ? { payload } : {}) })
     expect((await post('capture')).json().order.paymentStatus).toBe('captured')
