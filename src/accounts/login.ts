@@ -46,10 +46,14 @@ export class LoginService {
     }
     const staff = actor === 'user' ? await this.deps.tenants.getStaff(email) : undefined
     if (actor === 'user' && !staff) return await this.refuse(email)
-    let candidates = await this.candidateTenants(tenantId)
-    if (staff) candidates = candidates.filter((t) => staff.tenants.includes(t.id))
+    const named = await this.candidateTenants(tenantId)
+    // Staff are checked at their own clubs even when naming another, so that the answer is then 403 as for a
+    // member, not a failed login that counts toward the lock.
+    const candidates = staff ? (await this.deps.tenants.list()).filter((t) => staff.tenants.includes(t.id)) : named
 
-    const { accepted, passwordOk } = await this.tryBackends(actor, email, password, candidates)
+    const found = await this.tryBackends(actor, email, password, candidates)
+    const accepted = found.accepted.filter((a) => named.some((t) => t.id === a.tenant.id))
+    const { passwordOk } = found
     if (accepted.length === 0) {
       if (passwordOk) throw new AppError('FORBIDDEN', tenantId ? 'Not a member of this club' : 'Not a member of any club')
       return await this.refuse(email)

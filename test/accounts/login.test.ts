@@ -57,6 +57,15 @@ describe.each(['redis', 'memory'] as const)('login routes (%s)', (store) => {
     expect(decodeJwt((await login('user', 'grower@club-norte.test')).json().token).role).toBe('grower')
   })
 
+  it('staff naming a club they do not work for get 403 like members, not a failed login that counts toward the lock', async () => {
+    for (let i = 0; i <= MAX_FAILURES; i++) {
+      const res = await login('user', 'admin@club-sur.test', 'demo-password', { 'tenant-id': 'club-norte' })
+      expect([res.statusCode, res.json().error.code]).toEqual([403, 'FORBIDDEN'])
+    }
+    expect((await login('user', 'admin@club-sur.test', 'wrong', { 'tenant-id': 'club-norte' })).statusCode).toBe(401)
+    expect((await login('user', 'admin@club-sur.test')).statusCode).toBe(200)
+  })
+
   it('bad credentials and unknown staff are 401 with one generic message', async () => {
     for (const res of [await login('customer', 'ana@example.com', 'wrong'), await login('user', 'nobody@club-norte.test'), await login('user', 'admin@club-sur.test', 'wrong')]) {
       expect(res.statusCode).toBe(401)
