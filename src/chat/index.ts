@@ -67,7 +67,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   app.decorate('chatBot', {
     accountLinked: async (phone: string) => {
       const message: InboundMessage = { id: `linked:${randomUUID()}`, phone, receivedAt: clock(), input: { kind: 'linked' } }
-      await mailbox.append(phone, message.id, JSON.stringify(message))
+      await mailbox.accept([{ phone, id: message.id, body: JSON.stringify(message) }])
       worker.wake()
     },
   })

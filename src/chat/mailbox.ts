@@ -10,12 +10,19 @@ export const DEDUPE_TTL_SECONDS = 24 * 60 * 60
 
 export type AckResult = 'more' | 'done' | 'lost'
 
+/** One message for a phone's mailbox: its provider id (for de-duplication) and what the worker will read. */
+export interface Letter {
+  phone: string
+  id: string
+  body: string
+}
+
 export interface Mailbox {
-  /** True when a delivery with this key was already accepted. */
-  deliverySeen (key: string): Promise<boolean>
-  markDelivery (key: string): Promise<void>
-  /** Appends the message unless its id was seen before; false for a duplicate. */
-  append (phone: string, messageId: string, message: string): Promise<boolean>
+  /**
+   * In one step: unless the delivery key was accepted before, appends each letter whose id is new, in order, and
+   * remembers the key. Answers how many letters were stored (0 for a delivery or letters seen before).
+   */
+  accept (letters: Letter[], deliveryKey?: string): Promise<number>
   /** A phone whose mail is due and not leased, now leased to `owner` for `leaseMs`. */
   claim (owner: string, leaseMs: number): Promise<string | undefined>
   /** The oldest message of a phone, left in place. */
@@ -50,19 +57,17 @@ export class MemoryMailbox implements Mailbox {
     for (const [key, until] of this.seen) if (until <= now) this.seen.delete(key)
   }
 
-  async deliverySeen (key: string) {
-    const until = this.seen.get(`d:${key}`)
-    return until !== undefined && until > this.now()
-  }
-
-  async markDelivery (key: string) { this.remember(`d:${key}`) }
-
-  async append (phone: string, messageId: string, message: string) {
-    if (!this.remember(`m:${messageId}`)) return false
-    const box = this.boxes.get(phone)
-    if (box) box.messages.push(message)
-    else this.boxes.set(phone, { messages: [message], dueAt: this.now(), owner: undefined })
-    return true
+  async accept (letters: Letter[], deliveryKey?: string) {
+    if (deliveryKey !== undefined && !this.remember(`d:${deliveryKey}`)) return 0
+    let fresh = 0
+    for (const { phone, id, body } of letters) {
+      if (!this.remember(`m:${id}`)) continue
+      const box = this.boxes.get(phone)
+      if (box) box.messages.push(body)
+      else this.boxes.set(phone, { messages: [body], dueAt: this.now(), owner: undefined })
+      fresh++
+    }
+    return fresh
   }
 
   async claim (owner: string, leaseMs: number) {
@@ -108,14 +113,24 @@ export class MemoryMailbox implements Mailbox {
 const NOW_MS = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)"
 
 const SCRIPTS = {
-  // KEYS seen, mailbox, ready; ARGV ttlSeconds, message, phone
-  chatAppend: {
-    numberOfKeys: 3,
+  // One round trip for a whole delivery. KEYS ready, [delivery], then seen_i, mailbox_i per letter;
+  // ARGV ttlSeconds, hasDelivery ('1' or '0'), then body_i, phone_i per letter.
+  chatAccept: {
     lua: `${NOW_MS}
-if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return 0 end
-redis.call('RPUSH', KEYS[2], ARGV[2])
-redis.call('ZADD', KEYS[3], 'NX', now, ARGV[3])
-return 1`,
+local first = 2
+if ARGV[2] == '1' then
+  if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', ARGV[1]) then return 0 end
+  first = 3
+end
+local fresh = 0
+for i = 0, (#KEYS - first + 1) / 2 - 1 do
+  if redis.call('SET', KEYS[first + 2 * i], '1', 'NX', 'EX', ARGV[1]) then
+    redis.call('RPUSH', KEYS[first + 2 * i + 1], ARGV[3 + 2 * i])
+    redis.call('ZADD', KEYS[1], 'NX', now, ARGV[4 + 2 * i])
+    fresh = fresh + 1
+  end
+end
+return fresh`,
   },
   // KEYS ready, owners; ARGV owner, leaseMs
   chatClaim: {
@@ -153,7 +168,8 @@ return 1`,
 } as const
 
 interface MailboxCommands {
-  chatAppend (seen: string, mailbox: string, ready: string, ttl: number, message: string, phone: string): Promise<number>
+  /** numberOfKeys first: the count varies with the delivery. */
+  chatAccept (numberOfKeys: number, ...keysThenArgs: Array<string | number>): Promise<number>
   chatClaim (ready: string, owners: string, owner: string, leaseMs: number): Promise<string | null>
   chatAck (mailbox: string, ready: string, owners: string, phone: string, owner: string, leaseMs: number): Promise<AckResult>
   chatLease (ready: string, owners: string, phone: string, owner: string, leaseMs: number): Promise<number>
@@ -169,13 +185,11 @@ export class RedisMailbox implements Mailbox {
     this.redis = redis as Redis & MailboxCommands
   }
 
-  async deliverySeen (key: string) { return (await this.redis.exists(keys.chat.bot.seenDelivery(key))) === 1 }
-
-  async markDelivery (key: string) { await this.redis.set(keys.chat.bot.seenDelivery(key), '1', 'EX', DEDUPE_TTL_SECONDS) }
-
-  async append (phone: string, messageId: string, message: string) {
+  async accept (letters: Letter[], deliveryKey?: string) {
     const b = keys.chat.bot
-    return (await this.redis.chatAppend(b.seenMessage(messageId), b.mailbox(phone), b.ready(), DEDUPE_TTL_SECONDS, message, phone)) === 1
+    const keyList = [b.ready(), ...(deliveryKey === undefined ? [] : [b.seenDelivery(deliveryKey)]), ...letters.flatMap((l) => [b.seenMessage(l.id), b.mailbox(l.phone)])]
+    const args = [DEDUPE_TTL_SECONDS, deliveryKey === undefined ? '0' : '1', ...letters.flatMap((l) => [l.body, l.phone])]
+    return await this.redis.chatAccept(keyList.length, ...keyList, ...args)
   }
 
   async claim (owner: string, leaseMs: number) {

@@ -22,14 +22,9 @@ const MAX_KEY = 256
 const ack = z.object({ success: z.literal(true) })
 const headerValue = (v: string | string[] | undefined) => Array.isArray(v) ? v[0] : v
 
-/** Stores what is new; throws only when the store cannot be reached (the provider must retry). */
+/** Stores what is new, in one step; throws only when the store cannot be reached (the provider must retry). */
 async function accept (mailbox: Mailbox, deliveryKey: string | undefined, messages: InboundMessage[]): Promise<number> {
-  if (deliveryKey && await mailbox.deliverySeen(deliveryKey)) return 0
-  let fresh = 0
-  for (const m of messages) if (await mailbox.append(m.phone, m.id, JSON.stringify(m))) fresh++
-  // marked last: a delivery cut short is accepted again, and its stored messages are then dropped by id
-  if (deliveryKey) await mailbox.markDelivery(deliveryKey)
-  return fresh
+  return await mailbox.accept(messages.map((m) => ({ phone: m.phone, id: m.id, body: JSON.stringify(m) })), deliveryKey)
 }
 
 function parseJson (raw: Buffer): unknown {

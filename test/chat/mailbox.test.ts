@@ -23,9 +23,8 @@ describe.each(stores)('chat mailbox and sessions (%s)', (_name, make) => {
 
   it('keeps arrival order and drops a message id seen before', async () => {
     const phone = newPhone()
-    expect(await mailbox.append(phone, `${phone}-1`, 'one')).toBe(true)
-    expect(await mailbox.append(phone, `${phone}-1`, 'one again')).toBe(false)
-    expect(await mailbox.append(phone, `${phone}-2`, 'two')).toBe(true)
+    expect(await mailbox.accept([{ phone, id: `${phone}-1`, body: 'one' }])).toBe(1)
+    expect(await mailbox.accept([{ phone, id: `${phone}-1`, body: 'one again' }, { phone, id: `${phone}-2`, body: 'two' }])).toBe(1)
     let owner: string | undefined
     while (owner !== phone) owner = await mailbox.claim('w1', 10_000)
     expect(await mailbox.head(phone)).toBe('one')
@@ -37,7 +36,7 @@ describe.each(stores)('chat mailbox and sessions (%s)', (_name, make) => {
 
   it('a leased phone is not claimed twice; after a crash its message is taken again', async () => {
     const phone = newPhone()
-    await mailbox.append(phone, `${phone}-x`, 'x')
+    await mailbox.accept([{ phone, id: `${phone}-x`, body: 'x' }])
     let got: string | undefined
     while (got !== phone) got = await mailbox.claim('dies', 60)
     expect(await mailbox.claim('other', 60)).toBeUndefined()
@@ -48,11 +47,20 @@ describe.each(stores)('chat mailbox and sessions (%s)', (_name, make) => {
     expect(await mailbox.ack(phone, 'other', 10_000)).toBe('done')
   })
 
-  it('remembers delivery keys', async () => {
-    const key = `k-${newPhone()}`
-    expect(await mailbox.deliverySeen(key)).toBe(false)
-    await mailbox.markDelivery(key)
-    expect(await mailbox.deliverySeen(key)).toBe(true)
+  it('accepts a delivery key once, with all its letters, across phones, in order', async () => {
+    const [a, b] = [newPhone(), newPhone()]
+    const key = `k-${a}`
+    const letters = [{ phone: a, id: `${a}-1`, body: 'a1' }, { phone: b, id: `${b}-1`, body: 'b1' }, { phone: a, id: `${a}-2`, body: 'a2' }]
+    expect(await mailbox.accept(letters, key)).toBe(3)
+    // the same key again stores nothing, even with a letter never seen
+    expect(await mailbox.accept([{ phone: a, id: `${a}-3`, body: 'a3' }], key)).toBe(0)
+    expect(await mailbox.pending(b)).toBe(true)
+    let owner: string | undefined
+    while (owner !== a) owner = await mailbox.claim(`w-${a}`, 10_000)
+    expect(await mailbox.head(a)).toBe('a1')
+    expect(await mailbox.ack(a, `w-${a}`, 10_000)).toBe('more')
+    expect(await mailbox.head(a)).toBe('a2')
+    expect(await mailbox.ack(a, `w-${a}`, 10_000)).toBe('done')
   })
 
   it('saves a session only over the version it read', async () => {
