@@ -165,9 +165,12 @@ export function mapMetadata (metadata: Record<string, unknown> | null | undefine
   }
 }
 
+/** The spec's subtotal is without tax and shipping: Medusa v2's `subtotal` includes shipping, its `item_subtotal` does not. */
+const itemsSubtotal = (t: { item_subtotal?: number | null, subtotal?: number | null }): number => num(t.item_subtotal ?? t.subtotal)
+
 export function mapOrder (o: UpstreamOrder): Order {
   const payments = (o.payment_collections ?? []).flatMap((pc) => pc.payments ?? [])
-  const subtotal = num(o.subtotal)
+  const subtotal = itemsSubtotal(o)
   return {
     id: o.id,
     displayId: String(o.display_id),
@@ -222,7 +225,7 @@ export function mapCart (c: UpstreamCart): Cart {
     paymentCollection: pc
       ? { id: pc.id, status: str(pc.status), paymentSessions: (pc.payment_sessions ?? []).map((s) => ({ id: s.id, providerId: str(s.provider_id), status: str(s.status) })) }
       : null,
-    subtotal: num(c.subtotal),
+    subtotal: itemsSubtotal(c),
     shippingTotal: num(c.shipping_total),
     taxTotal: num(c.tax_total),
     total: num(c.total),

@@ -27,8 +27,9 @@ describe('mapping of real Medusa answers', () => {
       status: 'pending',
       paymentStatus: 'awaiting',
       fulfillmentStatus: 'not_fulfilled',
-      subtotal: 51500,
-      subTotal: 51500,
+      // Medusa's subtotal (51500) includes shipping; the interface's is the items' alone.
+      subtotal: 50000,
+      subTotal: 50000,
       shippingTotal: 1500,
       taxTotal: 0,
       total: 51500,
