@@ -5,7 +5,7 @@ import { pageQuery } from '../schemas/common.ts'
 import type { CommerceAccess } from './commerce-access.ts'
 import { customerTenants, mapInventoryLevel, mapMember } from './mapping.ts'
 import {
-  activitySchema, FULFILLMENT_STATUSES, inventoryLevelSchema, memberSchema, ORDER_STATUSES, orderSchema, orderSummarySchema, PAYMENT_STATUSES,
+  activitySchema, FULFILLMENT_STATUSES, inventoryLevelSchema, memberSchema, optionalBody, ORDER_STATUSES, orderSchema, orderSummarySchema, PAYMENT_STATUSES,
 } from './schemas.ts'
 import type { Actor, OrdersService } from './service.ts'
 
@@ -80,10 +80,10 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
       tags,
       summary: 'Fulfill items (default: all that remain) from a stock location (default: the club\'s)',
       params: orderParams,
-      body: z.object({
+      body: optionalBody(z.object({
         items: z.array(z.object({ id: z.string().min(1), quantity: z.number().int().positive() })).min(1).max(200).optional(),
         locationId: z.string().min(1).optional(),
-      }).default({}),
+      })),
       response: { 200: orderAnswer.extend({ fulfillmentId: z.string() }) },
     },
   }, async (request) => {

@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { pageQuery } from '../schemas/common.ts'
 import type { CommerceAccess } from './commerce-access.ts'
 import { actorOf } from './routes.ts'
-import { cartSchema, orderSchema, productSchema, shippingOptionSchema } from './schemas.ts'
+import { cartSchema, optionalBody, orderSchema, productSchema, shippingOptionSchema } from './schemas.ts'
 import { PAYMENT_METHODS, type ShopperActor, type StoreFront } from './storefront.ts'
 
 // The member's store front in camelCase (decisions.md section 5): Tenant-id and the member's Bearer token.
@@ -34,7 +34,7 @@ export async function storeRoutes (fastify: FastifyInstance, opts: { access: Com
 
   app.post('/store/carts', {
     onRequest,
-    schema: { tags, body: z.object({ regionId: id.optional() }).default({}), response: { 200: cartAnswer } },
+    schema: { tags, body: optionalBody(z.object({ regionId: id.optional() })), response: { 200: cartAnswer } },
   }, async (request) => ({ cart: await store.createCart(await shopper(request), request.body.regionId) }))
 
   app.get('/store/carts/:cartId', {

@@ -68,6 +68,23 @@ describe.each(['redis', 'memory'] as const)('orders against the embedded backend
     expect(inbox.filter((n: { resourceId?: string }) => n.resourceId === id).map((n: { event: string }) => n.event)).toEqual(['order.placed'])
   })
 
+  it('the routes whose body is optional take none: a new cart, a fulfillment of every item', async () => {
+    for (const headers of [ana, { ...ana, 'content-type': 'application/json' }]) {
+      const cart = await t.app.inject({ method: 'POST', url: '/store/carts', headers })
+      expect(cart.statusCode, cart.body).toBe(200)
+    }
+    const variant = (await t.app.inject({ url: '/store/products', headers: ana })).json().products[4].variants[0]
+    const cart = (await t.app.inject({ method: 'POST', url: '/store/carts', headers: ana, payload: {} })).json().cart
+    await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/line-items`, headers: ana, payload: { variantId: variant.id, quantity: 1 } })
+    const options = (await t.app.inject({ url: `/store/shipping-options?cartId=${cart.id}`, headers: ana })).json().shippingOptions
+    await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/shipping-methods`, headers: ana, payload: { optionId: options[0].id } })
+    await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/payment-sessions`, headers: ana, payload: { providerId: 'cash' } })
+    const order = (await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/complete`, headers: ana })).json().order
+    const fulfilled = await t.app.inject({ method: 'POST', url: `/api/orders/${order.id}/fulfill`, headers: { ...admin, 'content-type': 'application/json' } })
+    expect(fulfilled.statusCode, fulfilled.body).toBe(200)
+    expect(fulfilled.json().order.fulfillmentStatus).toBe('fulfilled')
+  })
+
   it('admin steps: capture, fulfill, ship, invoice, with activities; cancel after shipping is 409', async () => {
     const post = (path: string, payload?: object) => t.app.inject({ method: 'POST', url: `/api/orders/${orderId}/${path}`, headers: admin, ...(payload ? { payload } : {}) })
     expect((await post('capture')).json().order.paymentStatus).toBe('captured')
