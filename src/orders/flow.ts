@@ -80,6 +80,7 @@ export async function createAndProcess (orders: OrdersService, actor: Actor, inp
   try {
     step('creating_cart')
     if (input.customer.id) await checkMemberId(medusa, input.customer.id, input.customer.email)
+    if (input.locationId) await checkLocation(medusa, input.locationId)
     const cart = await medusa.createCart(input.customer.email)
     step('adding_items')
     await Promise.all(input.items.map((i) => medusa.addLineItem(cart.id, i.variantId, i.quantity)))
@@ -129,6 +130,23 @@ async function checkMemberId (medusa: Medusa, id: string, email: string): Promis
   throw new AppError('VALIDATION_ERROR', 'customer.id is not a customer with customer.email', {
     status: 422,
     details: { errors: { 'customer.id': [`must be the account of ${email} in this club's commerce backend`] } },
+  })
+}
+
+/**
+ * `locationId` must be a stock location serving the club's sales channel. Checked before anything is made: the
+ * backend would refuse it only at the fulfillment, leaving a paid order unfulfilled.
+ */
+async function checkLocation (medusa: Medusa, locationId: string): Promise<void> {
+  if (locationId === medusa.settings.stockLocationId) return
+  const location = await medusa.getStockLocation(locationId).catch((err: unknown) => {
+    if (err instanceof AppError && err.statusCode === 404) return undefined
+    throw err
+  })
+  if (location?.sales_channels?.some((c) => c.id === medusa.settings.salesChannelId)) return
+  throw new AppError('VALIDATION_ERROR', `Stock location ${locationId} does not serve this club`, {
+    status: 422,
+    details: { errors: { locationId: ['must be a stock location of this club'] } },
   })
 }
 

@@ -2,7 +2,7 @@ import type { CommerceClient, Query } from './client.ts'
 import type { ResolvedSettings } from './settings.ts'
 import {
   anyObject, cartAnswer, completeAnswer, customerAnswer, customersAnswer, inventoryAnswer, orderAnswer, ordersAnswer, paymentCollectionAnswer,
-  paymentProvidersAnswer, productsAnswer, shippingOptionsAnswer,
+  paymentProvidersAnswer, productsAnswer, shippingOptionsAnswer, stockLocationAnswer,
 } from './upstream.ts'
 
 // One club's commerce backend, in the Medusa v2 dialect (reference/medusa-v2/README.md): every call this
@@ -161,6 +161,12 @@ export class Medusa {
       query: { limit: page.limit, offset: page.offset, order: 'created_at', email: page.email, fields: 'id,email,first_name,last_name,phone,has_account,metadata,created_at' },
       schema: customersAnswer,
     })
+  }
+
+  async getStockLocation (locationId: string) {
+    return (await this.client.call(this.settings.baseUrl, 'GET', `/admin/stock-locations/${enc(locationId)}`, {
+      caller: this.admin, query: { fields: 'id,*sales_channels' }, schema: stockLocationAnswer,
+    })).stock_location
   }
 
   async listInventory (page: { limit: number, offset: number }) {

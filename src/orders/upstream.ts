@@ -180,4 +180,8 @@ export type UpstreamInventoryItem = z.infer<typeof upstreamInventoryItem>
 export const inventoryAnswer = z.object({ inventory_items: z.array(upstreamInventoryItem), count: z.number().int() })
 
 /** Any JSON object: for POST answers whose content is not read (statuses come from a re-read). */
+export const stockLocationAnswer = z.object({
+  stock_location: z.object({ id: z.string(), sales_channels: z.array(z.object({ id: z.string() }).loose()).nullish() }).loose(),
+})
+
 export const anyObject = z.record(z.string(), z.unknown())

@@ -336,6 +336,15 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
     const surCart = (await ok('POST', '/store/carts', as.anaSur, {})).cart
     await fails(422, 'VALIDATION_ERROR', 'POST', `/store/carts/${surCart.id}/line-items`, as.anaSur, { variantId: norteVariant?.id ?? '', quantity: 1 })
     expect((await variants(as.anaSur)).map((v) => v.id)).not.toContain(norteVariant?.id)
+
+    // A stock location that is unknown, or another club's, is refused before anything is made (not a paid order left unfulfilled).
+    const surLocation = expectShape(id, (await ok('GET', '/api/inventory?limit=1', as.adminSur)).items[0]?.locationId)
+    for (const locationId of ['sloc_unknown', surLocation]) {
+      const before = (await ok('GET', '/api/orders?limit=0', as.admin)).count
+      const wrong = await fails(422, 'VALIDATION_ERROR', 'POST', '/api/orders/create-and-process', as.admin, { ...oneCall([norteVariant?.id ?? '']), locationId })
+      expect(wrong.error.details).toEqual({ errors: { locationId: [expect.any(String)] }, step: 'creating_cart' })
+      expect((await ok('GET', '/api/orders?limit=0', as.admin)).count).toBe(before)
+    }
   })
 
   it('another club\'s order and cart, and another member\'s, are 404, for a grower too; roles are enforced', async () => {
