@@ -7,6 +7,7 @@ import { errorHandler, notFoundHandler } from './errors.ts'
 import { loggerOptions } from './logger.ts'
 import redisPlugin from './plugins/redis.ts'
 import tenantsPlugin from './plugins/tenants.ts'
+import locksPlugin from './plugins/locks.ts'
 import authPlugin from './plugins/auth.ts'
 import openapiPlugin from './plugins/openapi.ts'
 import rateLimitPlugin from './plugins/rate-limit.ts'
@@ -67,6 +68,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
 
   await app.register(redisPlugin, { url: config.redisUrl, keyPrefix: config.redisKeyPrefix, client: deps.redis })
   await app.register(tenantsPlugin)
+  await app.register(locksPlugin)
   await app.register(authPlugin, { jwtSecret: config.jwtSecret })
   await app.register(openapiPlugin)
   await app.register(rateLimitPlugin, config.rateLimit)

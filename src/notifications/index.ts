@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin'
 import { keys } from '../stores/keys.ts'
 import { MemoryLiveHub, RedisLiveHub, type LiveHub } from './live.ts'
-import { createJobLock } from './lock.ts'
 import { generateReminders, type ReminderReport } from './reminders.ts'
 import { notificationRoutes } from './routes.ts'
 import { scheduleDaily } from './schedule.ts'
@@ -31,8 +30,8 @@ export default fp(async (app) => {
     live,
     onPushError: (err) => app.log.warn({ err }, 'live update not pushed'),
   })
-  const lock = createJobLock(app.redis, keys.notifications.remindersLock(), REMINDERS_LOCK_TTL_MS)
-  const run = async () => await lock.run(async () => await generateReminders({ tenants: app.tenants, content: app.content, notifications: service, now: Date.now }))
+  const run = async () => await app.locks.tryLock(keys.notifications.remindersLock(), REMINDERS_LOCK_TTL_MS, async () =>
+    await generateReminders({ tenants: app.tenants, content: app.content, notifications: service, now: Date.now }))
 
   app.decorate('notifications', service)
   app.decorate('notifier', service)
@@ -53,4 +52,4 @@ export default fp(async (app) => {
 
   await app.register(notificationRoutes)
   await app.register(notificationStreamRoutes)
-}, { name: 'notifications', dependencies: ['auth', 'content', 'tenants'] })
+}, { name: 'notifications', dependencies: ['auth', 'content', 'tenants', 'locks'] })

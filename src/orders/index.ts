@@ -15,9 +15,9 @@ export default fp(async (app) => {
   // A bad tenants file stops the start-up here, with the tenant and field named.
   const file = app.config.commerce.tenantsFile ? await loadTenantsFile(app.config.commerce.tenantsFile) : {}
   const access = commerceAccess(app, file, createUpstreamSessionStore(app.redis))
-  const orders = new OrdersService({ sessions: access.sessions, notifier: app.notifier, log: app.log })
+  const orders = new OrdersService({ sessions: access.sessions, notifier: app.notifier, locks: app.locks, log: app.log })
   await app.register(orderRoutes, { access, orders })
   await app.register(flowRoutes, { access, orders, idempotency: createIdempotencyStore(app.redis) })
   await app.register(storeRoutes, { access, store: new StoreFront(orders) })
   await registerAccounts(app, access)
-}, { name: 'orders', dependencies: ['auth', 'commerce', 'notifications'] })
+}, { name: 'orders', dependencies: ['auth', 'commerce', 'notifications', 'locks'] })

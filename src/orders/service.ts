@@ -4,8 +4,9 @@ import type { UpstreamSessionStore } from '../accounts/sessions.ts'
 import { AppError, conflict, notFound } from '../errors.ts'
 import type { Notifier } from '../notifications/types.ts'
 import type { Tenant } from '../tenants/model.ts'
+import { keys } from '../stores/keys.ts'
+import type { Locks } from '../stores/locks.ts'
 import { activity, authorOf, withActivities } from './activity.ts'
-import { KeyedLock } from './keyed-lock.ts'
 import { fulfillmentStatus, isShippedOrDelivered, mapActivities, mapOrder, mapOrderSummary, orderStatus, paymentStatus } from './mapping.ts'
 import type { Medusa } from './medusa.ts'
 import { notifyMember, type OrderEvent } from './notify.ts'
@@ -36,10 +37,12 @@ const SCAN_PAGE = 100
 const SCAN_MAX = 2000
 const MEMBER_IDS_MAX = 50
 
-export class OrdersService {
-  private readonly lock = new KeyedLock()
+// The order's metadata is read, changed and written back whole (the backend has no compare-and-set on it), so
+// writers of one order take its lock, across instances; a writer that dies frees it after METADATA_LOCK.ttlMs.
+const METADATA_LOCK = { ttlMs: 30_000, waitMs: 15_000 }
 
-  constructor (private readonly deps: { sessions: UpstreamSessionStore, notifier: Notifier, log: FastifyBaseLogger }) {}
+export class OrdersService {
+  constructor (private readonly deps: { sessions: UpstreamSessionStore, notifier: Notifier, locks: Locks, log: FastifyBaseLogger }) {}
 
   get log (): FastifyBaseLogger {
     return this.deps.log
@@ -178,7 +181,7 @@ export class OrdersService {
   }
 
   private async append (actor: Actor, orderId: string, pick: (log: Activity[]) => Activity[], patch: Record<string, unknown> = {}): Promise<{ order: Order, added: boolean }> {
-    return await this.lock.run(`${actor.tenant.id}:${orderId}`, async () => {
+    return await this.deps.locks.withLock(keys.orders.metadataLock(actor.tenant.id, orderId), METADATA_LOCK, async () => {
       const current = await actor.medusa.getOrder(orderId)
       const events = pick(mapActivities(current.metadata))
       if (events.length === 0) return { order: mapOrder(current), added: false }

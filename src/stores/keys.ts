@@ -40,6 +40,8 @@ export const keys = {
   orders: {
     idempotency: (tenantId: string, key: string) => `t:${tenantId}:orders:idem:${key}`,
     upstreamToken: (tenantId: string, subject: string) => `t:${tenantId}:orders:upstream-token:${subject}`,
+    // held while an order's metadata (activity log, invoice flags) is read, changed and written back whole
+    metadataLock: (tenantId: string, orderId: string) => `t:${tenantId}:orders:lock:${orderId}`,
   },
   accounts: {
     loginFailures: (email: string) => `accounts:login-failures:${email.toLowerCase()}`,

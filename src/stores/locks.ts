@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Redis } from 'ioredis'
+import { AppError } from '../errors.ts'
+
+// Named locks with an expiry, across instances when there is a Redis (SET NX PX, released only by its holder),
+// in this process otherwise. Within one process, waiters queue in order before touching Redis at all.
+
+export interface LockOptions {
+  /** How long the lock holds if its holder dies mid-job. */
+  ttlMs: number
+  /** How long to wait for a busy lock before giving up with 409 CONFLICT; 0 does not wait. */
+  waitMs?: number
+}
+
+export interface Locks {
+  /** Runs `job` holding `key`, waiting up to `waitMs` for it. */
+  withLock<T> (key: string, options: LockOptions, job: () => Promise<T>): Promise<T>
+  /** Runs `job` only if `key` is free right now. */
+  tryLock<T> (key: string, ttlMs: number, job: () => Promise<T>): Promise<{ ran: true, result: T } | { ran: false }>
+}
+
+const busy = (key: string): AppError => new AppError('CONFLICT', 'Another request is changing this resource; retry shortly', { details: { lock: key } })
+
+/** Runs tasks one at a time per key, in this process. */
+class KeyedQueue {
+  private readonly tails = new Map<string, Promise<unknown>>()
+
+  async run<T> (key: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve()
+    const next = previous.then(task, task)
+    const tail = next.catch(() => undefined)
+    this.tails.set(key, tail)
+    try {
+      return await next
+    } finally {
+      if (this.tails.get(key) === tail) this.tails.delete(key)
+    }
+  }
+
+  held (key: string): boolean {
+    return this.tails.has(key)
+  }
+}
+
+export class MemoryLocks implements Locks {
+  private readonly queue = new KeyedQueue()
+
+  async withLock<T> (key: string, _options: LockOptions, job: () => Promise<T>): Promise<T> {
+    return await this.queue.run(key, job)
+  }
+
+  async tryLock<T> (key: string, _ttlMs: number, job: () => Promise<T>) {
+    if (this.queue.held(key)) return { ran: false as const }
+    return { ran: true as const, result: await this.queue.run(key, job) }
+  }
+}
+
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`
+
+export class RedisLocks implements Locks {
+  private readonly queue = new KeyedQueue()
+
+  constructor (private readonly redis: Redis) {}
+
+  async withLock<T> (key: string, options: LockOptions, job: () => Promise<T>): Promise<T> {
+    return await this.queue.run(key, async () => {
+      const token = randomUUID()
+      const deadline = Date.now() + (options.waitMs ?? 0)
+      for (let delay = 10; !await this.acquire(key, token, options.ttlMs); delay = Math.min(delay * 2, 200)) {
+        if (Date.now() + delay > deadline) throw busy(key)
+        await sleep(delay)
+      }
+      try {
+        return await job()
+      } finally {
+        await this.release(key, token)
+      }
+    })
+  }
+
+  async tryLock<T> (key: string, ttlMs: number, job: () => Promise<T>) {
+    if (this.queue.held(key)) return { ran: false as const }
+    const token = randomUUID()
+    if (!await this.acquire(key, token, ttlMs)) return { ran: false as const }
+    try {
+      return { ran: true as const, result: await this.queue.run(key, job) }
+    } finally {
+      await this.release(key, token)
+    }
+  }
+
+  private async acquire (key: string, token: string, ttlMs: number): Promise<boolean> {
+    return await this.redis.set(key, token, 'PX', ttlMs, 'NX') === 'OK'
+  }
+
+  private async release (key: string, token: string): Promise<void> {
+    await this.redis.eval(RELEASE, 1, key, token)
+  }
+}
+
+export function createLocks (redis: Redis | null): Locks {
+  return redis ? new RedisLocks(redis) : new MemoryLocks()
+}

@@ -1,0 +1,80 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { AppError } from '../../src/errors.ts'
+import { MemoryLocks, RedisLocks, type Locks } from '../../src/stores/locks.ts'
+import { testRedis } from '../helper.ts'
+
+// Two "instances": on Redis, two clients of one server; in memory, one process, so the same object twice.
+const backends: Array<[string, () => Promise<{ a: Locks, b: Locks, cleanup: () => Promise<void> }>]> = [
+  ['redis', async () => {
+    const r = await testRedis()
+    const other = r.redis.duplicate()
+    return { a: new RedisLocks(r.redis), b: new RedisLocks(other), cleanup: async () => { other.disconnect(); await r.cleanup() } }
+  }],
+  ['memory', async () => {
+    const locks = new MemoryLocks()
+    return { a: locks, b: locks, cleanup: async () => {} }
+  }],
+]
+
+describe.each(backends)('locks (%s)', (_name, make) => {
+  let a: Locks
+  let b: Locks
+  let cleanup: () => Promise<void>
+  beforeAll(async () => { ({ a, b, cleanup } = await make()) })
+  afterAll(async () => { await cleanup() })
+
+  it('runs read-change-write jobs on one key one at a time, whichever instance they come from', async () => {
+    let value = 0
+    const bump = async () => {
+      const read = value
+      await sleep(2)
+      value = read + 1
+    }
+    await Promise.all(Array.from({ length: 20 }, async (_, i) => await (i % 2 ? a : b).withLock('counter', { ttlMs: 5_000, waitMs: 10_000 }, bump)))
+    expect(value).toBe(20)
+  })
+
+  it('does not hold other keys back', async () => {
+    const order: string[] = []
+    await Promise.all([
+      a.withLock('slow', { ttlMs: 5_000, waitMs: 5_000 }, async () => { await sleep(100); order.push('slow') }),
+      b.withLock('fast', { ttlMs: 5_000, waitMs: 5_000 }, async () => { order.push('fast') }),
+    ])
+    expect(order).toEqual(['fast', 'slow'])
+  })
+
+  it('tryLock skips a job while the key is held, and runs it once free', async () => {
+    let release!: () => void
+    const held = a.withLock('job', { ttlMs: 5_000 }, async () => { await new Promise<void>((resolve) => { release = resolve }) })
+    await sleep(20)
+    expect(await b.tryLock('job', 5_000, async () => 'ran')).toEqual({ ran: false })
+    release()
+    await held
+    expect(await b.tryLock('job', 5_000, async () => 'ran')).toEqual({ ran: true, result: 'ran' })
+  })
+
+  it('frees the key when the job throws', async () => {
+    await expect(a.withLock('boom', { ttlMs: 5_000 }, async () => { throw new Error('boom') })).rejects.toThrow('boom')
+    expect(await b.tryLock('boom', 5_000, async () => 1)).toEqual({ ran: true, result: 1 })
+  })
+})
+
+describe('locks across instances (redis)', () => {
+  it('gives up with 409 CONFLICT when the key stays taken past the wait, and a dead holder\'s lock expires', async () => {
+    const r = await testRedis()
+    try {
+      // a holder that died: its key stays until the expiry
+      await r.redis.set('dead-holder', 'someone', 'PX', 300)
+      const locks = new RedisLocks(r.redis)
+      const err = await locks.withLock('dead-holder', { ttlMs: 5_000, waitMs: 50 }, async () => 'never').catch((e: unknown) => e)
+      expect(err).toBeInstanceOf(AppError)
+      expect((err as AppError).statusCode).toBe(409)
+      expect(await locks.withLock('dead-holder', { ttlMs: 5_000, waitMs: 2_000 }, async () => 'after expiry')).toBe('after expiry')
+      // released: only the holder's own token is deleted
+      expect(await r.redis.exists('dead-holder')).toBe(0)
+    } finally {
+      await r.cleanup()
+    }
+  })
+})
