@@ -114,6 +114,26 @@ describe.each(['redis', 'memory'] as const)('store flow (%s)', (store) => {
     expect(ids[2]).toBe(ids[0] + 2)
   })
 
+  it('replaces a cart\'s shipping address whole on POST /store/carts/{id}, as Medusa 2.21 does', async () => {
+    const h = { ...PK_NORTE }
+    const cart = (await b.call('POST', '/store/carts', { headers: h, body: { region_id: 'reg_club_norte', email: 'guest@example.com' } })).body.cart
+    // A new cart in a one-country region carries that country (cart.json).
+    expect(cart.shipping_address).toMatchObject({ first_name: null, last_name: null, country_code: 'ar' })
+    const set = async (address: object) => await b.call('POST', `/store/carts/${cart.id}`, { headers: h, body: { shipping_address: address } })
+    const named = await set({ first_name: 'Ana', last_name: 'Pereyra', country_code: 'ar' })
+    expect(named.status).toBe(200)
+    expect(named.body.cart.shipping_address).toMatchObject({ first_name: 'Ana', last_name: 'Pereyra', country_code: 'ar', city: null })
+    expect(named.body.cart.shipping_address.id).not.toBe(cart.shipping_address.id)
+    // Observed on a real Medusa: fields not sent become null, the country included (no region default on update).
+    const noCountry = await set({ first_name: 'Ana', last_name: 'Pereyra' })
+    expect(noCountry.body.cart.shipping_address).toMatchObject({ first_name: 'Ana', last_name: 'Pereyra', country_code: null })
+    // The country is compared as sent: upper case is not the region's.
+    for (const code of ['AR', 'uy']) {
+      const refused = await set({ first_name: 'Ana', country_code: code })
+      expect([refused.status, refused.body]).toEqual([400, { type: 'invalid_data', message: `Country with code ${code} is not within region Argentina (Club Norte)` }])
+    }
+  })
+
   it('updates and removes line items, re-checking stock', async () => {
     const variant = await variantOf(b, 'norte-picador')
     const h = { ...PK_NORTE, ...ana }

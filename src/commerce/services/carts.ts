@@ -17,7 +17,7 @@ export const PAYMENT_PROVIDERS = ['pp_system_default', 'pp_cash', 'pp_onlinepay'
 
 export const cartMissing = (id: string): MedusaError => notFound(`Cart with id '${id}' not found`)
 
-const addressBody = z.object({
+const addressFields = {
   first_name: z.string().nullish(),
   last_name: z.string().nullish(),
   company: z.string().nullish(),
@@ -26,11 +26,14 @@ const addressBody = z.object({
   city: z.string().nullish(),
   postal_code: z.string().nullish(),
   province: z.string().nullish(),
-  country_code: z.string().trim().toLowerCase().nullish(),
+  country_code: z.string().nullish(),
   phone: z.string().nullish(),
   metadata: z.record(z.string(), z.unknown()).nullish(),
-})
-type AddressInput = z.output<typeof addressBody>
+}
+const addressBody = z.object({ ...addressFields, country_code: z.string().trim().toLowerCase().nullish() })
+// Medusa 2.21 compares an update's country as sent ("AR" is not within a region of "ar").
+const updateAddressBody = z.object(addressFields)
+type AddressInput = z.output<typeof updateAddressBody>
 
 const lineBody = z.object({
   variant_id: z.string().min(1),
@@ -51,8 +54,8 @@ export const createCartBody = z.object({
 export const updateCartBody = z.object({
   region_id: z.string().min(1).optional(),
   email: z.string().trim().toLowerCase().pipe(z.email()).optional(),
-  shipping_address: addressBody.optional(),
-  billing_address: addressBody.optional(),
+  shipping_address: updateAddressBody.optional(),
+  billing_address: updateAddressBody.optional(),
   metadata: z.record(z.string(), z.unknown()).nullish(),
 })
 
@@ -62,8 +65,9 @@ export const shippingMethodBody = z.object({ option_id: z.string().min(1), data:
 export const paymentCollectionBody = z.object({ cart_id: z.string().min(1) })
 export const paymentSessionBody = z.object({ provider_id: z.string().min(1), data: z.record(z.string(), z.unknown()).optional() })
 
+/** A new address, replacing the cart's whole (Medusa makes a new one: fields not sent are null, the country too). */
 function toAddress (input: AddressInput, region: RegionDoc): StoredAddress {
-  const country = input.country_code ?? (region.countries.length === 1 ? region.countries[0] as string : null)
+  const country = input.country_code ?? null
   if (country && !region.countries.includes(country)) throw invalidData(`Country with code ${country} is not within region ${region.name}`)
   return {
     id: newId('caaddr'),
@@ -185,7 +189,8 @@ export async function createCart (ctx: CommerceContext, channelIds: readonly str
     customer_id: customer?.id ?? null,
     items: [],
     shipping_methods: [],
-    shipping_address: toAddress(body.shipping_address ?? {}, region),
+    // Medusa gives a new cart its region's only country when no address is sent.
+    shipping_address: toAddress(body.shipping_address ?? { country_code: region.countries.length === 1 ? region.countries[0] : null }, region),
     billing_address: body.billing_address ? toAddress(body.billing_address, region) : null,
     payment_collection: null,
     metadata: body.metadata ?? null,
