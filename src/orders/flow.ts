@@ -7,6 +7,7 @@ import type { Medusa } from './medusa.ts'
 import { capturePayments, customerIdsWithEmail, fulfillItems, shipFulfillment, type Actor, type OrdersService } from './service.ts'
 import { chooseShipping, PAYMENT_METHODS, startPayment } from './storefront.ts'
 import type { Activity, Order } from './schemas.ts'
+import type { UpstreamCart } from './upstream.ts'
 
 // The one-call order (spec: POST /api/orders/create-and-process): nine steps in order, each reported as it
 // starts. Once the order exists, a failing step is written to its activity log before the error goes out.
@@ -82,6 +83,7 @@ export async function createAndProcess (orders: OrdersService, actor: Actor, inp
     if (input.customer.id) await checkMemberId(medusa, input.customer.id, input.customer.email)
     if (input.locationId) await checkLocation(medusa, input.locationId)
     const cart = await medusa.createCart(input.customer.email)
+    await nameCart(medusa, cart, input.customer)
     step('adding_items')
     await Promise.all(input.items.map((i) => medusa.addLineItem(cart.id, i.variantId, i.quantity)))
     step('configuring_shipping')
@@ -130,6 +132,23 @@ async function checkMemberId (medusa: Medusa, id: string, email: string): Promis
   throw new AppError('VALIDATION_ERROR', 'customer.id is not a customer with customer.email', {
     status: 422,
     details: { errors: { 'customer.id': [`must be the account of ${email} in this club's commerce backend`] } },
+  })
+}
+
+/**
+ * The names go on the cart's shipping address, the Medusa v2 way: a cart made from an email has none (nor has the
+ * guest customer made for it), and the order keeps the address. The address is replaced whole, so the country
+ * the cart already carries (its region's only one) is sent again.
+ */
+async function nameCart (medusa: Medusa, cart: UpstreamCart, customer: CreateAndProcessInput['customer']): Promise<void> {
+  if (!customer.firstName && !customer.lastName) return
+  const country = cart.shipping_address?.country_code
+  await medusa.updateCart(cart.id, {
+    shipping_address: {
+      ...(customer.firstName ? { first_name: customer.firstName } : {}),
+      ...(customer.lastName ? { last_name: customer.lastName } : {}),
+      ...(country ? { country_code: country } : {}),
+    },
   })
 }
 

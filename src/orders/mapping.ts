@@ -117,12 +117,17 @@ export function mapFulfillment (f: UpstreamFulfillment): Fulfillment {
   }
 }
 
+/**
+ * A customer without names (a guest customer, made from a cart's email) takes them, both, from the order's
+ * shipping address: the one-call route puts the names it is sent there. A customer with either name keeps its own.
+ */
 export function mapCustomer (c: UpstreamCustomer | null | undefined, order?: UpstreamOrder): Customer {
+  const named = c?.first_name || c?.last_name ? c : order?.shipping_address
   return {
     id: c?.id ?? str(order?.customer_id),
     email: str(c?.email ?? order?.email),
-    firstName: str(c?.first_name ?? order?.shipping_address?.first_name),
-    lastName: str(c?.last_name ?? order?.shipping_address?.last_name),
+    firstName: str(named?.first_name),
+    lastName: str(named?.last_name),
   }
 }
 

@@ -55,6 +55,13 @@ export class Medusa {
     return (await this.client.call(this.settings.baseUrl, 'GET', `/store/carts/${enc(cartId)}`, { caller: this.store(token), query: { fields: CART_FIELDS }, schema: cartAnswer })).cart
   }
 
+  /** POST /store/carts/{id}: an address given replaces the cart's whole (fields not sent become null). */
+  async updateCart (cartId: string, body: { shipping_address: UpstreamAddressInput }, token?: string) {
+    return (await this.client.call(this.settings.baseUrl, 'POST', `/store/carts/${enc(cartId)}`, {
+      caller: this.store(token), query: { fields: CART_FIELDS }, body, schema: cartAnswer,
+    })).cart
+  }
+
   async addLineItem (cartId: string, variantId: string, quantity: number, token?: string) {
     return (await this.client.call(this.settings.baseUrl, 'POST', `/store/carts/${enc(cartId)}/line-items`, {
       caller: this.store(token), query: { fields: CART_FIELDS }, body: { variant_id: variantId, quantity }, schema: cartAnswer,
@@ -177,5 +184,7 @@ export class Medusa {
     })
   }
 }
+
+export interface UpstreamAddressInput { first_name?: string, last_name?: string, country_code?: string }
 
 const enc = encodeURIComponent

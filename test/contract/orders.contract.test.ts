@@ -139,6 +139,8 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
     placed = flow.order
     expect(placed).toMatchObject({ status: 'pending', paymentStatus: 'awaiting', fulfillmentStatus: 'not_fulfilled', customerId: flow.created.customerId, fulfillments: [] })
     expect(placed.customer).toMatchObject({ email: 'ana@example.com', firstName: 'Ana', lastName: 'Pereyra' })
+    // No step of the member flow sets an address: only the region's country. Her names are her account's.
+    expect(placed.shippingAddress).toMatchObject({ firstName: '', lastName: '', countryCode: 'ar' })
     expect(placed.items).toMatchObject([{ variantId: variant.id, quantity: 2, total: 2 * (variant.prices[0]?.amount ?? 0) }])
     expect(placed.total).toBe(2 * (variant.prices[0]?.amount ?? 0))
     expect(placed.payments.map((p) => p.status)).toEqual(['awaiting'])
@@ -256,6 +258,11 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
       timeline: z.array(z.strictObject({ action: z.string(), timestamp: z.iso.datetime({ offset: true }) })),
     }), await ok('POST', '/api/orders/create-and-process', headers, body))
     expect(res.order).toMatchObject({ status: 'completed', paymentStatus: 'captured', fulfillmentStatus: 'shipped', customer: { email: 'ana@example.com' } })
+    // The names sent: on the order's shipping address, and so on its (guest) customer, in the answer and on a read.
+    for (const order of [res.order, expectShape(ORDER, (await ok('GET', `/api/orders/${res.order.id}`, as.admin)).order)]) {
+      expect(order.customer).toMatchObject({ email: 'ana@example.com', firstName: 'Ana', lastName: 'Pereyra' })
+      expect(order.shippingAddress).toMatchObject({ firstName: 'Ana', lastName: 'Pereyra', countryCode: 'ar', address1: '' })
+    }
     expect(res.order.items.map((i) => [i.variantId, i.quantity]).sort()).toEqual([[first.id, 1], [second.id, 1]].sort())
     // The spec's subtotal is without shipping (Medusa's own counts it); no taxes or discounts here.
     expect(res.order.subtotal).toBe(res.order.items.reduce((sum, i) => sum + i.total, 0))
@@ -291,6 +298,7 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
     }), list.at(-1))
     const order = expectShape(ORDER, (await ok('GET', `/api/orders/${last.order.id}`, as.admin)).order)
     expect(order).toMatchObject({ displayId: last.order.displayId, status: 'completed', paymentStatus: 'captured', fulfillmentStatus: 'shipped' })
+    expect([order.customer.firstName, order.customer.lastName, order.shippingAddress.firstName, order.shippingAddress.lastName]).toEqual(['Ana', 'Pereyra', 'Ana', 'Pereyra'])
   })
 
   it('create-and-process naming the member\'s account (customer.id, her token\'s subject): she is told under her own login; another\'s id is 422', async () => {

@@ -69,10 +69,11 @@ export const ORDER = z.strictObject({
   taxTotal: money,
   total: money,
   currency: ars,
-  // No step sets an address: the backend gives the order its region's only country.
+  // The backend gives the order its region's only country; the one-call route sets the customer's names on it
+  // (the member flow sets no address).
   shippingAddress: z.strictObject({
-    firstName: z.literal(''),
-    lastName: z.literal(''),
+    firstName: z.string(),
+    lastName: z.string(),
     address1: z.literal(''),
     address2: z.literal(''),
     city: z.literal(''),

@@ -28,7 +28,8 @@ export async function startFakeUpstream (): Promise<FakeUpstream> {
   const order = sample('admin_order').order
   order.sales_channel_id = 'sc_club_norte'
   order.customer_id = 'cus_ana'
-  const cart = { id: 'cart_1', region_id: 'reg_club_norte', sales_channel_id: 'sc_club_norte', email: 'ana@example.com', items: [], total: 0 }
+  const address = { id: 'caaddr_1', first_name: null, last_name: null, country_code: 'ar' }
+  const cart: Record<string, unknown> = { id: 'cart_1', region_id: 'reg_club_norte', sales_channel_id: 'sc_club_norte', email: 'ana@example.com', items: [], total: 0, shipping_address: address }
   const payment = order.payment_collections[0].payments[0]
   const hanging = new Set<ServerResponse>()
 
@@ -55,6 +56,10 @@ export async function startFakeUpstream (): Promise<FakeUpstream> {
     },
     'POST /store/carts': () => ({ cart }),
     'GET /store/carts/cart_1': () => ({ cart }),
+    'POST /store/carts/cart_1': (body) => {
+      if (body.shipping_address) cart.shipping_address = { id: 'caaddr_2', ...body.shipping_address }
+      return { cart }
+    },
     'POST /store/carts/cart_1/line-items': () => ({ cart }),
     'GET /store/shipping-options': () => ({ shipping_options: [{ id: 'so_pickup', name: 'pickup', amount: 0 }] }),
     'POST /store/carts/cart_1/shipping-methods': () => ({ cart }),

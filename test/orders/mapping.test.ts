@@ -41,6 +41,20 @@ describe('mapping of real Medusa answers', () => {
     expect(snakeKeys(order)).toEqual([])
   })
 
+  it('gives a customer without names (a guest made from the email) those of the order\'s shipping address; one with names keeps its own', () => {
+    const placed = sample('admin_order').order
+    const withCustomer = (customer: object) => mapOrder(orderAnswer.parse({ order: { ...placed, customer: { id: 'cus_guest', email: 'ana@example.com', ...customer } } }).order).customer
+    expect(placed.shipping_address).toMatchObject({ first_name: 'Ana', last_name: 'Perez' })
+    const fromAddress = { id: 'cus_guest', email: 'ana@example.com', firstName: 'Ana', lastName: 'Perez' }
+    expect(withCustomer({ first_name: null, last_name: null })).toEqual(fromAddress)
+    expect(withCustomer({ first_name: '', last_name: '' })).toEqual(fromAddress)
+    expect(withCustomer({})).toEqual(fromAddress)
+    expect(withCustomer({ first_name: 'Ana María', last_name: 'Pereyra' })).toMatchObject({ firstName: 'Ana María', lastName: 'Pereyra' })
+    // Names come from one place: a customer with a first name only is not given the address's last name.
+    expect(withCustomer({ first_name: 'Ana', last_name: null })).toMatchObject({ firstName: 'Ana', lastName: '' })
+    expect(mapOrder(orderAnswer.parse({ order: { ...placed, customer: null, shipping_address: null } }).order).customer).toMatchObject({ firstName: '', lastName: '' })
+  })
+
   it('maps delivered to shipped and a captured payment to captured', () => {
     const order = mapOrder(orderAnswer.parse(sample('order_final')).order)
     expect(order.paymentStatus).toBe('captured')

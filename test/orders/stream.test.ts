@@ -43,6 +43,10 @@ describe('create-and-process over a loopback backend', () => {
     const paths = fake.calls.map((c) => `${c.method} ${c.path.split('?')[0]}`)
     const order_ = (p: string) => paths.indexOf(p)
     expect(order_('POST /store/carts')).toBeLessThan(order_('POST /store/carts/cart_1/line-items'))
+    // The names go on the cart's shipping address, with the country the new cart carries (the address is replaced whole).
+    expect(order_('POST /store/carts')).toBeLessThan(order_('POST /store/carts/cart_1'))
+    expect(fake.calls.find((c) => c.method === 'POST' && c.path.split('?')[0] === '/store/carts/cart_1')?.body)
+      .toEqual({ shipping_address: { first_name: 'Ana', last_name: 'Pereyra', country_code: 'ar' } })
     expect(order_('POST /store/carts/cart_1/complete')).toBeLessThan(order_(`POST /admin/orders/${ORDER}/complete`))
     expect(fake.calls.find((c) => c.path === `/admin/orders/${ORDER}/fulfillments`)?.body.location_id).toBe('sloc_norte')
   })
