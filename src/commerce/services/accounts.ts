@@ -123,6 +123,9 @@ export async function listCustomers (ctx: CommerceContext): Promise<CustomerDoc[
 export async function customerForCart (ctx: CommerceContext, actor: Actor | undefined, email: string | undefined): Promise<CustomerDoc | undefined> {
   if (actor?.type === 'customer') return await getCustomer(ctx, actor.id)
   if (!email) return undefined
+  // As Medusa's findOrCreateCustomerStep: a cart for the email of an account belongs to that account.
+  const account = await ctx.store.lookup(LOOKUP.customerEmail, email)
+  if (account) return await getCustomer(ctx, account)
   const existing = await ctx.store.lookup(LOOKUP.guestEmail, email)
   if (existing) return await getCustomer(ctx, existing)
   const now = nowIso()
