@@ -64,7 +64,14 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   })
   app.decorate('config', config)
   app.decorate('demoSeeders', [])
-  app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id) })
+  // Once closing, each answer still in flight also closes its keep-alive connection, so that the server's close
+  // waits for those answers and no longer (an idle keep-alive client would otherwise hold it open).
+  let closing = false
+  app.addHook('preClose', async () => { closing = true })
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+    if (closing) reply.header('connection', 'close')
+  })
 
   await app.register(redisPlugin, { url: config.redisUrl, keyPrefix: config.redisKeyPrefix, client: deps.redis })
   await app.register(tenantsPlugin)

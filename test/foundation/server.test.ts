@@ -40,9 +40,24 @@ describe('server process', () => {
     const { child, output } = start({ PORT: String(port), HOST: '127.0.0.1', JWT_SECRET: TEST_SECRETS.JWT_SECRET })
     try {
       await waitForHealth(`http://127.0.0.1:${port}`)
-      const ready = await (await fetch(`http://127.0.0.1:${port}/ready`)).json()
+      const base = `http://127.0.0.1:${port}`
+      const ready = await (await fetch(`${base}/ready`)).json()
       expect(ready).toEqual({ status: 'ready', redis: 'memory' })
+      // a request in flight when SIGTERM arrives still gets its whole answer: the one-call order takes nine
+      // upstream steps, and the signal comes while they run
+      const login = await fetch(`${base}/auth/user/emailpass`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@club-norte.test', password: 'demo-password' }) })
+      const headers = { authorization: `Bearer ${(await login.json()).token}`, 'tenant-id': 'club-norte', 'content-type': 'application/json' }
+      const products = await (await fetch(`${base}/store/products`, { headers })).json()
+      const order = fetch(`${base}/api/orders/create-and-process`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ customer: { email: 'ana@example.com' }, items: [{ variantId: products.products[0].variants[0].id, quantity: 1 }], shippingMethod: 'pickup', paymentMethod: 'cash' }),
+      })
+      await new Promise((resolve) => setTimeout(resolve, 15))
       child.kill('SIGTERM')
+      const answer = await order
+      expect(answer.status).toBe(200)
+      expect((await answer.json()).order.status).toBe('completed')
       const [code] = await once(child, 'exit')
       expect(code).toBe(0)
       const log = output()
