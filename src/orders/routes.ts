@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { pageQuery } from '../schemas/common.ts'
+import { optionalBody, pageQuery } from '../schemas/common.ts'
 import type { CommerceAccess } from './commerce-access.ts'
 import { customerTenants, mapInventoryLevel, mapMember } from './mapping.ts'
 import {
-  activitySchema, FULFILLMENT_STATUSES, inventoryLevelSchema, memberSchema, optionalBody, ORDER_STATUSES, orderSchema, orderSummarySchema, PAYMENT_STATUSES,
+  activitySchema, FULFILLMENT_STATUSES, inventoryLevelSchema, memberSchema, ORDER_STATUSES, orderSchema, orderSummarySchema, PAYMENT_STATUSES,
 } from './schemas.ts'
 import type { Actor, OrdersService } from './service.ts'
 

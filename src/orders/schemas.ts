@@ -2,9 +2,6 @@ import { z } from 'zod'
 
 // The interface's order-side resources (spec, Resources: Order, activity event; decisions.md section 5).
 
-/** A body that may be left out: Fastify hands a missing one to the schema as null, which then means `{}`. */
-export const optionalBody = <S extends z.ZodObject>(schema: S) => z.preprocess((b) => b ?? {}, schema)
-
 export const ORDER_STATUSES = ['pending', 'requires_action', 'completed', 'canceled'] as const
 export const FULFILLMENT_STATUSES = ['not_fulfilled', 'partially_fulfilled', 'fulfilled', 'shipped', 'returned', 'canceled'] as const
 export const PAYMENT_STATUSES = ['not_paid', 'awaiting', 'captured', 'partially_refunded', 'refunded'] as const

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { pageQuery } from '../schemas/common.ts'
+import { optionalBody, pageQuery } from '../schemas/common.ts'
 import type { CommerceAccess } from './commerce-access.ts'
 import { actorOf } from './routes.ts'
-import { cartSchema, optionalBody, orderSchema, productSchema, shippingOptionSchema } from './schemas.ts'
+import { cartSchema, orderSchema, productSchema, shippingOptionSchema } from './schemas.ts'
 import { PAYMENT_METHODS, type ShopperActor, type StoreFront } from './storefront.ts'
 
 // The member's store front in camelCase (decisions.md section 5): Tenant-id and the member's Bearer token.

@@ -21,6 +21,9 @@ export function pageQuery (defaultLimit: number, maxLimit = 100) {
   })
 }
 
+/** A body that may be left out: Fastify hands a missing one to the schema as null, which then means `{}`. */
+export const optionalBody = <S extends z.ZodObject>(schema: S) => z.preprocess((b) => b ?? {}, schema)
+
 /** Query booleans arrive as strings. */
 export const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true')
 
