@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signAccessToken, verifyAccessToken } from '../../src/auth/tokens.ts'
-import { PK_NORTE, startBackend, type Backend } from './harness.ts'
+import { PK_NORTE, startWithLogins, type Backend } from './harness.ts'
 import { sample, shapeDiff } from './shape.ts'
 import { readyCart, stockOf, variantOf } from './flow.ts'
 import { TEST_SECRETS } from '../helper.ts'
@@ -13,11 +13,7 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
   let b: Backend
   let ana: Record<string, string>
   let admin: Record<string, string>
-  beforeAll(async () => {
-    b = await startBackend(store)
-    ana = await b.login('customer', 'ana@example.com')
-    admin = await b.login('user', 'admin@club-norte.test')
-  })
+  beforeAll(async () => { ({ b, ana, admin } = await startWithLogins(store)) })
   afterAll(async () => { await b.close() })
 
   const placeOrder = async (handle: string, quantity: number) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PK_NORTE, startBackend, type Backend } from './harness.ts'
+import { PK_NORTE, startWithLogins, type Backend } from './harness.ts'
 import { sample } from './shape.ts'
 import { readyCart, variantOf } from './flow.ts'
 
@@ -8,11 +8,7 @@ describe.each(['redis', 'memory'] as const)('commerce errors (%s)', (store) => {
   let b: Backend
   let ana: Record<string, string>
   let admin: Record<string, string>
-  beforeAll(async () => {
-    b = await startBackend(store)
-    ana = await b.login('customer', 'ana@example.com')
-    admin = await b.login('user', 'admin@club-norte.test')
-  })
+  beforeAll(async () => { ({ b, ana, admin } = await startWithLogins(store)) })
   afterAll(async () => { await b.close() })
 
   const emptyCart = async (): Promise<string> => (await b.call('POST', '/store/carts', { headers: PK_NORTE, body: { region_id: 'reg_club_norte' } })).body.cart.id

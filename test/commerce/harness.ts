@@ -53,3 +53,9 @@ export async function startBackend (store: StoreKind): Promise<Backend> {
     },
   }
 }
+
+/** A backend with ana (member) and the club-norte admin logged in: what each flow test starts from. */
+export async function startWithLogins (store: StoreKind): Promise<{ b: Backend, ana: Record<string, string>, admin: Record<string, string> }> {
+  const b = await startBackend(store)
+  return { b, ana: await b.login('customer', 'ana@example.com'), admin: await b.login('user', 'admin@club-norte.test') }
+}

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PK_NORTE, PK_SUR, startBackend, type Backend } from './harness.ts'
+import { PK_NORTE, PK_SUR, startWithLogins, type Backend } from './harness.ts'
 import { sample, shapeDiff } from './shape.ts'
 import { readyCart, SHIPPING, stockOf, variantOf } from './flow.ts'
 
@@ -10,11 +10,7 @@ describe.each(['redis', 'memory'] as const)('store flow (%s)', (store) => {
   let b: Backend
   let ana: Record<string, string>
   let admin: Record<string, string>
-  beforeAll(async () => {
-    b = await startBackend(store)
-    ana = await b.login('customer', 'ana@example.com')
-    admin = await b.login('user', 'admin@club-norte.test')
-  })
+  beforeAll(async () => { ({ b, ana, admin } = await startWithLogins(store)) })
   afterAll(async () => { await b.close() })
 
   it('lists the club\'s products with prices in the region and stock, honouring fields, q, limit and offset', async () => {
