@@ -6,6 +6,7 @@ import type { Config } from './config.ts'
 import { errorHandler, notFoundHandler } from './errors.ts'
 import { loggerOptions } from './logger.ts'
 import redisPlugin from './plugins/redis.ts'
+import metricsPlugin from './plugins/metrics.ts'
 import tenantsPlugin from './plugins/tenants.ts'
 import locksPlugin from './plugins/locks.ts'
 import authPlugin from './plugins/auth.ts'
@@ -73,6 +74,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
     if (closing) reply.header('connection', 'close')
   })
 
+  await app.register(metricsPlugin)
   await app.register(redisPlugin, { url: config.redisUrl, keyPrefix: config.redisKeyPrefix, client: deps.redis })
   await app.register(tenantsPlugin)
   await app.register(locksPlugin)
