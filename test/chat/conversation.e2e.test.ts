@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { keys } from '../../src/stores/keys.ts'
 import { startFakeUpstream, type FakeUpstream } from '../orders/fake-upstream.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
-import { choiceIds, linkCode, newPhone, say as sayTo, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
+import { choiceIds, linkCode, newPhone, say as sayTo, sessionKey, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
 
 // End to end: signed webhook in, the real runtime and routes in process, replies out to a loopback stand-in
 // for the provider's send API.
@@ -15,7 +14,7 @@ describe('chat bot end to end (redis, provider stand-in)', () => {
   let now = Date.now()
   beforeAll(async () => {
     provider = await startFakeProvider()
-    t = await buildTestApp({ store: 'redis', env: { CHAT_API_BASE_URL: provider.url }, chat: { clock: () => now, provider: { baseDelayMs: 5 } } })
+    t = await buildTestApp({ store: 'redis', env: { CHAT_API_BASE_URL: provider.url }, chat: { clock: () => now } })
   })
   afterAll(async () => {
     await t.close()
@@ -124,7 +123,7 @@ describe('chat bot end to end (redis, provider stand-in)', () => {
   it('keeps sessions under the phone with a TTL and a machine version', async () => {
     const phone = newPhone()
     await say(phone, { text: 'hola' })
-    const key = keys.chat.bot.session(phone)
+    const key = sessionKey(t.app, phone)
     expect(await t.redis!.pttl(key)).toBeGreaterThan(29 * 24 * 60 * MINUTE)
     expect(JSON.parse((await t.redis!.hget(key, 'doc'))!)).toMatchObject({ machineVersion: 1, state: 'UNLINKED', phone })
   })

@@ -1,0 +1,113 @@
+import type { FastifyBaseLogger } from 'fastify'
+
+// Runs one kind of per-phone work (turns, or sends) with a bounded number in flight: phones are offered when
+// work arrives for them (the webhook, a commit, another instance's wake-up), retried at a given time (a lease
+// or backoff ending), and found by a slow sweep over the shards (a dead instance's leases running out). One
+// phone is never in hand twice here; across instances the store's lease keeps it to one.
+
+const TICK_MS = 250
+
+export interface LaneRunnerOptions {
+  name: string
+  concurrency: number
+  shards: number
+  /** How long a sweep takes to visit every shard once. */
+  sweepMs: number
+  due: (shard: number, limit: number) => Promise<string[]>
+  /** Works a phone until it has nothing due; `stopping` fires on shutdown. */
+  work: (phone: string, stopping: AbortSignal) => Promise<void>
+  log: FastifyBaseLogger
+}
+
+export class LaneRunner {
+  private readonly queue = new Set<string>()
+  private readonly active = new Set<string>()
+  /** Phones offered while in hand: looked at again once their work returns (it may have just ended). */
+  private readonly again = new Set<string>()
+  private readonly timers = new Map<string, NodeJS.Timeout>()
+  private readonly inFlight = new Set<Promise<void>>()
+  private readonly stopping = new AbortController()
+  private running = false
+  private sweeper: NodeJS.Timeout | undefined
+  private sweeping = false
+  private nextShard = 0
+
+  constructor (private readonly opts: LaneRunnerOptions) {}
+
+  start (): void {
+    if (this.running) return
+    this.running = true
+    this.sweeper = setInterval(() => { this.sweep().catch(() => {}) }, TICK_MS)
+  }
+
+  /** Stops taking work, signals the work in hand to hand back, and waits for it at most `graceMs`. */
+  async stop (graceMs: number): Promise<void> {
+    this.running = false
+    clearInterval(this.sweeper)
+    for (const timer of this.timers.values()) clearTimeout(timer)
+    this.timers.clear()
+    this.stopping.abort()
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise((resolve) => { timer = setTimeout(resolve, graceMs) }),
+    ])
+    clearTimeout(timer)
+  }
+
+  /** True when offering more would only queue it here: better let another instance take it. */
+  get saturated (): boolean { return this.active.size + this.queue.size >= this.opts.concurrency }
+
+  offer (phones: Iterable<string>): void {
+    if (!this.running) return
+    for (const phone of phones) {
+      if (this.active.has(phone)) this.again.add(phone)
+      else this.queue.add(phone)
+    }
+    this.pump()
+  }
+
+  /** Offers the phone again in `inMs` (a lease or a backoff ends then). */
+  later (phone: string, inMs: number): void {
+    if (!this.running || this.timers.has(phone)) return
+    this.timers.set(phone, setTimeout(() => {
+      this.timers.delete(phone)
+      this.offer([phone])
+    }, Math.max(0, inMs) + 5))
+  }
+
+  private pump (): void {
+    while (this.running && this.active.size < this.opts.concurrency && this.queue.size > 0) {
+      const phone = this.queue.values().next().value as string
+      this.queue.delete(phone)
+      this.active.add(phone)
+      const job: Promise<void> = this.opts.work(phone, this.stopping.signal)
+        .catch((err: unknown) => { this.opts.log.error({ err: { message: (err as Error).message }, lane: this.opts.name }, 'chat lane work failed') })
+        .finally(() => {
+          this.active.delete(phone)
+          this.inFlight.delete(job)
+          if (this.again.delete(phone)) this.queue.add(phone)
+          this.pump()
+        })
+      this.inFlight.add(job)
+    }
+  }
+
+  /** Each tick looks at the next few shards, so that every shard is visited once per `sweepMs`. */
+  private async sweep (): Promise<void> {
+    const free = this.opts.concurrency - this.active.size - this.queue.size
+    if (!this.running || this.sweeping || free <= 0) return
+    this.sweeping = true
+    try {
+      const count = Math.min(this.opts.shards, Math.ceil(this.opts.shards * TICK_MS / this.opts.sweepMs))
+      const shards = Array.from({ length: count }, (_, i) => (this.nextShard + i) % this.opts.shards)
+      this.nextShard = (this.nextShard + count) % this.opts.shards
+      const found = await Promise.all(shards.map(async (s) => await this.opts.due(s, free)))
+      this.offer(found.flat())
+    } catch (err) {
+      this.opts.log.warn({ err: { message: (err as Error).message }, lane: this.opts.name }, 'chat sweep cannot reach the store')
+    } finally {
+      this.sweeping = false
+    }
+  }
+}
