@@ -10,6 +10,7 @@ import { DevOutbox, LocalTransport, ProviderTransport, type Transport } from './
 import { ConversationRuntime } from './runtime.ts'
 import { Sender } from './sender.ts'
 import { createChatStore } from './store-redis.ts'
+import type { Lane } from './store.ts'
 import { WakeChannel } from './wake.ts'
 import { webhookRoutes } from './webhook.ts'
 import { TurnWorker } from './worker.ts'
@@ -54,6 +55,10 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   const metrics = chatMetrics(app.metrics, async () => await store.outboxPhones())
   const owner = randomUUID()
   const crashPoint = crashPoints(chat.crashAt)
+  const wake = app.redis ? new WakeChannel(app.redis, app.config.redisKeyPrefix, chat.shards) : undefined
+  const publish = (lane: Lane, phones: string[]): void => {
+    wake?.publish(lane, phones).catch((err: unknown) => { log.warn({ err: { message: (err as Error).message } }, 'chat wake-up not published') })
+  }
   const lanes = { owner, leaseMs: chat.leaseMs, shards: chat.shards, sweepMs: Math.max(1_000, chat.leaseMs), log, metrics }
 
   let transport: Transport
@@ -75,21 +80,21 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     clock,
     log,
   }, store, log)
-  const sender = new Sender(store, transport, { ...lanes, concurrency: chat.sendConcurrency, horizonMs: chat.sendHorizonMs, clock, crashPoint })
+  const sender = new Sender(store, transport, { ...lanes, concurrency: chat.sendConcurrency, horizonMs: chat.sendHorizonMs, clock, crashPoint, handedBack: (phone) => { publish('send', [phone]) } })
   const worker = new TurnWorker(store, runtime, {
     ...lanes,
     concurrency: chat.turnConcurrency,
     maxTries: MAX_TURN_TRIES,
     committed: (phone) => { sender.runner.offer([phone]) },
     crashPoint,
+    handedBack: (phone) => { publish('turn', [phone]) },
   })
-  const wake = app.redis ? new WakeChannel(app.redis, app.config.redisKeyPrefix, chat.shards) : undefined
 
   const accepted = (phones: string[]): void => {
     metrics.accepted.inc(phones.length)
     worker.runner.offer(phones)
     // more than this instance takes at once: let the others know (they would otherwise find it by sweeping)
-    if (wake && worker.runner.saturated) wake.publish(phones).catch((err: unknown) => { log.warn({ err: { message: (err as Error).message } }, 'chat wake-up not published') })
+    if (worker.runner.saturated) publish('turn', phones)
   }
 
   await app.register(async (scope) => {
@@ -116,7 +121,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   app.addHook('onReady', async () => {
     worker.runner.start()
     sender.runner.start()
-    await wake?.listen((phones) => { worker.runner.offer(phones) })
+    await wake?.listen((lane, phones) => { (lane === 'turn' ? worker : sender).runner.offer(phones) })
   })
   // SIGTERM: stop taking work, let turns in hand finish (or hand them back), cut sends short and hand them back
   app.addHook('preClose', async () => {

@@ -23,6 +23,8 @@ export interface SenderOptions {
   metrics: ChatMetrics
   clock: () => number
   crashPoint: (name: 'send-before-ack') => void
+  /** Shutdown gave the phone back: another instance may take it now. */
+  handedBack: (phone: string) => void
 }
 
 /** Exponential with jitter: 0.5 s, 1 s, 2 s ... at most a minute. */
@@ -62,7 +64,7 @@ export class Sender {
         const next = await this.send(work, stopping)
         work = next?.kind === 'more' ? next.work : undefined
       }
-      if (work) await this.store.release('send', phone, owner, 0, false)
+      if (work) await this.handBack(phone)
     } catch (err) {
       this.opts.log.warn({ err: { message: (err as Error).message }, phone: maskPhone(phone) }, 'chat sender lost the outbox mid-send')
       this.runner.later(phone, leaseMs)
@@ -95,7 +97,7 @@ export class Sender {
     if (delivery.kind === 'refused') return await this.bury(work, entry, delivery.reason, log)
     if (stopping.aborted) {
       // shutdown cut the call short: not the recipient's fault, hand the phone back as it is
-      await this.store.release('send', phone, this.opts.owner, 0, false)
+      await this.handBack(phone)
       return undefined
     }
     const delay = delivery.retryAfterMs ?? sendBackoffMs(work.tries)
@@ -105,6 +107,11 @@ export class Sender {
     await this.store.release('send', phone, this.opts.owner, delay, true)
     this.runner.later(phone, delay)
     return undefined
+  }
+
+  private async handBack (phone: string): Promise<void> {
+    await this.store.release('send', phone, this.opts.owner, 0, false)
+    this.opts.handedBack(phone)
   }
 
   private async bury (work: SendWork, entry: OutboxEntry | undefined, reason: string, log: FastifyBaseLogger): Promise<Next<SendWork> | undefined> {

@@ -25,6 +25,8 @@ export interface TurnWorkerOptions {
   committed: (phone: string) => void
   /** Fault-suite hook: called at named points, may kill the process. */
   crashPoint: (name: 'turn-before-commit') => void
+  /** Shutdown gave the phone back: another instance may take it now. */
+  handedBack: (phone: string) => void
 }
 
 /** Errors of the connection to Redis: they say nothing about the message, so they do not count as tries. */
@@ -73,7 +75,8 @@ export class TurnWorker {
         work = next?.kind === 'more' ? next.work : undefined
         if (work && stopping.aborted) {
           // shutdown: hand the phone back at once rather than start another turn
-          await this.store.release('turn', phone, owner, 0, false).catch(() => {})
+          await this.store.release('turn', phone, owner, 0, false)
+          this.opts.handedBack(phone)
           return
         }
       }
