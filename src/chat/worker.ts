@@ -107,7 +107,8 @@ export class TurnWorker {
       }
       return next
     }
-    if (work.tries > this.opts.maxTries) return await this.bury(work, work.lastError ?? 'failed too often', message.id)
+    // taken more often than allowed without ever failing cleanly: the turn kills its worker (or its instance)
+    if (work.tries > this.opts.maxTries) return await this.bury(work, work.lastError ?? 'the turn never finished', message.id)
     try {
       const result = await this.runtime.run(message, work.session)
       this.opts.crashPoint('turn-before-commit')
@@ -120,6 +121,7 @@ export class TurnWorker {
       return next
     } catch (err) {
       const transient = isTransient(err)
+      if (!transient && work.tries >= this.opts.maxTries) return await this.bury(work, (err as Error).message.slice(0, 500), message.id)
       const delay = transient ? TRANSIENT_RETRY_MS : turnBackoffMs(work.tries)
       this.opts.metrics.retried.inc()
       log.warn({ err: { message: (err as Error).message }, messageId: message.id, tries: work.tries, transient, retryInMs: delay, outcome: 'retry' }, 'chat turn failed: retried later')
@@ -139,7 +141,7 @@ export class TurnWorker {
 
   private async bury (work: TurnWork, reason: string, messageId: string | undefined): Promise<Next<TurnWork> | undefined> {
     const tenantId = tenantOf(work.session.doc)
-    const letter = { id: deadLetterId(shardOf(work.phone, this.opts.shards), randomUUID()), lane: 'turn' as const, phone: work.phone, tenantId, reason, at: Date.now(), tries: work.tries - 1, payload: work.message }
+    const letter = { id: deadLetterId(shardOf(work.phone, this.opts.shards), randomUUID()), lane: 'turn' as const, phone: work.phone, tenantId, reason, at: Date.now(), tries: work.tries, payload: work.message }
     const next = await this.store.deadTurn(work.phone, this.opts.owner, letter, this.opts.leaseMs)
     if (next.kind === 'lost') return undefined
     this.opts.metrics.deadLetters.inc({ lane: 'turn' })
