@@ -9,7 +9,7 @@ import { shardOf } from './shards.ts'
 export const DEDUPE_TTL_SECONDS = 24 * 60 * 60
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60_000
 /** How many applied inbound ids a session remembers (a re-run only ever concerns the latest ones). */
-export const APPLIED_KEPT = 32
+export const APPLIED_KEPT = 8
 /** Dead letters kept per shard; the oldest go first. */
 export const DEAD_KEPT = 1_000
 export const LINK_RESULT_TTL_MS = 10 * 60_000

@@ -48,7 +48,7 @@ function compute (work: TurnWork): NonNullable<Worker['result']> {
   const id = work.message
   if (work.session.applied.includes(id)) return { doc: undefined, applied: work.session.applied, replies: [] }
   const applied: string[] = work.session.doc ? JSON.parse(work.session.doc) : []
-  return { doc: JSON.stringify([...applied, id]), applied: [id, ...work.session.applied].slice(0, 32), replies: [`${id}:0`, `${id}:1`] }
+  return { doc: JSON.stringify([...applied, id]), applied: [id, ...work.session.applied].slice(0, 8), replies: [`${id}:0`, `${id}:1`] }
 }
 
 async function run (actions: Action[]): Promise<void> {
