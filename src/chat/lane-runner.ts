@@ -55,8 +55,8 @@ export class LaneRunner {
     clearTimeout(timer)
   }
 
-  /** True when offering more would only queue it here: better let another instance take it. */
-  get saturated (): boolean { return this.active.size + this.queue.size >= this.opts.concurrency }
+  /** True when offering more would only queue it here (or, stopped, drop it): better let another instance take it. */
+  get saturated (): boolean { return !this.running || this.active.size + this.queue.size >= this.opts.concurrency }
 
   offer (phones: Iterable<string>): void {
     if (!this.running) return
