@@ -89,7 +89,7 @@ export class ClubServices {
     return await this.attempt('products', async () => {
       const { store } = this.deps
       const page = await store.products(await store.shopper(who.actor, who.token), { limit, offset })
-      return { count: page.count, products: page.products.map((p) => toProduct(p, who.actor.tenant.currency)) }
+      return { count: page.count, products: page.products.map((p) => chatProduct(p, who.actor.tenant.currency)) }
     })
   }
 
@@ -128,7 +128,8 @@ export class ClubServices {
 
 export type { LinkRecord }
 
-function toProduct (p: StoreProduct, currency: string): Product {
+/** A store product as the conversation shows it: prices in the club's currency, stock that may be ordered. */
+export function chatProduct (p: StoreProduct, currency: string): Product {
   return {
     id: p.id,
     title: p.title,
