@@ -116,6 +116,16 @@ describe('the services keep one member out of another\'s things (redis)', () => 
     expect((await answer(owner.phone, { reply: 'menu:orders' }))[0]).toContain(`#${displayId}`)
   })
 
+  it('a link whose token no longer verifies (expired, or signed by another key) asks the member to log in again', async () => {
+    for (const token of [await t.token('member', ['club-norte'], { sub: bruno.customerId, expiresIn: -60 }), `${(await t.token('member'))}x`]) {
+      const { phone } = await linkedPhone(bruno)
+      const [account] = await t.app.linkedAccounts.list(phone)
+      await t.app.linkedAccounts.put(phone, { ...account!, token })
+      const replies = await answer(phone, { reply: 'menu:browse' })
+      expect(replies[0]).toMatch(/sesión venció/)
+    }
+  })
+
   it('the services refuse an actor what the routes refuse: another\'s order and cart, the crops for a member', async () => {
     const owner = await linkedPhone(bruno)
     const cartId = await toConfirmation(owner.phone)
