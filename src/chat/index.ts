@@ -75,4 +75,4 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
 
   app.addHook('onReady', async () => { worker.start() })
   app.addHook('preClose', async () => { await worker.stop() })
-}, { name: 'chat', dependencies: ['auth', 'chat-linking'] })
+}, { name: 'chat', dependencies: ['auth', 'chat-linking', 'orders', 'crops', 'notifications'] })
