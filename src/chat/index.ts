@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { Dispatcher } from 'undici'
-import { ClubApi } from './club-api.ts'
+import { ClubServices } from './club-services.ts'
 import { deadLetterRoutes } from './dead-letters.ts'
 import { devOutboxRoute } from './dev-outbox-route.ts'
 import type { InboundMessage } from './inbound.ts'
@@ -71,7 +71,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   }
 
   const runtime = new ConversationRuntime({
-    api: new ClubApi(app),
+    api: new ClubServices({ store: app.storeFront, orders: app.orders, notifications: app.notifications, crops: app.crops, linkCodes: app.linkCodes, tenants: app.tenants, jwtSecret: app.config.jwtSecret, log }),
     tenants: app.tenants,
     linkedAccounts: app.linkedAccounts,
     loginFormInvites: app.loginFormInvites,
@@ -129,4 +129,4 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     wake?.close()
     log.info('chat pipeline stopped: leases handed back')
   })
-}, { name: 'chat', dependencies: ['auth', 'chat-linking', 'metrics'] })
+}, { name: 'chat', dependencies: ['auth', 'chat-linking', 'metrics', 'orders', 'crops', 'notifications'] })
