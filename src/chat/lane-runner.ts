@@ -1,25 +1,35 @@
 import type { FastifyBaseLogger } from 'fastify'
+import { maskPhone } from './shards.ts'
+import type { ChatStore, Lane, Next, Taken } from './store.ts'
 
-// Runs one kind of per-phone work (turns, or sends) with a bounded number in flight: phones are offered when
+// Runs one lane of per-phone work (turns, or sends) with a bounded number in flight: phones are offered when
 // work arrives for them (the webhook, a commit, another instance's wake-up), retried at a given time (a lease
 // or backoff ending), and found by a slow sweep over the shards (a dead instance's leases running out). One
-// phone is never in hand twice here; across instances the store's lease keeps it to one.
+// phone is never in hand twice here; across instances the store's lease keeps it to one, renewed while the
+// phone is in hand and handed back at shutdown.
 
 const TICK_MS = 250
+const UNREACHABLE_RETRY_MS = 1_000
 
-export interface LaneRunnerOptions {
-  name: string
+export interface LaneRunnerOptions<W> {
+  lane: Lane
+  store: Pick<ChatStore, 'due' | 'renew' | 'release'>
+  owner: string
+  leaseMs: number
   concurrency: number
   shards: number
   /** How long a sweep takes to visit every shard once. */
   sweepMs: number
-  due: (shard: number, limit: number) => Promise<string[]>
-  /** Works a phone until it has nothing due; `stopping` fires on shutdown. */
-  work: (phone: string, stopping: AbortSignal) => Promise<void>
+  /** Leases the phone and answers its first piece of work. */
+  take: (phone: string) => Promise<Taken<W>>
+  /** Does one piece of work; the next one while the lease is kept, or undefined when the phone is let go. */
+  step: (work: W, stopping: AbortSignal) => Promise<Next<W> | undefined>
+  /** Shutdown gave the phone back: another instance may take it now. */
+  handedBack: (phone: string) => void
   log: FastifyBaseLogger
 }
 
-export class LaneRunner {
+export class LaneRunner<W> {
   private readonly queue = new Set<string>()
   private readonly active = new Set<string>()
   /** Phones offered while in hand: looked at again once their work returns (it may have just ended). */
@@ -32,7 +42,7 @@ export class LaneRunner {
   private sweeping = false
   private nextShard = 0
 
-  constructor (private readonly opts: LaneRunnerOptions) {}
+  constructor (private readonly opts: LaneRunnerOptions<W>) {}
 
   start (): void {
     if (this.running) return
@@ -76,13 +86,50 @@ export class LaneRunner {
     }, Math.max(0, inMs) + 5))
   }
 
+  /** Gives the lease back at once and says so (shutdown). */
+  async handBack (phone: string): Promise<void> {
+    await this.opts.store.release(this.opts.lane, phone, this.opts.owner, 0, false)
+    this.opts.handedBack(phone)
+  }
+
+  /** Takes the phone and works it while it has work and the lease holds. */
+  private async drain (phone: string, stopping: AbortSignal): Promise<void> {
+    const { lane, owner, leaseMs, store, log } = this.opts
+    let taken: Taken<W>
+    try {
+      taken = await this.opts.take(phone)
+    } catch (err) {
+      log.warn({ err: { message: (err as Error).message }, lane, phone: maskPhone(phone) }, 'chat lane cannot reach the store')
+      this.later(phone, UNREACHABLE_RETRY_MS)
+      return
+    }
+    if (taken.kind === 'busy') this.later(phone, taken.inMs)
+    if (taken.kind !== 'ok') return
+    const renewal = setInterval(() => { store.renew(lane, phone, owner, leaseMs).catch(() => {}) }, leaseMs / 3)
+    try {
+      let work: W | undefined = taken.work
+      while (work !== undefined) {
+        // shutdown: hand the phone back rather than start more work
+        if (stopping.aborted) return await this.handBack(phone)
+        const next: Next<W> | undefined = await this.opts.step(work, stopping)
+        work = next?.kind === 'more' ? next.work : undefined
+      }
+    } catch (err) {
+      // the store failed mid-work: the head is still there, the lease runs out
+      log.warn({ err: { message: (err as Error).message }, lane, phone: maskPhone(phone) }, 'chat lane lost the store mid-work')
+      this.later(phone, leaseMs)
+    } finally {
+      clearInterval(renewal)
+    }
+  }
+
   private pump (): void {
     while (this.running && this.active.size < this.opts.concurrency && this.queue.size > 0) {
       const phone = this.queue.values().next().value as string
       this.queue.delete(phone)
       this.active.add(phone)
-      const job: Promise<void> = this.opts.work(phone, this.stopping.signal)
-        .catch((err: unknown) => { this.opts.log.error({ err: { message: (err as Error).message }, lane: this.opts.name }, 'chat lane work failed') })
+      const job: Promise<void> = this.drain(phone, this.stopping.signal)
+        .catch((err: unknown) => { this.opts.log.error({ err: { message: (err as Error).message }, lane: this.opts.lane }, 'chat lane work failed') })
         .finally(() => {
           this.active.delete(phone)
           this.inFlight.delete(job)
@@ -102,10 +149,10 @@ export class LaneRunner {
       const count = Math.min(this.opts.shards, Math.ceil(this.opts.shards * TICK_MS / this.opts.sweepMs))
       const shards = Array.from({ length: count }, (_, i) => (this.nextShard + i) % this.opts.shards)
       this.nextShard = (this.nextShard + count) % this.opts.shards
-      const found = await Promise.all(shards.map(async (s) => await this.opts.due(s, free)))
+      const found = await Promise.all(shards.map(async (s) => await this.opts.store.due(this.opts.lane, s, free)))
       this.offer(found.flat())
     } catch (err) {
-      this.opts.log.warn({ err: { message: (err as Error).message }, lane: this.opts.name }, 'chat sweep cannot reach the store')
+      this.opts.log.warn({ err: { message: (err as Error).message }, lane: this.opts.lane }, 'chat sweep cannot reach the store')
     } finally {
       this.sweeping = false
     }

@@ -31,46 +31,16 @@ export interface SenderOptions {
 export const sendBackoffMs = (tries: number): number => Math.min(60_000, 500 * 2 ** Math.min(tries, 10)) * (0.75 + Math.random() / 2)
 
 export class Sender {
-  readonly runner: LaneRunner
+  readonly runner: LaneRunner<SendWork>
 
   constructor (private readonly store: ChatStore, private readonly transport: Transport, private readonly opts: SenderOptions) {
     this.runner = new LaneRunner({
-      name: 'send',
-      concurrency: opts.concurrency,
-      shards: opts.shards,
-      sweepMs: opts.sweepMs,
-      due: async (shard, limit) => await store.due('send', shard, limit),
-      work: async (phone, stopping) => { await this.drain(phone, stopping) },
-      log: opts.log,
+      ...opts,
+      lane: 'send',
+      store,
+      take: async (phone) => await store.takeSend(phone, opts.owner, opts.leaseMs),
+      step: async (work, stopping) => await this.send(work, stopping),
     })
-  }
-
-  private async drain (phone: string, stopping: AbortSignal): Promise<void> {
-    const { owner, leaseMs } = this.opts
-    let taken
-    try {
-      taken = await this.store.takeSend(phone, owner, leaseMs)
-    } catch (err) {
-      this.opts.log.warn({ err: { message: (err as Error).message }, phone: maskPhone(phone) }, 'chat sender cannot reach the outbox')
-      this.runner.later(phone, 1_000)
-      return
-    }
-    if (taken.kind === 'busy') this.runner.later(phone, taken.inMs)
-    if (taken.kind !== 'ok') return
-    const renewal = setInterval(() => { this.store.renew('send', phone, owner, leaseMs).catch(() => {}) }, leaseMs / 3)
-    try {
-      let work: SendWork | undefined = taken.work
-      while (work && !stopping.aborted) {
-        const next = await this.send(work, stopping)
-        work = next?.kind === 'more' ? next.work : undefined
-      }
-      if (work) await this.handBack(phone)
-    } catch (err) {
-      this.opts.log.warn({ err: { message: (err as Error).message }, phone: maskPhone(phone) }, 'chat sender lost the outbox mid-send')
-      this.runner.later(phone, leaseMs)
-    } finally {
-      clearInterval(renewal)
-    }
   }
 
   private async send (work: SendWork, stopping: AbortSignal): Promise<Next<SendWork> | undefined> {
@@ -97,7 +67,7 @@ export class Sender {
     if (delivery.kind === 'refused') return await this.bury(work, entry, delivery.reason, log)
     if (stopping.aborted) {
       // shutdown cut the call short: not the recipient's fault, hand the phone back as it is
-      await this.handBack(phone)
+      await this.runner.handBack(phone)
       return undefined
     }
     const delay = delivery.retryAfterMs ?? sendBackoffMs(work.tries)
@@ -107,11 +77,6 @@ export class Sender {
     await this.store.release('send', phone, this.opts.owner, delay, true)
     this.runner.later(phone, delay)
     return undefined
-  }
-
-  private async handBack (phone: string): Promise<void> {
-    await this.store.release('send', phone, this.opts.owner, 0, false)
-    this.opts.handedBack(phone)
   }
 
   private async bury (work: SendWork, entry: OutboxEntry | undefined, reason: string, log: FastifyBaseLogger): Promise<Next<SendWork> | undefined> {

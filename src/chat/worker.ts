@@ -41,52 +41,16 @@ export const turnBackoffMs = (tries: number): number => Math.min(30_000, 500 * 2
 const TRANSIENT_RETRY_MS = 1_000
 
 export class TurnWorker {
-  readonly runner: LaneRunner
+  readonly runner: LaneRunner<TurnWork>
 
   constructor (private readonly store: ChatStore, private readonly runtime: ConversationRuntime, private readonly opts: TurnWorkerOptions) {
     this.runner = new LaneRunner({
-      name: 'turn',
-      concurrency: opts.concurrency,
-      shards: opts.shards,
-      sweepMs: opts.sweepMs,
-      due: async (shard, limit) => await store.due('turn', shard, limit),
-      work: async (phone, stopping) => { await this.drain(phone, stopping) },
-      log: opts.log,
+      ...opts,
+      lane: 'turn',
+      store,
+      take: async (phone) => await store.takeTurn(phone, opts.owner, opts.leaseMs),
+      step: async (work) => await this.turn(work),
     })
-  }
-
-  private async drain (phone: string, stopping: AbortSignal): Promise<void> {
-    const { owner, leaseMs } = this.opts
-    let taken
-    try {
-      taken = await this.store.takeTurn(phone, owner, leaseMs)
-    } catch (err) {
-      this.opts.log.warn({ err: { message: (err as Error).message }, phone: maskPhone(phone) }, 'chat worker cannot reach the mailbox')
-      this.runner.later(phone, TRANSIENT_RETRY_MS)
-      return
-    }
-    if (taken.kind === 'busy') this.runner.later(phone, taken.inMs)
-    if (taken.kind !== 'ok') return
-    const renewal = setInterval(() => { this.store.renew('turn', phone, owner, leaseMs).catch(() => {}) }, leaseMs / 3)
-    try {
-      let work: TurnWork | undefined = taken.work
-      while (work) {
-        const next = await this.turn(work)
-        work = next?.kind === 'more' ? next.work : undefined
-        if (work && stopping.aborted) {
-          // shutdown: hand the phone back at once rather than start another turn
-          await this.store.release('turn', phone, owner, 0, false)
-          this.opts.handedBack(phone)
-          return
-        }
-      }
-    } catch (err) {
-      // the store failed while committing: the message is still at the head, the lease runs out
-      this.opts.log.warn({ err: { message: (err as Error).message }, phone: maskPhone(phone) }, 'chat worker lost the store mid-turn')
-      this.runner.later(phone, leaseMs)
-    } finally {
-      clearInterval(renewal)
-    }
   }
 
   /** One message: skipped if applied, dead-lettered if it keeps failing, else run and committed. */
