@@ -7,6 +7,7 @@ import { devOutboxRoute } from './dev-outbox-route.ts'
 import type { InboundMessage } from './inbound.ts'
 import { chatMetrics } from './metrics.ts'
 import { DevOutbox, LocalTransport, ProviderTransport, type Transport } from './outbound/messenger.ts'
+import { Sweeper } from './lane-runner.ts'
 import { ConversationRuntime } from './runtime.ts'
 import { Sender } from './sender.ts'
 import { createChatStore } from './store-redis.ts'
@@ -59,7 +60,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   const publish = (lane: Lane, phones: string[]): void => {
     wake?.publish(lane, phones).catch((err: unknown) => { log.warn({ err: { message: (err as Error).message } }, 'chat wake-up not published') })
   }
-  const lanes = { owner, leaseMs: chat.leaseMs, shards: chat.shards, sweepMs: Math.max(1_000, chat.leaseMs), log, metrics }
+  const lanes = { owner, leaseMs: chat.leaseMs, shards: chat.shards, log, metrics }
 
   let transport: Transport
   if (chat.apiBaseUrl) {
@@ -89,6 +90,9 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     crashPoint,
     handedBack: (phone) => { publish('turn', [phone]) },
   })
+
+  // a dead instance's phones are found within a lease length
+  const sweeper = new Sweeper({ store, shards: chat.shards, sweepMs: Math.max(1_000, chat.leaseMs), runners: { turn: worker.runner, send: sender.runner }, log })
 
   const accepted = (phones: string[]): void => {
     metrics.accepted.inc(phones.length)
@@ -121,10 +125,12 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   app.addHook('onReady', async () => {
     worker.runner.start()
     sender.runner.start()
+    sweeper.start()
     await wake?.listen((lane, phones) => { (lane === 'turn' ? worker : sender).runner.offer(phones) })
   })
   // SIGTERM: stop taking work, let turns in hand finish (or hand them back), cut sends short and hand them back
   app.addHook('preClose', async () => {
+    sweeper.stop()
     await Promise.all([worker.runner.stop(STOP_GRACE_MS), sender.runner.stop(STOP_GRACE_MS)])
     wake?.close()
     log.info('chat pipeline stopped: leases handed back')

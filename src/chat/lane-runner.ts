@@ -4,22 +4,19 @@ import type { ChatStore, Lane, Next, Taken } from './store.ts'
 
 // Runs one lane of per-phone work (turns, or sends) with a bounded number in flight: phones are offered when
 // work arrives for them (the webhook, a commit, another instance's wake-up), retried at a given time (a lease
-// or backoff ending), and found by a slow sweep over the shards (a dead instance's leases running out). One
-// phone is never in hand twice here; across instances the store's lease keeps it to one, renewed while the
-// phone is in hand and handed back at shutdown.
+// or backoff ending), and found by a slow sweep over the shards (a dead instance's leases running out; one
+// Sweeper for both lanes). One phone is never in hand twice here; across instances the store's lease keeps it
+// to one, renewed while the phone is in hand and handed back at shutdown.
 
 const TICK_MS = 250
 const UNREACHABLE_RETRY_MS = 1_000
 
 export interface LaneRunnerOptions<W> {
   lane: Lane
-  store: Pick<ChatStore, 'due' | 'renew' | 'release'>
+  store: Pick<ChatStore, 'renew' | 'release'>
   owner: string
   leaseMs: number
   concurrency: number
-  shards: number
-  /** How long a sweep takes to visit every shard once. */
-  sweepMs: number
   /** Leases the phone and answers its first piece of work. */
   take: (phone: string) => Promise<Taken<W>>
   /** Does one piece of work; the next one while the lease is kept, or undefined when the phone is let go. */
@@ -38,22 +35,17 @@ export class LaneRunner<W> {
   private readonly inFlight = new Set<Promise<void>>()
   private readonly stopping = new AbortController()
   private running = false
-  private sweeper: NodeJS.Timeout | undefined
-  private sweeping = false
-  private nextShard = 0
 
   constructor (private readonly opts: LaneRunnerOptions<W>) {}
 
   start (): void {
     if (this.running) return
     this.running = true
-    this.sweeper = setInterval(() => { this.sweep().catch(() => {}) }, TICK_MS)
   }
 
   /** Stops taking work, signals the work in hand to hand back, and waits for it at most `graceMs`. */
   async stop (graceMs: number): Promise<void> {
     this.running = false
-    clearInterval(this.sweeper)
     for (const timer of this.timers.values()) clearTimeout(timer)
     this.timers.clear()
     this.stopping.abort()
@@ -64,6 +56,9 @@ export class LaneRunner<W> {
     ])
     clearTimeout(timer)
   }
+
+  /** How many more phones this runner would take now. */
+  get free (): number { return this.running ? Math.max(0, this.opts.concurrency - this.active.size - this.queue.size) : 0 }
 
   /** True when offering more would only queue it here (or, stopped, drop it): better let another instance take it. */
   get saturated (): boolean { return !this.running || this.active.size + this.queue.size >= this.opts.concurrency }
@@ -139,20 +134,43 @@ export class LaneRunner<W> {
       this.inFlight.add(job)
     }
   }
+}
 
-  /** Each tick looks at the next few shards, so that every shard is visited once per `sweepMs`. */
+export interface SweeperOptions {
+  store: Pick<ChatStore, 'due'>
+  shards: number
+  /** How long a sweep takes to visit every shard once. */
+  sweepMs: number
+  runners: Record<Lane, Pick<LaneRunner<unknown>, 'free' | 'offer'>>
+  log: FastifyBaseLogger
+}
+
+/** Each tick looks at the next few shards (both lanes in one command), so that every shard is visited once per `sweepMs`. */
+export class Sweeper {
+  private timer: NodeJS.Timeout | undefined
+  private sweeping = false
+  private nextShard = 0
+
+  constructor (private readonly opts: SweeperOptions) {}
+
+  start (): void { this.timer ??= setInterval(() => { this.sweep().catch(() => {}) }, TICK_MS) }
+  stop (): void { clearInterval(this.timer) }
+
   private async sweep (): Promise<void> {
-    const free = this.opts.concurrency - this.active.size - this.queue.size
-    if (!this.running || this.sweeping || free <= 0) return
+    const { runners, shards } = this.opts
+    const limit = { turn: runners.turn.free, send: runners.send.free }
+    if (this.sweeping || limit.turn + limit.send === 0) return
     this.sweeping = true
     try {
-      const count = Math.min(this.opts.shards, Math.ceil(this.opts.shards * TICK_MS / this.opts.sweepMs))
-      const shards = Array.from({ length: count }, (_, i) => (this.nextShard + i) % this.opts.shards)
-      this.nextShard = (this.nextShard + count) % this.opts.shards
-      const found = await Promise.all(shards.map(async (s) => await this.opts.store.due(this.opts.lane, s, free)))
-      this.offer(found.flat())
+      const count = Math.min(shards, Math.ceil(shards * TICK_MS / this.opts.sweepMs))
+      const slice = Array.from({ length: count }, (_, i) => (this.nextShard + i) % shards)
+      this.nextShard = (this.nextShard + count) % shards
+      for (const found of await Promise.all(slice.map(async (s) => await this.opts.store.due(s, limit)))) {
+        runners.turn.offer(found.turn)
+        runners.send.offer(found.send)
+      }
     } catch (err) {
-      this.opts.log.warn({ err: { message: (err as Error).message }, lane: this.opts.lane }, 'chat sweep cannot reach the store')
+      this.opts.log.warn({ err: { message: (err as Error).message } }, 'chat sweep cannot reach the store')
     } finally {
       this.sweeping = false
     }

@@ -17,7 +17,6 @@ export interface SenderOptions {
   leaseMs: number
   concurrency: number
   shards: number
-  sweepMs: number
   horizonMs: number
   log: FastifyBaseLogger
   metrics: ChatMetrics

@@ -48,6 +48,16 @@ for i = 0, (#KEYS - first + 1) / 2 - 1 do
 end
 return fresh`,
   },
+  // KEYS ready, sendable; ARGV turnLimit, sendLimit: the shard's due phones of both lanes in one command
+  chatDue: {
+    numberOfKeys: 2,
+    lua: `${NOW_MS}
+local function due (key, limit)
+  if tonumber(limit) == 0 then return {} end
+  return redis.call('ZRANGEBYSCORE', key, '-inf', now, 'LIMIT', 0, limit)
+end
+return {due(KEYS[1], ARGV[1]), due(KEYS[2], ARGV[2])}`,
+  },
   // KEYS zset, owners, list, meta; ARGV phone, owner, leaseMs, lane
   chatTake: {
     numberOfKeys: 4,
@@ -163,6 +173,7 @@ type Reply = Array<string | null>
 
 interface ChatCommands {
   chatAccept (numberOfKeys: number, ...keysThenArgs: Array<string | number>): Promise<string[]>
+  chatDue (ready: string, sendable: string, turnLimit: number, sendLimit: number): Promise<[string[], string[]]>
   chatTake (...keysThenArgs: Array<string | number>): Promise<Reply>
   chatCommit (...keysThenArgs: Array<string | number>): Promise<Reply>
   chatPop (...keysThenArgs: Array<string | number>): Promise<Reply>
@@ -227,10 +238,9 @@ export class RedisChatStore implements ChatStore {
     return fresh.flat()
   }
 
-  async due (lane: Lane, shard: number, limit: number) {
-    const zset = lane === 'turn' ? b.ready(shard) : b.sendable(shard)
-    const [seconds, micros] = await this.redis.time()
-    return await this.redis.zrangebyscore(zset, '-inf', Number(seconds) * 1000 + Math.floor(Number(micros) / 1000), 'LIMIT', 0, limit)
+  async due (shard: number, limit: Record<Lane, number>) {
+    const [turn, send] = await this.redis.chatDue(b.ready(shard), b.sendable(shard), limit.turn, limit.send)
+    return { turn, send }
   }
 
   private async take (lane: Lane, phone: string, owner: string, leaseMs: number): Promise<Reply> {

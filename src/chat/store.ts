@@ -80,8 +80,8 @@ export interface ChatStore {
   readonly shards: number
   /** Stores each letter whose id is new (unless the delivery key was seen); the phones given new mail. */
   accept (letters: Letter[], deliveryKey?: string): Promise<string[]>
-  /** Phones of a shard whose lane is due (not leased, not backing off), at most `limit`. */
-  due (lane: Lane, shard: number, limit: number): Promise<string[]>
+  /** Phones of a shard whose turns / sends are due (not leased, not backing off), at most `limit` of each lane. */
+  due (shard: number, limit: Record<Lane, number>): Promise<Record<Lane, string[]>>
   takeTurn (phone: string, owner: string, leaseMs: number): Promise<Taken<TurnWork>>
   /** Saves the session, the applied id and the replies and removes the head, if `owner` still holds the lease. */
   commitTurn (phone: string, owner: string, commit: Commit, leaseMs: number): Promise<Next<TurnWork>>
@@ -174,14 +174,16 @@ export class MemoryChatStore implements ChatStore {
     return fresh
   }
 
-  async due (lane: Lane, shard: number, limit: number) {
+  async due (shard: number, limit: Record<Lane, number>) {
     const now = this.now()
-    const out: string[] = []
+    const found: Record<Lane, string[]> = { turn: [], send: [] }
     for (const [phone, p] of this.phones) {
-      const q = lane === 'turn' ? p.mailbox : p.outbox
-      if (out.length < limit && q.items.length > 0 && q.dueAt <= now && shardOf(phone, this.shards) === shard) out.push(phone)
+      if (shardOf(phone, this.shards) !== shard) continue
+      for (const [lane, q] of [['turn', p.mailbox], ['send', p.outbox]] as const) {
+        if (found[lane].length < limit[lane] && q.items.length > 0 && q.dueAt <= now) found[lane].push(phone)
+      }
     }
-    return out
+    return found
   }
 
   private take (q: Queue, owner: string, leaseMs: number): Taken<string> {

@@ -17,7 +17,6 @@ export interface TurnWorkerOptions {
   leaseMs: number
   concurrency: number
   shards: number
-  sweepMs: number
   maxTries: number
   log: FastifyBaseLogger
   metrics: ChatMetrics
