@@ -1,7 +1,9 @@
 import { randomInt } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { request } from 'undici'
+import { signAccessToken } from '../../src/auth/tokens.ts'
 import {
-  cleanupLogs, deliver, figures, killInstance, logTail, percentile, settled, startInstance, startProvider, startRedis,
+  cleanupLogs, deliver, figures, JWT_SECRET, post, text, killInstance, logTail, percentile, settled, startInstance, startProvider, startRedis,
   type Figures, type Instance, type Provider, type RedisProcess,
 } from './harness.ts'
 
@@ -24,7 +26,8 @@ describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, ()
   beforeAll(async () => {
     redis = await startRedis()
     provider = await startProvider()
-    ;[a, b] = await Promise.all([startInstance('a', redis.url, provider.url), startInstance('b', redis.url, provider.url)])
+    // the demo clubs, loaded once (the link-code row needs one)
+    ;[a, b] = await Promise.all([startInstance('a', redis.url, provider.url, { SEED: 'demo' }), startInstance('b', redis.url, provider.url)])
   }, 120_000)
 
   afterAll(async () => {
@@ -133,6 +136,35 @@ describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, ()
     const worst = Math.max(0, ...waits)
     await check('kill -9 of an instance, restarted', group, 10, accepted, `held replies resumed within ${worst} ms of the kill`)
     expect(worst).toBeLessThan(5_000)
+  })
+
+  it('300 phones typing a link code at once, on two instances: every one linked, none told "could not check"', async () => {
+    const group = phones(300)
+    const token = await signAccessToken(JWT_SECRET, { sub: 'cus_bruno', role: 'member', tenants: ['club-norte'], email: 'bruno@example.com', name: 'Bruno' })
+    const codes = await Promise.all(group.map(async () => {
+      const res = await request(`http://127.0.0.1:${(a as Instance).port}/api/chat/link`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token }),
+      })
+      const body = await res.body.json() as { code: string }
+      expect(res.statusCode).toBe(201)
+      return body.code
+    }))
+    const accepted = new Map<string, number>()
+    const started = Date.now()
+    await Promise.all(group.map(async (phone, i) => { await post(up, `m-${phone}-0`, text(phone, `m-${phone}-0`, `LINK-${codes[i] as string}`), i, accepted) }))
+    const sentIn = Date.now() - started
+    const deadline = Date.now() + 60_000
+    const greeted = (): Set<string> => new Set(provider.received.filter((r) => group.includes(r.phone) && /Tu cuenta quedó vinculada/.test(r.text)).map((r) => r.phone))
+    while (greeted().size < group.length && Date.now() < deadline) await sleep(100)
+    const couldNotCheck = provider.received.filter((r) => group.includes(r.phone) && /No pudimos verificar/.test(r.text)).length
+    const greetings = provider.received.filter((r) => group.includes(r.phone) && /Tu cuenta quedó vinculada/.test(r.text))
+    table.push({ row: '300 phones typing a link code', sent: group.length, accepted: accepted.size, applied: greeted().size, delivered: greetings.length, resent: 0, duplicated: greetings.length - greeted().size, lost: group.length - greeted().size, outOfOrder: 0, note: `sent in ${sentIn} ms; "could not check" ${couldNotCheck}` })
+    expect(accepted.size).toBe(group.length)
+    expect(greeted().size).toBe(group.length)
+    expect(greetings.length).toBe(group.length)
+    expect(couldNotCheck).toBe(0)
   })
 
   it('SIGTERM with a slow send in flight: exits 0 well within the grace period and hands the phone back', async () => {

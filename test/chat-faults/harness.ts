@@ -17,6 +17,7 @@ import { keys } from '../../src/stores/keys.ts'
 // loopback provider that can fail, hang and throttle on command and records every reply it took.
 
 export const SECRET = 'fault-suite-webhook-secret-0123456789'
+export const JWT_SECRET = 'fault-suite-jwt-secret-0123456789abcdef'
 export const SHARDS = 64
 const PREFIX = 'faults:'
 
@@ -63,7 +64,7 @@ export async function startInstance (name: string, redisUrl: string, providerUrl
       LOG_LEVEL: 'info',
       REDIS_URL: redisUrl,
       REDIS_KEY_PREFIX: PREFIX,
-      JWT_SECRET: 'fault-suite-jwt-secret-0123456789abcdef',
+      JWT_SECRET,
       CRON_API_SECRET: 'fault-suite-cron-secret-0123456789',
       CHAT_WEBHOOK_SECRET: SECRET,
       CHAT_API_BASE_URL: providerUrl,
@@ -163,20 +164,26 @@ export async function startProvider (): Promise<Provider> {
 /** One member's script: alternating "send a code" and "cancel", so every message gets exactly one reply. */
 export function inbound (phone: string, i: number): { id: string, raw: string } {
   const id = `m-${phone}-${i}`
-  const message = i % 2 === 0
-    ? { id, from: phone, type: 'interactive', interactive: { type: 'button_reply', button_reply: { id: 'link:code', title: 'Tengo un código' } } }
-    : { id, from: phone, type: 'text', text: { body: 'cancelar' } }
-  return { id, raw: JSON.stringify({ message, conversation: { phone_number: phone } }) }
+  return i % 2 === 0 ? { id, raw: reply(phone, id, 'link:code') } : { id, raw: text(phone, id, 'cancelar') }
 }
+
+export const text = (phone: string, id: string, body: string): string =>
+  JSON.stringify({ message: { id, from: phone, type: 'text', text: { body } }, conversation: { phone_number: phone } })
+const reply = (phone: string, id: string, choice: string): string =>
+  JSON.stringify({ message: { id, from: phone, type: 'interactive', interactive: { type: 'button_reply', button_reply: { id: choice, title: choice } } }, conversation: { phone_number: phone } })
 
 /** Posts like the provider does: signed, retried (same id) on 5xx or no answer, to whichever instance is up. */
 export async function deliver (instances: () => Instance[], phone: string, i: number, accepted: Map<string, number>): Promise<void> {
   const { id, raw } = inbound(phone, i)
+  await post(instances, id, raw, i, accepted)
+}
+
+export async function post (instances: () => Instance[], id: string, raw: string, spread: number, accepted: Map<string, number>): Promise<void> {
   const headers = { 'content-type': 'application/json', 'x-webhook-event': 'chat.message.received', 'x-webhook-signature': signWebhookBody(SECRET, raw) }
   const deadline = Date.now() + 60_000
   for (let attempt = 0; Date.now() < deadline; attempt++) {
     const up = instances()
-    const target = up[(i + attempt) % Math.max(1, up.length)]
+    const target = up[(spread + attempt) % Math.max(1, up.length)]
     if (target) {
       try {
         const res = await request(`http://127.0.0.1:${target.port}/api/chat/webhook`, { method: 'POST', body: raw, headers, headersTimeout: 5_000, bodyTimeout: 5_000 })
