@@ -56,9 +56,9 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   const metrics = chatMetrics(app.metrics, async () => await store.outboxPhones())
   const owner = randomUUID()
   const crashPoint = crashPoints(chat.crashAt)
-  const wake = app.redis ? new WakeChannel(app.redis, app.config.redisKeyPrefix, chat.shards) : undefined
+  const wake = app.redis ? new WakeChannel(app.redis, app.config.redisKeyPrefix, chat.shards, owner) : undefined
   const publish = (lane: Lane, phones: string[]): void => {
-    wake?.publish(lane, phones).catch((err: unknown) => { log.warn({ err: { message: (err as Error).message } }, 'chat wake-up not published') })
+    wake?.announce(lane, phones, (err) => { log.warn({ err: { message: err.message } }, 'chat wake-up not published') })
   }
   const lanes = { owner, leaseMs: chat.leaseMs, shards: chat.shards, log, metrics }
 
@@ -132,7 +132,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   app.addHook('preClose', async () => {
     sweeper.stop()
     await Promise.all([worker.runner.stop(STOP_GRACE_MS), sender.runner.stop(STOP_GRACE_MS)])
-    wake?.close()
+    await wake?.close().catch(() => {})
     log.info('chat pipeline stopped: leases handed back')
   })
 }, { name: 'chat', dependencies: ['auth', 'chat-linking', 'metrics', 'orders', 'crops', 'notifications'] })

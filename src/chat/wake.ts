@@ -5,13 +5,18 @@ import type { Lane } from './store.ts'
 
 // Wakes the other instances when this one accepted more mail than its own workers can take at once, or handed
 // phones back at shutdown: the phones go out on their shard's pub/sub channel (SPUBLISH, so a Redis Cluster
-// keeps each on one shard's nodes) as `<lane>:<phone>,<phone>...`. An idle instance waits on its subscription
-// rather than polling.
+// keeps each on one shard's nodes) as `<sender>:<lane>:<phone>,<phone>...`, gathered for a few milliseconds so
+// that a burst costs one message per shard, not one per webhook call. An idle instance waits on its
+// subscription rather than polling.
+
+const GATHER_MS = 20
 
 export class WakeChannel {
   private subscriber: Redis | undefined
+  private readonly pending: Record<Lane, Set<string>> = { turn: new Set(), send: new Set() }
+  private timer: NodeJS.Timeout | undefined
 
-  constructor (private readonly redis: Redis, private readonly prefix: string, private readonly shards: number) {}
+  constructor (private readonly redis: Redis, private readonly prefix: string, private readonly shards: number, private readonly self: string) {}
 
   private channel (shard: number): string { return this.prefix + keys.chat.bot.wake(shard) }
 
@@ -19,21 +24,37 @@ export class WakeChannel {
     const sub = this.redis.duplicate()
     sub.on('error', () => {})
     sub.on('smessage', (_channel: string, message: string) => {
-      const [lane, phones] = message.split(':')
-      if ((lane === 'turn' || lane === 'send') && phones) onWake(lane, phones.split(','))
+      const [from, lane, phones] = message.split(':')
+      if (from !== this.self && (lane === 'turn' || lane === 'send') && phones) onWake(lane, phones.split(','))
     })
     this.subscriber = sub
     await sub.ssubscribe(...Array.from({ length: this.shards }, (_, s) => this.channel(s)))
   }
 
-  async publish (lane: Lane, phones: string[]): Promise<void> {
-    const byShard = new Map<number, Set<string>>()
-    for (const phone of phones) {
-      const s = shardOf(phone, this.shards)
-      byShard.set(s, (byShard.get(s) ?? new Set()).add(phone))
-    }
-    await Promise.all([...byShard].map(async ([s, group]) => { await this.redis.spublish(this.channel(s), `${lane}:${[...group].join(',')}`) }))
+  announce (lane: Lane, phones: string[], onError: (err: Error) => void): void {
+    for (const phone of phones) this.pending[lane].add(phone)
+    this.timer ??= setTimeout(() => { this.flush().catch(onError) }, GATHER_MS)
   }
 
-  close (): void { this.subscriber?.disconnect() }
+  private async flush (): Promise<void> {
+    clearTimeout(this.timer)
+    this.timer = undefined
+    const messages: Array<[number, string]> = []
+    for (const lane of ['turn', 'send'] as const) {
+      const byShard = new Map<number, string[]>()
+      for (const phone of this.pending[lane]) {
+        const s = shardOf(phone, this.shards)
+        byShard.set(s, [...(byShard.get(s) ?? []), phone])
+      }
+      this.pending[lane].clear()
+      for (const [s, group] of byShard) messages.push([s, `${this.self}:${lane}:${group.join(',')}`])
+    }
+    await Promise.all(messages.map(async ([s, message]) => { await this.redis.spublish(this.channel(s), message) }))
+  }
+
+  /** Sends what is gathered (the phones a shutdown handed back), then stops listening. */
+  async close (): Promise<void> {
+    await this.flush()
+    this.subscriber?.disconnect()
+  }
 }
