@@ -23,7 +23,8 @@ if not head then
 end
 redis.call('ZADD', KEYS[${zset}], 'XX', now + tonumber(${leaseMs}), ARGV[1])
 if ${lane} == 'turn' then
-  redis.call('HSET', KEYS[${meta}], 'tries', 1, 'err', '')
+  redis.call('HSET', KEYS[${meta}], 'tries', 1)
+  redis.call('HDEL', KEYS[${meta}], 'err')
   local s = redis.call('HMGET', KEYS[${meta}], 'v', 'doc', 'applied')
   return {'more', head, s[1] or '0', s[2] or '', s[3] or '', '1', ''}
 end
@@ -94,7 +95,7 @@ if v ~= ARGV[3] then return {'lost'} end
 if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[1], 'v', tonumber(v) + 1, 'doc', ARGV[4], 'applied', ARGV[5])
 end
-redis.call('HSET', KEYS[1], 'tries', 0, 'err', '')
+redis.call('HDEL', KEYS[1], 'tries', 'err')
 redis.call('PEXPIRE', KEYS[1], ARGV[8])
 if #ARGV > 8 then
   for i = 9, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
@@ -124,7 +125,7 @@ if ARGV[6] ~= '' then
   end
 end
 if ARGV[5] == 'turn' then
-  redis.call('HSET', KEYS[4], 'tries', 0, 'err', '')
+  redis.call('HDEL', KEYS[4], 'tries', 'err')
 else
   redis.call('HDEL', KEYS[4], ARGV[1])
 end
