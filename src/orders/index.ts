@@ -15,6 +15,7 @@ export default fp(async (app) => {
   // A bad tenants file stops the start-up here, with the tenant and field named.
   const file = app.config.commerce.tenantsFile ? await loadTenantsFile(app.config.commerce.tenantsFile) : {}
   const access = commerceAccess(app, file, createUpstreamSessionStore(app.redis))
+  app.decorate('commerceAccess', access)
   const orders = new OrdersService({ sessions: access.sessions, notifier: app.notifier, locks: app.locks, log: app.log })
   await app.register(orderRoutes, { access, orders })
   await app.register(flowRoutes, { access, orders, idempotency: createIdempotencyStore(app.redis) })
