@@ -35,6 +35,9 @@ const envSchema = z.object({
 
 export type Env = z.input<typeof envSchema>
 
+/** Every variable read (.env.example lists each; a test holds them together). */
+export const ENV_VARIABLES: readonly string[] = Object.keys(envSchema.shape)
+
 export interface Config {
   readonly env: 'development' | 'production' | 'test'
   readonly port: number
