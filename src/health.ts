@@ -71,12 +71,17 @@ export default fp(async (fastify: FastifyInstance) => {
         503: z.object({ status: z.literal('unavailable'), redis: z.literal('down') }),
       },
     },
-  }, async (_request, reply) => {
+  }, async (request, reply) => {
     try {
       await app.redis?.ping()
-      return { status: 'ready' as const, redis: app.redis ? 'up' as const : 'memory' as const, commerce: await report() }
     } catch {
       return reply.status(503).send({ status: 'unavailable' as const, redis: 'down' as const })
     }
+    // A club record that cannot be read is logged, not a reason to take every instance out of the balancer.
+    const commerce = await report().catch((err: unknown) => {
+      request.log.warn({ err }, 'commerce report failed')
+      return {}
+    })
+    return { status: 'ready' as const, redis: app.redis ? 'up' as const : 'memory' as const, commerce }
   })
 }, { name: 'health', dependencies: ['redis', 'tenants'] })

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../scripts/lib/free-port.ts'
 import { startRedisServer } from '../../scripts/lib/redis-server.ts'
 import { buildApp } from '../../src/app.ts'
+import { keys } from '../../src/stores/keys.ts'
 import { loadConfig } from '../../src/config.ts'
 import { buildTestApp, TEST_SECRETS, type TestApp } from '../helper.ts'
 
@@ -58,6 +59,20 @@ describe('readiness with a commerce backend that does not answer', () => {
       redis: 'up',
       commerce: { 'club-norte': 'up', 'club-sur': 'up', 'club-mute': 'down', 'club-closed': 'down', 'club-new': 'unconfigured' },
     })
+  })
+})
+
+describe('readiness with a club record that cannot be read', () => {
+  it('stays ready: one bad record does not take the instance out of the balancer', async () => {
+    const t = await buildTestApp()
+    try {
+      await t.redis?.multi().set(keys.tenants.one('club-bad'), '{"id":"club-bad"}').sadd(keys.tenants.all(), 'club-bad').exec()
+      const res = await t.app.inject('/ready')
+      expect(res.statusCode).toBe(200)
+      expect(res.json()).toEqual({ status: 'ready', redis: 'up', commerce: {} })
+    } finally {
+      await t.close()
+    }
   })
 })
 
