@@ -15,6 +15,19 @@ describe('server process', () => {
     expect(output().trim().split('\n')).toHaveLength(1)
   })
 
+  it('leaves a fault signal its default (the process dies) rather than handling it as a request to close', async () => {
+    const port = await freePort()
+    const { child } = startProcess(process.execPath, ['--import', 'tsx', 'src/server.ts'], { PORT: String(port), HOST: '127.0.0.1' })
+    try {
+      await waitForHealth(`http://127.0.0.1:${port}`)
+      child.kill('SIGSEGV')
+      const [code, signal] = await once(child, 'exit')
+      expect({ code, signal }).toEqual({ code: null, signal: 'SIGSEGV' })
+    } finally {
+      child.kill('SIGKILL')
+    }
+  }, 40_000)
+
   it('runs on embedded defaults with demo data, keeps secrets out of the log, and closes on a SIGTERM sent to npm', async () => {
     const port = await freePort()
     const { child, output } = startProcess('npm', ['start'], { PORT: String(port), HOST: '127.0.0.1', JWT_SECRET: TEST_SECRETS.JWT_SECRET })
