@@ -12,7 +12,6 @@ import locksPlugin from './plugins/locks.ts'
 import authPlugin from './plugins/auth.ts'
 import openapiPlugin from './plugins/openapi.ts'
 import rateLimitPlugin from './plugins/rate-limit.ts'
-import rawBodyPlugin from './plugins/raw-body.ts'
 import healthRoutes from './health.ts'
 import seedPlugin from './seed.ts'
 import cropsPlugin from './crops/index.ts'
@@ -83,7 +82,6 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   await app.register(rateLimitPlugin, config.rateLimit)
   // Unknown routes count against the limit too, so scanning the API is throttled.
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, notFoundHandler)
-  await app.register(rawBodyPlugin)
   await app.register(healthRoutes)
   await app.register(commercePlugin)
   await app.register(cropsPlugin)

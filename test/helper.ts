@@ -6,6 +6,7 @@ import { buildApp, type BuiltApp } from '../src/app.ts'
 import { loadConfig, type Config } from '../src/config.ts'
 import { signAccessToken, type Role } from '../src/auth/tokens.ts'
 import type { ChatPluginOptions } from '../src/chat/index.ts'
+import { signWebhookBody } from '../src/chat/signature.ts'
 
 export const TEST_SECRETS = {
   JWT_SECRET: 'test-jwt-secret-0123456789abcdef',
@@ -71,4 +72,10 @@ export async function buildTestApp (options: { store?: 'redis' | 'memory', env?:
       await r?.cleanup()
     },
   }
+}
+
+/** An inject request for a route signed like the messaging provider signs (webhook, login form endpoint). */
+export function signedPost (url: string, body: unknown, secret: string = TEST_SECRETS.CHAT_WEBHOOK_SECRET) {
+  const payload = JSON.stringify(body)
+  return { method: 'POST' as const, url, headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(secret, payload) }, payload }
 }
