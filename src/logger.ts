@@ -43,8 +43,8 @@ export function loggableUrl (rawUrl: string, routePattern: string | undefined): 
 }
 
 interface LoggedRequest {
-  method: string
-  url: string
+  method?: string
+  url?: unknown
   host?: string
   ip?: string
   routeOptions?: { url?: string }
@@ -54,7 +54,7 @@ interface LoggedRequest {
 export const serializers = {
   req: (req: LoggedRequest) => ({
     method: req.method,
-    url: loggableUrl(req.url, req.routeOptions?.url),
+    url: typeof req.url === 'string' ? loggableUrl(req.url, req.routeOptions?.url) : undefined,
     host: req.host,
     remoteAddress: req.ip,
     remotePort: req.socket?.remotePort,
