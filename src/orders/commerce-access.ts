@@ -18,7 +18,7 @@ function defaultBaseUrl (app: FastifyInstance): string | undefined {
 }
 
 export function commerceAccess (app: FastifyInstance, file: TenantsFile, sessions: UpstreamSessionStore): CommerceAccess {
-  const client = new CommerceClient(app.config.commerce.timeoutMs)
+  const client = new CommerceClient(app.config.commerce.timeoutMs, app.log)
   app.addHook('onClose', async () => { await client.close() })
   return {
     client,

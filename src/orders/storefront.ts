@@ -90,7 +90,7 @@ export class StoreFront {
   async complete (actor: ShopperActor, cartId: string): Promise<Order> {
     await this.ownCart(actor, cartId, true)
     const answer = await actor.medusa.completeCart(cartId, actor.upstreamToken)
-    if (answer.type !== 'order') throw conflict(answer.error?.message ?? 'The cart could not be completed')
+    if (answer.type !== 'order') throw conflict('The cart could not be completed')
     const { order, added } = await this.orders.recordOnce(actor, answer.order.id, activity('orders:activity.created', 'success', authorOf(actor.principal)))
     if (added) await this.orders.notify(actor, order, 'order.placed')
     return order
