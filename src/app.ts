@@ -4,6 +4,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { Redis } from 'ioredis'
 import type { Config } from './config.ts'
 import { errorHandler, notFoundHandler } from './errors.ts'
+import { refuseDeepJson } from './schemas/json-limits.ts'
 import { loggerOptions } from './logger.ts'
 import redisPlugin from './plugins/redis.ts'
 import metricsPlugin from './plugins/metrics.ts'
@@ -59,8 +60,14 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined)
-    else parseJson(request, body as string, done)
+    if (body === '') return done(null, undefined)
+    // Deep nesting is refused before anything (the parser, zod, a copy, Lua) recurses into it.
+    try {
+      refuseDeepJson(body as string)
+    } catch (err) {
+      return done(err as Error, undefined)
+    }
+    parseJson(request, body as string, done)
   })
   app.decorate('config', config)
   app.decorate('demoSeeders', [])

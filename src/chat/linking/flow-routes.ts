@@ -2,6 +2,7 @@ import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { AppError } from '../../errors.ts'
+import { refuseDeepJson } from '../../schemas/json-limits.ts'
 import { keepRawBodies, rawBodyOf, verifyWebhookSignature } from '../signature.ts'
 import { flowRequestSchema } from './flow-request.ts'
 import { answerLoginForm, requireValidSignature, type LoginFormDeps } from './login-form.ts'
@@ -25,8 +26,10 @@ function requireSignedJson (secret: string): preValidationAsyncHookHandler {
     if (!verifyWebhookSignature(secret, raw, Array.isArray(header) ? header[0] : header)) {
       throw new AppError('UNAUTHORIZED', 'Invalid or missing webhook signature')
     }
+    const text = raw.toString('utf8')
+    refuseDeepJson(text)
     try {
-      request.body = JSON.parse(raw.toString('utf8'))
+      request.body = JSON.parse(text)
     } catch {
       throw new AppError('INVALID_REQUEST', 'Malformed JSON body')
     }
