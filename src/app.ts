@@ -13,6 +13,7 @@ import locksPlugin from './plugins/locks.ts'
 import authPlugin from './plugins/auth.ts'
 import openapiPlugin from './plugins/openapi.ts'
 import rateLimitPlugin from './plugins/rate-limit.ts'
+import securityHeadersPlugin from './plugins/security-headers.ts'
 import healthRoutes from './health.ts'
 import seedPlugin from './seed.ts'
 import cropsPlugin from './crops/index.ts'
@@ -81,6 +82,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   })
 
   await app.register(metricsPlugin)
+  await app.register(securityHeadersPlugin)
   await app.register(redisPlugin, { url: config.redisUrl, keyPrefix: config.redisKeyPrefix, client: deps.redis })
   await app.register(tenantsPlugin)
   await app.register(locksPlugin)
