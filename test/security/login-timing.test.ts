@@ -6,7 +6,7 @@ import { buildTestApp, type TestApp } from '../helper.ts'
 // against the embedded commerce backend (real scrypt), known and unknown emails interleaved; the bound is a
 // generous ratio of medians, never an absolute time.
 
-const ROUNDS = 12
+const ROUNDS = 15
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b)
