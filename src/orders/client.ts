@@ -1,6 +1,7 @@
 import { Agent, type Dispatcher } from 'undici'
 import type { z } from 'zod'
-import { malformedAnswer, mapTransportError, mapUpstreamStatus } from './upstream-errors.ts'
+import type { FastifyBaseLogger } from 'fastify'
+import { malformedAnswer, mapTransportError, mapUpstreamStatus, upstreamText, type UpstreamFailure } from './upstream-errors.ts'
 
 // The one HTTP client for every club's commerce backend (Medusa v2 dialect). One undici Agent keeps a
 // connection pool per origin; admin tokens are cached per backend and admin login.
@@ -48,16 +49,27 @@ export function queryString (query: Query = {}): string {
 
 interface CachedToken { token: string, expiresAt: number }
 
+/** Told of every HTTP call upstream (the latency metric): the club it was for ('-': several), the status or 'error'. */
+export type CallObserver = (call: { club: string, method: string, status: string, seconds: number }) => void
+
 export class CommerceClient {
   private readonly agent: Agent
   private readonly adminTokens = new Map<string, Promise<CachedToken>>()
+  private club = '-'
 
-  constructor (timeoutMs: number) {
+  constructor (timeoutMs: number, private readonly observe: CallObserver = () => {}, private readonly log?: Pick<FastifyBaseLogger, 'debug'>) {
     this.agent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs, keepAliveTimeout: 10_000 })
   }
 
   async close (): Promise<void> {
     await this.agent.close()
+  }
+
+  /** This same client (its connection pool, its admin tokens) with its calls observed under `club`. */
+  forClub (club: string): CommerceClient {
+    const scoped = Object.create(this) as CommerceClient
+    scoped.club = club
+    return scoped
   }
 
   /** One JSON call; upstream errors come back as our AppErrors, a body that fails `schema` as 502. */
@@ -69,9 +81,7 @@ export class CommerceClient {
       res = await this.send(baseUrl, method, path, opts, true)
     }
     const json = await readJson(res)
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      throw mapUpstreamStatus({ status: res.statusCode, body: json.ok ? json.value : undefined, retryAfter: header(res, 'retry-after') })
-    }
+    if (res.statusCode < 200 || res.statusCode >= 300) throw this.refused(`${method} ${path.split('?')[0]}`, res, json)
     if (!json.ok) throw malformedAnswer(`answer to ${method} ${path.split('?')[0]}`)
     const parsed = opts.schema.safeParse(json.value)
     if (!parsed.success) throw malformedAnswer(`answer to ${method} ${path.split('?')[0]}`)
@@ -83,12 +93,17 @@ export class CommerceClient {
     const res = await this.dispatch(baseUrl, 'POST', `/auth/${actor}/emailpass`, { 'content-type': 'application/json' }, JSON.stringify({ email, password }))
     const json = await readJson(res)
     if (res.statusCode === 401 || res.statusCode === 400) return undefined
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      throw mapUpstreamStatus({ status: res.statusCode, body: json.ok ? json.value : undefined, retryAfter: header(res, 'retry-after') })
-    }
+    if (res.statusCode < 200 || res.statusCode >= 300) throw this.refused(`POST /auth/${actor}/emailpass`, res, json)
     const token = json.ok ? (json.value as { token?: unknown } | null)?.token : undefined
     if (typeof token !== 'string' || token.length === 0) throw malformedAnswer('login answer')
     return token
+  }
+
+  /** Our error for an upstream refusal; the upstream's own words go to the log at debug, never to the caller. */
+  private refused (call: string, res: Dispatcher.ResponseData, json: { ok: true, value: unknown } | { ok: false }): Error {
+    const failure: UpstreamFailure = { status: res.statusCode, body: json.ok ? json.value : undefined, retryAfter: header(res, 'retry-after') }
+    this.log?.debug({ call, status: failure.status, upstream: upstreamText(failure.body) }, 'commerce backend refused a call')
+    return mapUpstreamStatus(failure)
   }
 
   private async send (baseUrl: string, method: string, path: string, opts: CallOptions<z.ZodType>, refresh: boolean): Promise<Dispatcher.ResponseData> {
@@ -110,10 +125,16 @@ export class CommerceClient {
 
   private async dispatch (baseUrl: string, method: string, path: string, headers: Record<string, string>, body: string | undefined): Promise<Dispatcher.ResponseData> {
     const url = new URL(baseUrl)
+    const started = performance.now()
+    let status = 'error'
     try {
-      return await this.agent.request({ origin: url.origin, path: `${url.pathname.replace(/\/+$/, '')}${path}`, method: method as Dispatcher.HttpMethod, headers, body })
+      const res = await this.agent.request({ origin: url.origin, path: `${url.pathname.replace(/\/+$/, '')}${path}`, method: method as Dispatcher.HttpMethod, headers, body })
+      status = String(res.statusCode)
+      return res
     } catch (err) {
       throw mapTransportError(err)
+    } finally {
+      this.observe({ club: this.club, method, status, seconds: (performance.now() - started) / 1000 })
     }
   }
 

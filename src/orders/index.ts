@@ -22,6 +22,7 @@ export default fp(async (app) => {
   // A bad tenants file stops the start-up here, with the tenant and field named.
   const file = app.config.commerce.tenantsFile ? await loadTenantsFile(app.config.commerce.tenantsFile) : {}
   const access = commerceAccess(app, file, createUpstreamSessionStore(app.redis))
+  app.decorate('commerceAccess', access)
   const orders = new OrdersService({ sessions: access.sessions, notifier: app.notifier, locks: app.locks, log: app.log, medusaFor: access.medusaFor })
   await app.register(orderRoutes, { access, orders })
   await app.register(flowRoutes, { orders, idempotency: createIdempotencyStore(app.redis) })

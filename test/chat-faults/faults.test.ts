@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { signAccessToken } from '../../src/auth/tokens.ts'
 import {
-  cleanupLogs, deliver, figures, JWT_SECRET, post, text, killInstance, logTail, percentile, settled, startInstance, startProvider, startRedis,
+  cleanupLogs, deliver, figures, JWT_SECRET, post, seedClubs, text, killInstance, logTail, percentile, settled, startInstance, startProvider, startRedis,
   type Figures, type Instance, type Provider, type RedisProcess,
 } from './harness.ts'
 
@@ -26,8 +26,9 @@ describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, ()
   beforeAll(async () => {
     redis = await startRedis()
     provider = await startProvider()
-    // the demo clubs, loaded once (the link-code row needs one)
-    ;[a, b] = await Promise.all([startInstance('a', redis.url, provider.url, { SEED: 'demo' }), startInstance('b', redis.url, provider.url)])
+    // the demo clubs (the link-code row needs one)
+    await seedClubs(redis.url)
+    ;[a, b] = await Promise.all([startInstance('a', redis.url, provider.url), startInstance('b', redis.url, provider.url)])
   }, 120_000)
 
   afterAll(async () => {

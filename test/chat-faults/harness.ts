@@ -9,7 +9,9 @@ import { request } from 'undici'
 import { freePort } from '../../scripts/lib/free-port.ts'
 import { waitForRedis } from '../../scripts/lib/redis-server.ts'
 import { shardOf } from '../../src/chat/shards.ts'
+import { buildApp } from '../../src/app.ts'
 import { signWebhookBody } from '../../src/chat/signature.ts'
+import { loadConfig } from '../../src/config.ts'
 import { keys } from '../../src/stores/keys.ts'
 
 // Real parts for the fault suite: a redis-server with AOF (fsync always) that can be killed and restarted on
@@ -20,6 +22,13 @@ export const SECRET = 'fault-suite-webhook-secret-0123456789'
 export const JWT_SECRET = 'fault-suite-jwt-secret-0123456789abcdef'
 export const SHARDS = 64
 const PREFIX = 'faults:'
+
+/** The demo clubs, written into the suite's Redis by a short-lived app (production refuses SEED=demo). */
+export async function seedClubs (redisUrl: string): Promise<void> {
+  const seeder = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SEED: 'demo', REDIS_URL: redisUrl, REDIS_KEY_PREFIX: PREFIX, JWT_SECRET, CRON_API_SECRET: 'fault-suite-cron-secret-0123456789', CHAT_WEBHOOK_SECRET: SECRET }))
+  await seeder.ready()
+  await seeder.close()
+}
 
 export interface RedisProcess { url: string, port: number, kill: () => Promise<void>, start: () => Promise<void>, stop: () => Promise<void> }
 
