@@ -24,7 +24,7 @@ describe('provider client', () => {
   })
 
   it('answers retry for 429 (with Retry-After) and 5xx, refused for other 4xx, never with the key', async () => {
-    fake.plan.push({ status: 429, headers: { 'retry-after': '3' } }, { status: 503 }, { status: 400 })
+    fake.plan.push({ status: 429, headers: { 'retry-after': '3' } }, { status: 503 }, { status: 400, body: `bad request from Bearer ${API_KEY}` })
     expect(await client().send(body, 'a')).toMatchObject({ kind: 'retry', retryAfterMs: 3000 })
     expect(await client().send(body, 'b')).toMatchObject({ kind: 'retry', retryAfterMs: undefined, reason: expect.stringContaining('503') })
     const refused = await client().send(body, 'c')

@@ -87,7 +87,7 @@ export interface ProviderCall {
 export interface FakeProvider {
   url: string
   calls: ProviderCall[]
-  plan: Array<{ status: number, headers?: Record<string, string>, hangMs?: number }>
+  plan: Array<{ status: number, headers?: Record<string, string>, hangMs?: number, body?: string }>
   attempts: number
   to: (phone: string) => SendBody[]
   close: () => Promise<void>
@@ -115,7 +115,7 @@ export async function startFakeProvider (): Promise<FakeProvider> {
       if (next?.hangMs) await new Promise((resolve) => setTimeout(resolve, next.hangMs))
       if (res.destroyed) return
       if (next && next.status >= 300) {
-        res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers }).end('{"error":{"message":"try later"}}')
+        res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers }).end(next.body ?? '{"error":{"message":"try later"}}')
         return
       }
       fake.calls.push({ url: req.url ?? '', authorization: req.headers.authorization, idempotencyKey: req.headers['x-idempotency-key'] as string | undefined, body: JSON.parse(raw) })

@@ -48,7 +48,8 @@ export class ProviderClient {
       })
       const text = await res.body.text()
       if (res.statusCode < 300) return { kind: 'ok' }
-      const reason = `provider answered ${res.statusCode}: ${text.slice(0, 200)}`
+      // the provider's own words help an admin reading the dead letter; the key is cut out should it echo it
+      const reason = `provider answered ${res.statusCode}: ${text.replaceAll(this.options.apiKey, '[redacted]').slice(0, 200)}`
       if (res.statusCode === 429 || res.statusCode >= 500) return { kind: 'retry', reason, retryAfterMs: retryAfterMs(res.headers['retry-after']) }
       return { kind: 'refused', reason }
     } catch (err) {
