@@ -23,16 +23,13 @@ export function mapResult<T, U> (res: Result<T>, f: (value: T) => U): Result<U> 
   return res.ok ? { ok: true, value: f(res.value) } : res
 }
 
-/** Stock of a variant whose inventory is not managed upstream: enough for any chat order. */
-const UNMANAGED_STOCK = 99
-
 const failureOf = (status: number): Failure =>
   status === 401 ? 'auth' : status === 400 || status === 409 || status === 422 ? 'rejected' : 'unavailable'
 
 export class ClubApi {
   constructor (private readonly app: FastifyInstance) {}
 
-  private async request<T> (caller: Caller | undefined, method: 'GET' | 'POST', url: string, schema: z.ZodType<T>, payload?: object): Promise<Result<T>> {
+  private async request<T> (caller: Caller | undefined, method: 'GET' | 'POST' | 'DELETE', url: string, schema: z.ZodType<T>, payload?: object): Promise<Result<T>> {
     const headers: Record<string, string> = caller ? { authorization: `Bearer ${caller.token}`, 'tenant-id': caller.tenantId } : {}
     let res
     try {
@@ -99,6 +96,47 @@ export class ClubApi {
     return await this.request(caller, 'POST', `/store/carts/${cart}/payment-sessions`, z.unknown(), { providerId: 'cash' })
   }
 
+  // Calls of the bot's search, cart editing and repeat order.
+
+  /** The club's whole catalog (up to CATALOG_MAX products), for a search by words. */
+  async catalog (caller: Caller): Promise<Result<Product[]>> {
+    const products: Product[] = []
+    for (let offset = 0; offset < CATALOG_MAX; offset += CATALOG_PAGE) {
+      const page = await this.products(caller, offset, CATALOG_PAGE)
+      if (!page.ok) return page
+      products.push(...page.value.products)
+      if (offset + CATALOG_PAGE >= page.value.count) break
+    }
+    return { ok: true, value: products }
+  }
+
+  /** The variant's line at exactly `quantity` (0 removes it): fewer is a removal and a fresh add. */
+  async setLine (caller: Caller, cartId: string, variantId: string, quantity: number): Promise<Result<string>> {
+    const cart = encodeURIComponent(cartId)
+    const current = await this.request(caller, 'GET', `/store/carts/${cart}`, cartResponse)
+    if (!current.ok) return current
+    const lines = current.value.cart.items.filter((i) => i.variantId === variantId)
+    const held = lines.reduce((sum, i) => sum + i.quantity, 0)
+    if (held === quantity) return { ok: true, value: cartId }
+    if (quantity > held) return await this.addToCart(caller, cartId, variantId, quantity)
+    for (const line of lines) {
+      const removed = await this.request(caller, 'DELETE', `/store/carts/${cart}/line-items/${encodeURIComponent(line.id)}`, cartResponse)
+      if (!removed.ok) return removed
+    }
+    return quantity > 0 ? await this.addToCart(caller, cartId, variantId, quantity) : { ok: true, value: cartId }
+  }
+
+  /** The lines of the member's latest order; undefined when they have none. An admin's list is the club's: theirs is asked for. */
+  async lastOrderLines (caller: Caller, customerId: string): Promise<Result<Array<{ variantId: string, title: string, quantity: number }> | undefined>> {
+    const own = caller.role === 'admin' ? `&customer_id=${encodeURIComponent(customerId)}` : ''
+    const list = await this.request(caller, 'GET', `/api/orders?limit=1${own}`, z.object({ orders: z.array(z.object({ id: z.string() })) }))
+    if (!list.ok) return list
+    const [latest] = list.value.orders
+    if (!latest) return { ok: true, value: undefined }
+    const order = await this.request(caller, 'GET', `/api/orders/${encodeURIComponent(latest.id)}`, orderLines)
+    return order.ok ? { ok: true, value: order.value.order.items } : order
+  }
+
   async orders (caller: Caller) {
     return await this.request(caller, 'GET', '/api/orders?limit=5', orderList)
   }
@@ -150,13 +188,17 @@ function toProduct (p: z.infer<typeof storeProduct>, currency: string): Product 
         id: v.id,
         title: v.title ?? p.title,
         price: price?.amount ?? 0,
-        stock: Math.max(0, v.inventoryQuantity ?? UNMANAGED_STOCK),
+        // null: not tracked upstream, always orderable
+        stock: v.inventoryQuantity === null || v.inventoryQuantity === undefined ? null : Math.max(0, v.inventoryQuantity),
       }
     }),
   }
 }
 
-const cartResponse = z.object({ cart: z.object({ id: z.string(), items: z.array(z.object({ variantId: z.string(), quantity: z.number() })).default([]) }) })
+const cartResponse = z.object({ cart: z.object({ id: z.string(), items: z.array(z.object({ id: z.string(), variantId: z.string(), quantity: z.number() })).default([]) }) })
+const orderLines = z.object({ order: z.object({ items: z.array(z.object({ variantId: z.string(), title: z.string(), quantity: z.number() })) }) })
+const CATALOG_PAGE = 100
+const CATALOG_MAX = 500
 const shippingOptions = z.object({ shippingOptions: z.array(z.object({ id: z.string(), name: z.string() })) })
 const completion = z.object({
   type: z.string(),
