@@ -3,24 +3,24 @@ import { variantTitle } from '../../machines/conversation.logic.ts'
 import { PRODUCTS_PAGE, UNTRACKED_MAX, type AccountRef, type CartItem, type ConversationEffects, type Locale, type Report, type ResultEvent } from '../../machines/conversation.types.ts'
 import { verifyAccessToken } from '../auth/tokens.ts'
 import type { TenantStore } from '../tenants/store.ts'
-import { mapResult, type ClubApi, type Caller, type Failure, type LinkRecord, type Result } from './club-api.ts'
+import { mapResult, type Behalf, type ClubServices, type Failure, type LinkRecord, type Result } from './club-services.ts'
 import type { LinkedAccount, LinkedAccountStore, LoginFormInvites } from './linking/types.ts'
 import type { Messenger } from './outbound/messenger.ts'
 import type { OutboundMessage } from './outbound/messages.ts'
 import { compose, cropsReport, loginForm, notificationsReport, ordersReport, text, type Voice } from './replies/compose.ts'
 import { COPY } from './replies/copy.ts'
 
-// Performs the machine's named actions: sends replies and calls the club's routes, and turns each result that
+// Performs the machine's named actions: sends replies and calls the club's services, and turns each result that
 // the conversation must know into an event.
 
 /** A link made by code lasts as long as one made by the login form (spec, Limits), or less if the token says so. */
 export const LINK_TTL_MS = 7 * 24 * 60 * 60_000
 const DEFAULT_VOICE: Voice = { locale: 'es', currency: 'ARS' }
 
-/** Effects performed without a call on the member's behalf, and the shop calls of search, cart editing and repeat. */
+export type EffectAction = { [K in keyof ConversationEffects]: { type: K, params: ConversationEffects[K] } }[keyof ConversationEffects]
+/** Effects performed without a call as the member, and the shop calls of search, cart editing and repeat. */
 type LocalEffect = 'reply' | 'sendLoginForm' | 'consumeLinkCode' | 'unlink' | 'setLanguage'
 type ShopEffect = 'searchProducts' | 'setCartLine' | 'repeatLastOrder'
-export type EffectAction = { [K in keyof ConversationEffects]: { type: K, params: ConversationEffects[K] } }[keyof ConversationEffects]
 const EFFECTS: ReadonlySet<string> = new Set<keyof ConversationEffects>([
   'reply', 'sendLoginForm', 'consumeLinkCode', 'fetchProducts', 'addToCart', 'placeOrder', 'report', 'unlink',
   'searchProducts', 'setCartLine', 'repeatLastOrder', 'setLanguage',
@@ -32,7 +32,7 @@ export function effectsOf (actions: ReadonlyArray<{ type: string, params?: unkno
 }
 
 export interface EffectDeps {
-  api: ClubApi
+  api: ClubServices
   messenger: Messenger
   tenants: TenantStore
   linkedAccounts: LinkedAccountStore
@@ -48,6 +48,10 @@ export function accountRef (a: LinkedAccount): AccountRef {
 }
 
 const commerceFailure = (failure: Failure) => failure === 'rejected' ? 'stock' as const : 'unavailable' as const
+
+async function andThen<T, U> (res: Result<T>, next: (value: T) => Promise<Result<U>>): Promise<Result<U>> {
+  return res.ok ? await next(res.value) : res
+}
 
 export class Effects {
   constructor (private readonly deps: EffectDeps) {}
@@ -66,10 +70,10 @@ export class Effects {
     return await Promise.all(accounts.map(async (a) => ({ ...accountRef(a), locale: a.locale ?? (await this.deps.tenants.get(a.tenantId))?.locale ?? DEFAULT_VOICE.locale })))
   }
 
-  private async caller (phone: string, tenantId: string): Promise<Caller | undefined> {
+  /** The member of the phone's live link to the club; 'auth' when the link expired or its token no longer holds. */
+  private async behalf (phone: string, tenantId: string): Promise<Result<Behalf>> {
     const account = (await this.deps.linkedAccounts.list(phone)).find((a) => a.tenantId === tenantId && a.expiresAt > this.deps.clock())
-    if (!account) return undefined
-    return { tenantId, token: account.token, role: account.role, phone, currency: (await this.voice(tenantId)).currency }
+    return account ? await this.deps.api.behalf(account, phone) : { ok: false, failure: 'auth', status: 401 }
   }
 
   private async send (phone: string, messages: OutboundMessage[]): Promise<void> {
@@ -131,29 +135,28 @@ export class Effects {
     }
   }
 
-  /** Calls made with the member's token; a refused token ends the conversation's link. */
+  /** Calls made as the member; a link that no longer holds ends the conversation's link. */
   private async onBehalf (phone: string, action: Exclude<EffectAction, { type: LocalEffect | ShopEffect }>): Promise<ResultEvent | undefined> {
-    const caller = await this.caller(phone, action.params.tenantId)
-    if (!caller) return { type: 'AUTH_EXPIRED' }
+    const who = await this.behalf(phone, action.params.tenantId)
     const { api } = this.deps
     switch (action.type) {
       case 'fetchProducts': {
-        const res = await api.products(caller, action.params.offset, PRODUCTS_PAGE)
+        const res = await andThen(who, async (w) => await api.products(w, action.params.offset, PRODUCTS_PAGE))
         if (res.ok) return { type: 'PRODUCTS_LOADED', products: res.value.products, offset: action.params.offset, count: res.value.count }
         return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'PRODUCTS_FAILED' }
       }
       case 'addToCart': {
         const { cartId, variantId, quantity, target } = action.params
-        const res = await api.addToCart(caller, cartId, variantId, target)
+        const res = await andThen(who, async (w) => await api.addToCart(w, cartId, variantId, target))
         if (res.ok) return { type: 'ADDED', cartId: res.value, variantId, quantity }
         return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'ADD_FAILED', reason: commerceFailure(res.failure) }
       }
       case 'placeOrder': {
-        const res = await api.placeOrder(caller, action.params.cartId)
+        const res = await andThen(who, async (w) => await api.placeOrder(w, action.params.cartId))
         if (res.ok) return { type: 'ORDER_PLACED', displayId: res.value.displayId, total: res.value.total }
         return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'ORDER_FAILED', reason: commerceFailure(res.failure) }
       }
-      case 'report': return await this.report(caller, action.params.what)
+      case 'report': return await this.report(phone, action.params.tenantId, who, action.params.what)
     }
   }
 
@@ -166,34 +169,34 @@ export class Effects {
   }
 
   private async shop (phone: string, action: Extract<EffectAction, { type: ShopEffect }>): Promise<ResultEvent> {
-    const caller = await this.caller(phone, action.params.tenantId)
-    if (!caller) return { type: 'AUTH_EXPIRED' }
+    const who = await this.behalf(phone, action.params.tenantId)
+    if (!who.ok) return { type: 'AUTH_EXPIRED' }
     const { api } = this.deps
     switch (action.type) {
       case 'searchProducts': {
-        const res = await api.catalog(caller)
+        const res = await api.catalog(who.value)
         if (!res.ok) return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'PRODUCTS_FAILED' }
         const { query, quantity } = action.params
         return { type: 'CATALOG_LOADED', products: res.value, query, ...(quantity === undefined ? {} : { quantity }) }
       }
       case 'setCartLine': {
         const { cartId, variantId, quantity } = action.params
-        const res = await api.setLine(caller, cartId, variantId, quantity)
+        const res = await api.setLine(who.value, cartId, variantId, quantity)
         if (res.ok) return { type: 'LINE_SET', variantId, quantity }
         return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'LINE_FAILED', reason: commerceFailure(res.failure) }
       }
-      case 'repeatLastOrder': return await this.repeat(caller, action.params.cartId, action.params.cart)
+      case 'repeatLastOrder': return await this.repeat(who.value, action.params.cartId, action.params.cart)
     }
   }
 
   /**
    * The last order's lines into the cart, each as far as stock allows today (a line the cart holds already counts),
-   * at today's price. Lines brought to a target quantity, so a turn run again adds nothing more.
+   * at today's price. Lines are brought to a target quantity, so a turn run again adds nothing more.
    */
-  private async repeat (caller: Caller, cartId: string | undefined, cart: ReadonlyArray<{ variantId: string, quantity: number }>): Promise<ResultEvent> {
+  private async repeat (who: Behalf, cartId: string | undefined, cart: ReadonlyArray<{ variantId: string, quantity: number }>): Promise<ResultEvent> {
     const { api } = this.deps
-    const account = (await this.deps.linkedAccounts.list(caller.phone)).find((a) => a.tenantId === caller.tenantId)
-    const [last, catalog] = await Promise.all([api.lastOrderLines(caller, account?.customerId ?? ''), api.catalog(caller)])
+    const account = (await this.deps.linkedAccounts.list(who.phone)).find((a) => a.tenantId === who.actor.tenant.id)
+    const [last, catalog] = await Promise.all([api.lastOrderLines(who, account?.customerId ?? ''), api.catalog(who)])
     if (!last.ok || !catalog.ok) {
       const auth = (!last.ok && last.failure === 'auth') || (!catalog.ok && catalog.failure === 'auth')
       return auth ? { type: 'AUTH_EXPIRED' } : { type: 'REPEAT_FAILED', reason: 'unavailable' }
@@ -207,36 +210,32 @@ export class Effects {
       const variant = product?.variants.find((v) => v.id === ordered.variantId)
       const held = cart.find((l) => l.variantId === ordered.variantId)?.quantity ?? 0
       const quantity = variant ? Math.min(ordered.quantity, (variant.stock ?? UNTRACKED_MAX) - held) : 0
-      if (!product || !variant || quantity < 1) {
-        missing.push(ordered.title)
-        continue
-      }
-      const added = await api.addToCart(caller, id, variant.id, held + quantity)
-      if (!added.ok) {
-        if (added.failure === 'auth') return { type: 'AUTH_EXPIRED' }
+      const added = product && variant && quantity >= 1 ? await api.addToCart(who, id, variant.id, held + quantity) : undefined
+      if (added && !added.ok && added.failure === 'auth') return { type: 'AUTH_EXPIRED' }
+      if (!product || !variant || !added?.ok) {
         missing.push(ordered.title)
         continue
       }
       id = added.value
       lines.push({ variantId: variant.id, productId: product.id, title: variantTitle(product, variant), quantity, unitPrice: variant.price })
     }
-    return id ? { type: 'REPEATED', cartId: id, lines, missing } : { type: 'REPEAT_FAILED', reason: 'stock' }
+    return id && lines.length > 0 ? { type: 'REPEATED', cartId: id, lines, missing } : { type: 'REPEAT_FAILED', reason: 'stock' }
   }
 
-  private async report (caller: Caller, what: Report): Promise<ResultEvent | undefined> {
-    const voice = await this.voice(caller.tenantId)
-    const res = await this.reportOf(caller, what, voice)
+  private async report (phone: string, tenantId: string, who: Result<Behalf>, what: Report): Promise<ResultEvent | undefined> {
+    const voice = await this.voice(tenantId, phone)
+    const res = await andThen(who, async (w) => await this.reportOf(w, what, voice))
     if (!res.ok && res.failure === 'auth') return { type: 'AUTH_EXPIRED' }
-    await this.send(caller.phone, [res.ok ? res.value : text(COPY[voice.locale].reportFailed)])
+    await this.send(phone, [res.ok ? res.value : text(COPY[voice.locale].reportFailed)])
     return undefined
   }
 
-  private async reportOf (caller: Caller, what: Report, voice: Voice): Promise<Result<OutboundMessage>> {
+  private async reportOf (who: Behalf, what: Report, voice: Voice): Promise<Result<OutboundMessage>> {
     const { api } = this.deps
     switch (what) {
-      case 'orders': return mapResult(await api.orders(caller), (v) => ordersReport(v.orders, voice, caller.role === 'admin'))
-      case 'notifications': return mapResult(await api.notifications(caller), (v) => notificationsReport(v.unread, v.latest, voice))
-      case 'crops': return mapResult(await api.crops(caller), (v) => cropsReport(v.crops, voice))
+      case 'orders': return mapResult(await api.orders(who), (v) => ordersReport(v.orders, voice, who.actor.role === 'admin'))
+      case 'notifications': return mapResult(await api.notifications(who), (v) => notificationsReport(v.unread, v.latest, voice))
+      case 'crops': return mapResult(await api.crops(who), (v) => cropsReport(v.crops, voice))
     }
   }
 }

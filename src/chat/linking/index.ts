@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import { signAccessToken } from '../../auth/tokens.ts'
 import { flowRoutes } from './flow-routes.ts'
 import { createLinkCodeStore } from './link-code-store.ts'
+import { consumeLinkCode } from './link-service.ts'
 import { linkRoutes } from './link-routes.ts'
 import { createLinkedAccountStore } from './linked-account-store.ts'
 import { createLoginAttemptLimiter } from './login-attempts.ts'
@@ -13,7 +14,9 @@ export default fp(async (app) => {
   app.decorate('linkedAccounts', createLinkedAccountStore(app.redis))
   app.decorate('loginFormInvites', createLoginFormInvites(app.redis))
 
-  await app.register(linkRoutes, { codes: createLinkCodeStore(app.redis) })
+  const codes = createLinkCodeStore(app.redis)
+  app.decorate('linkCodes', { consume: async (code: string) => await consumeLinkCode(codes, code) })
+  await app.register(linkRoutes, { codes })
   await app.register(flowRoutes, {
     form: {
       tenants: app.tenants,

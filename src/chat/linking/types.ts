@@ -1,4 +1,5 @@
 import type { Role } from '../../auth/tokens.ts'
+import type { LinkRecord } from './link-record.ts'
 
 // The contract between the chat bot (src/chat/) and the linking side (src/chat/linking/).
 
@@ -37,8 +38,14 @@ export interface ChatBot {
   accountLinked (phone: string): Promise<void>
 }
 
+/** Link codes as the bot consumes them: single use; an unknown, expired or used code is a NOT_FOUND AppError. */
+export interface LinkCodes {
+  consume (code: string): Promise<LinkRecord>
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
+    linkCodes: LinkCodes
     linkedAccounts: LinkedAccountStore
     loginFormInvites: LoginFormInvites
     chatBot: ChatBot
