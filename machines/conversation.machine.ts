@@ -688,7 +688,7 @@ export const conversationMachine = machineSetup.createMachine({
       on: {
         ...everywhere('VIEWING_CART'),
         AUTH_EXPIRED: expired,
-        TEXT: [lineQuantity, ...cartChecks.text, ...cartMoves, cartChecks.fallback],
+        TEXT: [lineQuantity, ...cartChecks.text, ...cartMoves, searchWords, cartChecks.fallback],
         REPLY: [...cartChecks.reply, lineQuantity, ...cartMoves, cartChecks.fallback],
         LINE_SET: [
           {
@@ -712,6 +712,8 @@ export const conversationMachine = machineSetup.createMachine({
           },
         ],
         LINE_FAILED: { actions: [...say((a) => ({ id: 'lineFailed', reason: failureOf(a) })), ...sayPrompt('VIEWING_CART')] },
+        CATALOG_LOADED: searchResults('VIEWING_CART'),
+        PRODUCTS_FAILED: { actions: [...say(() => ({ id: 'productsFailed' })), ...sayPrompt('VIEWING_CART')] },
       },
     },
     CONFIRMING_ORDER: {
