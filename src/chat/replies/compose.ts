@@ -193,7 +193,7 @@ export function loginForm (phone: string, flowId: string, clubs: Array<{ id: str
           flow_id: flowId,
           flow_cta: clip(copy.loginCta, LIMITS.buttonTitle),
           flow_action: 'navigate',
-          flow_action_payload: { screen: 'CLUB_SELECT', data: clubSelectScreen(clubs).data },
+          flow_action_payload: { screen: 'CLUB_SELECT', data: clubSelectScreen(clubs, undefined, voice.locale).data },
         },
       },
     },
