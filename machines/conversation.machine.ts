@@ -227,10 +227,10 @@ const machineSetup = setup({
       const variant = pickedVariant(args)
       return variant !== undefined && maxQuantity(args.context, variant.id) < 1
     },
-    /** Words that are not a choice, a number or a control word: a product search. */
+    /** Words that are not a choice, a number or a control word ("sí" out of place is not a product): a search. */
     searchable: (args) => {
       const text = textOf(args.event)
-      return text !== undefined && choiceIdOf(args.context, args.event) === undefined && orderWords(text).words.length > 0
+      return text !== undefined && wordIn(args.event) === undefined && choiceIdOf(args.context, args.event) === undefined && orderWords(text).words.length > 0
     },
     noMatch: (args) => searchOf(args).matches.length === 0,
     foundAddable: (args) => {
