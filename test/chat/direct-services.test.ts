@@ -153,8 +153,8 @@ describe('products as the bot offers them', () => {
     variants: [{ id: 'var_1', title: '', sku: null, prices: [{ amount: 900, currencyCode: 'usd' }, { amount: 32000, currencyCode: 'ars' }], inventoryQuantity }],
   })
 
-  it('a variant whose inventory is not managed (no quantity upstream) can be ordered; a negative stock is none', () => {
-    expect(chatProduct(product(null), 'ARS').variants).toEqual([{ id: 'var_1', title: 'Aceite', price: 32000, stock: 99 }])
+  it('a variant whose inventory is not managed (no quantity upstream) has no stock figure (orderable, not "stock 0"); a negative stock is none', () => {
+    expect(chatProduct(product(null), 'ARS').variants).toEqual([{ id: 'var_1', title: 'Aceite', price: 32000, stock: null }])
     expect(chatProduct(product(-3), 'ARS').variants[0]!.stock).toBe(0)
     expect(chatProduct(product(7), 'EUR').variants[0]).toMatchObject({ price: 900, stock: 7 })
   })
