@@ -26,6 +26,9 @@ const envSchema = z.object({
   CHAT_LEASE_MS: z.coerce.number().int().min(500).max(300_000).default(2_000),
   CHAT_TURN_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(8),
   CHAT_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
+  CHAT_HISTORY_DAYS: z.coerce.number().int().min(1).max(3_650).default(90),
+  CHAT_HISTORY_MAX: z.coerce.number().int().min(10).max(10_000).default(500),
+  CHAT_HANDOFF_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(15 * 60_000),
   // fault-suite only: kill -9 this process at a named point of the pipeline (never set in production)
   CHAT_CRASH_AT: z.string().regex(/^(turn-before-commit|send-before-ack):\d+$/).optional(),
   COMMERCE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -71,6 +74,9 @@ export interface Config {
     readonly leaseMs: number
     readonly turnConcurrency: number
     readonly sendConcurrency: number
+    readonly historyDays: number
+    readonly historyMax: number
+    readonly handoffTimeoutMs: number
     readonly crashAt: string | undefined
   }
   readonly commerce: {
@@ -151,6 +157,9 @@ export function loadConfig (source: Record<string, string | undefined> = process
       leaseMs: env.CHAT_LEASE_MS,
       turnConcurrency: env.CHAT_TURN_CONCURRENCY,
       sendConcurrency: env.CHAT_SEND_CONCURRENCY,
+      historyDays: env.CHAT_HISTORY_DAYS,
+      historyMax: env.CHAT_HISTORY_MAX,
+      handoffTimeoutMs: env.CHAT_HANDOFF_TIMEOUT_MS,
       crashAt: env.CHAT_CRASH_AT,
     }),
     commerce: Object.freeze({
