@@ -97,7 +97,8 @@ export function menuItems (context: ConversationContext): MenuItem[] {
   const items: MenuItem[] = ['browse', 'cart', 'repeat', 'orders', 'notifications']
   if (account && account.role !== 'member') items.push('crops')
   if (validAccounts(context.accounts, now).length >= 2) items.push('switch-club')
-  items.push('language', 'unlink')
+  // 'person' is answered beside the machine (src/chat/inbox/handoff-runtime.ts): the handoff is a flag, not a state
+  items.push('person', 'language', 'unlink')
   return items
 }
 

@@ -137,7 +137,7 @@ export type ResultEvent =
 
 export type ConversationEvent = InboundEvent | ResultEvent
 
-export type MenuItem = 'browse' | 'cart' | 'repeat' | 'orders' | 'notifications' | 'crops' | 'switch-club' | 'language' | 'unlink'
+export type MenuItem = 'browse' | 'cart' | 'repeat' | 'orders' | 'notifications' | 'crops' | 'switch-club' | 'person' | 'language' | 'unlink'
 export type Report = 'orders' | 'notifications' | 'crops'
 
 /** What the bot says; the runtime words it in the club's language. `id` names the copy. */

@@ -14,6 +14,12 @@ import { createChatStore } from './store-redis.ts'
 import type { Lane } from './store.ts'
 import { WakeChannel } from './wake.ts'
 import { webhookRoutes } from './webhook.ts'
+import { HandoffRuntime } from './inbox/handoff-runtime.ts'
+import { inboxRoutes } from './inbox/routes.ts'
+import { inboxStreamRoutes } from './inbox/stream.ts'
+import { keys } from '../stores/keys.ts'
+import { ChatInbox, type ActivityEvent } from './inbox/service.ts'
+import { createInboxStore } from './inbox/store.ts'
 import { TurnWorker } from './worker.ts'
 
 // The chat bot: the signed webhook and the mailboxes, the turn worker (conversation runtime, one atomic commit
@@ -25,6 +31,8 @@ declare module 'fastify' {
       /** Resolves once the phone has nothing waiting or in progress (mail or replies) on any instance (tests, tools). */
       idle (phone: string, timeoutMs?: number): Promise<void>
     }
+    /** Staff and system messages to a member, through the outbox, recorded in the conversation's history. */
+    chatInbox: ChatInbox
   }
 }
 
@@ -82,13 +90,30 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     log,
   }, store, log)
   const sender = new Sender(store, transport, { ...lanes, concurrency: chat.sendConcurrency, horizonMs: chat.sendHorizonMs, clock, crashPoint, handedBack: (phone) => { publish('send', [phone]) } })
-  const worker = new TurnWorker(store, runtime, {
+  const inbox = new ChatInbox({
+    store: createInboxStore(app.redis, chat.shards, { historyMs: chat.historyDays * 24 * 60 * 60_000, historyMax: chat.historyMax }, clock),
+    chat: store,
+    tenants: app.tenants,
+    notifications: app.notifications,
+    clock,
+    handoffTimeoutMs: chat.handoffTimeoutMs,
+    log,
+    queued: (phone) => { sender.runner.offer([phone]) },
+    activity: (tenantId: string, event: ActivityEvent) => {
+      app.liveHub.publish(keys.chat.clubActivity(tenantId), { type: 'chat', event }).catch((err: Error) => { log.warn({ err: { message: err.message } }, 'chat activity not published') })
+    },
+  })
+  const recordTurn = (message: InboundMessage, doc: string | undefined, replies: string[]): void => {
+    inbox.recordTurn(message, doc, replies).catch((err: Error) => { log.warn({ err: { message: err.message } }, 'chat history not recorded') })
+  }
+  const worker = new TurnWorker(store, new HandoffRuntime(runtime, inbox), {
     ...lanes,
     concurrency: chat.turnConcurrency,
     maxTries: MAX_TURN_TRIES,
     committed: (phone) => { sender.runner.offer([phone]) },
     crashPoint,
     handedBack: (phone) => { publish('turn', [phone]) },
+    applied: (message, result) => { recordTurn(message, result.doc, result.replies) },
   })
 
   // a dead instance's phones are found within a lease length
@@ -105,6 +130,17 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     await webhookRoutes(scope, { secret: chat.webhookSecret, store, clock, accepted })
   })
   await app.register(async (scope) => { await deadLetterRoutes(scope, store) })
+  await app.register(async (scope) => { await inboxRoutes(scope, inbox, clock) })
+  await app.register(inboxStreamRoutes)
+  app.decorate('chatInbox', inbox)
+  // requests nobody took: handed back with an apology (a phone that writes first is handed back by its turn)
+  let handoffShard = 0
+  const handoffTimer = setInterval(() => {
+    const shard = handoffShard
+    handoffShard = (handoffShard + 1) % chat.shards
+    inbox.expireDue(shard).catch((err: Error) => { log.warn({ err: { message: err.message }, shard }, 'chat handoff check failed') })
+  }, Math.max(50, Math.min(30_000, chat.handoffTimeoutMs / 4) / chat.shards))
+  handoffTimer.unref()
 
   app.decorate('chatBot', {
     accountLinked: async (phone: string) => {
@@ -130,6 +166,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   })
   // SIGTERM: stop taking work, let turns in hand finish (or hand them back), cut sends short and hand them back
   app.addHook('preClose', async () => {
+    clearInterval(handoffTimer)
     sweeper.stop()
     await Promise.all([worker.runner.stop(STOP_GRACE_MS), sender.runner.stop(STOP_GRACE_MS)])
     await wake?.close().catch(() => {})

@@ -168,6 +168,14 @@ redis.call('RPUSH', KEYS[3], cjson.decode(record).payload)
 redis.call('ZADD', KEYS[4], 'NX', now, ARGV[2])
 return record`,
   },
+  // KEYS outbox, sendable; ARGV phone, entries...
+  chatEnqueue: {
+    numberOfKeys: 2,
+    lua: `${NOW_MS}
+for i = 2, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+redis.call('ZADD', KEYS[2], 'NX', now, ARGV[1])
+return 1`,
+  },
 } as const
 
 type Reply = Array<string | null>
@@ -181,6 +189,7 @@ interface ChatCommands {
   chatRelease (...keysThenArgs: Array<string | number>): Promise<number>
   chatRenew (...keysThenArgs: Array<string | number>): Promise<number>
   chatRedrive (...keysThenArgs: Array<string | number>): Promise<string | null>
+  chatEnqueue (...keysThenArgs: Array<string | number>): Promise<number>
 }
 
 const b = keys.chat.bot
@@ -337,6 +346,12 @@ export class RedisChatStore implements ChatStore {
     const k = this.laneKeys(letter.lane, letter.phone)
     const moved = await this.redis.chatRedrive(b.dead(s), b.deadIndex(s), k.list, k.zset, id, letter.phone)
     return moved === null ? undefined : letter
+  }
+
+  async enqueue (phone: string, entries: string[]) {
+    if (entries.length === 0) return
+    const k = this.laneKeys('send', phone)
+    await this.redis.chatEnqueue(k.list, k.zset, phone, ...entries)
   }
 
   async linkResult (phone: string, code: string) {

@@ -105,6 +105,8 @@ export interface ChatStore {
   deadLetter (id: string): Promise<DeadLetter | undefined>
   /** Puts a dead letter back at the end of its phone's mailbox or outbox; the letter, or undefined if unknown. */
   redrive (id: string): Promise<DeadLetter | undefined>
+  /** Appends entries (JSON, in order) to the phone's outbox, behind the bot's replies (staff and system messages). */
+  enqueue (phone: string, entries: string[]): Promise<void>
   linkResult (phone: string, code: string): Promise<string | undefined>
   putLinkResult (phone: string, code: string, result: string): Promise<void>
 }
@@ -156,7 +158,7 @@ export class MemoryChatStore implements ChatStore {
     return true
   }
 
-  private enqueue (q: Queue, item: string): void {
+  private push (q: Queue, item: string): void {
     if (q.items.length === 0) Object.assign(q, { dueAt: this.now(), owner: undefined, tries: 0 })
     q.items.push(item)
   }
@@ -168,7 +170,7 @@ export class MemoryChatStore implements ChatStore {
     const open = new Set([...shards].filter((s) => deliveryKey === undefined || this.remember(`d:${s}:${deliveryKey}`)))
     for (const { phone, id, body } of letters) {
       if (!open.has(shardOf(phone, this.shards)) || !this.remember(`m:${id}`)) continue
-      this.enqueue(this.phone(phone).mailbox, body)
+      this.push(this.phone(phone).mailbox, body)
       fresh.push(phone)
     }
     return fresh
@@ -229,7 +231,7 @@ export class MemoryChatStore implements ChatStore {
       Object.assign(p.session, { version: commit.expected + 1, doc: commit.doc, applied: commit.applied, expiresAt: this.now() + SESSION_TTL_MS })
     }
     p.session.lastError = undefined
-    for (const reply of commit.replies) this.enqueue(p.outbox, reply)
+    for (const reply of commit.replies) this.push(p.outbox, reply)
     return this.after(phone, this.pop(q, owner, commit.message, leaseMs))
   }
 
@@ -304,8 +306,12 @@ export class MemoryChatStore implements ChatStore {
     const letter = this.dead.get(id)
     if (!letter) return undefined
     this.dead.delete(id)
-    this.enqueue(this.queue(letter.lane, letter.phone), letter.payload)
+    this.push(this.queue(letter.lane, letter.phone), letter.payload)
     return letter
+  }
+
+  async enqueue (phone: string, entries: string[]) {
+    for (const entry of entries) this.push(this.phone(phone).outbox, entry)
   }
 
   async linkResult (phone: string, code: string) {

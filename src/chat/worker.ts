@@ -3,7 +3,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { InboundMessage } from './inbound.ts'
 import { LaneRunner } from './lane-runner.ts'
 import type { ChatMetrics } from './metrics.ts'
-import type { ConversationRuntime } from './runtime.ts'
+import type { Turns } from './inbox/handoff-runtime.ts'
+import type { TurnResult } from './runtime.ts'
 import { maskPhone, shardOf } from './shards.ts'
 import { deadLetterId, type ChatStore, type Next, type TurnWork } from './store.ts'
 
@@ -26,6 +27,8 @@ export interface TurnWorkerOptions {
   crashPoint: (name: 'turn-before-commit') => void
   /** Shutdown gave the phone back: another instance may take it now. */
   handedBack: (phone: string) => void
+  /** A turn was committed (the conversation history records it). */
+  applied?: (message: InboundMessage, result: TurnResult) => void
 }
 
 /** Errors of the connection to Redis: they say nothing about the message, so they do not count as tries. */
@@ -42,7 +45,7 @@ const TRANSIENT_RETRY_MS = 1_000
 export class TurnWorker {
   readonly runner: LaneRunner<TurnWork>
 
-  constructor (private readonly store: ChatStore, private readonly runtime: ConversationRuntime, private readonly opts: TurnWorkerOptions) {
+  constructor (private readonly store: ChatStore, private readonly runtime: Turns, private readonly opts: TurnWorkerOptions) {
     this.runner = new LaneRunner({
       ...opts,
       lane: 'turn',
@@ -80,6 +83,7 @@ export class TurnWorker {
         this.opts.metrics.applied.inc()
         log.info({ messageId: message.id, before: result.before, after: result.after, replies: result.replies.length, outcome: 'applied' }, 'chat turn')
         if (result.replies.length > 0) this.opts.committed(phone)
+        this.opts.applied?.(message, result)
       }
       return next
     } catch (err) {

@@ -6,6 +6,8 @@ export type LiveMessage =
   | { type: 'notification', notification: Notification, unreadCount: number }
   | { type: 'unread-count', count: number }
   | { type: 'broadcast' }
+  /** Chat conversation activity of a club (src/chat/inbox/stream.ts). */
+  | { type: 'chat', event: unknown }
 export type LiveListener = (message: LiveMessage) => void
 
 /** Pub/sub of live updates across instances (Redis) or within one process (memory). */

@@ -112,7 +112,20 @@ export const keys = {
       linkResult: (shard: number, phone: string, code: string) => `{chat:${shard}}:link-result:${phone}:${code}`,
       // shard pub/sub channel (SPUBLISH): phones with new mail; ioredis does not prefix channels, the caller does
       wake: (shard: number) => `{chat:${shard}}:wake`,
+      // conversation history for staff: list of messages (JSON), newest first, capped and expiring with the phone
+      history: (shard: number, phone: string) => `{chat:${shard}}:history:${phone}`,
+      // hash of the conversation as staff list it: tenantId, last (message JSON), lastAt, lastInboundAt,
+      // unread (inbound since staff last read), handoff (flag JSON, machines/handoff.ts)
+      conversation: (shard: number, phone: string) => `{chat:${shard}}:conversation:${phone}`,
+      // zset phone -> deadline of the shard's handoffs nobody took yet
+      handoffDue: (shard: number) => `{chat:${shard}}:handoff-due`,
     },
+    // index of a club's conversations, phone -> last activity (its own hash tag per club: written by a second
+    // call after the phone's, so it may lag; a phone listed whose conversation moved to another club is dropped
+    // when read)
+    clubConversations: (tenantId: string) => `{chat-club:${tenantId}}:conversations`,
+    // pub/sub channel of a club's conversation activity (SSE); ioredis does not prefix channels, the caller does
+    clubActivity: (tenantId: string) => `chat-club:${tenantId}:activity`,
   },
   rateLimit: () => 'rate-limit:',
 } as const

@@ -4,6 +4,13 @@ import type { CommerceFailure, ConversationState, LinkFailure, Locale, MenuItem 
 
 export type { Locale }
 
+/** Human handoff: a person asked for, handed back, or nobody came in time. */
+export interface HandoffCopy {
+  requested: (club: string, hours: string | undefined) => string
+  back: string
+  timedOut: string
+}
+
 export interface Copy {
   welcome: string
   loginButton: string
@@ -79,6 +86,7 @@ export interface Copy {
   crops: (groups: Array<{ status: string, names: string[] }>) => string
   /** The API's status values in the member's words; a value not listed shows as it is. */
   statusNames: Record<string, string>
+  handoff: HandoffCopy
 }
 
 /** A status value as the member reads it. */
@@ -114,6 +122,7 @@ const es: Copy = {
     notifications: 'Notificaciones',
     crops: 'Cultivos',
     'switch-club': 'Cambiar de club',
+    person: 'Hablar con una persona',
     language: 'English',
     unlink: 'Desvincular',
   },
@@ -204,6 +213,11 @@ const es: Copy = {
     CURING: 'Curado',
     FINISHED: 'Finalizado',
   },
+  handoff: {
+    requested: (club, hours) => `Listo, le avisamos a ${club}. Una persona del club te va a responder por acá${hours ? ` (horario: ${hours})` : ' en cuanto pueda'}. Mientras tanto el bot no contesta.`,
+    back: 'Volvés a hablar con el bot. Escribí "menu" para ver las opciones.',
+    timedOut: 'Perdón, nadie del club pudo responder a tiempo. Seguís con el bot; podés volver a pedir una persona cuando quieras.',
+  },
 }
 
 const en: Copy = {
@@ -234,6 +248,7 @@ const en: Copy = {
     notifications: 'Notifications',
     crops: 'Crops',
     'switch-club': 'Switch club',
+    person: 'Talk to a person',
     language: 'Español',
     unlink: 'Unlink',
   },
@@ -323,6 +338,11 @@ const en: Copy = {
     MANICURING: 'Manicuring',
     CURING: 'Curing',
     FINISHED: 'Finished',
+  },
+  handoff: {
+    requested: (club, hours) => `Done, ${club} has been told. A person from the club will answer you here${hours ? ` (hours: ${hours})` : ' as soon as they can'}. Until then the bot stays quiet.`,
+    back: 'You are talking to the bot again. Type "menu" to see the options.',
+    timedOut: 'Sorry, nobody from the club could answer in time. The bot is back; you can ask for a person again whenever you like.',
   },
 }
 

@@ -1,0 +1,55 @@
+import { asksForPerson } from '../../../machines/handoff.ts'
+import { CHOICE } from '../../../machines/conversation.choices.ts'
+import type { InboundMessage } from '../inbound.ts'
+import { sendBodyFor } from '../outbound/messages.ts'
+import type { OutboxEntry } from '../outbound/messenger.ts'
+import type { TurnResult } from '../runtime.ts'
+import { APPLIED_KEPT, type SessionState } from '../store.ts'
+import type { ChatInbox } from './service.ts'
+
+// The handoff beside the conversation machine: a turn of a phone whose club has been asked for a person, or
+// whose conversation staff took over, keeps the session as it is (the message is applied, stored in the
+// history and shown to staff, and the bot says nothing); "talk to a person" (the menu row, or the words)
+// raises the flag; a request that timed out is handed back with an apology before the bot's answer.
+
+export interface Turns { run (message: InboundMessage, session: SessionState): Promise<TurnResult> }
+
+const tenantOf = (doc: string | undefined): string | undefined => {
+  try { return doc ? (JSON.parse(doc) as { tenantId?: string }).tenantId : undefined } catch { return undefined }
+}
+
+export class HandoffRuntime implements Turns {
+  constructor (private readonly bot: Turns, private readonly inbox: ChatInbox) {}
+
+  async run (message: InboundMessage, session: SessionState): Promise<TurnResult> {
+    const tenantId = tenantOf(session.doc)
+    if (!tenantId || message.input.kind === 'linked') return await this.bot.run(message, session)
+    const gate = await this.inbox.gate(message.phone, tenantId, message.receivedAt)
+    if (gate === 'silent') return this.kept(message, session, [])
+    const input = message.input
+    if ((input.kind === 'text' && asksForPerson(input.text)) || (input.kind === 'reply' && input.id === CHOICE.menu('person'))) {
+      return this.kept(message, session, [await this.inbox.request(message.phone, session.doc, message.receivedAt)])
+    }
+    const result = await this.bot.run(message, session)
+    if (gate !== 'timed-out') return result
+    return { ...result, replies: [this.entry(message, tenantId, 'apology', await this.inbox.apology(tenantId, session.doc)), ...result.replies] }
+  }
+
+  /** The message applied without moving the conversation: the session stays, only the applied id is added. */
+  private kept (message: InboundMessage, session: SessionState, texts: string[]): TurnResult {
+    const tenantId = tenantOf(session.doc)
+    const state = (JSON.parse(session.doc as string) as { state?: string }).state ?? ''
+    return {
+      doc: session.doc as string,
+      applied: [message.id, ...session.applied].slice(0, APPLIED_KEPT),
+      replies: texts.map((t, i) => this.entry(message, tenantId, String(i), t)),
+      before: state,
+      after: state,
+    }
+  }
+
+  private entry (message: InboundMessage, tenantId: string | undefined, suffix: string, text: string): string {
+    const entry: OutboxEntry = { id: `${message.id}:handoff-${suffix}`, phone: message.phone, tenantId, at: message.receivedAt, body: sendBodyFor(message.phone, { type: 'text', text: { body: text } }) }
+    return JSON.stringify(entry)
+  }
+}

@@ -1,0 +1,245 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { botSilent, requestHandoff, takeOver, timedOut, type Handoff } from '../../../machines/handoff.ts'
+import type { Locale } from '../../../machines/conversation.types.ts'
+import { conflict, notFound } from '../../errors.ts'
+import type { NotificationService } from '../../notifications/service.ts'
+import type { TenantStore } from '../../tenants/store.ts'
+import type { InboundMessage } from '../inbound.ts'
+import { sendBodyFor, type OutboundMessage, type SendBody } from '../outbound/messages.ts'
+import type { OutboxEntry } from '../outbound/messenger.ts'
+import { COPY } from '../replies/copy.ts'
+import type { ChatStore } from '../store.ts'
+import type { Author, Conversation, HistoryMessage, InboxStore } from './store.ts'
+
+// Staff in the loop: the history of each conversation, the handoff flag (machines/handoff.ts) and what staff
+// do with a conversation. Every message staff or the system send goes through the phone's outbox, behind the
+// bot's replies, so it is as durable and ordered as theirs; the history records it as it is queued.
+
+/** The provider takes free-form messages only within 24 hours of the member's last message. */
+export const REPLY_WINDOW_MS = 24 * 60 * 60_000
+
+export interface ActivityEvent {
+  phone: string
+  kind: 'message' | 'handoff'
+  message?: HistoryMessage
+  handoff?: Handoff | null
+}
+
+export interface InboxDeps {
+  store: InboxStore
+  chat: ChatStore
+  tenants: TenantStore
+  notifications: NotificationService
+  clock: () => number
+  handoffTimeoutMs: number
+  log: FastifyBaseLogger
+  /** Replies were queued for the phone: the sender should look. */
+  queued: (phone: string) => void
+  /** Something happened in a club's conversation (the live stream). */
+  activity: (tenantId: string, event: ActivityEvent) => void
+}
+
+/** What a message says, for a person reading the history. */
+function readable (body: SendBody): { text: string, choice?: string } {
+  if (body.type === 'text') return { text: body.text.body }
+  const i = body.interactive
+  const options = i.type === 'button'
+    ? i.action.buttons.map((b) => b.reply.title)
+    : i.type === 'list' ? i.action.sections.flatMap((s) => s.rows.map((r) => r.title)) : []
+  return { text: options.length > 0 ? `${i.body.text}\n[${options.join(' | ')}]` : i.body.text }
+}
+
+export function inboundHistory (message: InboundMessage): HistoryMessage {
+  const base = { id: message.id, at: message.receivedAt, direction: 'in' as const, author: 'member' as const }
+  switch (message.input.kind) {
+    case 'text': return { ...base, type: 'text', text: message.input.text }
+    case 'reply': return { ...base, type: 'interactive', text: message.input.title, choice: message.input.id }
+    case 'unsupported': return { ...base, type: message.input.messageType, text: '' }
+    case 'linked': return { ...base, type: 'flow', text: '' }
+  }
+}
+
+export function outboundHistory (entry: OutboxEntry, author: Author): HistoryMessage {
+  return { id: entry.id, at: entry.at, direction: 'out', author, type: entry.body.type, ...readable(entry.body) }
+}
+
+interface SessionView { tenantId?: string, accounts?: Array<{ tenantId: string, tenantName: string, locale?: Locale }> }
+
+function sessionView (doc: string | undefined): SessionView {
+  try { return doc ? JSON.parse(doc) as SessionView : {} } catch { return {} }
+}
+
+export class ChatInbox {
+  constructor (private readonly deps: InboxDeps) {}
+
+  private async record (phone: string, tenantId: string, messages: HistoryMessage[]): Promise<void> {
+    await this.deps.store.record(phone, tenantId, messages)
+    for (const message of messages) this.deps.activity(tenantId, { phone, kind: 'message', message })
+  }
+
+  /**
+   * Queues messages to a phone behind what is already in its outbox, and records them with their author: the
+   * way staff and the system (order updates) write to a member. `key` makes the entries' ids (a re-send is
+   * recognisable by the provider).
+   */
+  async say (phone: string, tenantId: string, author: Author, messages: OutboundMessage[], key: string): Promise<HistoryMessage[]> {
+    const at = this.deps.clock()
+    const entries: OutboxEntry[] = messages.map((m, i) => ({ id: `${key}:${i}`, phone, tenantId, at, body: sendBodyFor(phone, m) }))
+    await this.deps.chat.enqueue(phone, entries.map((e) => JSON.stringify(e)))
+    this.deps.queued(phone)
+    const recorded = entries.map((e) => outboundHistory(e, author))
+    await this.record(phone, tenantId, recorded)
+    return recorded
+  }
+
+  /** A committed turn: the member's message and the bot's replies (outbox entries as JSON). */
+  async recordTurn (message: InboundMessage, doc: string | undefined, replies: string[]): Promise<void> {
+    const tenantId = sessionView(doc).tenantId
+    if (!tenantId) return
+    await this.record(message.phone, tenantId, [inboundHistory(message), ...replies.map((r) => outboundHistory(JSON.parse(r) as OutboxEntry, 'bot'))])
+  }
+
+  /** What the turn of a phone with this session does about a handoff. */
+  async gate (phone: string, tenantId: string, now: number): Promise<'silent' | 'bot' | 'timed-out'> {
+    const flag = await this.flagOf(phone, tenantId)
+    if (botSilent(flag, now)) return 'silent'
+    if (timedOut(flag, now) && await this.deps.store.setHandoff(phone, flag, undefined)) {
+      this.deps.activity(tenantId, { phone, kind: 'handoff', handoff: null })
+      return 'timed-out'
+    }
+    return 'bot'
+  }
+
+  private async flagOf (phone: string, tenantId: string): Promise<Handoff | undefined> {
+    const c = await this.deps.store.conversation(phone)
+    return c?.tenantId === tenantId ? c.handoff : undefined
+  }
+
+  /** The member asks for a person: flag the conversation, tell the club's staff; the words for the member. */
+  async request (phone: string, doc: string | undefined, now: number): Promise<string> {
+    const session = sessionView(doc)
+    const tenantId = session.tenantId as string
+    const { locale, club } = await this.wording(tenantId, session)
+    const flag = await this.flagOf(phone, tenantId)
+    const next = requestHandoff(flag, now, this.deps.handoffTimeoutMs)
+    if (next !== flag && await this.deps.store.setHandoff(phone, flag, next)) {
+      this.deps.activity(tenantId, { phone, kind: 'handoff', handoff: next })
+      await this.notifyStaff(tenantId, phone)
+    }
+    return COPY[locale].handoff.requested(club, undefined)
+  }
+
+  private async wording (tenantId: string, session: SessionView = {}): Promise<{ locale: Locale, club: string }> {
+    const tenant = await this.deps.tenants.get(tenantId)
+    const account = session.accounts?.find((a) => a.tenantId === tenantId)
+    return { locale: account?.locale ?? tenant?.locale ?? 'es', club: account?.tenantName ?? tenant?.name ?? tenantId }
+  }
+
+  private async notifyStaff (tenantId: string, phone: string): Promise<void> {
+    for (const role of ['admin', 'grower'] as const) {
+      try {
+        await this.deps.notifications.broadcast({
+          tenantId,
+          recipientRole: role,
+          domain: 'system',
+          event: 'chat.handoff.requested',
+          title: 'A member asks for a person',
+          body: `The chat member ${phone} asked to talk to a person.`,
+          severity: 'warning',
+          source: 'event',
+          actionUrl: `/api/chat/conversations/${phone}`,
+          resourceId: phone,
+          resourceType: 'chat-conversation',
+        })
+      } catch (err) {
+        this.deps.log.warn({ err: { message: (err as Error).message }, role }, 'chat handoff notification failed')
+      }
+    }
+  }
+
+  /** The apology for a request nobody took, in the club's words (queued by the turn or the periodic check). */
+  async apology (tenantId: string, doc?: string): Promise<string> {
+    return COPY[(await this.wording(tenantId, sessionView(doc))).locale].handoff.timedOut
+  }
+
+  /** Hands back every request of the shard nobody took in time, with the apology. */
+  async expireDue (shard: number): Promise<number> {
+    const now = this.deps.clock()
+    let done = 0
+    for (const phone of await this.deps.store.dueHandoffs(shard, now, 100)) {
+      const c = await this.deps.store.conversation(phone)
+      if (!c || !timedOut(c.handoff, now) || !await this.deps.store.setHandoff(phone, c.handoff, undefined)) continue
+      this.deps.activity(c.tenantId, { phone, kind: 'handoff', handoff: null })
+      await this.say(phone, c.tenantId, 'bot', [{ type: 'text', text: { body: await this.apology(c.tenantId) } }], `handoff-timeout:${c.handoff?.at ?? now}`)
+      done++
+    }
+    return done
+  }
+
+  // --- staff ---
+
+  /** The conversation, if it is this club's; else 404 (another club's phone is not told apart from an unknown one). */
+  async owned (tenantId: string, phone: string): Promise<Conversation> {
+    const c = await this.deps.store.conversation(phone)
+    if (!c || c.tenantId !== tenantId) throw notFound('Conversation')
+    return c
+  }
+
+  async list (tenantId: string, q: { offset: number, limit: number, needsPerson: boolean }): Promise<{ conversations: Conversation[], total: number }> {
+    const now = this.deps.clock()
+    // the filter reads the club's latest conversations (an index by last activity) and keeps those waiting
+    const window = q.needsPerson ? 1_000 : q.limit
+    const phones = await this.deps.store.clubPhones(tenantId, q.needsPerson ? 0 : q.offset, window)
+    const found = await Promise.all(phones.map(async (p) => await this.deps.store.conversation(p)))
+    const mine: Conversation[] = []
+    for (const [i, c] of found.entries()) {
+      if (c?.tenantId === tenantId) mine.push(c)
+      else await this.deps.store.forget(tenantId, phones[i] as string)
+    }
+    if (!q.needsPerson) return { conversations: mine, total: await this.deps.store.clubSize(tenantId) }
+    const waiting = mine.filter((c) => c.handoff?.status === 'requested' && !timedOut(c.handoff, now))
+    return { conversations: waiting.slice(q.offset, q.offset + q.limit), total: waiting.length }
+  }
+
+  async messages (tenantId: string, phone: string, offset: number, limit: number): Promise<HistoryMessage[]> {
+    await this.owned(tenantId, phone)
+    const messages = await this.deps.store.history(phone, offset, limit)
+    if (offset === 0) await this.deps.store.markRead(phone)
+    return messages
+  }
+
+  async takeOver (tenantId: string, phone: string, staffId: string): Promise<Handoff> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const c = await this.owned(tenantId, phone)
+      const result = takeOver(c.handoff, staffId, this.deps.clock())
+      if (result.kind === 'held') throw conflict(`This conversation is already taken over by ${result.by}`, { heldBy: result.by })
+      if (result.flag === c.handoff) return result.flag
+      if (await this.deps.store.setHandoff(phone, c.handoff, result.flag)) {
+        this.deps.activity(tenantId, { phone, kind: 'handoff', handoff: result.flag })
+        return result.flag
+      }
+    }
+    throw conflict('The conversation changed while taking it over; try again')
+  }
+
+  /** Staff write to the member: taken over first (the bot stays quiet), only within the provider's window. */
+  async send (tenantId: string, phone: string, staffId: string, text: string, key: string): Promise<HistoryMessage> {
+    const c = await this.owned(tenantId, phone)
+    const now = this.deps.clock()
+    if (c.lastInboundAt === undefined || now - c.lastInboundAt > REPLY_WINDOW_MS) {
+      throw conflict('The member wrote more than 24 hours ago: the provider takes only a template message now, not free text', { lastInboundAt: c.lastInboundAt === undefined ? null : new Date(c.lastInboundAt).toISOString() })
+    }
+    await this.takeOver(tenantId, phone, staffId)
+    const [sent] = await this.say(phone, tenantId, `staff:${staffId}`, [{ type: 'text', text: { body: text } }], key)
+    return sent as HistoryMessage
+  }
+
+  /** The bot takes the conversation back where the member stands, and says so. Handing back twice is harmless. */
+  async handBack (tenantId: string, phone: string): Promise<void> {
+    const c = await this.owned(tenantId, phone)
+    if (!c.handoff || !await this.deps.store.setHandoff(phone, c.handoff, undefined)) return
+    this.deps.activity(tenantId, { phone, kind: 'handoff', handoff: null })
+    const { locale } = await this.wording(tenantId)
+    await this.say(phone, tenantId, 'bot', [{ type: 'text', text: { body: COPY[locale].handoff.back } }], `handback:${c.handoff.at}`)
+  }
+}

@@ -1,0 +1,209 @@
+import type { Redis } from 'ioredis'
+import { parseHandoff, type Handoff } from '../../../machines/handoff.ts'
+import { keys } from '../../stores/keys.ts'
+import { shardOf } from '../shards.ts'
+
+// What staff read of a phone's conversation: its messages (newest first, capped, gone after the history window),
+// a small record for the staff's list (club, last message, unread, the handoff flag) and a per-club index by last
+// activity, so a club's conversations are listed without a scan. The phone's keys share its shard's hash tag;
+// the club index has its own and is written by a second call, so it is an index that may lag: a phone in it
+// whose conversation is now with another club is dropped when read.
+
+export type Author = 'member' | 'bot' | 'system' | `staff:${string}`
+
+export interface HistoryMessage {
+  id: string
+  at: number
+  direction: 'in' | 'out'
+  author: Author
+  /** text, interactive, flow, template, image, …: the provider's message type. */
+  type: string
+  text: string
+  /** A button or list row chosen (inbound) or offered (outbound), by reply id. */
+  choice?: string
+}
+
+export interface Conversation {
+  phone: string
+  tenantId: string
+  last: HistoryMessage | undefined
+  lastAt: number
+  lastInboundAt: number | undefined
+  unread: number
+  handoff: Handoff | undefined
+}
+
+export interface InboxStore {
+  /** Appends messages (oldest first) to the phone's history and its club's index. */
+  record (phone: string, tenantId: string, messages: HistoryMessage[]): Promise<void>
+  conversation (phone: string): Promise<Conversation | undefined>
+  history (phone: string, offset: number, limit: number): Promise<HistoryMessage[]>
+  /** The club's phones, latest activity first. */
+  clubPhones (tenantId: string, offset: number, limit: number): Promise<string[]>
+  clubSize (tenantId: string): Promise<number>
+  forget (tenantId: string, phone: string): Promise<void>
+  markRead (phone: string): Promise<void>
+  /** Compare-and-set of the handoff flag: false when it is no longer `expected`. */
+  setHandoff (phone: string, expected: Handoff | undefined, next: Handoff | undefined): Promise<boolean>
+  /** Phones of a shard whose handoff request passed its deadline. */
+  dueHandoffs (shard: number, now: number, limit: number): Promise<string[]>
+}
+
+export interface InboxLimits { historyMs: number, historyMax: number }
+
+const encode = (flag: Handoff | undefined): string => flag ? JSON.stringify(flag) : ''
+
+function conversationOf (phone: string, h: Record<string, string>): Conversation | undefined {
+  if (!h.tenantId) return undefined
+  return {
+    phone,
+    tenantId: h.tenantId,
+    last: h.last ? JSON.parse(h.last) as HistoryMessage : undefined,
+    lastAt: Number(h.lastAt ?? 0),
+    lastInboundAt: h.lastInboundAt ? Number(h.lastInboundAt) : undefined,
+    unread: Number(h.unread ?? 0),
+    handoff: parseHandoff(h.handoff),
+  }
+}
+
+const b = keys.chat.bot
+
+// KEYS conversation, handoffDue; ARGV expected flag ('' none), next flag ('' none), phone, deadline ('' none)
+const HANDOFF_CAS = `
+if (redis.call('HGET', KEYS[1], 'handoff') or '') ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then redis.call('HDEL', KEYS[1], 'handoff') else redis.call('HSET', KEYS[1], 'handoff', ARGV[2]) end
+if ARGV[4] == '' then redis.call('ZREM', KEYS[2], ARGV[3]) else redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3]) end
+return 1`
+
+interface InboxCommands { chatHandoffCas (...keysThenArgs: Array<string | number>): Promise<number> }
+
+export class RedisInboxStore implements InboxStore {
+  private readonly redis: Redis & InboxCommands
+
+  constructor (redis: Redis, private readonly shards: number, private readonly limits: InboxLimits, private readonly now: () => number) {
+    if (!('chatHandoffCas' in redis)) redis.defineCommand('chatHandoffCas', { numberOfKeys: 2, lua: HANDOFF_CAS })
+    this.redis = redis as Redis & InboxCommands
+  }
+
+  private keysOf (phone: string) {
+    const s = shardOf(phone, this.shards)
+    return { history: b.history(s, phone), conversation: b.conversation(s, phone), due: b.handoffDue(s) }
+  }
+
+  async record (phone: string, tenantId: string, messages: HistoryMessage[]) {
+    const last = messages.at(-1)
+    if (!last) return
+    const k = this.keysOf(phone)
+    const inbound = messages.filter((m) => m.direction === 'in')
+    const fields: Record<string, string> = { tenantId, last: JSON.stringify(last), lastAt: String(last.at) }
+    const lastIn = inbound.at(-1)
+    if (lastIn) fields.lastInboundAt = String(lastIn.at)
+    const multi = this.redis.multi()
+      .lpush(k.history, ...messages.map((m) => JSON.stringify(m)))
+      .ltrim(k.history, 0, this.limits.historyMax - 1)
+      .pexpire(k.history, this.limits.historyMs)
+      .hset(k.conversation, fields)
+      .pexpire(k.conversation, this.limits.historyMs)
+    if (inbound.length > 0) multi.hincrby(k.conversation, 'unread', inbound.length)
+    await multi.exec()
+    const index = keys.chat.clubConversations(tenantId)
+    await this.redis.multi()
+      .zadd(index, last.at, phone)
+      .zremrangebyscore(index, '-inf', this.now() - this.limits.historyMs)
+      .exec()
+  }
+
+  async conversation (phone: string) {
+    return conversationOf(phone, await this.redis.hgetall(this.keysOf(phone).conversation))
+  }
+
+  async history (phone: string, offset: number, limit: number) {
+    const raw = await this.redis.lrange(this.keysOf(phone).history, offset, offset + limit - 1)
+    const since = this.now() - this.limits.historyMs
+    return raw.map((r) => JSON.parse(r) as HistoryMessage).filter((m) => m.at > since)
+  }
+
+  async clubPhones (tenantId: string, offset: number, limit: number) {
+    return await this.redis.zrevrange(keys.chat.clubConversations(tenantId), offset, offset + limit - 1)
+  }
+
+  async clubSize (tenantId: string) { return await this.redis.zcard(keys.chat.clubConversations(tenantId)) }
+
+  async forget (tenantId: string, phone: string) { await this.redis.zrem(keys.chat.clubConversations(tenantId), phone) }
+
+  async markRead (phone: string) { await this.redis.hset(this.keysOf(phone).conversation, 'unread', '0') }
+
+  async setHandoff (phone: string, expected: Handoff | undefined, next: Handoff | undefined) {
+    const k = this.keysOf(phone)
+    const deadline = next?.status === 'requested' ? String(next.deadline) : ''
+    return await this.redis.chatHandoffCas(k.conversation, k.due, encode(expected), encode(next), phone, deadline) === 1
+  }
+
+  async dueHandoffs (shard: number, now: number, limit: number) {
+    return await this.redis.zrangebyscore(b.handoffDue(shard), '-inf', now, 'LIMIT', 0, limit)
+  }
+}
+
+/** The same contract in one process (no REDIS_URL). */
+export class MemoryInboxStore implements InboxStore {
+  private readonly conversations = new Map<string, Record<string, string>>()
+  private readonly histories = new Map<string, HistoryMessage[]>()
+  private readonly clubs = new Map<string, Map<string, number>>()
+
+  constructor (private readonly shards: number, private readonly limits: InboxLimits, private readonly now: () => number) {}
+
+  private hash (phone: string): Record<string, string> {
+    let h = this.conversations.get(phone)
+    if (!h) this.conversations.set(phone, h = {})
+    return h
+  }
+
+  async record (phone: string, tenantId: string, messages: HistoryMessage[]) {
+    const last = messages.at(-1)
+    if (!last) return
+    const list = [...messages].reverse().concat(this.histories.get(phone) ?? []).slice(0, this.limits.historyMax)
+    this.histories.set(phone, list)
+    const h = this.hash(phone)
+    const inbound = messages.filter((m) => m.direction === 'in')
+    Object.assign(h, { tenantId, last: JSON.stringify(last), lastAt: String(last.at), unread: String(Number(h.unread ?? 0) + inbound.length) })
+    if (inbound.length > 0) h.lastInboundAt = String((inbound.at(-1) as HistoryMessage).at)
+    const club = this.clubs.get(tenantId) ?? new Map<string, number>()
+    club.set(phone, last.at)
+    this.clubs.set(tenantId, club)
+  }
+
+  async conversation (phone: string) { return conversationOf(phone, this.conversations.get(phone) ?? {}) }
+
+  async history (phone: string, offset: number, limit: number) {
+    const since = this.now() - this.limits.historyMs
+    return (this.histories.get(phone) ?? []).slice(offset, offset + limit).filter((m) => m.at > since)
+  }
+
+  private ranked (tenantId: string): string[] {
+    return [...(this.clubs.get(tenantId) ?? new Map<string, number>())].sort((x, y) => y[1] - x[1] || (y[0] < x[0] ? -1 : 1)).map(([p]) => p)
+  }
+
+  async clubPhones (tenantId: string, offset: number, limit: number) { return this.ranked(tenantId).slice(offset, offset + limit) }
+  async clubSize (tenantId: string) { return this.clubs.get(tenantId)?.size ?? 0 }
+  async forget (tenantId: string, phone: string) { this.clubs.get(tenantId)?.delete(phone) }
+  async markRead (phone: string) { this.hash(phone).unread = '0' }
+
+  async setHandoff (phone: string, expected: Handoff | undefined, next: Handoff | undefined) {
+    const h = this.hash(phone)
+    if ((h.handoff ?? '') !== encode(expected)) return false
+    if (next) h.handoff = encode(next)
+    else delete h.handoff
+    return true
+  }
+
+  async dueHandoffs (shard: number, now: number, limit: number) {
+    return [...this.conversations].filter(([phone, h]) => {
+      const flag = parseHandoff(h.handoff)
+      return shardOf(phone, this.shards) === shard && flag?.status === 'requested' && flag.deadline <= now
+    }).map(([phone]) => phone).slice(0, limit)
+  }
+}
+
+export function createInboxStore (redis: Redis | null, shards: number, limits: InboxLimits, now: () => number): InboxStore {
+  return redis ? new RedisInboxStore(redis, shards, limits, now) : new MemoryInboxStore(shards, limits, now)
+}
