@@ -1,3 +1,5 @@
+import { CHOICE } from './conversation.choices.ts'
+
 // Human handoff: a flag kept beside the conversation's state, never a state of the machine (its eight states
 // stay as the script has them). A member asks for a person (requested, with a deadline); staff take the
 // conversation over (taken, by whom) or it times out; staff hand it back. While the flag is up the bot is silent:
@@ -32,12 +34,21 @@ export const botSilent = (flag: Handoff | undefined, now: number): boolean => fl
 /** A member is waiting for a person: flagged in the staff's list. */
 export const needsPerson = (flag: Handoff | undefined, now: number): boolean => flag?.status === 'requested' && !timedOut(flag, now)
 
+const PERSON_CHOICE = CHOICE.menu('person')
 const WORDS = new Set(['persona', 'personas', 'humano', 'humana', 'human', 'agent', 'agente', 'operador', 'operator'])
 
 /** Typed words that ask for a person ("quiero hablar con una persona", "agent"); case and accents do not matter. */
 export function asksForPerson (text: string): boolean {
   const words = text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().split(/[^\p{L}\p{N}]+/u)
   return words.some((w) => WORDS.has(w))
+}
+
+/** The member's input asks for a person: the menu row (chosen, or its number typed) or the words. */
+export function choosesPerson (input: { kind: string, text?: string, id?: string }, options: readonly string[]): boolean {
+  if (input.kind === 'reply') return input.id === PERSON_CHOICE
+  if (input.kind !== 'text' || input.text === undefined) return false
+  const n = /^\s*(\d{1,2})\s*$/.exec(input.text)
+  return n ? options[Number(n[1]) - 1] === PERSON_CHOICE : asksForPerson(input.text)
 }
 
 export function parseHandoff (raw: string | undefined): Handoff | undefined {

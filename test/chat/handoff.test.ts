@@ -99,7 +99,10 @@ describe('human handoff and the staff inbox (redis, provider stand-in)', () => {
 
   it('a request nobody takes goes back to the bot with an apology', async () => {
     const phone = await linked()
-    await say(phone, { reply: 'menu:person' })
+    // the menu row's number, typed
+    const menu = provider.to(phone).at(-1)!
+    await say(phone, { text: String(choiceIds(menu).indexOf('menu:person') + 1) })
+    expect(textOf(provider.to(phone).at(-1)!)).toMatch(/^Listo, le avisamos/)
     now += 11 * 60_000
     const answered = await say(phone, { text: 'menu' })
     expect(textOf(answered[0]!)).toMatch(/^Perdón, nadie del club pudo responder a tiempo/)

@@ -18,7 +18,7 @@ export const CATALOG: Product[] = [
 
 /** Numbers, codes, garbage, emoji and the words of both languages: enough to take every move of the machine. */
 export const TEXTS = [
-  'hola', '1', '2', '3', '4', '5', '6', '7', '0', 'dos', 'menu', 'cancelar', 'ayuda', 'si', 'no',
+  'hola', '1', '2', '3', '4', '5', '6', '7', '8', '0', 'dos', 'menu', 'cancelar', 'ayuda', 'si', 'no',
   'English', 'Español', 'repetir', 'carrito', 'norte', '🙂', 'gelato', CODE, `LINK-${CODE}`, 'LINK-nope',
 ]
 /** More of the same kinds, for the random walks. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { asksForPerson, botSilent, needsPerson, parseHandoff, requestHandoff, takeOver, timedOut, type Handoff } from '../../machines/handoff.ts'
+import { asksForPerson, choosesPerson, botSilent, needsPerson, parseHandoff, requestHandoff, takeOver, timedOut, type Handoff } from '../../machines/handoff.ts'
 
 const TIMEOUT = 15 * 60_000
 
@@ -28,6 +28,15 @@ describe('handoff flag', () => {
   it('recognises a person asked for in either language, not product words', () => {
     for (const t of ['persona', 'Quiero hablar con un HUMANO', 'agent please', 'agénte', 'human']) expect(asksForPerson(t)).toBe(true)
     for (const t of ['hola', 'quiero 2 aceite', 'personal', 'agenda', '']) expect(asksForPerson(t)).toBe(false)
+  })
+
+  it('the menu row chosen, or its number typed, asks for a person; another number does not', () => {
+    const options = ['menu:browse', 'menu:person']
+    expect(choosesPerson({ kind: 'reply', id: 'menu:person' }, [])).toBe(true)
+    expect(choosesPerson({ kind: 'text', text: ' 2 ' }, options)).toBe(true)
+    expect(choosesPerson({ kind: 'text', text: '1' }, options)).toBe(false)
+    expect(choosesPerson({ kind: 'text', text: 'humano' }, options)).toBe(true)
+    expect(choosesPerson({ kind: 'unsupported' }, options)).toBe(false)
   })
 
   const flagArb: fc.Arbitrary<Handoff | undefined> = fc.oneof(

@@ -1,5 +1,4 @@
-import { asksForPerson } from '../../../machines/handoff.ts'
-import { CHOICE } from '../../../machines/conversation.choices.ts'
+import { choosesPerson } from '../../../machines/handoff.ts'
 import type { InboundMessage } from '../inbound.ts'
 import { sendBodyFor } from '../outbound/messages.ts'
 import type { OutboxEntry } from '../outbound/messenger.ts'
@@ -14,9 +13,12 @@ import type { ChatInbox } from './service.ts'
 
 export interface Turns { run (message: InboundMessage, session: SessionState): Promise<TurnResult> }
 
-const tenantOf = (doc: string | undefined): string | undefined => {
-  try { return doc ? (JSON.parse(doc) as { tenantId?: string }).tenantId : undefined } catch { return undefined }
+function sessionOf (doc: string | undefined): { tenantId?: string, options?: string[] } {
+  try { return doc ? JSON.parse(doc) as { tenantId?: string, options?: string[] } : {} } catch { return {} }
 }
+const tenantOf = (doc: string | undefined): string | undefined => sessionOf(doc).tenantId
+/** The reply ids the last message offered: a typed number picks one of them. */
+const optionsOf = (doc: string | undefined): string[] => Array.isArray(sessionOf(doc).options) ? sessionOf(doc).options as string[] : []
 
 export class HandoffRuntime implements Turns {
   constructor (private readonly bot: Turns, private readonly inbox: ChatInbox) {}
@@ -26,8 +28,7 @@ export class HandoffRuntime implements Turns {
     if (!tenantId || message.input.kind === 'linked') return await this.bot.run(message, session)
     const gate = await this.inbox.gate(message.phone, tenantId, message.receivedAt)
     if (gate === 'silent') return this.kept(message, session, [])
-    const input = message.input
-    if ((input.kind === 'text' && asksForPerson(input.text)) || (input.kind === 'reply' && input.id === CHOICE.menu('person'))) {
+    if (choosesPerson(message.input, optionsOf(session.doc))) {
       return this.kept(message, session, [await this.inbox.request(message.phone, session.doc, message.receivedAt)])
     }
     const result = await this.bot.run(message, session)
