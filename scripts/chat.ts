@@ -8,7 +8,8 @@ import { signWebhookBody } from '../src/chat/signature.ts'
 // `npm run chat -- --phone 5491100000001 [--url http://localhost:3000] [--secret ...]`: play a member against a
 // running service through its real signed webhook. Type text, or the number of a button or list row; when the
 // bot sends the login form, type `form` to fill it in (club, email, password) through the real flow endpoint.
-// The bot's replies are read from the service's local outbox (it must run without CHAT_API_BASE_URL).
+// The bot's replies, and staff and system messages (named by their author), are read from the service's local
+// outbox (it must run without CHAT_API_BASE_URL).
 
 const { values } = parseArgs({
   options: {
@@ -33,11 +34,12 @@ let choices: Choice[] = []
 let seen = 0
 let formOffered = false
 
-function render (body: SendBody): void {
+function render (body: SendBody, author: string): void {
   if (body.type === 'text') {
     // a plain question (how many?) follows the last choices: numbers typed now are text again
     choices = []
-    process.stdout.write(`\nbot: ${body.text.body}\n`)
+    // staff (`staff:<user id>`) and system messages are named as such, the bot's as bot
+    process.stdout.write(`\n${author}: ${body.text.body}\n`)
     return
   }
   const i = body.interactive
@@ -62,9 +64,9 @@ async function poll (): Promise<void> {
 async function readOutbox (): Promise<void> {
   const res = await request(`${base}/api/chat/dev/outbox?phone=${phone}&after=${seen}`)
   if (res.statusCode === 404) fail('the service has no local outbox: run it without CHAT_API_BASE_URL and NODE_ENV=production')
-  const { messages } = await res.body.json() as { messages: Array<{ seq: number, body: SendBody }> }
+  const { messages } = await res.body.json() as { messages: Array<{ seq: number, body: SendBody, author?: string }> }
   for (const m of messages) {
-    render(m.body)
+    render(m.body, m.author ?? 'bot')
     seen = Math.max(seen, m.seq)
   }
 }

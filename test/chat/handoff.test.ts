@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helper.ts'
-import { choiceIds, linkCode, newPhone, say as sayTo, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
+import { choiceIds, linkCode, newPhone, outbox, say as sayTo, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
 
 // Staff in the loop, through the routes and a loopback provider: a member asks for a person, staff see the
 // conversation flagged, take it over, write, the member answers (the bot is silent, the message kept), staff
@@ -126,5 +126,27 @@ describe('human handoff and the staff inbox (redis, provider stand-in)', () => {
     const late = await staff('POST', `/api/chat/conversations/${phone}/messages`, { body: { text: 'sorry for the delay' } })
     expect(late.statusCode).toBe(409)
     expect(late.json().error.message).toMatch(/24 hours.*template/)
+  })
+})
+
+describe('staff messages in the local outbox the simulator reads (memory)', () => {
+  let t: TestApp
+  beforeAll(async () => { t = await buildTestApp({ store: 'memory' }) })
+  afterAll(async () => { await t.close() })
+
+  it('a staff message is named by its author; the bot\'s are the bot\'s', async () => {
+    const phone = newPhone()
+    const token = await t.token('member', ['club-norte'], { sub: 'cus_ana', name: 'Ana', email: 'ana@example.com' })
+    await sayTo(t, phone, { text: `LINK-${await linkCode(t, { customerId: 'cus_ana', email: 'ana@example.com', name: 'Ana', tenantId: 'club-norte', token })}` })
+    await sayTo(t, phone, { text: 'human' })
+    const headers = await t.auth('grower', 'club-norte', { sub: 'user_grower_norte' })
+    const sent = await t.app.inject({ method: 'POST', url: `/api/chat/conversations/${phone}/messages`, headers, payload: { text: 'Hi, this is the grower' } })
+    expect(sent.statusCode).toBe(201)
+    await t.app.chatWorker.idle(phone)
+    const shown = (await outbox(t, phone)).slice(-2)
+    expect(shown.map((m) => [m.author, textOf(m.body)])).toEqual([
+      ['bot', expect.stringMatching(/^Listo, le avisamos/)],
+      ['staff:user_grower_norte', 'Hi, this is the grower'],
+    ])
   })
 })

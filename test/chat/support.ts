@@ -58,7 +58,7 @@ export async function say (t: TestApp, phone: string, input: Input): Promise<voi
 }
 
 /** Replies the local outbox holds for a phone (no CHAT_API_BASE_URL). */
-export async function outbox (t: TestApp, phone: string, after = 0): Promise<Array<{ seq: number, body: SendBody }>> {
+export async function outbox (t: TestApp, phone: string, after = 0): Promise<Array<{ seq: number, body: SendBody, author: string }>> {
   const res = await t.app.inject(`/api/chat/dev/outbox?phone=${phone}&after=${after}`)
   return res.json().messages
 }

@@ -84,7 +84,7 @@ export class ChatInbox {
    */
   async say (phone: string, tenantId: string, author: Author, messages: OutboundMessage[], key: string): Promise<HistoryMessage[]> {
     const at = this.deps.clock()
-    const entries: OutboxEntry[] = messages.map((m, i) => ({ id: `${key}:${i}`, phone, tenantId, at, body: sendBodyFor(phone, m) }))
+    const entries: OutboxEntry[] = messages.map((m, i) => ({ id: `${key}:${i}`, phone, tenantId, at, body: sendBodyFor(phone, m), ...(author === 'bot' ? {} : { author }) }))
     await this.deps.chat.enqueue(phone, entries.map((e) => JSON.stringify(e)))
     this.deps.queued(phone)
     const recorded = entries.map((e) => outboundHistory(e, author))

@@ -19,6 +19,8 @@ export interface OutboxEntry {
   /** Epoch ms when the turn queued it: the send horizon counts from here. */
   at: number
   body: SendBody
+  /** Who wrote it when not the bot: `staff:<user id>` or `system` (the history and the simulator show it). */
+  author?: string
 }
 
 export interface Transport {
@@ -29,6 +31,7 @@ export interface DevOutboxEntry {
   seq: number
   at: number
   body: SendBody
+  author: string
 }
 
 const PER_PHONE = 200
@@ -39,10 +42,10 @@ export class DevOutbox {
   private seq = 0
   private readonly byPhone = new Map<string, DevOutboxEntry[]>()
 
-  push (body: SendBody): void {
+  push (body: SendBody, author = 'bot'): void {
     const entries = this.byPhone.get(body.to) ?? []
     this.byPhone.delete(body.to)
-    entries.push({ seq: ++this.seq, at: Date.now(), body })
+    entries.push({ seq: ++this.seq, at: Date.now(), body, author })
     if (entries.length > PER_PHONE) entries.shift()
     this.byPhone.set(body.to, entries)
     const oldest = this.byPhone.keys().next().value
@@ -66,7 +69,7 @@ export class LocalTransport implements Transport {
   constructor (private readonly outbox: DevOutbox, private readonly log: FastifyBaseLogger) {}
 
   async deliver (entry: OutboxEntry): Promise<Delivery> {
-    this.outbox.push(entry.body)
+    this.outbox.push(entry.body, entry.author)
     this.log.debug({ type: entry.body.type }, 'chat reply kept for the local simulator (no CHAT_API_BASE_URL)')
     return { kind: 'ok' }
   }
