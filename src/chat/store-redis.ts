@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../plugins/redis.ts'
 import { keys } from '../stores/keys.ts'
 import { shardOf } from './shards.ts'
 import {
@@ -209,13 +209,13 @@ function taken<T> (r: Reply, work: (r: Reply) => T): Taken<T> {
 }
 
 export class RedisChatStore implements ChatStore {
-  private readonly redis: Redis & ChatCommands
+  private readonly redis: RedisClient & ChatCommands
 
-  constructor (redis: Redis, readonly shards: number) {
+  constructor (redis: RedisClient, readonly shards: number) {
     for (const [name, script] of Object.entries(SCRIPTS)) {
       if (!(name in redis)) redis.defineCommand(name, script)
     }
-    this.redis = redis as Redis & ChatCommands
+    this.redis = redis as RedisClient & ChatCommands
   }
 
   private shard (phone: string): number { return shardOf(phone, this.shards) }
@@ -297,7 +297,7 @@ export class RedisChatStore implements ChatStore {
     return turn !== null || send !== null
   }
 
-  private async everyShard<T> (read: (pipeline: ReturnType<Redis['pipeline']>, shard: number) => void, parse: (raw: unknown) => T): Promise<T[]> {
+  private async everyShard<T> (read: (pipeline: ReturnType<RedisClient['pipeline']>, shard: number) => void, parse: (raw: unknown) => T): Promise<T[]> {
     const pipeline = this.redis.pipeline()
     for (let s = 0; s < this.shards; s++) read(pipeline, s)
     const results = (await pipeline.exec()) ?? []
@@ -348,6 +348,6 @@ export class RedisChatStore implements ChatStore {
   }
 }
 
-export function createChatStore (redis: Redis | null, shards: number): ChatStore {
+export function createChatStore (redis: RedisClient | null, shards: number): ChatStore {
   return redis ? new RedisChatStore(redis, shards) : new MemoryChatStore(shards)
 }

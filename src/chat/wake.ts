@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../plugins/redis.ts'
 import { keys } from '../stores/keys.ts'
 import { shardOf } from './shards.ts'
 import type { Lane } from './store.ts'
@@ -12,11 +12,11 @@ import type { Lane } from './store.ts'
 const GATHER_MS = 20
 
 export class WakeChannel {
-  private subscriber: Redis | undefined
+  private subscriber: RedisClient | undefined
   private readonly pending: Record<Lane, Set<string>> = { turn: new Set(), send: new Set() }
   private timer: NodeJS.Timeout | undefined
 
-  constructor (private readonly redis: Redis, private readonly prefix: string, private readonly shards: number, private readonly self: string) {}
+  constructor (private readonly redis: RedisClient, private readonly prefix: string, private readonly shards: number, private readonly self: string) {}
 
   private channel (shard: number): string { return this.prefix + keys.chat.bot.wake(shard) }
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../plugins/redis.ts'
 import { keys } from '../stores/keys.ts'
 import { staffSchema, tenantSchema, type Staff, type Tenant } from './model.ts'
 
@@ -22,7 +22,7 @@ export class MemoryTenantStore implements TenantStore {
 }
 
 export class RedisTenantStore implements TenantStore {
-  constructor (private readonly redis: Redis) {}
+  constructor (private readonly redis: RedisClient) {}
 
   async get (id: string) {
     const raw = await this.redis.get(keys.tenants.one(id))
@@ -50,6 +50,6 @@ export class RedisTenantStore implements TenantStore {
   }
 }
 
-export function createTenantStore (redis: Redis | null): TenantStore {
+export function createTenantStore (redis: RedisClient | null): TenantStore {
   return redis ? new RedisTenantStore(redis) : new MemoryTenantStore()
 }

@@ -211,12 +211,12 @@ describe('notification store, role feed keys (redis)', () => {
     await store.addBroadcast(broadcast(tenant, 'bc3', T0 + DAY_MS), T0 + 2000)
     expect(await r.redis.zrange(feed, 0, -1)).toEqual(['bc2', 'bc3'])
     await store.purgeExpired(tenant, T0 + 2 * DAY_MS)
-    expect(await r.redis.keys(`${r.prefix}notif:t:${tenant}:bc-*`)).toEqual([`${r.prefix}${keys.notifications.broadcastSeq(tenant)}`])
+    expect(await r.redis.keys(`${r.prefix}{notif:${tenant}}:bc-*`)).toEqual([`${r.prefix}${keys.notifications.broadcastSeq(tenant)}`])
   })
 
   it('keeps a recipient\'s feed position until the last broadcast it covers expires, never shorter', async () => {
     const scope = { tenantId: `t-${randomUUID()}`, recipientId: 'u1' }
-    const cursor = `${keys.notifications.recipient(scope.tenantId, scope.recipientId)}bc:member`
+    const cursor = keys.notifications.recipient(scope.tenantId, scope.recipientId).broadcastCursor('member')
     await store.setBroadcastCursor(scope, 'member', 5, T0 + DAY_MS)
     expect(await r.redis.pexpiretime(cursor)).toBe(T0 + DAY_MS)
     await store.setBroadcastCursor(scope, 'member', 3, T0 + 1000)

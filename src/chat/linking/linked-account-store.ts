@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../../plugins/redis.ts'
 import { z } from 'zod'
 import { ROLES } from '../../auth/tokens.ts'
 import { keys } from '../../stores/keys.ts'
@@ -45,7 +45,7 @@ export class MemoryLinkedAccountStore implements LinkedAccountStore {
 
 /** A hash per phone: tenantId -> account JSON. */
 export class RedisLinkedAccountStore implements LinkedAccountStore {
-  constructor (private readonly redis: Redis) {}
+  constructor (private readonly redis: RedisClient) {}
 
   async list (phone: string) {
     const all = await this.redis.hgetall(keys.chat.linking.accounts(phone))
@@ -61,6 +61,6 @@ export class RedisLinkedAccountStore implements LinkedAccountStore {
   }
 }
 
-export function createLinkedAccountStore (redis: Redis | null): LinkedAccountStore {
+export function createLinkedAccountStore (redis: RedisClient | null): LinkedAccountStore {
   return redis ? new RedisLinkedAccountStore(redis) : new MemoryLinkedAccountStore()
 }
