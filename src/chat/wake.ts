@@ -28,7 +28,8 @@ export class WakeChannel {
       if (from !== this.self && (lane === 'turn' || lane === 'send') && phones) onWake(lane, phones.split(','))
     })
     this.subscriber = sub
-    await sub.ssubscribe(...Array.from({ length: this.shards }, (_, s) => this.channel(s)))
+    // one channel per call: on a Redis Cluster the shards' channels hash to different slots (CROSSSLOT otherwise)
+    await Promise.all(Array.from({ length: this.shards }, async (_, s) => await sub.ssubscribe(this.channel(s))))
   }
 
   announce (lane: Lane, phones: string[], onError: (err: Error) => void): void {

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addDays, utcDay, type Appointment, type Task } from '../../src/content/model.ts'
 import { createContentStore, type ContentStore } from '../../src/content/store.ts'
-import { buildTestApp, testRedis, type TestApp } from '../helper.ts'
+import { buildTestApp, storeRedis, type TestApp } from '../helper.ts'
 
-describe.each(['redis', 'memory'] as const)('content store contract (%s)', (kind) => {
+describe.each(['redis', 'cluster', 'memory'] as const)('content store contract (%s)', (kind) => {
   let store: ContentStore
   let cleanup = async (): Promise<void> => {}
   beforeAll(async () => {
-    const r = kind === 'redis' ? await testRedis() : undefined
+    const r = await storeRedis(kind)
     store = createContentStore(r?.redis ?? null)
     if (r) cleanup = r.cleanup
   })

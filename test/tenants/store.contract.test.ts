@@ -1,14 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MemoryTenantStore, RedisTenantStore, type TenantStore } from '../../src/tenants/store.ts'
 import { demoStaff, demoTenants } from '../../src/tenants/demo.ts'
-import { testRedis } from '../helper.ts'
+import { testRedis, testRedisCluster } from '../helper.ts'
 
-const stores: Array<[string, () => Promise<{ store: TenantStore, cleanup: () => Promise<void> }>]> = [
+type Make = () => Promise<{ store: TenantStore, cleanup: () => Promise<void> }>
+const onRedis = (open: typeof testRedis | typeof testRedisCluster): Make => async () => {
+  const r = await open()
+  return { store: new RedisTenantStore(r.redis), cleanup: r.cleanup }
+}
+const stores: Array<[string, Make]> = [
   ['memory', async () => ({ store: new MemoryTenantStore(), cleanup: async () => {} })],
-  ['redis', async () => {
-    const r = await testRedis()
-    return { store: new RedisTenantStore(r.redis), cleanup: r.cleanup }
-  }],
+  ['redis', onRedis(testRedis)],
+  ['cluster', onRedis(testRedisCluster)],
 ]
 
 describe.each(stores)('tenant store contract (%s)', (_name, make) => {
