@@ -13,9 +13,10 @@ const envSchema = z.object({
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   // Seeds of a Redis Cluster, `host:port` comma-separated; refused together with REDIS_URL (one or the other).
   REDIS_CLUSTER_NODES: z.string().trim().transform((v) => v.split(',').map((n) => n.trim()).filter(Boolean))
-    .pipe(z.array(z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, 'must list host:port seeds, comma-separated (e.g. 10.0.0.1:7000,10.0.0.2:7000)')
-      .transform((n) => ({ host: n.slice(0, n.lastIndexOf(':')), port: Number(n.slice(n.lastIndexOf(':') + 1)) }))
-      .refine((n) => n.port >= 1 && n.port <= 65535, 'must give ports between 1 and 65535')).min(1, 'must list at least one host:port')).optional(),
+    .refine((list) => list.length > 0, 'must list at least one host:port')
+    .refine((list) => list.every((n) => /^[A-Za-z0-9.-]+:\d{1,5}$/.test(n)), 'must list host:port seeds, comma-separated (e.g. 10.0.0.1:7000,10.0.0.2:7000)')
+    .transform((list) => list.map((n) => ({ host: n.slice(0, n.lastIndexOf(':')), port: Number(n.slice(n.lastIndexOf(':') + 1)) })))
+    .refine((nodes) => nodes.every((n) => n.port >= 1 && n.port <= 65535), 'must give ports between 1 and 65535').optional(),
   // no braces: a Redis Cluster hashes the first {...} of a key name, which must be the key's own tag
   REDIS_KEY_PREFIX: z.string().min(1).regex(/^[^{}]*$/, 'must not contain { or }').default('club:'),
   JWT_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),

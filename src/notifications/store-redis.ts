@@ -28,6 +28,22 @@ function filterSets (q: ListQuery): string[] {
   return sets
 }
 
+/** Every key a recipient's script touches, in the order the scripts read KEYS (see lua.ts). */
+export function recipientScriptKeys (scope: RecipientScope): string[] {
+  const k = keys.notifications.recipient(scope.tenantId, scope.recipientId)
+  const named: Record<typeof RECIPIENT_KEY_NAMES[number], string> = {
+    registry: keys.notifications.expiring(scope.tenantId, notificationShard(scope.recipientId)),
+    all: k.all,
+    unread: k.unread,
+    read: k.read,
+    exp: k.expiry,
+    records: k.records,
+    ext: k.external,
+    tmp: k.scratch,
+  }
+  return [...RECIPIENT_KEY_NAMES.map((name) => named[name]), ...NOTIFICATION_DOMAINS.map(k.domain), ...NOTIFICATION_SOURCES.map(k.source)]
+}
+
 const RECIPIENT_KEYS = RECIPIENT_KEY_NAMES.length + NOTIFICATION_DOMAINS.length + NOTIFICATION_SOURCES.length
 
 export class RedisNotificationStore implements NotificationStore {
@@ -53,21 +69,7 @@ export class RedisNotificationStore implements NotificationStore {
     }
   }
 
-  /** Every key a recipient's script touches, in the order the scripts read KEYS (see lua.ts). */
-  private scopeKeys (scope: RecipientScope): string[] {
-    const k = keys.notifications.recipient(scope.tenantId, scope.recipientId)
-    const named: Record<typeof RECIPIENT_KEY_NAMES[number], string> = {
-      registry: keys.notifications.expiring(scope.tenantId, notificationShard(scope.recipientId)),
-      all: k.all,
-      unread: k.unread,
-      read: k.read,
-      exp: k.expiry,
-      records: k.records,
-      ext: k.external,
-      tmp: k.scratch,
-    }
-    return [...RECIPIENT_KEY_NAMES.map((name) => named[name]), ...NOTIFICATION_DOMAINS.map(k.domain), ...NOTIFICATION_SOURCES.map(k.source)]
-  }
+  private scopeKeys (scope: RecipientScope): string[] { return recipientScriptKeys(scope) }
 
   async create (n: Notification, now: number): Promise<Created> {
     const createdAt = Date.parse(n.createdAt)
