@@ -6,7 +6,7 @@ import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 import { keys } from '../../src/stores/keys.ts'
 import { RedisCropStore } from '../../src/crops/store/redis.ts'
-import { TEST_SECRETS, testRedisCluster } from '../helper.ts'
+import { buildTestApp, TEST_SECRETS, testRedisCluster } from '../helper.ts'
 import { cropRecord } from '../crops/fixtures.ts'
 
 const NODES = '10.0.0.1:7000, redis-b.internal:7001'
@@ -95,6 +95,20 @@ describe('resharding a slot while the service uses it', () => {
     } finally {
       for (const client of open) client.disconnect()
       await r.cleanup()
+    }
+  })
+})
+
+describe('the request rate limit on the cluster', () => {
+  it('counts one client across requests and answers 429 past the limit', async () => {
+    const t = await buildTestApp({ store: 'cluster', env: { RATE_LIMIT_MAX: '3' } })
+    try {
+      const headers = await t.auth('member', 'club-norte', { sub: 'cus_ana' })
+      const statuses: number[] = []
+      for (let i = 0; i < 4; i++) statuses.push((await t.app.inject({ method: 'GET', url: '/api/notifications', headers })).statusCode)
+      expect(statuses).toEqual([200, 200, 200, 429])
+    } finally {
+      await t.close()
     }
   })
 })
