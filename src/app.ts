@@ -15,6 +15,7 @@ import rateLimitPlugin from './plugins/rate-limit.ts'
 import rawBodyPlugin from './plugins/raw-body.ts'
 import healthRoutes from './health.ts'
 import seedPlugin from './seed.ts'
+import clubPlugin from './club/index.ts'
 import cropsPlugin from './crops/index.ts'
 import commercePlugin from './commerce/plugin.ts'
 import ordersPlugin from './orders/index.ts'
@@ -86,6 +87,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   await app.register(rawBodyPlugin)
   await app.register(healthRoutes)
   await app.register(commercePlugin)
+  await app.register(clubPlugin)
   await app.register(cropsPlugin)
   await app.register(contentPlugin)
   await app.register(notificationsPlugin)

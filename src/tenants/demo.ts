@@ -1,4 +1,4 @@
-import type { Staff, Tenant } from './model.ts'
+import { DEFAULT_TIME_ZONE, type Staff, type Tenant } from './model.ts'
 
 // decisions.md section 3: stable ids, so that the README, the simulator and tests can name them.
 export const DEMO_PASSWORD = 'demo-password'
@@ -8,6 +8,8 @@ export const demoTenants: Tenant[] = [
     id: 'club-norte',
     name: 'Club Norte',
     locale: 'es',
+    timeZone: DEFAULT_TIME_ZONE,
+    pickup: { address: 'Av. Cabildo 1200, Buenos Aires', hours: 'Lunes a viernes de 14 a 20' },
     currency: 'ARS',
     plan: { maxActiveCrops: 50 },
     commerce: {
@@ -23,6 +25,8 @@ export const demoTenants: Tenant[] = [
     id: 'club-sur',
     name: 'Club Sur',
     locale: 'es',
+    timeZone: DEFAULT_TIME_ZONE,
+    pickup: { address: 'Av. Mitre 800, Avellaneda', hours: 'Martes a sábado de 12 a 19' },
     currency: 'ARS',
     plan: { maxActiveCrops: 50 },
     commerce: {
