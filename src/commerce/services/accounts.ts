@@ -55,6 +55,19 @@ export async function createIdentity (ctx: CommerceContext, actorType: ActorType
   return await ctx.store.create('auth_identity', identity, [], [{ name: LOOKUP.authIdentity(actorType), value: email }]) ? identity : undefined
 }
 
+/** Sets the password of an email/password identity, making the identity when there is none. */
+export async function setIdentityPassword (ctx: CommerceContext, actorType: ActorType, email: string, password: string, actorId: string | null): Promise<void> {
+  if (await createIdentity(ctx, actorType, email, password, actorId)) return
+  const identity = await identityOf(ctx, actorType, email)
+  if (!identity) throw new MedusaError('unknown_error', `Identity of ${email} vanished while its password was set`)
+  const hash = await hashPassword(password)
+  await mutate(ctx.store, 'auth_identity', identity.id, () => notFound('Auth identity not found'), (doc) => {
+    doc.password_hash = hash
+    if (actorId) doc.actor_id = actorId
+    return undefined
+  })
+}
+
 /** POST /auth/customer/emailpass/register: a registration token, for POST /store/customers. */
 export async function register (ctx: CommerceContext, input: unknown): Promise<string> {
   const { email, password } = parseInput(credentialsBody, input)
