@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { CommerceSetup } from '../club/provision.ts'
-import { locationAddress } from '../club/spec.ts'
+import { countryName, locationAddress } from '../club/spec.ts'
 import { clubSetupIds } from './ids.ts'
 import { saveUser, setIdentityPassword } from './services/accounts.ts'
 import { PAYMENT_PROVIDERS } from './services/carts.ts'
@@ -19,8 +19,14 @@ export function embeddedSetup (ctx: CommerceContext): CommerceSetup {
     async region (spec) {
       const ids = clubSetupIds(spec.id)
       await createRegion(ctx, {
-        id: ids.region, name: `${countryName(spec.country)} (${spec.name})`, currency_code: spec.currency.toLowerCase(), countries: [spec.country],
-        payment_providers: [...PAYMENT_PROVIDERS], automatic_taxes: true, metadata: { tenant_id: spec.id }, ...stamps(),
+        id: ids.region,
+        name: `${countryName(spec.country)} (${spec.name})`,
+        currency_code: spec.currency.toLowerCase(),
+        countries: [spec.country],
+        payment_providers: [...PAYMENT_PROVIDERS],
+        automatic_taxes: true,
+        metadata: { tenant_id: spec.id },
+        ...stamps(),
       })
       return ids.region
     },
