@@ -7,6 +7,7 @@ import { seedDemo } from './demo.ts'
 import { authRoutes } from './routes/auth.ts'
 import { storeRoutes } from './routes/store.ts'
 import { adminRoutes } from './routes/admin.ts'
+import { inviteRoutes } from './routes/invites.ts'
 
 export interface CommerceBackendOptions {
   /** Where it persists: Redis (keys under commerce:), or memory when null. */
@@ -52,6 +53,7 @@ export async function buildCommerceBackend (options: CommerceBackendOptions): Pr
   app.get('/health', async (_request, reply) => reply.type('text/plain').send('OK'))
   await app.register(authRoutes, { ctx })
   await app.register(storeRoutes, { ctx })
+  await app.register(inviteRoutes, { ctx })
   await app.register(adminRoutes, { ctx })
 
   if (options.seed) await seedDemo(ctx)

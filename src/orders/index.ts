@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import { registerAccounts } from '../accounts/index.ts'
+import { registerClubPeople } from '../club/people.ts'
 import { createUpstreamSessionStore } from '../accounts/sessions.ts'
 import { commerceAccess } from './commerce-access.ts'
 import { flowRoutes } from './flow-routes.ts'
@@ -20,4 +21,5 @@ export default fp(async (app) => {
   await app.register(flowRoutes, { access, orders, idempotency: createIdempotencyStore(app.redis) })
   await app.register(storeRoutes, { access, store: new StoreFront(orders) })
   await registerAccounts(app, access)
+  await registerClubPeople(app, access)
 }, { name: 'orders', dependencies: ['auth', 'commerce', 'notifications', 'locks'] })

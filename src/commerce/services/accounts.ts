@@ -68,10 +68,10 @@ export async function setIdentityPassword (ctx: CommerceContext, actorType: Acto
   })
 }
 
-/** POST /auth/customer/emailpass/register: a registration token, for POST /store/customers. */
-export async function register (ctx: CommerceContext, input: unknown): Promise<string> {
+/** POST /auth/{actor}/emailpass/register: a registration token, for POST /store/customers or an invite's accept. */
+export async function register (ctx: CommerceContext, input: unknown, actorType: ActorType = 'customer'): Promise<string> {
   const { email, password } = parseInput(credentialsBody, input)
-  const identity = await createIdentity(ctx, 'customer', email, password, null)
+  const identity = await createIdentity(ctx, actorType, email, password, null)
   if (!identity) throw new MedusaError('unauthorized', 'Identity with email already exists')
   return await tokenFor(ctx, identity)
 }
