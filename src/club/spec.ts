@@ -58,9 +58,24 @@ export function clubRecord (spec: ClubSpec, commerce: CommerceSettings): Tenant 
     locale: spec.locale,
     timeZone: spec.timeZone,
     currency: spec.currency,
+    country: spec.country,
     plan: { maxActiveCrops: spec.maxActiveCrops },
     ...(spec.pickup ? { pickup: spec.pickup } : {}),
     commerce,
+  }
+}
+
+/** The spec a stored club was made from, as far as its record keeps it (addresses are the backend's). */
+export function specOf (tenant: Tenant): ClubSpecInput {
+  return {
+    id: tenant.id,
+    name: tenant.name,
+    locale: tenant.locale,
+    timeZone: tenant.timeZone,
+    currency: tenant.currency,
+    ...(tenant.country ? { country: tenant.country } : {}),
+    maxActiveCrops: tenant.plan.maxActiveCrops,
+    ...(tenant.pickup ? { pickup: tenant.pickup } : {}),
   }
 }
 

@@ -73,7 +73,13 @@ export class StaffService {
     const { invites } = await client.call(settings.baseUrl, 'GET', '/admin/invites', { caller: admin, query: { limit: 1000, fields: 'id,email,accepted' }, schema: invitesAnswer })
     const open = invites.find((i) => i.email.toLowerCase() === email && i.accepted !== true)
     if (open) return (await client.call(settings.baseUrl, 'POST', `/admin/invites/${encodeURIComponent(open.id)}/resend`, { caller: admin, schema: inviteAnswer })).invite
-    return (await client.call(settings.baseUrl, 'POST', '/admin/invites', { caller: admin, body: { email, metadata: { tenant_id: tenantId, role } }, schema: inviteAnswer })).invite
+    try {
+      return (await client.call(settings.baseUrl, 'POST', '/admin/invites', { caller: admin, body: { email, metadata: { tenant_id: tenantId, role } }, schema: inviteAnswer })).invite
+    } catch (err) {
+      // An open invite this login cannot see (another club's, on the embedded backend) or a user that exists.
+      if (err instanceof AppError && err.statusCode === 422 && /already exist/i.test(err.message)) throw conflict(`${email} already has an invite or a login at the commerce backend`)
+      throw err
+    }
   }
 
   private clientOf (medusa: Medusa) {

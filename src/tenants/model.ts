@@ -42,6 +42,8 @@ export const tenantSchema = z.object({
   locale: z.enum(LOCALES),
   timeZone: timeZoneSchema.default(DEFAULT_TIME_ZONE),
   currency: z.string().length(3),
+  /** The country the club sells in (ISO 3166 alpha-2), as provisioned. */
+  country: z.string().length(2).optional(),
   plan: z.object({ maxActiveCrops: z.number().int().min(0) }),
   pickup: pickupSchema.optional(),
   commerce: commerceSettingsSchema.optional(),
