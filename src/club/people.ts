@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { CommerceAccess } from '../orders/commerce-access.ts'
+import { memberRoutes } from './member-routes.ts'
+import { MemberService } from './members.ts'
 import { createOneUseTokens } from './one-use-tokens.ts'
 import { StaffService } from './staff.ts'
 import { staffRoutes } from './staff-routes.ts'
@@ -8,4 +10,7 @@ import { staffRoutes } from './staff-routes.ts'
 export async function registerClubPeople (app: FastifyInstance, access: CommerceAccess): Promise<void> {
   const tokens = createOneUseTokens(app.redis)
   await app.register(staffRoutes, { staff: new StaffService({ tenants: app.tenants, access, tokens }) })
+  // The chat-linking plugin registers after this one: its code store is looked up when a code is made.
+  const members = new MemberService({ tenants: app.tenants, access, tokens, linkCodes: () => app.linkCodes, jwtSecret: app.config.jwtSecret })
+  await app.register(memberRoutes, { members })
 }

@@ -103,11 +103,52 @@ export async function createCustomer (ctx: CommerceContext, registration: { auth
     created_at: now,
     updated_at: now,
   }
-  if (!await saveCustomer(ctx, customer)) throw new MedusaError('duplicate_error', `A customer with email ${body.email} already exists`)
+  const taken = await saveCustomer(ctx, customer) ? customer : await takeOverAdminMade(ctx, body.email, customer)
+  if (!taken) throw new MedusaError('duplicate_error', `A customer with email ${body.email} already exists`)
   await mutate(ctx.store, 'auth_identity', identity.id, () => notFound('Auth identity not found'), (doc) => {
-    doc.actor_id = customer.id
+    doc.actor_id = taken.id
     return undefined
   })
+  return taken
+}
+
+/**
+ * A customer an admin made (no account yet) becomes the account of whoever registers its email, keeping its
+ * clubs: an admin registers a member, the member then sets a password. Undefined when it has an account.
+ */
+async function takeOverAdminMade (ctx: CommerceContext, email: string, registering: CustomerDoc): Promise<CustomerDoc | undefined> {
+  const id = await ctx.store.lookup(LOOKUP.customerEmail, email)
+  if (!id) return undefined
+  let took = false
+  const doc = await mutate(ctx.store, 'customer', id, () => customerMissing(id), (c) => {
+    if (c.has_account) return undefined
+    took = true
+    c.has_account = true
+    c.first_name = registering.first_name ?? c.first_name
+    c.last_name = registering.last_name ?? c.last_name
+    c.phone = registering.phone ?? c.phone
+    c.metadata = { ...c.metadata, clubs: [...new Set([...clubsOf(c), ...((registering.metadata?.clubs as string[] | undefined) ?? [])])] }
+    return undefined
+  })
+  return took ? doc : undefined
+}
+
+/** POST /admin/customers: a customer without an account, in the clubs its metadata names. */
+export async function createAdminCustomer (ctx: CommerceContext, input: unknown): Promise<CustomerDoc> {
+  const body = parseInput(createCustomerBody, input)
+  const now = nowIso()
+  const customer: CustomerDoc = {
+    id: newId('cus'),
+    email: body.email,
+    first_name: body.first_name ?? null,
+    last_name: body.last_name ?? null,
+    phone: body.phone ?? null,
+    has_account: false,
+    metadata: body.metadata ?? null,
+    created_at: now,
+    updated_at: now,
+  }
+  if (!await saveCustomer(ctx, customer)) throw new MedusaError('duplicate_error', `Customer with email: ${body.email}, has_account: false, already exists.`)
   return customer
 }
 
