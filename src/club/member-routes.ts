@@ -36,9 +36,9 @@ export async function memberRoutes (fastify: FastifyInstance, opts: { members: M
     onRequest: admin,
     schema: {
       tags: ['members'],
-      summary: 'A link code (10 minutes, single use) for a member with a phone: typed in the chat, it links it without a password',
+      summary: 'A link code (10 minutes, single use) for a member with a phone: sent to the bot from that phone as `text` (LINK-<code>), it links the chat without a password',
       params: z.object({ memberId: z.string().min(1).max(200) }),
-      response: { 201: z.object({ code: z.uuid(), phone: z.string(), expiresAt: z.string() }), ...errors },
+      response: { 201: z.object({ code: z.uuid(), text: z.string(), phone: z.string(), expiresAt: z.string() }), ...errors },
     },
   }, async (request, reply) => reply.code(201).send(await opts.members.chatLink(request.tenant, request.params.memberId)))
 

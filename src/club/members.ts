@@ -119,7 +119,7 @@ export class MemberService {
   }
 
   /** A link code for a member registered with a phone: typed in the chat, it links that chat without a password. */
-  async chatLink (tenant: Tenant, customerId: string): Promise<{ code: string, phone: string, expiresAt: string }> {
+  async chatLink (tenant: Tenant, customerId: string): Promise<{ code: string, text: string, phone: string, expiresAt: string }> {
     const { client, settings, admin } = this.upstream(tenant)
     const { customer } = await client.call(settings.baseUrl, 'GET', `/admin/customers/${encodeURIComponent(customerId)}`, { caller: admin, schema: customerAnswer })
     if (!customerTenants(customer).includes(tenant.id)) throw notFound(`Member ${customerId}`)
@@ -129,6 +129,7 @@ export class MemberService {
     const token = await signAccessToken(this.deps.jwtSecret, { sub: customer.id, role: 'member', tenants: [tenant.id], email: member.email, name }, CHAT_TOKEN_TTL_S)
     const code = randomUUID()
     await this.deps.linkCodes().create(code, { customerId: customer.id, tenantId: tenant.id, tenantName: tenant.name, email: member.email, name, token })
-    return { code, phone: customer.phone, expiresAt: new Date(Date.now() + LINK_CODE_TTL_MS).toISOString() }
+    // What the member sends the bot (the bot takes `LINK-<code>` in any state).
+    return { code, text: `LINK-${code}`, phone: customer.phone, expiresAt: new Date(Date.now() + LINK_CODE_TTL_MS).toISOString() }
   }
 }
