@@ -63,7 +63,9 @@ describe('operator walk: a club from nothing', () => {
     // The catalog is the backend's (Medusa's admin, here the embedded one's): the admin adds a product with stock.
     const upstream = (await backend('POST', '/auth/user/emailpass', '', { email: 'olga@walk.test', password: 'olga-password' })).token as string
     const { product } = await backend('POST', '/admin/products', upstream, {
-      title: 'Flores', status: 'published', options: [{ title: 'Peso', values: ['5 g'] }],
+      title: 'Flores',
+      status: 'published',
+      options: [{ title: 'Peso', values: ['5 g'] }],
       variants: [{ title: '5 g', sku: 'WALK-5', options: { Peso: '5 g' }, prices: [{ currency_code: 'uyu', amount: 900 }] }],
     })
     await backend('POST', `/admin/inventory-items/${product.variants[0].inventory_items[0].inventory_item_id}/location-levels`, upstream, { location_id: 'sloc_club_walk', stocked_quantity: 10 })
