@@ -14,11 +14,9 @@ import { createCommerceStore } from '../src/commerce/store/index.ts'
 import { ConfigError, loadConfig, type Config } from '../src/config.ts'
 import { AppError } from '../src/errors.ts'
 import { CommerceClient } from '../src/orders/client.ts'
-import { Medusa } from '../src/orders/medusa.ts'
-import { resolveSettings } from '../src/orders/settings.ts'
+import { commerceAccessAt } from '../src/orders/commerce-access.ts'
 import { createRedis } from '../src/plugins/redis.ts'
 import { RedisTenantStore } from '../src/tenants/store.ts'
-import type { Tenant } from '../src/tenants/model.ts'
 
 const out = (line: string): void => { process.stdout.write(`${line}\n`) }
 const err = (line: string): void => { process.stderr.write(`${line}\n`) }
@@ -69,12 +67,7 @@ async function run (command: Exclude<Command, { kind: 'help' }>, config: Config)
       const address = backend.server.address()
       baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
     }
-    const serviceUrl = baseUrl
-    const access = {
-      client,
-      sessions: createUpstreamSessionStore(redis),
-      medusaFor: (tenant: Tenant) => new Medusa(client, resolveSettings(tenant, {}, serviceUrl)),
-    }
+    const access = commerceAccessAt(baseUrl, client, createUpstreamSessionStore(redis))
     const deps: OperatorDeps = {
       tenants,
       setup,

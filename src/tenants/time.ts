@@ -17,7 +17,10 @@ export function canonicalTimeZone (name: string): string | undefined {
     return undefined
   }
   listed ??= new Map(Intl.supportedValuesOf('timeZone').map((z) => [z.toLowerCase(), z]))
-  return listed.get(name.toLowerCase()) ?? name
+  const known = listed.get(name.toLowerCase())
+  if (known) return known
+  // Names ICU knows only by an alias (Asia/Kolkata): kept as written, or capitalised when written all in lower case.
+  return name === name.toLowerCase() ? name.replace(/(^|[/_-])([a-z])/g, (_m, sep: string, c: string) => sep + c.toUpperCase()) : name
 }
 
 const formats = new Map<string, Intl.DateTimeFormat>()

@@ -27,6 +27,8 @@ describe('club calendar', () => {
 
   it('takes IANA names in their canonical spelling and refuses offsets, abbreviations and unknown names', () => {
     expect(canonicalTimeZone('america/new_york')).toBe('America/New_York')
+    expect(canonicalTimeZone('asia/kolkata')).toBe('Asia/Kolkata')
+    expect(canonicalTimeZone('america/argentina/buenos_aires')).toBe('America/Argentina/Buenos_Aires')
     expect(canonicalTimeZone('UTC')).toBe('UTC')
     for (const bad of ['+03:00', 'GMT-3', 'ART', 'Mars/Olympus_Mons', '', 'America/']) expect(canonicalTimeZone(bad)).toBeUndefined()
   })
