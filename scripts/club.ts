@@ -1,9 +1,8 @@
 // npm run club -- create|update|list|show: provisions and changes clubs (src/club/cli.ts says how).
 import type { FastifyInstance } from 'fastify'
-import { z } from 'zod'
 import { createUpstreamSessionStore } from '../src/accounts/sessions.ts'
 import { parseCommand, USAGE, UsageError, type Command } from '../src/club/cli.ts'
-import { medusaSetup } from '../src/club/medusa-setup.ts'
+import { medusaSetupAt } from '../src/club/medusa-setup.ts'
 import { createOneUseTokens } from '../src/club/one-use-tokens.ts'
 import { createClub, exitCodeOf, shownClub, updateClub, type OperatorDeps, type OperatorResult } from '../src/club/operator.ts'
 import type { CommerceSetup } from '../src/club/provision.ts'
@@ -20,17 +19,6 @@ import { RedisTenantStore } from '../src/tenants/store.ts'
 
 const out = (line: string): void => { process.stdout.write(`${line}\n`) }
 const err = (line: string): void => { process.stderr.write(`${line}\n`) }
-
-/** A Medusa admin client for provisioning, from the operator's login. */
-async function medusaAdmin (client: CommerceClient, baseUrl: string, email: string, password: string): Promise<CommerceSetup> {
-  const admin = { kind: 'admin' as const, email, password }
-  const call = async <T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> => {
-    const [pathname = path, search = ''] = path.split('?')
-    const query = Object.fromEntries(new URLSearchParams(search))
-    return await client.call(baseUrl, method, pathname, { caller: admin, query, body, schema: z.any() }) as T
-  }
-  return medusaSetup({ get: async (path) => await call('GET', path), post: async (path, body) => await call('POST', path, body) }, { adminEmail: email, adminPassword: password, baseUrl })
-}
 
 async function run (command: Exclude<Command, { kind: 'help' }>, config: Config): Promise<void> {
   if (!config.redisUrl) throw new UsageError('REDIS_URL is required: clubs are kept in Redis')
@@ -57,7 +45,7 @@ async function run (command: Exclude<Command, { kind: 'help' }>, config: Config)
     if (baseUrl) {
       const { adminEmail, adminPassword } = config.commerce
       if (!adminEmail || !adminPassword) throw new UsageError('COMMERCE_URL needs COMMERCE_ADMIN_EMAIL and COMMERCE_ADMIN_PASSWORD (a Medusa admin login)')
-      setup = await medusaAdmin(client, baseUrl, adminEmail, adminPassword)
+      setup = medusaSetupAt(client, baseUrl, adminEmail, adminPassword)
     } else {
       // The embedded backend keeps its data in the same Redis: provision its store directly, and serve it on a
       // loopback port for the calls every backend gets over HTTP (the first admin's invite).

@@ -1,3 +1,5 @@
+import { z } from 'zod'
+import type { CommerceClient } from '../orders/client.ts'
 import type { CommerceSetup } from './provision.ts'
 import { countryName, locationAddress } from './spec.ts'
 
@@ -114,4 +116,14 @@ export function medusaSetup (admin: AdminHttp, login: { adminEmail: string, admi
       return login
     },
   }
+}
+
+/** The setup over the service's commerce client, logged in as the operator's Medusa admin. */
+export function medusaSetupAt (client: CommerceClient, baseUrl: string, adminEmail: string, adminPassword: string): CommerceSetup {
+  const caller = { kind: 'admin' as const, email: adminEmail, password: adminPassword }
+  const call = async <T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> => {
+    const [pathname = path, search = ''] = path.split('?')
+    return await client.call(baseUrl, method, pathname, { caller, query: Object.fromEntries(new URLSearchParams(search)), body, schema: z.any() }) as T
+  }
+  return medusaSetup({ get: async (path) => await call('GET', path), post: async (path, body) => await call('POST', path, body) }, { adminEmail, adminPassword, baseUrl })
 }
