@@ -47,7 +47,7 @@ export class Effects {
 
   async voice (tenantId: string | undefined): Promise<Voice> {
     const tenant = tenantId ? await this.deps.tenants.get(tenantId) : undefined
-    return tenant ? { locale: tenant.locale, currency: tenant.currency } : DEFAULT_VOICE
+    return tenant ? { locale: tenant.locale, currency: tenant.currency, pickup: tenant.pickup } : DEFAULT_VOICE
   }
 
   async accounts (phone: string): Promise<AccountRef[]> {

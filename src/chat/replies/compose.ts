@@ -10,6 +10,8 @@ import { COPY, money, statusName, type Copy, type Locale } from './copy.ts'
 export interface Voice {
   locale: Locale
   currency: string
+  /** Where and when the club's members pick up, shown with the order summary. */
+  pickup?: { address: string, hours: string } | undefined
 }
 
 interface Choice {
@@ -101,7 +103,8 @@ export function compose (reply: Reply, voice: Voice): OutboundMessage[] {
     case 'cartCleared': return [text(copy.cartCleared)]
     case 'summary': {
       const b = copy.confirmButtons
-      return [choices(`${copy.summary}\n${cartLines(reply.items, copy, fmt)}\n${copy.pickupCash}`, [
+      const pickup = voice.pickup ? `\n${copy.pickupAt(voice.pickup.address, voice.pickup.hours)}` : ''
+      return [choices(`${copy.summary}\n${cartLines(reply.items, copy, fmt)}\n${copy.pickupCash}${pickup}`, [
         { id: 'order:confirm', title: b.confirm },
         { id: 'order:cancel', title: b.cancel },
       ], copy.menuButton)]
