@@ -1,5 +1,5 @@
 import neostandard from 'neostandard'
 
 export default [
-  ...neostandard({ ts: true, ignores: ['node_modules/**', 'docs/**', '.cache/**'] }),
+  ...neostandard({ ts: true, ignores: ['node_modules/**', 'docs/**', '.cache/**', 'dist/**'] }),
 ]

@@ -44,7 +44,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
 
 export async function buildApp (config: Config, deps: AppDeps = {}) {
   const app = Fastify({
-    logger: deps.logger ?? loggerOptions(config.logLevel),
+    logger: deps.logger ?? loggerOptions(config.logLevel, config.env),
     bodyLimit: config.bodyLimit,
     requestIdHeader: false,
     genReqId: (req) => {

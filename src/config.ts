@@ -31,9 +31,14 @@ const envSchema = z.object({
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
   REMINDERS_SCHEDULE: z.enum(['on', 'off']).default('off'),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  METRICS_PORT: port.optional(),
 })
 
 export type Env = z.input<typeof envSchema>
+
+/** Every variable read (.env.example lists each; a test holds them together). */
+export const ENV_VARIABLES: readonly string[] = Object.keys(envSchema.shape)
 
 export interface Config {
   readonly env: 'development' | 'production' | 'test'
@@ -65,6 +70,8 @@ export interface Config {
   readonly rateLimit: { readonly max: number, readonly windowMs: number }
   readonly bodyLimit: number
   readonly remindersSchedule: boolean
+  /** /metrics: Bearer token required when set; served on its own port instead of the API's when `port` is set. */
+  readonly metrics: { readonly token: string | undefined, readonly port: number | undefined }
   /** Secrets made up for this process because none were configured (development only). */
   readonly generatedSecrets: readonly string[]
 }
@@ -126,6 +133,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     rateLimit: Object.freeze({ max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS }),
     bodyLimit: env.BODY_LIMIT_BYTES,
     remindersSchedule: env.REMINDERS_SCHEDULE === 'on',
+    metrics: Object.freeze({ token: env.METRICS_TOKEN, port: env.METRICS_PORT }),
     generatedSecrets: Object.freeze(generatedSecrets),
   })
 }

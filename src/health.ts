@@ -1,7 +1,46 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { request } from 'undici'
 import { z } from 'zod'
+
+// /ready answers load balancers and monitors often, so each backend is asked at most once per READY_CACHE_MS
+// and waited for at most READY_TIMEOUT_MS. Only Redis decides readiness: a club whose backend is down is
+// reported, while the other clubs (and everything but that club's orders) keep working.
+const READY_TIMEOUT_MS = 2000
+const READY_CACHE_MS = 5000
+
+const backendState = z.enum(['up', 'down', 'unconfigured'])
+type BackendState = z.infer<typeof backendState>
+type CommerceReport = Record<string, BackendState>
+
+/** A backend is up when `GET {base}/health` (Medusa v2's, and the embedded backend's) answers 2xx in time. */
+async function probe (baseUrl: string): Promise<'up' | 'down'> {
+  try {
+    const res = await request(`${baseUrl}/health`, { signal: AbortSignal.timeout(READY_TIMEOUT_MS) })
+    await res.body.dump()
+    return res.statusCode >= 200 && res.statusCode < 300 ? 'up' : 'down'
+  } catch {
+    return 'down'
+  }
+}
+
+/** Each club's backend state; clubs sharing a backend share one probe. */
+async function commerceReport (app: FastifyInstance): Promise<CommerceReport> {
+  const probes = new Map<string, Promise<'up' | 'down'>>()
+  const entries = await Promise.all((await app.tenants.list()).map(async (tenant): Promise<[string, BackendState]> => {
+    let baseUrl: string
+    try {
+      baseUrl = app.commerceAccess.medusaFor(tenant).settings.baseUrl
+    } catch {
+      return [tenant.id, 'unconfigured']
+    }
+    const pending = probes.get(baseUrl) ?? probe(baseUrl)
+    probes.set(baseUrl, pending)
+    return [tenant.id, await pending]
+  }))
+  return Object.fromEntries(entries)
+}
 
 export default fp(async (fastify: FastifyInstance) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
@@ -11,21 +50,38 @@ export default fp(async (fastify: FastifyInstance) => {
     schema: { tags: ['health'], summary: 'Process is up', security: [], response: { 200: z.object({ status: z.literal('ok') }) } },
   }, async () => ({ status: 'ok' as const }))
 
+  let cached: { at: number, report: Promise<CommerceReport> } | undefined
+  const report = async (): Promise<CommerceReport> => {
+    if (!cached || Date.now() - cached.at > READY_CACHE_MS) {
+      const pending = commerceReport(fastify)
+      cached = { at: Date.now(), report: pending }
+      pending.catch(() => { if (cached?.report === pending) cached = undefined })
+    }
+    return await cached.report
+  }
+
   app.get('/ready', {
     config: exempt,
     schema: {
       tags: ['health'],
-      summary: 'Redis is reachable (always ready on in-memory stores)',
+      summary: 'Ready when Redis is reachable (always on in-memory stores); reports each club\'s commerce backend',
       security: [],
-      response: { 200: z.object({ status: z.literal('ready'), redis: z.enum(['up', 'memory']) }), 503: z.object({ status: z.literal('unavailable'), redis: z.literal('down') }) },
+      response: {
+        200: z.object({ status: z.literal('ready'), redis: z.enum(['up', 'memory']), commerce: z.record(z.string(), backendState) }),
+        503: z.object({ status: z.literal('unavailable'), redis: z.literal('down') }),
+      },
     },
-  }, async (_request, reply) => {
-    if (!app.redis) return { status: 'ready' as const, redis: 'memory' as const }
+  }, async (request, reply) => {
     try {
-      await app.redis.ping()
-      return { status: 'ready' as const, redis: 'up' as const }
+      await app.redis?.ping()
     } catch {
       return reply.status(503).send({ status: 'unavailable' as const, redis: 'down' as const })
     }
+    // A club record that cannot be read is logged, not a reason to take every instance out of the balancer.
+    const commerce = await report().catch((err: unknown) => {
+      request.log.warn({ err }, 'commerce report failed')
+      return {}
+    })
+    return { status: 'ready' as const, redis: app.redis ? 'up' as const : 'memory' as const, commerce }
   })
-}, { name: 'health', dependencies: ['redis'] })
+}, { name: 'health', dependencies: ['redis', 'tenants'] })

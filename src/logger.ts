@@ -16,9 +16,16 @@ export const REDACT_PATHS = [
   '*.*.token',
 ]
 
-export function loggerOptions (level: string): LoggerOptions {
+/**
+ * JSON lines (what log shippers read) in production and whenever stdout is not a terminal; readable lines
+ * through pino-pretty on a terminal in development.
+ */
+export function loggerOptions (level: string, env = 'production', tty = process.stdout.isTTY === true): LoggerOptions {
   return {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    ...(tty && env !== 'production' ? { transport: prettyTransport } : {}),
   }
 }
+
+const prettyTransport = { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } }

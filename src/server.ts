@@ -9,7 +9,10 @@ async function main (): Promise<void> {
   if (config.generatedSecrets.length > 0) {
     app.log.warn({ secrets: config.generatedSecrets }, 'no value configured: a random per-process secret is used (development only)')
   }
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  // Faults (SIGSEGV and the like) are left to their default: a JavaScript handler returns to the faulting
+  // instruction, which faults again, and the process spins forever instead of dying (seen when the terminal of
+  // a development server went away).
+  closeWithGrace({ delay: 10_000, skip: ['SIGSEGV', 'SIGBUS', 'SIGFPE', 'SIGILL'] }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'closing after an error')
     else app.log.info({ signal }, 'closing: finishing in-flight requests')
     await app.close()

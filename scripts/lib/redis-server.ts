@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -55,8 +56,13 @@ export async function startRedisServer (): Promise<RedisServer> {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'club-redis-'))
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' })
+  // Resolves once the server has exited, so that a test stopping it sees Redis down right after.
   const stop = async (): Promise<void> => {
-    child.kill('SIGTERM')
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = once(child, 'exit')
+      child.kill('SIGTERM')
+      await exited
+    }
     rmSync(dir, { recursive: true, force: true })
   }
   const started = await new Promise<Error | undefined>((resolve) => {

@@ -2,14 +2,14 @@ import type { FastifyBaseLogger } from 'fastify'
 import { PRODUCTS_PAGE, type AccountRef, type ConversationEffects, type Report, type ResultEvent } from '../../machines/conversation.types.ts'
 import { verifyAccessToken } from '../auth/tokens.ts'
 import type { TenantStore } from '../tenants/store.ts'
-import { mapResult, type ClubApi, type Caller, type Failure, type LinkRecord, type Result } from './club-api.ts'
+import { mapResult, type Behalf, type ClubServices, type Failure, type LinkRecord, type Result } from './club-services.ts'
 import type { LinkedAccount, LinkedAccountStore, LoginFormInvites } from './linking/types.ts'
 import type { Messenger } from './outbound/messenger.ts'
 import type { OutboundMessage } from './outbound/messages.ts'
 import { compose, cropsReport, loginForm, notificationsReport, ordersReport, text, type Voice } from './replies/compose.ts'
 import { COPY } from './replies/copy.ts'
 
-// Performs the machine's named actions: sends replies and calls the club's routes, and turns each result that
+// Performs the machine's named actions: sends replies and calls the club's services, and turns each result that
 // the conversation must know into an event.
 
 /** A link made by code lasts as long as one made by the login form (spec, Limits), or less if the token says so. */
@@ -25,7 +25,7 @@ export function effectsOf (actions: ReadonlyArray<{ type: string, params?: unkno
 }
 
 export interface EffectDeps {
-  api: ClubApi
+  api: ClubServices
   messenger: Messenger
   tenants: TenantStore
   linkedAccounts: LinkedAccountStore
@@ -42,6 +42,10 @@ export function accountRef (a: LinkedAccount): AccountRef {
 
 const commerceFailure = (failure: Failure) => failure === 'rejected' ? 'stock' as const : 'unavailable' as const
 
+async function andThen<T, U> (res: Result<T>, next: (value: T) => Promise<Result<U>>): Promise<Result<U>> {
+  return res.ok ? await next(res.value) : res
+}
+
 export class Effects {
   constructor (private readonly deps: EffectDeps) {}
 
@@ -54,10 +58,10 @@ export class Effects {
     return (await this.deps.linkedAccounts.list(phone)).map(accountRef)
   }
 
-  private async caller (phone: string, tenantId: string): Promise<Caller | undefined> {
+  /** The member of the phone's live link to the club; 'auth' when the link expired or its token no longer holds. */
+  private async behalf (phone: string, tenantId: string): Promise<Result<Behalf>> {
     const account = (await this.deps.linkedAccounts.list(phone)).find((a) => a.tenantId === tenantId && a.expiresAt > this.deps.clock())
-    if (!account) return undefined
-    return { tenantId, token: account.token, role: account.role, phone, currency: (await this.voice(tenantId)).currency }
+    return account ? await this.deps.api.behalf(account, phone) : { ok: false, failure: 'auth', status: 401 }
   }
 
   private async send (phone: string, messages: OutboundMessage[]): Promise<void> {
@@ -114,46 +118,45 @@ export class Effects {
     }
   }
 
-  /** Calls made with the member's token; a refused token ends the conversation's link. */
+  /** Calls made as the member; a link that no longer holds ends the conversation's link. */
   private async onBehalf (phone: string, action: Exclude<EffectAction, { type: 'reply' | 'sendLoginForm' | 'consumeLinkCode' | 'unlink' }>): Promise<ResultEvent | undefined> {
-    const caller = await this.caller(phone, action.params.tenantId)
-    if (!caller) return { type: 'AUTH_EXPIRED' }
+    const who = await this.behalf(phone, action.params.tenantId)
     const { api } = this.deps
     switch (action.type) {
       case 'fetchProducts': {
-        const res = await api.products(caller, action.params.offset, PRODUCTS_PAGE)
+        const res = await andThen(who, async (w) => await api.products(w, action.params.offset, PRODUCTS_PAGE))
         if (res.ok) return { type: 'PRODUCTS_LOADED', products: res.value.products, offset: action.params.offset, count: res.value.count }
         return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'PRODUCTS_FAILED' }
       }
       case 'addToCart': {
         const { cartId, variantId, quantity, target } = action.params
-        const res = await api.addToCart(caller, cartId, variantId, target)
+        const res = await andThen(who, async (w) => await api.addToCart(w, cartId, variantId, target))
         if (res.ok) return { type: 'ADDED', cartId: res.value, variantId, quantity }
         return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'ADD_FAILED', reason: commerceFailure(res.failure) }
       }
       case 'placeOrder': {
-        const res = await api.placeOrder(caller, action.params.cartId)
+        const res = await andThen(who, async (w) => await api.placeOrder(w, action.params.cartId))
         if (res.ok) return { type: 'ORDER_PLACED', displayId: res.value.displayId, total: res.value.total }
         return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'ORDER_FAILED', reason: commerceFailure(res.failure) }
       }
-      case 'report': return await this.report(caller, action.params.what)
+      case 'report': return await this.report(phone, action.params.tenantId, who, action.params.what)
     }
   }
 
-  private async report (caller: Caller, what: Report): Promise<ResultEvent | undefined> {
-    const voice = await this.voice(caller.tenantId)
-    const res = await this.reportOf(caller, what, voice)
+  private async report (phone: string, tenantId: string, who: Result<Behalf>, what: Report): Promise<ResultEvent | undefined> {
+    const voice = await this.voice(tenantId)
+    const res = await andThen(who, async (w) => await this.reportOf(w, what, voice))
     if (!res.ok && res.failure === 'auth') return { type: 'AUTH_EXPIRED' }
-    await this.send(caller.phone, [res.ok ? res.value : text(COPY[voice.locale].reportFailed)])
+    await this.send(phone, [res.ok ? res.value : text(COPY[voice.locale].reportFailed)])
     return undefined
   }
 
-  private async reportOf (caller: Caller, what: Report, voice: Voice): Promise<Result<OutboundMessage>> {
+  private async reportOf (who: Behalf, what: Report, voice: Voice): Promise<Result<OutboundMessage>> {
     const { api } = this.deps
     switch (what) {
-      case 'orders': return mapResult(await api.orders(caller), (v) => ordersReport(v.orders, voice, caller.role === 'admin'))
-      case 'notifications': return mapResult(await api.notifications(caller), (v) => notificationsReport(v.unread, v.latest, voice))
-      case 'crops': return mapResult(await api.crops(caller), (v) => cropsReport(v.crops, voice))
+      case 'orders': return mapResult(await api.orders(who), (v) => ordersReport(v.orders, voice, who.actor.role === 'admin'))
+      case 'notifications': return mapResult(await api.notifications(who), (v) => notificationsReport(v.unread, v.latest, voice))
+      case 'crops': return mapResult(await api.crops(who), (v) => cropsReport(v.crops, voice))
     }
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { Dispatcher } from 'undici'
-import { ClubApi } from './club-api.ts'
+import { ClubServices } from './club-services.ts'
 import { devOutboxRoute } from './dev-outbox-route.ts'
 import { Effects } from './effects.ts'
 import type { InboundMessage } from './inbound.ts'
@@ -47,7 +47,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   }
 
   const effects = new Effects({
-    api: new ClubApi(app),
+    api: new ClubServices({ store: app.storeFront, orders: app.orders, notifications: app.notifications, crops: app.crops, linkCodes: app.linkCodes, tenants: app.tenants, jwtSecret: app.config.jwtSecret, log }),
     messenger,
     tenants: app.tenants,
     linkedAccounts: app.linkedAccounts,
@@ -75,4 +75,4 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
 
   app.addHook('onReady', async () => { worker.start() })
   app.addHook('preClose', async () => { await worker.stop() })
-}, { name: 'chat', dependencies: ['auth', 'chat-linking'] })
+}, { name: 'chat', dependencies: ['auth', 'chat-linking', 'orders', 'crops', 'notifications'] })

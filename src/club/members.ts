@@ -6,7 +6,7 @@ import type { CommerceAccess } from '../orders/commerce-access.ts'
 import { customerTenants, mapMember } from '../orders/mapping.ts'
 import type { Member } from '../orders/schemas.ts'
 import { customerAnswer, customersAnswer, type UpstreamCustomer } from '../orders/upstream.ts'
-import type { LinkCodeStore } from '../chat/linking/link-code-store.ts'
+import type { LinkCodes } from '../chat/linking/types.ts'
 import { LINK_CODE_TTL_MS } from '../chat/linking/link-record.ts'
 import type { Tenant } from '../tenants/model.ts'
 import type { TenantStore } from '../tenants/store.ts'
@@ -30,7 +30,7 @@ export interface MemberDeps {
   tenants: TenantStore
   access: CommerceAccess
   tokens: OneUseTokens
-  linkCodes: () => LinkCodeStore
+  linkCodes: () => LinkCodes
   jwtSecret: string
 }
 

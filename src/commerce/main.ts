@@ -8,7 +8,7 @@ import { buildCommerceBackend } from './backend.ts'
 // The embedded commerce backend on its own: `tsx src/commerce/main.ts` (PORT, HOST, REDIS_URL, JWT_SECRET, SEED).
 async function main (): Promise<void> {
   const config = loadConfigOrExit()
-  const logger = pino(loggerOptions(config.logLevel))
+  const logger = pino(loggerOptions(config.logLevel, config.env))
   const redis = config.redisUrl ? createRedis(config.redisUrl, config.redisKeyPrefix) : null
   if (redis) await redis.connect()
   else logger.warn('REDIS_URL is not set: commerce data lives in memory (one process, nothing survives a restart)')

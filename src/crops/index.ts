@@ -8,12 +8,19 @@ import { lifecycleRoutes } from './routes/lifecycle.ts'
 import { CropService } from './service.ts'
 import { createCatalogStore, createCropStore } from './store/index.ts'
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    crops: CropService
+  }
+}
+
 // The crops domain: crops with their lifecycle, timeline, plants and harvests, and the club's catalog.
 export default fp(async (app) => {
   const crops = createCropStore(app.redis)
   const catalogStore = createCatalogStore(app.redis)
   const catalog = new CatalogService(catalogStore)
   const service = new CropService(crops, catalog)
+  app.decorate('crops', service)
   await app.register(cropRoutes, { service })
   await app.register(lifecycleRoutes, { service })
   await app.register(plantAndHarvestRoutes, { service })

@@ -8,7 +8,8 @@ import {
   validTransitions,
   type CropStatus,
 } from '../../machines/crop.machine.ts'
-import type { Principal } from '../auth/tokens.ts'
+import { requireRole, type Actor } from '../auth/actor.ts'
+import type { Role } from '../auth/tokens.ts'
 import { AppError, conflict, notFound } from '../errors.ts'
 import type { Tenant } from '../tenants/model.ts'
 import { zonedDay } from '../tenants/time.ts'
@@ -18,11 +19,8 @@ import { nextPlantNumber, plantCodes } from './plant-codes.ts'
 import type { CreateCropInput, HarvestInput, PatchCropInput, PatchHarvestInput, PlantsInput, TimelineInput } from './requests.ts'
 import type { CropStore } from './store/index.ts'
 
-/** Who acts, and in which club. */
-export interface Caller {
-  tenant: Tenant
-  principal: Principal
-}
+/** Who sees and works the club's crops (decisions.md section 2). */
+export const CROP_KEEPERS: readonly Role[] = ['grower', 'admin']
 
 export interface CropFilters {
   status?: CropStatus | undefined
@@ -44,8 +42,8 @@ const FUTURE_TOLERANCE_MS = 24 * 3600 * 1000
 // A default batch of plant codes is recomputed this often when others take the same codes first.
 const PLANT_CODE_ATTEMPTS = 5
 
-export function callerAuthor (principal: Principal): Author {
-  return { id: principal.sub, name: principal.name ?? principal.email ?? principal.sub, ...(principal.email ? { email: principal.email } : {}) }
+export function callerAuthor (actor: Pick<Actor, 'sub' | 'name' | 'email'>): Author {
+  return { id: actor.sub, name: actor.name ?? actor.email ?? actor.sub, ...(actor.email ? { email: actor.email } : {}) }
 }
 
 /** Keeps the timeline in date order; an entry goes after those of the same moment. */
@@ -76,13 +74,16 @@ export class CropService {
     private readonly now: () => Date = () => new Date()
   ) {}
 
-  async list (tenantId: string, filters: CropFilters): Promise<CropSummary[]> {
+  /** A page of the club's crops that match every filter given, and how many match. */
+  async list (actor: Actor, filters: CropFilters, page: { limit: number, offset: number }): Promise<{ crops: CropSummary[], count: number }> {
+    requireRole(actor, CROP_KEEPERS)
     const search = filters.search?.toLocaleLowerCase()
-    return (await this.crops.list(tenantId)).filter((crop) =>
+    const matching = (await this.crops.list(actor.tenant.id)).filter((crop) =>
       (!filters.status || crop.status === filters.status) &&
       (!filters.strain || crop.strain.id === filters.strain) &&
       (!filters.spaceId || crop.spaceIds.includes(filters.spaceId)) &&
       (!search || crop.name.toLocaleLowerCase().includes(search)))
+    return { crops: matching.slice(page.offset, page.offset + page.limit), count: matching.length }
   }
 
   async create (tenant: Tenant, input: CreateCropInput): Promise<CropRecord> {
@@ -183,7 +184,9 @@ export class CropService {
   }
 
   /** The status route: the machine decides; the open history entry closes at the moment of the move. */
-  async move ({ tenant, principal }: Caller, cropId: string, input: { newStatus: CropStatus, notes?: string | undefined, author?: Author | undefined }) {
+  async move (actor: Actor, cropId: string, input: { newStatus: CropStatus, notes?: string | undefined, author?: Author | undefined }) {
+    requireRole(actor, CROP_KEEPERS)
+    const { tenant } = actor
     const at = this.now().toISOString()
     const moved = await this.crops.update(tenant.id, cropId, (crop) => {
       const next = moveStatus(crop, input.newStatus, at)
@@ -195,7 +198,7 @@ export class CropService {
         data: { fromStatus: crop.status, toStatus: next.status },
         notes: input.notes ?? `Status changed from ${crop.status} to ${next.status}`,
         evidences: [],
-        author: input.author ?? callerAuthor(principal),
+        author: input.author ?? callerAuthor(actor),
       }
       const updated = { ...crop, ...next, timeline: withEntry(crop.timeline, entry), updatedAt: at }
       return { crop: updated, result: { crop: updated, transition: { from: crop.status, to: next.status, timestamp } } }
@@ -204,7 +207,9 @@ export class CropService {
     return moved
   }
 
-  async addTimeline ({ tenant, principal }: Caller, cropId: string, input: TimelineInput) {
+  async addTimeline (actor: Actor, cropId: string, input: TimelineInput) {
+    requireRole(actor, CROP_KEEPERS)
+    const { tenant } = actor
     const now = this.now()
     const date = input.date ?? now.toISOString()
     if (Date.parse(date) > now.getTime() + FUTURE_TOLERANCE_MS) throw fieldError('date', 'Must not be more than a day in the future')
@@ -214,7 +219,7 @@ export class CropService {
       data: input.data,
       notes: input.notes ?? '',
       evidences: input.evidences ?? [],
-      author: input.author ?? callerAuthor(principal),
+      author: input.author ?? callerAuthor(actor),
     }
     const crop = await this.crops.update(tenant.id, cropId, (current) => {
       const next = { ...current, timeline: withEntry(current.timeline, entry), updatedAt: now.toISOString() }
@@ -253,7 +258,9 @@ export class CropService {
   }
 
   /** A harvest in FLOWERING or HARVESTING: the crop moves to DRYING, or stays (returns to) FLOWERING. */
-  async harvest ({ tenant, principal }: Caller, cropId: string, input: HarvestInput) {
+  async harvest (actor: Actor, cropId: string, input: HarvestInput) {
+    requireRole(actor, CROP_KEEPERS)
+    const { tenant } = actor
     const current = await this.record(tenant.id, cropId)
     const notHarvestable = (status: CropStatus) => conflict(`The crop is ${status}: harvests are recorded in FLOWERING or HARVESTING`, { currentStatus: status })
     if (!harvestMove(current, input.continueFlowering, this.now().toISOString())) throw notHarvestable(current.status)
@@ -287,7 +294,7 @@ export class CropService {
         data: { harvestId: harvest.id, batchNumber, wetWeight: input.wetWeight },
         notes: input.notes ?? '',
         evidences: [],
-        author: callerAuthor(principal),
+        author: callerAuthor(actor),
       }
       const updated = { ...crop, ...next, harvests: [...crop.harvests, harvest], timeline: withEntry(crop.timeline, entry), updatedAt: at }
       const message = `Harvest ${batchNumber} recorded; the crop ${next.status === crop.status ? 'stays in' : 'moved to'} ${next.status}`

@@ -1,12 +1,13 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { actorOf } from '../auth/actor.ts'
 import { ROLES } from '../auth/tokens.ts'
 import { AppError, notFound } from '../errors.ts'
 import { queryBoolean, queryInt } from '../schemas/common.ts'
 import { cronSecretGuard } from './cron-auth.ts'
 import { broadcastSchema, noticeContentSchema, notificationSchema } from './model.ts'
-import type { Reader } from './service.ts'
+import { readerOf } from './service.ts'
 import { NOTIFICATION_DOMAINS, NOTIFICATION_SOURCES } from './types.ts'
 
 const listQuery = z.object({
@@ -49,8 +50,7 @@ const reminderReport = z.object({
 export async function notificationRoutes (fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
   const anyone = app.guard()
-  const reader = (request: { principal: { sub: string, role: string }, tenant: { id: string } }): Reader =>
-    ({ tenantId: request.tenant.id, recipientId: request.principal.sub, role: request.principal.role })
+  const reader = (request: FastifyRequest) => readerOf(actorOf(request))
 
   app.get('/api/notifications', {
     onRequest: anyone,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { Actor } from '../auth/actor.ts'
 import { AppError, validationError } from '../errors.ts'
 import { keys } from '../stores/keys.ts'
 import type { LiveHub, LiveMessage } from './live.ts'
@@ -9,6 +10,11 @@ import type { Notifier, NotifyInput } from './types.ts'
 /** The caller of a read: their records, and the role whose broadcasts they receive. */
 export interface Reader extends RecipientScope {
   role: string
+}
+
+/** An actor reads their own notices (under their token's subject) and their role's broadcasts. */
+export function readerOf (actor: Actor): Reader {
+  return { tenantId: actor.tenant.id, recipientId: actor.sub, role: actor.role }
 }
 
 export interface ServiceDeps {
@@ -110,6 +116,15 @@ export class NotificationService implements Notifier {
   async unreadCount (reader: Reader): Promise<number> {
     await this.deliverBroadcasts(reader)
     return await this.store.unreadCount(reader, this.now())
+  }
+
+  /** How many of the actor's notices are unread, and the latest `limit`: broadcasts delivered once for both. */
+  async summary (actor: Actor, limit: number): Promise<{ unread: number, latest: Notification[] }> {
+    const reader = readerOf(actor)
+    await this.deliverBroadcasts(reader)
+    const now = this.now()
+    const [unread, page] = await Promise.all([this.store.unreadCount(reader, now), this.store.list(reader, { offset: 0, limit }, now)])
+    return { unread, latest: page.notifications }
   }
 
   async markRead (scope: RecipientScope, externalId: string): Promise<Notification | undefined> {

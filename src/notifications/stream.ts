@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { Gauge } from 'prom-client'
 import type { LiveMessage } from './live.ts'
 import { recipientChannel, roleChannel, type Reader } from './service.ts'
 
@@ -13,6 +14,8 @@ export const HEARTBEAT_MS = 25_000
 export async function notificationStreamRoutes (fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
   const open = new Set<() => void>()
+  // eslint-disable-next-line no-new -- registered on app.metrics, read at each scrape
+  new Gauge({ name: 'club_notification_streams_open', help: 'Notification streams (SSE) open on this instance', registers: [app.metrics], collect () { this.set(open.size) } })
   // hijacked responses are not idle, so close would wait for them: end them first
   app.addHook('preClose', async () => { for (const end of open) end() })
 

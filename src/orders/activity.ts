@@ -1,12 +1,12 @@
-import type { Principal } from '../auth/tokens.ts'
+import type { Actor } from '../auth/actor.ts'
 import { mapActivities, toStoredActivity } from './mapping.ts'
 import type { Activity, ActivityDescription, Author } from './schemas.ts'
 
 // Order activity events (spec: order activity event), kept in the upstream order's metadata. Pure.
 
-export function authorOf (principal: Principal): Author {
-  const [firstName = '', ...rest] = (principal.name ?? principal.email ?? principal.sub).trim().split(/\s+/)
-  return { id: principal.sub, firstName, lastName: rest.join(' ') }
+export function authorOf (actor: Pick<Actor, 'sub' | 'name' | 'email'>): Author {
+  const [firstName = '', ...rest] = (actor.name ?? actor.email ?? actor.sub).trim().split(/\s+/)
+  return { id: actor.sub, firstName, lastName: rest.join(' ') }
 }
 
 export function activity (description: ActivityDescription, status: Activity['status'], author: Author, note?: string, at = new Date()): Activity {

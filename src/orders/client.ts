@@ -48,16 +48,27 @@ export function queryString (query: Query = {}): string {
 
 interface CachedToken { token: string, expiresAt: number }
 
+/** Told of every HTTP call upstream (the latency metric): the club it was for ('-': several), the status or 'error'. */
+export type CallObserver = (call: { club: string, method: string, status: string, seconds: number }) => void
+
 export class CommerceClient {
   private readonly agent: Agent
   private readonly adminTokens = new Map<string, Promise<CachedToken>>()
+  private club = '-'
 
-  constructor (timeoutMs: number) {
+  constructor (timeoutMs: number, private readonly observe: CallObserver = () => {}) {
     this.agent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs, keepAliveTimeout: 10_000 })
   }
 
   async close (): Promise<void> {
     await this.agent.close()
+  }
+
+  /** This same client (its connection pool, its admin tokens) with its calls observed under `club`. */
+  forClub (club: string): CommerceClient {
+    const scoped = Object.create(this) as CommerceClient
+    scoped.club = club
+    return scoped
   }
 
   /** One JSON call; upstream errors come back as our AppErrors, a body that fails `schema` as 502. */
@@ -110,10 +121,16 @@ export class CommerceClient {
 
   private async dispatch (baseUrl: string, method: string, path: string, headers: Record<string, string>, body: string | undefined): Promise<Dispatcher.ResponseData> {
     const url = new URL(baseUrl)
+    const started = performance.now()
+    let status = 'error'
     try {
-      return await this.agent.request({ origin: url.origin, path: `${url.pathname.replace(/\/+$/, '')}${path}`, method: method as Dispatcher.HttpMethod, headers, body })
+      const res = await this.agent.request({ origin: url.origin, path: `${url.pathname.replace(/\/+$/, '')}${path}`, method: method as Dispatcher.HttpMethod, headers, body })
+      status = String(res.statusCode)
+      return res
     } catch (err) {
       throw mapTransportError(err)
+    } finally {
+      this.observe({ club: this.club, method, status, seconds: (performance.now() - started) / 1000 })
     }
   }
 

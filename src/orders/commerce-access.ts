@@ -1,9 +1,17 @@
 import type { FastifyInstance } from 'fastify'
+import { Histogram } from 'prom-client'
 import type { UpstreamSessionStore } from '../accounts/sessions.ts'
 import type { Tenant } from '../tenants/model.ts'
 import { CommerceClient } from './client.ts'
 import { Medusa } from './medusa.ts'
 import { resolveSettings, type TenantsFile } from './settings.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Each club's commerce backend, also read by /ready. Decorated by the orders plugin. */
+    commerceAccess: CommerceAccess
+  }
+}
 
 /** What the orders and accounts routes share: one client, each club's backend, and the upstream logins. */
 export interface CommerceAccess {
@@ -18,13 +26,19 @@ function defaultBaseUrl (app: FastifyInstance): string | undefined {
 }
 
 export function commerceAccess (app: FastifyInstance, file: TenantsFile, sessions: UpstreamSessionStore): CommerceAccess {
-  const client = new CommerceClient(app.config.commerce.timeoutMs)
+  const latency = new Histogram({
+    name: 'club_commerce_request_duration_seconds',
+    help: 'Calls to the commerce backend until its answer\'s headers, by club (- when made for several), method and status (error: no answer)',
+    labelNames: ['club', 'method', 'status'],
+    registers: [app.metrics],
+  })
+  const client = new CommerceClient(app.config.commerce.timeoutMs, ({ seconds, ...labels }) => latency.observe(labels, seconds))
   app.addHook('onClose', async () => { await client.close() })
   return {
     client,
     sessions,
     // Resolved per request: the embedded backend's URL is known only once it listens.
-    medusaFor: (tenant) => new Medusa(client, resolveSettings(tenant, file, defaultBaseUrl(app))),
+    medusaFor: (tenant) => new Medusa(client.forClub(tenant.id), resolveSettings(tenant, file, defaultBaseUrl(app))),
   }
 }
 

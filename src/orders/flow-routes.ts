@@ -2,19 +2,17 @@ import { PassThrough } from 'node:stream'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { actorOf } from '../auth/actor.ts'
 import { AppError } from '../errors.ts'
 import { errorEnvelopeSchema } from '../schemas/common.ts'
-import type { CommerceAccess } from './commerce-access.ts'
 import { createAndProcess, createAndProcessBody, runOnce, type CreateAndProcessInput, STEP_PROGRESS, TIMELINE_ACTIONS, type FlowOutcome, type StepEvent, type StepName } from './flow.ts'
 import type { IdempotencyStore } from './idempotency.ts'
-import { actorOf } from './routes.ts'
 import { orderSchema } from './schemas.ts'
-import type { OrdersService } from './service.ts'
+import { ORDER_MANAGERS, type OrdersService } from './service.ts'
 
 // POST /api/orders/create-and-process and its text/event-stream twin (admin).
 
 export interface FlowRoutesOptions {
-  access: CommerceAccess
   orders: OrdersService
   idempotency: IdempotencyStore
 }
@@ -28,15 +26,15 @@ function failure (outcome: Extract<FlowOutcome, { ok: false }>): AppError {
 
 export async function flowRoutes (fastify: FastifyInstance, opts: FlowRoutesOptions) {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
-  const { access, orders, idempotency } = opts
-  const onRequest = app.guard({ roles: ['admin'] })
+  const { orders, idempotency } = opts
+  const onRequest = app.guard({ roles: ORDER_MANAGERS })
   const tags = ['orders']
 
   const run = (request: FastifyRequest, body: CreateAndProcessInput, onStep: (e: StepEvent) => void, started?: () => void) => {
     const key = request.headers['idempotency-key']
     return runOnce(idempotency, request.tenant.id, typeof key === 'string' ? key : undefined, body, async () => {
       started?.()
-      return await createAndProcess(orders, actorOf(access, request), body, onStep)
+      return await createAndProcess(orders, actorOf(request), body, onStep)
     })
   }
 

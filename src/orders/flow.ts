@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
+import type { Actor } from '../auth/actor.ts'
 import { AppError, conflict } from '../errors.ts'
 import { activity, authorOf } from './activity.ts'
 import type { IdempotencyStore } from './idempotency.ts'
 import type { Medusa } from './medusa.ts'
-import { capturePayments, customerIdsWithEmail, fulfillItems, shipFulfillment, type Actor, type OrdersService } from './service.ts'
+import { capturePayments, customerIdsWithEmail, fulfillItems, shipFulfillment, type OrdersService } from './service.ts'
 import { chooseShipping, PAYMENT_METHODS, startPayment } from './storefront.ts'
 import type { Activity, Order } from './schemas.ts'
 import type { UpstreamCart } from './upstream.ts'
@@ -66,8 +67,8 @@ function asAppError (err: unknown): AppError {
 }
 
 export async function createAndProcess (orders: OrdersService, actor: Actor, input: CreateAndProcessInput, onStep: (e: StepEvent) => void): Promise<FlowOutcome> {
-  const { medusa } = actor
-  const author = authorOf(actor.principal)
+  const medusa = orders.medusa(actor)
+  const author = authorOf(actor)
   const events: Activity[] = []
   const timeline: TimelineEntry[] = []
   const mark = (action: TimelineEntry['action']) => timeline.push({ action, timestamp: new Date().toISOString() })
@@ -89,7 +90,7 @@ export async function createAndProcess (orders: OrdersService, actor: Actor, inp
     step('configuring_shipping')
     await chooseShipping(medusa, cart.id, input.shippingMethod)
     step('initializing_payment')
-    await startPayment(medusa, cart.id, input.paymentMethod)
+    await startPayment(medusa, cart, input.paymentMethod)
     step('completing_cart')
     const completed = await medusa.completeCart(cart.id)
     if (completed.type !== 'order') throw conflict(completed.error?.message ?? 'The cart could not be completed')

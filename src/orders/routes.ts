@@ -1,13 +1,14 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { actorOf } from '../auth/actor.ts'
 import { optionalBody, pageQuery } from '../schemas/common.ts'
 import type { CommerceAccess } from './commerce-access.ts'
 import { customerTenants, mapInventoryLevel, mapMember } from './mapping.ts'
 import {
   activitySchema, FULFILLMENT_STATUSES, inventoryLevelSchema, memberSchema, ORDER_STATUSES, orderSchema, orderSummarySchema, PAYMENT_STATUSES,
 } from './schemas.ts'
-import type { Actor, OrdersService } from './service.ts'
+import { ORDER_MANAGERS, type OrdersService } from './service.ts'
 
 // /api/orders, /api/members, /api/inventory (spec: Orders; decisions.md section 2 for roles).
 
@@ -21,15 +22,11 @@ const orderAnswer = z.object({ order: orderSchema })
 const MEMBER_SCAN_PAGE = 100
 const MEMBER_SCAN_MAX = 5000
 
-export function actorOf (access: CommerceAccess, request: FastifyRequest): Actor {
-  return { tenant: request.tenant, principal: request.principal, medusa: access.medusaFor(request.tenant) }
-}
-
 export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOptions) {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
   const { access, orders } = opts
   const anyone = app.guard()
-  const admin = app.guard({ roles: ['admin'] })
+  const admin = app.guard({ roles: ORDER_MANAGERS })
   const staff = app.guard({ roles: ['grower', 'admin'] })
   const tags = ['orders']
 
@@ -48,7 +45,7 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
     },
   }, async (request) => {
     const q = request.query
-    const { orders: list, count } = await orders.list(actorOf(access, request), {
+    const { orders: list, count } = await orders.list(actorOf(request), {
       limit: q.limit,
       offset: q.offset,
       status: q.status,
@@ -62,17 +59,17 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
   app.get('/api/orders/:orderId', {
     onRequest: anyone,
     schema: { tags, params: orderParams, response: { 200: orderAnswer } },
-  }, async (request) => ({ order: await orders.get(actorOf(access, request), request.params.orderId) }))
+  }, async (request) => ({ order: await orders.get(actorOf(request), request.params.orderId) }))
 
   app.get('/api/orders/:orderId/activities', {
     onRequest: anyone,
     schema: { tags, params: orderParams, response: { 200: z.object({ activities: z.array(activitySchema) }) } },
-  }, async (request) => ({ activities: await orders.activities(actorOf(access, request), request.params.orderId) }))
+  }, async (request) => ({ activities: await orders.activities(actorOf(request), request.params.orderId) }))
 
   app.post('/api/orders/:orderId/capture', {
     onRequest: admin,
     schema: { tags, summary: 'Capture the order\'s payment', params: orderParams, response: { 200: orderAnswer } },
-  }, async (request) => ({ order: await orders.capture(actorOf(access, request), request.params.orderId) }))
+  }, async (request) => ({ order: await orders.capture(actorOf(request), request.params.orderId) }))
 
   app.post('/api/orders/:orderId/fulfill', {
     onRequest: admin,
@@ -88,23 +85,23 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
     },
   }, async (request) => {
     const { items, locationId } = request.body
-    return await orders.fulfill(actorOf(access, request), request.params.orderId, items, locationId)
+    return await orders.fulfill(actorOf(request), request.params.orderId, items, locationId)
   })
 
   app.post('/api/orders/:orderId/ship', {
     onRequest: admin,
     schema: { tags, params: orderParams, body: z.object({ fulfillmentId: z.string().min(1) }), response: { 200: orderAnswer } },
-  }, async (request) => ({ order: await orders.ship(actorOf(access, request), request.params.orderId, request.body.fulfillmentId) }))
+  }, async (request) => ({ order: await orders.ship(actorOf(request), request.params.orderId, request.body.fulfillmentId) }))
 
   app.post('/api/orders/:orderId/cancel', {
     onRequest: admin,
     schema: { tags, summary: 'Cancel an order not yet shipped (else 409)', params: orderParams, response: { 200: orderAnswer } },
-  }, async (request) => ({ order: await orders.cancel(actorOf(access, request), request.params.orderId) }))
+  }, async (request) => ({ order: await orders.cancel(actorOf(request), request.params.orderId) }))
 
   app.post('/api/orders/:orderId/invoice', {
     onRequest: admin,
     schema: { tags, summary: 'Mark the order invoiced (once)', params: orderParams, response: { 200: orderAnswer } },
-  }, async (request) => ({ order: await orders.invoice(actorOf(access, request), request.params.orderId) }))
+  }, async (request) => ({ order: await orders.invoice(actorOf(request), request.params.orderId) }))
 
   app.get('/api/members', {
     onRequest: admin,
@@ -115,7 +112,8 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
       response: { 200: z.object({ members: z.array(memberSchema), count: z.number(), offset: z.number(), limit: z.number() }) },
     },
   }, async (request) => {
-    const { medusa, tenant } = actorOf(access, request)
+    const { tenant } = request
+    const medusa = access.medusaFor(tenant)
     // Membership lives in customer metadata, which the backend cannot filter on: read in pages, up to a bound.
     const members = []
     for (let offset = 0; offset < MEMBER_SCAN_MAX; offset += MEMBER_SCAN_PAGE) {
@@ -138,7 +136,7 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
       response: { 200: z.object({ items: z.array(inventoryLevelSchema), count: z.number(), offset: z.number(), limit: z.number() }) },
     },
   }, async (request) => {
-    const { medusa } = actorOf(access, request)
+    const medusa = access.medusaFor(request.tenant)
     const { limit, offset } = request.query
     const page = await medusa.listInventory({ limit: Math.max(limit, 1), offset })
     return { items: page.inventory_items.slice(0, limit).map((i) => mapInventoryLevel(i, medusa.settings.stockLocationId)), count: page.count, offset, limit }

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { Principal } from '../auth/tokens.ts'
+import { requireRole, type Actor } from '../auth/actor.ts'
+import type { Role } from '../auth/tokens.ts'
 import type { UpstreamSessionStore } from '../accounts/sessions.ts'
 import { AppError, conflict, notFound } from '../errors.ts'
 import type { Notifier } from '../notifications/types.ts'
@@ -16,12 +17,6 @@ import type { UpstreamOrder } from './upstream.ts'
 // Orders as the club's staff and members see them: reads scoped to the tenant's sales channel (and, for a
 // member, to their own orders), and the admin steps, each followed by a re-read of the order.
 
-export interface Actor {
-  tenant: Tenant
-  principal: Principal
-  medusa: Medusa
-}
-
 export interface ListFilter {
   limit: number
   offset: number
@@ -30,6 +25,9 @@ export interface ListFilter {
   paymentStatus?: PaymentStatus
   customerId?: string
 }
+
+/** Who sees every order of the club and takes the admin steps (decisions.md section 2); anyone else sees their own. */
+export const ORDER_MANAGERS: readonly Role[] = ['admin']
 
 // Filters on mapped statuses run here (the backend computes its statuses on read and cannot filter on them):
 // the tenant's orders are read in pages up to this bound.
@@ -41,11 +39,24 @@ const MEMBER_IDS_MAX = 50
 // writers of one order take its lock, across instances; a writer that dies frees it after METADATA_LOCK.ttlMs.
 const METADATA_LOCK = { ttlMs: 30_000, waitMs: 15_000 }
 
+export interface OrdersDeps {
+  sessions: UpstreamSessionStore
+  notifier: Notifier
+  locks: Locks
+  log: FastifyBaseLogger
+  /** The club's commerce backend. */
+  medusaFor: (tenant: Tenant) => Medusa
+}
+
 export class OrdersService {
-  constructor (private readonly deps: { sessions: UpstreamSessionStore, notifier: Notifier, locks: Locks, log: FastifyBaseLogger }) {}
+  constructor (private readonly deps: OrdersDeps) {}
 
   get log (): FastifyBaseLogger {
     return this.deps.log
+  }
+
+  medusa (actor: Actor): Medusa {
+    return this.deps.medusaFor(actor.tenant)
   }
 
   /**
@@ -54,11 +65,10 @@ export class OrdersService {
    * their club login, and their email's customers.
    */
   async memberCustomerIds (actor: Actor): Promise<string[] | undefined> {
-    const { principal, tenant, medusa } = actor
-    if (seesEveryOrder(principal)) return undefined
-    const session = await this.deps.sessions.get(tenant.id, principal.sub)
-    const ids = new Set([principal.sub, ...(session?.customerId ? [session.customerId] : [])])
-    if (principal.email) for (const id of await customerIdsWithEmail(medusa, principal.email)) ids.add(id)
+    if (seesEveryOrder(actor)) return undefined
+    const session = await this.deps.sessions.get(actor.tenant.id, actor.sub)
+    const ids = new Set([actor.sub, ...(session?.customerId ? [session.customerId] : [])])
+    if (actor.email) for (const id of await customerIdsWithEmail(this.medusa(actor), actor.email)) ids.add(id)
     return [...ids]
   }
 
@@ -70,12 +80,12 @@ export class OrdersService {
     const local = filter.status ?? filter.fulfillmentStatus ?? filter.paymentStatus
     if (!local) {
       // limit=0 still needs the count: ask for one row and drop it.
-      const page = await actor.medusa.listOrders({ limit: Math.max(filter.limit, 1), offset: filter.offset, customerIds })
+      const page = await this.medusa(actor).listOrders({ limit: Math.max(filter.limit, 1), offset: filter.offset, customerIds })
       return { orders: page.orders.slice(0, filter.limit).map(mapOrderSummary), count: page.count }
     }
     const matching: OrderSummary[] = []
     for (let offset = 0; offset < SCAN_MAX; offset += SCAN_PAGE) {
-      const page = await actor.medusa.listOrders({ limit: SCAN_PAGE, offset, customerIds })
+      const page = await this.medusa(actor).listOrders({ limit: SCAN_PAGE, offset, customerIds })
       for (const o of page.orders) {
         if (filter.status && orderStatus(o.status) !== filter.status) continue
         if (filter.paymentStatus && paymentStatus(o.payment_status) !== filter.paymentStatus) continue
@@ -89,8 +99,9 @@ export class OrdersService {
 
   /** The order, if it is this tenant's and (unless the caller is an admin) theirs; else 404, never a hint that it exists. */
   async read (actor: Actor, orderId: string): Promise<UpstreamOrder> {
-    const order = await actor.medusa.getOrder(orderId)
-    if (order.sales_channel_id && order.sales_channel_id !== actor.medusa.settings.salesChannelId) throw notFound('Order')
+    const medusa = this.medusa(actor)
+    const order = await medusa.getOrder(orderId)
+    if (order.sales_channel_id && order.sales_channel_id !== medusa.settings.salesChannelId) throw notFound('Order')
     const own = await this.memberCustomerIds(actor)
     if (own && !own.includes(order.customer_id ?? '')) throw notFound('Order')
     return order
@@ -105,24 +116,27 @@ export class OrdersService {
   }
 
   async capture (actor: Actor, orderId: string): Promise<Order> {
+    requireRole(actor, ORDER_MANAGERS)
     const order = await this.read(actor, orderId)
-    if (await capturePayments(actor.medusa, order) === 0) return mapOrder(order)
-    const after = await this.record(actor, orderId, [activity('orders:activity.paymentConfirmed', 'success', authorOf(actor.principal))])
+    if (await capturePayments(this.medusa(actor), order) === 0) return mapOrder(order)
+    const after = await this.record(actor, orderId, [activity('orders:activity.paymentConfirmed', 'success', authorOf(actor))])
     await this.notify(actor, after, 'order.paymentConfirmed')
     return after
   }
 
   async fulfill (actor: Actor, orderId: string, items: Array<{ id: string, quantity: number }> | undefined, locationId: string | undefined): Promise<{ order: Order, fulfillmentId: string }> {
+    requireRole(actor, ORDER_MANAGERS)
     const order = await this.read(actor, orderId)
-    const fulfillmentId = await fulfillItems(actor.medusa, order, items, locationId)
-    const after = await this.record(actor, orderId, [activity('orders:activity.fulfilled', 'success', authorOf(actor.principal))])
+    const fulfillmentId = await fulfillItems(this.medusa(actor), order, items, locationId)
+    const after = await this.record(actor, orderId, [activity('orders:activity.fulfilled', 'success', authorOf(actor))])
     return { order: after, fulfillmentId }
   }
 
   async ship (actor: Actor, orderId: string, fulfillmentId: string): Promise<Order> {
+    requireRole(actor, ORDER_MANAGERS)
     const order = await this.read(actor, orderId)
-    await shipFulfillment(actor.medusa, order, fulfillmentId)
-    const after = await this.record(actor, orderId, [activity('orders:activity.shipped', 'success', authorOf(actor.principal))])
+    await shipFulfillment(this.medusa(actor), order, fulfillmentId)
+    const after = await this.record(actor, orderId, [activity('orders:activity.shipped', 'success', authorOf(actor))])
     await this.notify(actor, after, 'order.shipped')
     return after
   }
@@ -132,36 +146,39 @@ export class OrdersService {
    * unshipped fulfillments are canceled first (their units go back to the order's reservation).
    */
   async cancel (actor: Actor, orderId: string): Promise<Order> {
+    requireRole(actor, ORDER_MANAGERS)
     const order = await this.read(actor, orderId)
     refuseCancel(order)
-    const author = authorOf(actor.principal)
+    const medusa = this.medusa(actor)
+    const author = authorOf(actor)
     // A canceled order's metadata can no longer be changed upstream: the event is written first, and a refusal after it is noted.
     await this.record(actor, orderId, [activity('orders:activity.cancelled', 'success', author)])
     try {
       for (const f of order.fulfillments ?? []) {
-        if (!f.canceled_at) await actor.medusa.cancelFulfillment(orderId, f.id)
+        if (!f.canceled_at) await medusa.cancelFulfillment(orderId, f.id)
       }
       // Staff may have packed or shipped meanwhile: the backend would refuse, say why in our words.
-      const current = await actor.medusa.getOrder(orderId)
+      const current = await medusa.getOrder(orderId)
       refuseCancel(current)
       if ((current.fulfillments ?? []).some((f) => !f.canceled_at)) throw conflict('The order was fulfilled while it was being canceled')
-      await actor.medusa.cancelOrder(orderId)
+      await medusa.cancelOrder(orderId)
     } catch (err) {
       await this.record(actor, orderId, [activity('orders:activity.note', 'error', author, `cancel failed: ${(err as Error).message}`)])
       throw err
     }
-    const after = mapOrder(await actor.medusa.getOrder(orderId))
+    const after = mapOrder(await medusa.getOrder(orderId))
     await this.notify(actor, after, 'order.cancelled')
     return after
   }
 
   /** Marks the order invoiced once; a second call answers the order as it is. */
   async invoice (actor: Actor, orderId: string): Promise<Order> {
+    requireRole(actor, ORDER_MANAGERS)
     const order = await this.read(actor, orderId)
     if (order.metadata?.isInvoiced === true) return mapOrder(order)
     if (orderStatus(order.status) === 'canceled') throw conflict('A canceled order cannot be invoiced')
     const now = new Date()
-    return await this.record(actor, orderId, [activity('orders:activity.invoiced', 'success', authorOf(actor.principal), undefined, now)], {
+    return await this.record(actor, orderId, [activity('orders:activity.invoiced', 'success', authorOf(actor), undefined, now)], {
       isInvoiced: true,
       invoicedAt: now.toISOString(),
     })
@@ -182,11 +199,12 @@ export class OrdersService {
 
   private async append (actor: Actor, orderId: string, pick: (log: Activity[]) => Activity[], patch: Record<string, unknown> = {}): Promise<{ order: Order, added: boolean }> {
     return await this.deps.locks.withLock(keys.orders.metadataLock(actor.tenant.id, orderId), METADATA_LOCK, async () => {
-      const current = await actor.medusa.getOrder(orderId)
+      const medusa = this.medusa(actor)
+      const current = await medusa.getOrder(orderId)
       const events = pick(mapActivities(current.metadata))
       if (events.length === 0) return { order: mapOrder(current), added: false }
-      await actor.medusa.updateOrderMetadata(orderId, withActivities(current.metadata, events, patch))
-      return { order: mapOrder(await actor.medusa.getOrder(orderId)), added: true }
+      await medusa.updateOrderMetadata(orderId, withActivities(current.metadata, events, patch))
+      return { order: mapOrder(await medusa.getOrder(orderId)), added: true }
     })
   }
 
@@ -201,9 +219,8 @@ export async function customerIdsWithEmail (medusa: Medusa, email: string): Prom
   return customers.filter((c) => c.email?.toLowerCase() === email.toLowerCase()).map((c) => c.id)
 }
 
-/** Only admins see and act on every order of the club; every other role sees its own. */
-export function seesEveryOrder (principal: Principal): boolean {
-  return principal.role === 'admin'
+export function seesEveryOrder (actor: Pick<Actor, 'role'>): boolean {
+  return ORDER_MANAGERS.includes(actor.role)
 }
 
 // The admin steps, shared by the single-step routes and the one-call flow. Each takes the order as last read.

@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { actorOf } from '../auth/actor.ts'
 import { optionalBody, pageQuery } from '../schemas/common.ts'
-import type { CommerceAccess } from './commerce-access.ts'
-import { actorOf } from './routes.ts'
 import { cartSchema, orderSchema, productSchema, shippingOptionSchema } from './schemas.ts'
 import { PAYMENT_METHODS, type ShopperActor, type StoreFront } from './storefront.ts'
 
@@ -14,18 +13,14 @@ const id = z.string().min(1).max(200)
 const cartParams = z.object({ cartId: id })
 const cartAnswer = z.object({ cart: cartSchema })
 
-export async function storeRoutes (fastify: FastifyInstance, opts: { access: CommerceAccess, store: StoreFront }) {
+export async function storeRoutes (fastify: FastifyInstance, opts: { store: StoreFront }) {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
-  const { access, store } = opts
+  const { store } = opts
   const onRequest = app.guard()
   const tags = ['store']
 
-  /** The member's upstream login when they logged in through us; else their own token, which the backend may accept. */
-  async function shopper (request: FastifyRequest): Promise<ShopperActor> {
-    const session = await access.sessions.get(request.tenant.id, request.principal.sub)
-    const own = request.headers.authorization?.replace(/^Bearer\s+/i, '')
-    return { ...actorOf(access, request), upstreamToken: session?.token ?? own }
-  }
+  const shopper = async (request: FastifyRequest): Promise<ShopperActor> =>
+    await store.shopper(actorOf(request), request.headers.authorization?.replace(/^Bearer\s+/i, ''))
 
   app.get('/store/products', {
     onRequest,

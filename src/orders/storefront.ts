@@ -1,8 +1,10 @@
+import type { UpstreamSessionStore } from '../accounts/sessions.ts'
+import type { Actor } from '../auth/actor.ts'
 import { AppError, conflict, notFound } from '../errors.ts'
 import { activity, authorOf } from './activity.ts'
 import { mapCart, mapProduct, mapShippingOption } from './mapping.ts'
 import type { Medusa } from './medusa.ts'
-import { seesEveryOrder, type Actor, type OrdersService } from './service.ts'
+import { seesEveryOrder, type OrdersService } from './service.ts'
 import type { Cart, Order, Product, ShippingOption } from './schemas.ts'
 import type { UpstreamCart } from './upstream.ts'
 
@@ -13,30 +15,39 @@ export const PAYMENT_METHODS = ['cash', 'onlinepay', 'transfer'] as const
 export type PaymentMethod = typeof PAYMENT_METHODS[number]
 const FALLBACK_PROVIDER = 'pp_system_default'
 
+/** An actor at the store front: their club's backend, and the token sent upstream on their behalf. */
 export interface ShopperActor extends Actor {
-  /** The token sent upstream on the member's behalf. */
+  medusa: Medusa
   upstreamToken: string | undefined
 }
 
-/** Opens a payment session with `pp_<method>` when the club's region offers it, else the backend's default provider. */
-export async function startPayment (medusa: Medusa, cartId: string, method: PaymentMethod, token?: string): Promise<void> {
-  const cart = await medusa.getCart(cartId, token)
-  const collectionId = cart.payment_collection?.id ?? (await medusa.createPaymentCollection(cartId, token)).id
+/**
+ * Opens a payment session with `pp_<method>` when the club's region offers it, else the backend's default
+ * provider. `cart` as last read: its payment collection is used, or made when it has none.
+ */
+export async function startPayment (medusa: Medusa, cart: UpstreamCart, method: PaymentMethod, token?: string): Promise<void> {
+  const collectionId = cart.payment_collection?.id ?? (await medusa.createPaymentCollection(cart.id, token)).id
   const providers = await medusa.listPaymentProviders(token)
   const wanted = `pp_${method}`
   await medusa.createPaymentSession(collectionId, providers.some((p) => p.id === wanted) ? wanted : FALLBACK_PROVIDER, token)
 }
 
-/** Picks the club's shipping option by its name (`pickup`, `delivery`). */
-export async function chooseShipping (medusa: Medusa, cartId: string, name: string, token?: string): Promise<UpstreamCart> {
+/** Picks the club's shipping option by its name (`pickup`, `delivery`); `orFirst`: the first offered when that one is not. */
+export async function chooseShipping (medusa: Medusa, cartId: string, name: string, token?: string, orFirst = false): Promise<UpstreamCart> {
   const options = await medusa.listShippingOptions(cartId, token)
-  const option = options.find((o) => o.name?.toLowerCase() === name.toLowerCase())
+  const option = options.find((o) => o.name?.toLowerCase() === name.toLowerCase()) ?? (orFirst ? options[0] : undefined)
   if (!option) throw new AppError('VALIDATION_ERROR', `Shipping option ${name} is not offered for this cart`, { status: 422, details: { errors: { shippingMethod: [`one of ${options.map((o) => o.name).join(', ') || 'none'}`] } } })
   return await medusa.addShippingMethod(cartId, option.id, token)
 }
 
 export class StoreFront {
-  constructor (private readonly orders: OrdersService) {}
+  constructor (private readonly orders: OrdersService, private readonly sessions: UpstreamSessionStore) {}
+
+  /** The member's upstream login when they logged in through us; else `ownToken`, which the backend may accept. */
+  async shopper (actor: Actor, ownToken: string | undefined): Promise<ShopperActor> {
+    const session = await this.sessions.get(actor.tenant.id, actor.sub)
+    return { ...actor, medusa: this.orders.medusa(actor), upstreamToken: session?.token ?? ownToken }
+  }
 
   async products (actor: ShopperActor, page: { limit: number, offset: number }): Promise<{ products: Product[], count: number }> {
     const answer = await actor.medusa.listProducts({ limit: Math.max(page.limit, 1), offset: page.offset }, actor.upstreamToken)
@@ -48,7 +59,7 @@ export class StoreFront {
     if (regionId && regionId !== actor.medusa.settings.regionId) {
       throw new AppError('VALIDATION_ERROR', 'This club sells in its own region only', { details: { errors: { regionId: [`must be ${actor.medusa.settings.regionId}`] } } })
     }
-    return mapCart(await actor.medusa.createCart(actor.principal.email, actor.upstreamToken))
+    return mapCart(await actor.medusa.createCart(actor.email, actor.upstreamToken))
   }
 
   async getCart (actor: ShopperActor, cartId: string): Promise<Cart> {
@@ -58,6 +69,17 @@ export class StoreFront {
   async addItem (actor: ShopperActor, cartId: string, variantId: string, quantity: number): Promise<Cart> {
     await this.ownCart(actor, cartId)
     return mapCart(await actor.medusa.addLineItem(cartId, variantId, quantity, actor.upstreamToken))
+  }
+
+  /**
+   * Brings the variant's line to at least `quantity`, creating the cart first when there is none yet: a request
+   * made again (a chat turn run twice) adds nothing more. The cart read once.
+   */
+  async holdAtLeast (actor: ShopperActor, cartId: string | undefined, variantId: string, quantity: number): Promise<Cart> {
+    const cart = cartId ? await this.ownCart(actor, cartId) : await actor.medusa.createCart(actor.email, actor.upstreamToken)
+    const held = mapCart(cart).items.filter((i) => i.variantId === variantId).reduce((sum, i) => sum + i.quantity, 0)
+    if (held >= quantity) return mapCart(cart)
+    return mapCart(await actor.medusa.addLineItem(cart.id, variantId, quantity - held, actor.upstreamToken))
   }
 
   async removeItem (actor: ShopperActor, cartId: string, lineItemId: string): Promise<Cart> {
@@ -78,8 +100,7 @@ export class StoreFront {
   }
 
   async paymentSession (actor: ShopperActor, cartId: string, method: PaymentMethod): Promise<Cart> {
-    await this.ownCart(actor, cartId)
-    await startPayment(actor.medusa, cartId, method, actor.upstreamToken)
+    await startPayment(actor.medusa, await this.ownCart(actor, cartId), method, actor.upstreamToken)
     return mapCart(await actor.medusa.getCart(cartId, actor.upstreamToken))
   }
 
@@ -89,9 +110,26 @@ export class StoreFront {
    */
   async complete (actor: ShopperActor, cartId: string): Promise<Order> {
     await this.ownCart(actor, cartId, true)
+    return await this.place(actor, cartId)
+  }
+
+  /**
+   * Shipping by name (or the first offered), a payment session, then completion, the cart read once. A cart
+   * completed already (the request made again) answers the order it became.
+   */
+  async checkout (actor: ShopperActor, cartId: string, choice: { shipping: string, payment: PaymentMethod }): Promise<Order> {
+    const cart = await this.ownCart(actor, cartId, true)
+    if (!cart.completed_at) {
+      await chooseShipping(actor.medusa, cartId, choice.shipping, actor.upstreamToken, true)
+      await startPayment(actor.medusa, cart, choice.payment, actor.upstreamToken)
+    }
+    return await this.place(actor, cartId)
+  }
+
+  private async place (actor: ShopperActor, cartId: string): Promise<Order> {
     const answer = await actor.medusa.completeCart(cartId, actor.upstreamToken)
     if (answer.type !== 'order') throw conflict(answer.error?.message ?? 'The cart could not be completed')
-    const { order, added } = await this.orders.recordOnce(actor, answer.order.id, activity('orders:activity.created', 'success', authorOf(actor.principal)))
+    const { order, added } = await this.orders.recordOnce(actor, answer.order.id, activity('orders:activity.created', 'success', authorOf(actor)))
     if (added) await this.orders.notify(actor, order, 'order.placed')
     return order
   }
@@ -100,8 +138,8 @@ export class StoreFront {
   private async ownCart (actor: ShopperActor, cartId: string, completedToo = false): Promise<UpstreamCart> {
     const cart = await actor.medusa.getCart(cartId, actor.upstreamToken)
     if (cart.sales_channel_id && cart.sales_channel_id !== actor.medusa.settings.salesChannelId) throw notFound('Cart')
-    const email = actor.principal.email?.toLowerCase()
-    if (!seesEveryOrder(actor.principal) && cart.email && email && cart.email.toLowerCase() !== email) throw notFound('Cart')
+    const email = actor.email?.toLowerCase()
+    if (!seesEveryOrder(actor) && cart.email && email && cart.email.toLowerCase() !== email) throw notFound('Cart')
     if (cart.completed_at && !completedToo) throw conflict('The cart is already completed')
     return cart
   }

@@ -1,6 +1,7 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import { AppError, forbidden, insufficientPermissions } from '../errors.ts'
+import { tenantOf } from '../auth/actor.ts'
+import { AppError, insufficientPermissions } from '../errors.ts'
 import { bearerToken, verifyAccessToken, type Principal, type Role } from '../auth/tokens.ts'
 import type { Tenant } from '../tenants/model.ts'
 
@@ -34,10 +35,7 @@ export async function resolveTenant (request: FastifyRequest, principal: Princip
     if (principal.tenants.length !== 1) throw new AppError('MISSING_REQUIRED_FIELD', 'Tenant-id header is required', { details: { errors: { 'Tenant-id': ['Required'] } } })
     tenantId = principal.tenants[0] as string
   }
-  const tenant = await request.server.tenants.get(tenantId)
-  if (!tenant) throw new AppError('NOT_FOUND', `Tenant ${tenantId} not found`)
-  if (!principal.tenants.includes(tenant.id)) throw forbidden(`Not a member of tenant ${tenant.id}`)
-  return tenant
+  return await tenantOf(request.server.tenants, principal, tenantId)
 }
 
 export default fp<AuthPluginOptions>(async (app, opts) => {

@@ -1,48 +1,41 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { once } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { freePort } from '../../scripts/lib/free-port.ts'
 import { TEST_SECRETS } from '../helper.ts'
+import { startProcess, waitForHealth } from './process.ts'
 
-// The README's first command, as a process: `npm start` on embedded defaults.
-function start (env: Record<string, string>): { child: ChildProcessWithoutNullStreams, output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
-  })
-  let out = ''
-  child.stdout.on('data', (d) => { out += String(d) })
-  child.stderr.on('data', (d) => { out += String(d) })
-  return { child, output: () => out }
-}
-
-async function waitForHealth (url: string): Promise<void> {
-  const deadline = Date.now() + 20_000
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${url}/health`)).ok) return
-    } catch {}
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error('server did not come up')
-}
-
+// The README's first command, as a process: `npm start` on embedded defaults (npm execs node, so that a signal
+// sent to npm reaches the server).
 describe('server process', () => {
   it('stops a bad start with one line naming the variable', async () => {
-    const { child, output } = start({ PORT: 'eighty' })
+    const { child, output } = startProcess(process.execPath, ['--import', 'tsx', 'src/server.ts'], { PORT: 'eighty' })
     const [code] = await once(child, 'exit')
     expect(code).toBe(1)
     expect(output().trim()).toMatch(/^Invalid configuration: PORT /)
     expect(output().trim().split('\n')).toHaveLength(1)
   })
 
-  it('runs on embedded defaults with demo data, keeps secrets out of the log, and closes on SIGTERM', async () => {
+  it('leaves a fault signal its default (the process dies) rather than handling it as a request to close', async () => {
     const port = await freePort()
-    const { child, output } = start({ PORT: String(port), HOST: '127.0.0.1', JWT_SECRET: TEST_SECRETS.JWT_SECRET })
+    const { child } = startProcess(process.execPath, ['--import', 'tsx', 'src/server.ts'], { PORT: String(port), HOST: '127.0.0.1' })
+    try {
+      await waitForHealth(`http://127.0.0.1:${port}`)
+      child.kill('SIGSEGV')
+      const [code, signal] = await once(child, 'exit')
+      expect({ code, signal }).toEqual({ code: null, signal: 'SIGSEGV' })
+    } finally {
+      child.kill('SIGKILL')
+    }
+  }, 40_000)
+
+  it('runs on embedded defaults with demo data, keeps secrets out of the log, and closes on a SIGTERM sent to npm', async () => {
+    const port = await freePort()
+    const { child, output } = startProcess('npm', ['start'], { PORT: String(port), HOST: '127.0.0.1', JWT_SECRET: TEST_SECRETS.JWT_SECRET })
     try {
       await waitForHealth(`http://127.0.0.1:${port}`)
       const base = `http://127.0.0.1:${port}`
       const ready = await (await fetch(`${base}/ready`)).json()
-      expect(ready).toEqual({ status: 'ready', redis: 'memory' })
+      expect(ready).toEqual({ status: 'ready', redis: 'memory', commerce: { 'club-norte': 'up', 'club-sur': 'up' } })
       // a request in flight when SIGTERM arrives still gets its whole answer: the one-call order takes nine
       // upstream steps, and the signal comes while they run
       const login = await fetch(`${base}/auth/user/emailpass`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@club-norte.test', password: 'demo-password' }) })
@@ -60,6 +53,8 @@ describe('server process', () => {
       expect((await answer.json()).order.status).toBe('completed')
       const [code] = await once(child, 'exit')
       expect(code).toBe(0)
+      // the server itself is gone, not left running behind npm
+      await expect(fetch(`${base}/health`)).rejects.toThrow()
       const log = output()
       expect(log).toContain('REDIS_URL is not set')
       expect(log).toContain('demo data loaded')

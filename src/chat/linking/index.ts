@@ -1,27 +1,26 @@
 import fp from 'fastify-plugin'
 import { signAccessToken } from '../../auth/tokens.ts'
 import { flowRoutes } from './flow-routes.ts'
-import { createLinkCodeStore, type LinkCodeStore } from './link-code-store.ts'
+import { createLinkCodeStore } from './link-code-store.ts'
+import type { LinkRecord } from './link-record.ts'
+import { consumeLinkCode } from './link-service.ts'
 import { linkRoutes } from './link-routes.ts'
 import { createLinkedAccountStore } from './linked-account-store.ts'
 import { createLoginAttemptLimiter } from './login-attempts.ts'
 import { createLoginFormInvites } from './login-form-invites.ts'
 import { loginMember } from './member-login.ts'
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Pending link codes: the link route's, and those a club makes for a member (src/club/members.ts). */
-    linkCodes: LinkCodeStore
-  }
-}
-
 // Link codes, linked accounts and the in-chat login form endpoint.
 export default fp(async (app) => {
-  app.decorate('linkCodes', createLinkCodeStore(app.redis))
   app.decorate('linkedAccounts', createLinkedAccountStore(app.redis))
   app.decorate('loginFormInvites', createLoginFormInvites(app.redis))
 
-  await app.register(linkRoutes, { codes: app.linkCodes })
+  const codes = createLinkCodeStore(app.redis)
+  app.decorate('linkCodes', {
+    consume: async (code: string) => await consumeLinkCode(codes, code),
+    create: async (code: string, record: LinkRecord) => { await codes.create(code, record) },
+  })
+  await app.register(linkRoutes, { codes })
   await app.register(flowRoutes, {
     form: {
       tenants: app.tenants,

@@ -1,4 +1,5 @@
 import type { Role } from '../../auth/tokens.ts'
+import type { LinkRecord } from './link-record.ts'
 
 // The contract between the chat bot (src/chat/) and the linking side (src/chat/linking/).
 
@@ -35,8 +36,16 @@ export interface ChatBot {
   accountLinked (phone: string): Promise<void>
 }
 
+/** Link codes as the bot consumes them: single use; an unknown, expired or used code is a NOT_FOUND AppError. */
+export interface LinkCodes {
+  consume (code: string): Promise<LinkRecord>
+  /** A code a club makes for one of its members (src/club/members.ts). */
+  create (code: string, record: LinkRecord): Promise<void>
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
+    linkCodes: LinkCodes
     linkedAccounts: LinkedAccountStore
     loginFormInvites: LoginFormInvites
     chatBot: ChatBot

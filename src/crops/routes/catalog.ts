@@ -5,6 +5,7 @@ import type { CatalogService } from '../catalog.ts'
 import type { CatalogKind } from '../model.ts'
 import { lightBody, spaceBody, strainBody } from '../requests.ts'
 import { catalogResponses } from '../responses.ts'
+import { CROP_KEEPERS } from '../service.ts'
 
 const KINDS = [
   { kind: 'strains', one: 'strain', body: strainBody, list: catalogResponses.strains, created: catalogResponses.strain },
@@ -15,7 +16,7 @@ const KINDS = [
 /** The tenant's catalog: `GET /api/strains` answers `{strains, count}`, `POST` adds one; the same for spaces and lights. */
 export async function catalogRoutes (fastify: FastifyInstance, { catalog }: { catalog: CatalogService }) {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
-  const onRequest = app.guard({ roles: ['grower', 'admin'] })
+  const onRequest = app.guard({ roles: CROP_KEEPERS })
   const tags = ['catalog']
 
   for (const { kind, one, body, list, created } of KINDS) {

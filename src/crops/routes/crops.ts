@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { actorOf } from '../../auth/actor.ts'
 import { cropParams, createCropBody, listCropsQuery, patchCropBody } from '../requests.ts'
 import { cropResponses } from '../responses.ts'
-import type { CropService } from '../service.ts'
+import { CROP_KEEPERS, type CropService } from '../service.ts'
 import { completeCropView, cropStats, cropSummary, cropView } from '../views.ts'
 
 export interface CropRoutesOptions {
@@ -14,16 +15,16 @@ const tags = ['crops']
 /** The crop resource: list, create, read, update, delete, complete view. */
 export async function cropRoutes (fastify: FastifyInstance, { service }: CropRoutesOptions) {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
-  const onRequest = app.guard({ roles: ['grower', 'admin'] })
+  const onRequest = app.guard({ roles: CROP_KEEPERS })
 
   app.get('/api/crops', {
     onRequest,
     schema: { tags, summary: 'List crops; filters combine', querystring: listCropsQuery, response: { 200: cropResponses.list } },
   }, async (request) => {
     const { limit, offset, ...filters } = request.query
-    const crops = await service.list(request.tenant.id, filters)
+    const { crops, count } = await service.list(actorOf(request), filters, { limit, offset })
     const applied = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined))
-    return { crops: crops.slice(offset, offset + limit).map(cropSummary), count: crops.length, limit, offset, filters: applied }
+    return { crops: crops.map(cropSummary), count, limit, offset, filters: applied }
   })
 
   app.post('/api/crops', {

@@ -1,15 +1,16 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { actorOf } from '../../auth/actor.ts'
 import { cropParams, harvestBody, harvestParams, patchHarvestBody, plantsBody } from '../requests.ts'
 import { cropResponses } from '../responses.ts'
-import type { CropService } from '../service.ts'
+import { CROP_KEEPERS, type CropService } from '../service.ts'
 
 const tags = ['crops']
 
 /** Plants and harvests of a crop. */
 export async function plantAndHarvestRoutes (fastify: FastifyInstance, { service }: { service: CropService }) {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
-  const onRequest = app.guard({ roles: ['grower', 'admin'] })
+  const onRequest = app.guard({ roles: CROP_KEEPERS })
 
   app.get('/api/crops/:cropId/plants', {
     onRequest,
@@ -39,7 +40,7 @@ export async function plantAndHarvestRoutes (fastify: FastifyInstance, { service
     onRequest,
     schema: { tags, summary: 'Record a harvest (FLOWERING or HARVESTING only)', params: cropParams, body: harvestBody, response: { 201: cropResponses.harvested } },
   }, async (request, reply) => {
-    const { harvest, crop, message } = await service.harvest(request, request.params.cropId, request.body)
+    const { harvest, crop, message } = await service.harvest(actorOf(request), request.params.cropId, request.body)
     return reply.status(201).send({ harvest, crop: { id: crop.id, status: crop.status }, message })
   })
 

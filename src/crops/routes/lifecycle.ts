@@ -1,16 +1,17 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { actorOf } from '../../auth/actor.ts'
 import { allStatuses, isFrozen, validTransitions } from '../../../machines/crop.machine.ts'
 import { cropParams, statusBody, timelineBody } from '../requests.ts'
 import { cropResponses } from '../responses.ts'
-import type { CropService } from '../service.ts'
+import { CROP_KEEPERS, type CropService } from '../service.ts'
 
 const tags = ['crops']
 
 /** Status and timeline of a crop. */
 export async function lifecycleRoutes (fastify: FastifyInstance, { service }: { service: CropService }) {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
-  const onRequest = app.guard({ roles: ['grower', 'admin'] })
+  const onRequest = app.guard({ roles: CROP_KEEPERS })
 
   app.get('/api/crops/:cropId/status', {
     onRequest,
@@ -36,7 +37,7 @@ export async function lifecycleRoutes (fastify: FastifyInstance, { service }: { 
       response: { 200: cropResponses.moved, 409: cropResponses.moveConflict },
     },
   }, async (request) => {
-    const { crop, transition } = await service.move(request, request.params.cropId, request.body)
+    const { crop, transition } = await service.move(actorOf(request), request.params.cropId, request.body)
     return { crop: { id: crop.id, status: crop.status, statusHistory: crop.statusHistory }, transition }
   })
 
@@ -44,7 +45,7 @@ export async function lifecycleRoutes (fastify: FastifyInstance, { service }: { 
     onRequest,
     schema: { tags, summary: 'Log an activity', params: cropParams, body: timelineBody, response: { 201: cropResponses.timeline } },
   }, async (request, reply) => {
-    const { entry, crop } = await service.addTimeline(request, request.params.cropId, request.body)
+    const { entry, crop } = await service.addTimeline(actorOf(request), request.params.cropId, request.body)
     return reply.status(201).send({ entry, crop: { id: crop.id, timeline: crop.timeline } })
   })
 }

@@ -1,0 +1,42 @@
+import type { FastifyRequest } from 'fastify'
+import { AppError, forbidden, insufficientPermissions } from '../errors.ts'
+import type { Tenant } from '../tenants/model.ts'
+import type { TenantStore } from '../tenants/store.ts'
+import type { Principal, Role } from './tokens.ts'
+
+// Who acts, and in which club: what the domain services decide on. A route builds it from the verified request
+// (`actorOf`), the chat bot from the member's linked account; either way the service says what it may do.
+
+export interface Actor {
+  /** The token's subject: a member's customer id, a staff user's id. */
+  sub: string
+  email: string | undefined
+  name: string | undefined
+  role: Role
+  tenant: Tenant
+}
+
+export function actorFrom (principal: Principal, tenant: Tenant): Actor {
+  return { sub: principal.sub, email: principal.email, name: principal.name, role: principal.role, tenant }
+}
+
+/** The club `tenantId`, which must exist and be one of the principal's (decisions.md section 2). */
+export async function tenantOf (tenants: TenantStore, principal: Principal, tenantId: string): Promise<Tenant> {
+  const tenant = await tenants.get(tenantId)
+  if (!tenant) throw new AppError('NOT_FOUND', `Tenant ${tenantId} not found`)
+  if (!principal.tenants.includes(tenant.id)) throw forbidden(`Not a member of tenant ${tenant.id}`)
+  return tenant
+}
+
+/** The actor of a request that passed `app.guard()`: authenticated, its tenant resolved. */
+export function actorOf (request: FastifyRequest): Actor {
+  return actorFrom(request.principal, request.tenant)
+}
+
+/**
+ * A service's role rule. The service checks it for every caller; a route gives the same list to its guard so an
+ * outside caller is refused before its body is read.
+ */
+export function requireRole (actor: Actor, roles: readonly Role[]): void {
+  if (!roles.includes(actor.role)) throw insufficientPermissions()
+}

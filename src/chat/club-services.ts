@@ -1,0 +1,146 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Product } from '../../machines/conversation.types.ts'
+import { actorFrom, tenantOf, type Actor } from '../auth/actor.ts'
+import { verifyAccessToken } from '../auth/tokens.ts'
+import type { CropService } from '../crops/service.ts'
+import { AppError } from '../errors.ts'
+import type { NotificationService } from '../notifications/service.ts'
+import type { Product as StoreProduct } from '../orders/schemas.ts'
+import type { OrdersService } from '../orders/service.ts'
+import type { StoreFront } from '../orders/storefront.ts'
+import type { TenantStore } from '../tenants/store.ts'
+import { parseLinkCode, type LinkRecord } from './linking/link-record.ts'
+import type { LinkCodes, LinkedAccount } from './linking/types.ts'
+
+// The bot calls the club's domain services in process, as the member: the actor comes from the linked account's
+// token, checked as `app.guard()` checks a request's, and each service applies the same rules it applies to the
+// routes (roles, the member's own orders and carts). Errors come back as the route would have answered them
+// (AppError and its status) and are turned into the three outcomes the conversation knows.
+
+/** Whom the bot acts for: the actor, the token sent upstream on their behalf, the phone they write from. */
+export interface Behalf {
+  actor: Actor
+  token: string
+  phone: string
+}
+
+export type Failure = 'auth' | 'rejected' | 'unavailable'
+export type Result<T> = { ok: true, value: T } | { ok: false, failure: Failure, status: number }
+
+export function mapResult<T, U> (res: Result<T>, f: (value: T) => U): Result<U> {
+  return res.ok ? { ok: true, value: f(res.value) } : res
+}
+
+/** Stock of a variant whose inventory is not managed upstream: enough for any chat order. */
+const UNMANAGED_STOCK = 99
+/** How many of each the reports show (the crops report groups them by status). */
+const ORDERS_REPORTED = 5
+const NOTIFICATIONS_REPORTED = 5
+const CROPS_REPORTED = 50
+
+const failureOf = (status: number): Failure =>
+  status === 401 ? 'auth' : status === 400 || status === 409 || status === 422 ? 'rejected' : 'unavailable'
+
+export interface ClubServicesDeps {
+  store: StoreFront
+  orders: OrdersService
+  notifications: NotificationService
+  crops: CropService
+  linkCodes: LinkCodes
+  tenants: TenantStore
+  jwtSecret: string
+  log: FastifyBaseLogger
+}
+
+export class ClubServices {
+  constructor (private readonly deps: ClubServicesDeps) {}
+
+  /** One service call: its answer, or the outcome its error means to the conversation. */
+  private async attempt<T> (what: string, call: () => Promise<T>): Promise<Result<T>> {
+    try {
+      return { ok: true, value: await call() }
+    } catch (err) {
+      if (err instanceof AppError) {
+        if (err.statusCode >= 500) this.deps.log.error({ err, what }, 'chat bot: a club service failed')
+        return { ok: false, failure: failureOf(err.statusCode), status: err.statusCode }
+      }
+      this.deps.log.error({ err, what }, 'chat bot: a club service failed')
+      return { ok: false, failure: 'unavailable', status: 500 }
+    }
+  }
+
+  /** Consumes the code (single use); a text that is not a code is refused as the route refuses it (400). */
+  async consumeLinkCode (code: string): Promise<Result<LinkRecord>> {
+    const canonical = parseLinkCode(code)
+    if (!canonical) return { ok: false, failure: 'rejected', status: 400 }
+    return await this.attempt('link code', async () => await this.deps.linkCodes.consume(canonical))
+  }
+
+  /** The account's token verified and its club checked, as for a request: an expired or revoked token is 'auth'. */
+  async behalf (account: LinkedAccount, phone: string): Promise<Result<Behalf>> {
+    return await this.attempt('linked account', async () => {
+      const principal = await verifyAccessToken(this.deps.jwtSecret, account.token)
+      const tenant = await tenantOf(this.deps.tenants, principal, account.tenantId)
+      return { actor: actorFrom(principal, tenant), token: account.token, phone }
+    })
+  }
+
+  async products (who: Behalf, offset: number, limit: number): Promise<Result<{ products: Product[], count: number }>> {
+    return await this.attempt('products', async () => {
+      const { store } = this.deps
+      const page = await store.products(await store.shopper(who.actor, who.token), { limit, offset })
+      return { count: page.count, products: page.products.map((p) => chatProduct(p, who.actor.tenant.currency)) }
+    })
+  }
+
+  /**
+   * Brings the variant's line to `target`, creating the cart first when there is none yet; the cart id it is in.
+   * A target rather than an amount to add: a turn run again (its worker stalled past the lease) adds nothing more.
+   */
+  async addToCart (who: Behalf, cartId: string | undefined, variantId: string, target: number): Promise<Result<string>> {
+    return await this.attempt('add to cart', async () => {
+      const { store } = this.deps
+      return (await store.holdAtLeast(await store.shopper(who.actor, who.token), cartId, variantId, target)).id
+    })
+  }
+
+  /** Pickup and cash, then completion: the order placed (the same order when the cart was completed before). */
+  async placeOrder (who: Behalf, cartId: string): Promise<Result<{ displayId: string, total: number }>> {
+    return await this.attempt('place order', async () => {
+      const { store } = this.deps
+      const order = await store.checkout(await store.shopper(who.actor, who.token), cartId, { shipping: 'pickup', payment: 'cash' })
+      return { displayId: String(order.displayId), total: order.total }
+    })
+  }
+
+  async orders (who: Behalf) {
+    return await this.attempt('orders', async () => await this.deps.orders.list(who.actor, { limit: ORDERS_REPORTED, offset: 0 }))
+  }
+
+  async notifications (who: Behalf) {
+    return await this.attempt('notifications', async () => await this.deps.notifications.summary(who.actor, NOTIFICATIONS_REPORTED))
+  }
+
+  async crops (who: Behalf) {
+    return await this.attempt('crops', async () => await this.deps.crops.list(who.actor, {}, { limit: CROPS_REPORTED, offset: 0 }))
+  }
+}
+
+export type { LinkRecord }
+
+/** A store product as the conversation shows it: prices in the club's currency, stock that may be ordered. */
+export function chatProduct (p: StoreProduct, currency: string): Product {
+  return {
+    id: p.id,
+    title: p.title,
+    variants: p.variants.map((v) => {
+      const price = v.prices.find((x) => x.currencyCode.toUpperCase() === currency.toUpperCase()) ?? v.prices[0]
+      return {
+        id: v.id,
+        title: v.title || p.title,
+        price: price?.amount ?? 0,
+        stock: Math.max(0, v.inventoryQuantity ?? UNMANAGED_STOCK),
+      }
+    }),
+  }
+}
