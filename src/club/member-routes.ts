@@ -42,6 +42,16 @@ export async function memberRoutes (fastify: FastifyInstance, opts: { members: M
     },
   }, async (request, reply) => reply.code(201).send(await opts.members.chatLink(request.tenant, request.params.memberId)))
 
+  app.post('/api/members/:memberId/password-token', {
+    onRequest: admin,
+    schema: {
+      tags: ['members'],
+      summary: 'A new single-use password token (72 h) for a member without a password yet; 409 once they have one',
+      params: z.object({ memberId: z.string().min(1).max(200) }),
+      response: { 201: z.object({ passwordToken: z.string(), expiresAt: z.string() }), ...errors },
+    },
+  }, async (request, reply) => reply.code(201).send(await opts.members.reissuePasswordToken(request.tenant, request.params.memberId)))
+
   app.post('/auth/customer/emailpass/update', {
     schema: {
       tags: ['auth'],

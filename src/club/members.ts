@@ -74,11 +74,28 @@ export class MemberService {
       if (err instanceof AppError && err.statusCode === 422 && /already exists/i.test(err.message)) throw conflict(`${email} is already registered`)
       throw err
     }
-    const hasPassword = customer.has_account ?? true
-    const expiresAt = Date.now() + PASSWORD_TOKEN_TTL_MS
-    const record: PasswordRecord = { tenantId: tenant.id, customerId: customer.id, email, expiresAt }
-    const passwordToken = hasPassword ? null : await this.deps.tokens.issue('member-password', record, PASSWORD_TOKEN_TTL_MS)
+    const passwordToken = (customer.has_account ?? true) ? null : (await this.issuePasswordToken(tenant, customer.id, email)).passwordToken
     return { member: mapMember(customer), passwordToken }
+  }
+
+  private async issuePasswordToken (tenant: Tenant, customerId: string, email: string): Promise<{ passwordToken: string, expiresAt: string }> {
+    const expiresAt = Date.now() + PASSWORD_TOKEN_TTL_MS
+    const record: PasswordRecord = { tenantId: tenant.id, customerId, email, expiresAt }
+    return { passwordToken: await this.deps.tokens.issue('member-password', record, PASSWORD_TOKEN_TTL_MS), expiresAt: new Date(expiresAt).toISOString() }
+  }
+
+  /** A new password token for a member of the club who has not set a password yet (the first one expired or got lost). */
+  async reissuePasswordToken (tenant: Tenant, customerId: string): Promise<{ passwordToken: string, expiresAt: string }> {
+    const customer = await this.memberOf(tenant, customerId)
+    if (customer.has_account ?? true) throw conflict('The member has a password already: they log in with it')
+    return await this.issuePasswordToken(tenant, customer.id, (customer.email ?? '').toLowerCase())
+  }
+
+  private async memberOf (tenant: Tenant, customerId: string): Promise<UpstreamCustomer> {
+    const { client, settings, admin } = this.upstream(tenant)
+    const { customer } = await client.call(settings.baseUrl, 'GET', `/admin/customers/${encodeURIComponent(customerId)}`, { caller: admin, schema: customerAnswer })
+    if (!customerTenants(customer).includes(tenant.id)) throw notFound(`Member ${customerId}`)
+    return customer
   }
 
   /** POST /auth/customer/emailpass/update with a password token: the member's first password, once. */
@@ -120,9 +137,7 @@ export class MemberService {
 
   /** A link code for a member registered with a phone: typed in the chat, it links that chat without a password. */
   async chatLink (tenant: Tenant, customerId: string): Promise<{ code: string, text: string, phone: string, expiresAt: string }> {
-    const { client, settings, admin } = this.upstream(tenant)
-    const { customer } = await client.call(settings.baseUrl, 'GET', `/admin/customers/${encodeURIComponent(customerId)}`, { caller: admin, schema: customerAnswer })
-    if (!customerTenants(customer).includes(tenant.id)) throw notFound(`Member ${customerId}`)
+    const customer = await this.memberOf(tenant, customerId)
     if (!customer.phone) throw new AppError('VALIDATION_ERROR', 'The member has no phone: add one first', { status: 422 })
     const member = mapMember(customer)
     const name = [member.firstName, member.lastName].filter(Boolean).join(' ') || member.email

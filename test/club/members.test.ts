@@ -31,6 +31,17 @@ describe.each(['redis', 'memory'] as const)('members registered by the club (%s)
     expect(claims).toMatchObject({ role: 'member', tenants: ['club-norte'], sub: member.id })
   })
 
+  it('gives a member without a password a new password token; once they have a password it is 409', async () => {
+    const { member, passwordToken: first } = (await register({ email: 'eva@example.com', firstName: 'Eva', lastName: 'Luz' })).json()
+    const res = await t.app.inject({ method: 'POST', url: `/api/members/${member.id}/password-token`, headers: admin })
+    expect(res.statusCode).toBe(201)
+    expect(res.json().passwordToken).not.toBe(first)
+    expect((await setPassword(res.json().passwordToken, 'eva-password')).statusCode).toBe(200)
+    const again = await t.app.inject({ method: 'POST', url: `/api/members/${member.id}/password-token`, headers: admin })
+    expect([again.statusCode, again.json().error.code]).toEqual([409, 'CONFLICT'])
+    expect((await t.app.inject({ method: 'POST', url: `/api/members/${member.id}/password-token`, headers: await t.auth('admin', 'club-sur') })).statusCode).toBe(404)
+  })
+
   it('finds members by email or name (q)', async () => {
     const byName = await t.app.inject({ url: '/api/members?q=carla%20g', headers: admin })
     expect(byName.json().members.map((m: { email: string }) => m.email)).toEqual(['carla@example.com'])
