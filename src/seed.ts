@@ -9,9 +9,10 @@ declare module 'fastify' {
   }
 }
 
+/** Makes only what is missing, so that what the clubs' admins changed (settings, roles) survives a restart. */
 export async function seedTenants (app: FastifyInstance): Promise<void> {
-  for (const tenant of demoTenants) await app.tenants.put(tenant)
-  for (const staff of demoStaff) await app.tenants.putStaff(staff)
+  for (const tenant of demoTenants) await app.tenants.create(tenant)
+  for (const staff of demoStaff) if (!await app.tenants.getStaff(staff.email)) await app.tenants.putStaff(staff)
 }
 
 export default fp(async (app) => {

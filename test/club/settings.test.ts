@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../../src/app.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
 
 describe('GET/PATCH /api/club', () => {
@@ -37,5 +38,13 @@ describe('GET/PATCH /api/club', () => {
     expect(res.json().error.code).toBe('VALIDATION_ERROR')
     expect(JSON.stringify(res.json().error.details.errors)).toContain(field === '_' ? 'currency' : field)
     expect(await t.app.tenants.get('club-norte')).toEqual(before)
+  })
+
+  it('keeps what admins changed when the demo seed runs again (a restart)', async () => {
+    await t.app.inject({ method: 'PATCH', url: '/api/club', headers: await t.auth('admin', 'club-norte'), payload: { locale: 'en', timeZone: 'Asia/Tokyo' } })
+    const restarted = await buildApp(t.config, { redis: t.redis ?? undefined, logger: false })
+    await restarted.ready()
+    expect(await restarted.tenants.get('club-norte')).toMatchObject({ locale: 'en', timeZone: 'Asia/Tokyo' })
+    await restarted.close()
   })
 })
