@@ -4,6 +4,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { Redis } from 'ioredis'
 import type { Config } from './config.ts'
 import { errorHandler, notFoundHandler } from './errors.ts'
+import { refuseDeepJson } from './schemas/json-limits.ts'
 import { loggerOptions } from './logger.ts'
 import redisPlugin from './plugins/redis.ts'
 import metricsPlugin from './plugins/metrics.ts'
@@ -12,7 +13,7 @@ import locksPlugin from './plugins/locks.ts'
 import authPlugin from './plugins/auth.ts'
 import openapiPlugin from './plugins/openapi.ts'
 import rateLimitPlugin from './plugins/rate-limit.ts'
-import rawBodyPlugin from './plugins/raw-body.ts'
+import securityHeadersPlugin from './plugins/security-headers.ts'
 import healthRoutes from './health.ts'
 import seedPlugin from './seed.ts'
 import clubPlugin from './club/index.ts'
@@ -61,8 +62,14 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined)
-    else parseJson(request, body as string, done)
+    if (body === '') return done(null, undefined)
+    // Deep nesting is refused before anything (the parser, zod, a copy, Lua) recurses into it.
+    try {
+      refuseDeepJson(body as string)
+    } catch (err) {
+      return done(err as Error, undefined)
+    }
+    parseJson(request, body as string, done)
   })
   app.decorate('config', config)
   app.decorate('demoSeeders', [])
@@ -76,6 +83,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   })
 
   await app.register(metricsPlugin)
+  await app.register(securityHeadersPlugin)
   await app.register(redisPlugin, { url: config.redisUrl, keyPrefix: config.redisKeyPrefix, client: deps.redis })
   await app.register(tenantsPlugin)
   await app.register(locksPlugin)
@@ -84,7 +92,6 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   await app.register(rateLimitPlugin, config.rateLimit)
   // Unknown routes count against the limit too, so scanning the API is throttled.
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, notFoundHandler)
-  await app.register(rawBodyPlugin)
   await app.register(healthRoutes)
   await app.register(commercePlugin)
   await app.register(clubPlugin)

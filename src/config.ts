@@ -8,7 +8,7 @@ const port = z.coerce.number().int().min(0).max(65535)
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: port.default(3000),
-  HOST: z.string().min(1).default('0.0.0.0'),
+  HOST: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   REDIS_KEY_PREFIX: z.string().min(1).default('club:'),
@@ -33,6 +33,9 @@ const envSchema = z.object({
   REMINDERS_SCHEDULE: z.enum(['on', 'off']).default('off'),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   METRICS_PORT: port.optional(),
+  // Browser origins allowed to call the API cross-origin, comma-separated; none (the default) turns CORS off.
+  CORS_ORIGINS: z.string().trim().transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s,]+$/, 'must list origins such as https://app.example.org (scheme and host, no path)'))).optional(),
 })
 
 export type Env = z.input<typeof envSchema>
@@ -72,6 +75,8 @@ export interface Config {
   readonly remindersSchedule: boolean
   /** /metrics: Bearer token required when set; served on its own port instead of the API's when `port` is set. */
   readonly metrics: { readonly token: string | undefined, readonly port: number | undefined }
+  /** Origins allowed by CORS; empty means CORS is off. */
+  readonly corsOrigins: readonly string[]
   /** Secrets made up for this process because none were configured (development only). */
   readonly generatedSecrets: readonly string[]
 }
@@ -81,6 +86,18 @@ export class ConfigError extends Error {
 }
 
 const SECRETS = ['JWT_SECRET', 'CRON_API_SECRET', 'CHAT_WEBHOOK_SECRET'] as const
+
+/** Production starts only with its own secrets, each different, on Redis, and without the demo accounts. */
+function refuseUnsafeProduction (env: z.output<typeof envSchema>): void {
+  const missing = [...SECRETS.filter((name) => !env[name]), ...(env.REDIS_URL ? [] : ['REDIS_URL'])]
+  if (missing.length > 0) throw new ConfigError(`Invalid configuration: production needs ${missing.join(', ')}`)
+  if (env.SEED === 'demo') throw new ConfigError('Invalid configuration: SEED=demo is refused in production (its accounts have published passwords)')
+  // One leaked secret must not open what another guards (tokens, the reminder job, the chat webhook).
+  SECRETS.forEach((name, i) => {
+    const same = SECRETS.slice(i + 1).find((other) => env[other] === env[name])
+    if (same) throw new ConfigError(`Invalid configuration: ${name} and ${same} must differ in production`)
+  })
+}
 
 /** Parses the environment; throws ConfigError with one line naming the variable that is wrong. */
 export function loadConfig (source: Record<string, string | undefined> = process.env): Config {
@@ -93,10 +110,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     throw new ConfigError(`Invalid configuration: ${name} ${issue?.message ?? 'is invalid'}`)
   }
   const env = parsed.data
-  if (env.NODE_ENV === 'production') {
-    const missing = [...SECRETS.filter((name) => !env[name]), ...(env.REDIS_URL ? [] : ['REDIS_URL'])]
-    if (missing.length > 0) throw new ConfigError(`Invalid configuration: production needs ${missing.join(', ')}`)
-  }
+  if (env.NODE_ENV === 'production') refuseUnsafeProduction(env)
   const generatedSecrets: string[] = []
   const secret = (name: typeof SECRETS[number]): string => {
     const value = env[name]
@@ -107,7 +121,8 @@ export function loadConfig (source: Record<string, string | undefined> = process
   return Object.freeze({
     env: env.NODE_ENV,
     port: env.PORT,
-    host: env.HOST,
+    // Development listens on loopback unless told otherwise: it runs with demo accounts and made-up secrets.
+    host: env.HOST ?? (env.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1'),
     logLevel: env.LOG_LEVEL,
     redisUrl: env.REDIS_URL,
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
@@ -134,6 +149,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     bodyLimit: env.BODY_LIMIT_BYTES,
     remindersSchedule: env.REMINDERS_SCHEDULE === 'on',
     metrics: Object.freeze({ token: env.METRICS_TOKEN, port: env.METRICS_PORT }),
+    corsOrigins: Object.freeze(env.CORS_ORIGINS ?? []),
     generatedSecrets: Object.freeze(generatedSecrets),
   })
 }

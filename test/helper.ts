@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto'
+import type { Writable } from 'node:stream'
 import { Redis } from 'ioredis'
 import { inject } from 'vitest'
 import { deleteKeysWithPrefix } from '../scripts/lib/redis-server.ts'
 import { buildApp, type BuiltApp } from '../src/app.ts'
 import { loadConfig, type Config } from '../src/config.ts'
+import { loggerOptions } from '../src/logger.ts'
 import { signAccessToken, type Role } from '../src/auth/tokens.ts'
 import type { ChatPluginOptions } from '../src/chat/index.ts'
+import { signWebhookBody } from '../src/chat/signature.ts'
 
 export const TEST_SECRETS = {
   JWT_SECRET: 'test-jwt-secret-0123456789abcdef',
@@ -40,7 +43,7 @@ export interface TestApp {
  * Builds the whole app as production does, on a real Redis (default) or on the in-memory stores,
  * with demo data loaded. `env` overrides the environment.
  */
-export async function buildTestApp (options: { store?: 'redis' | 'memory', env?: Record<string, string>, ready?: boolean, chat?: ChatPluginOptions } = {}): Promise<TestApp> {
+export async function buildTestApp (options: { store?: 'redis' | 'memory', env?: Record<string, string>, ready?: boolean, chat?: ChatPluginOptions, logTo?: Writable } = {}): Promise<TestApp> {
   const store = options.store ?? 'redis'
   const r = store === 'redis' ? await testRedis() : undefined
   const config = loadConfig({
@@ -51,7 +54,9 @@ export async function buildTestApp (options: { store?: 'redis' | 'memory', env?:
     ...(r ? { REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: r.prefix } : {}),
     ...options.env,
   })
-  const app = await buildApp(config, { redis: r?.redis, logger: false, chat: options.chat })
+  // `logTo` captures every log line, at trace, through the production logger options (redaction included).
+  const logger = options.logTo ? { ...loggerOptions('trace'), stream: options.logTo } : false
+  const app = await buildApp(config, { redis: r?.redis, logger, chat: options.chat })
   if (options.ready !== false) await app.ready()
   const token: TestApp['token'] = async (role, tenants = ['club-norte'], extra = {}) => await signAccessToken(config.jwtSecret, {
     sub: extra.sub ?? `test-${role}`,
@@ -71,4 +76,10 @@ export async function buildTestApp (options: { store?: 'redis' | 'memory', env?:
       await r?.cleanup()
     },
   }
+}
+
+/** An inject request for a route signed like the messaging provider signs (webhook, login form endpoint). */
+export function signedPost (url: string, body: unknown, secret: string = TEST_SECRETS.CHAT_WEBHOOK_SECRET) {
+  const payload = JSON.stringify(body)
+  return { method: 'POST' as const, url, headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(secret, payload) }, payload }
 }

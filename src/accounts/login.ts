@@ -7,7 +7,7 @@ import { customerTenants } from '../orders/mapping.ts'
 import type { Medusa } from '../orders/medusa.ts'
 import type { Tenant } from '../tenants/model.ts'
 import type { TenantStore } from '../tenants/store.ts'
-import type { FailedLogins } from './failed-logins.ts'
+import type { LoginLock } from './failed-logins.ts'
 
 // Login through the clubs' commerce backends (decisions.md section 2): the backend checks the password, this
 // service decides role and clubs and issues its own token. The upstream token stays here.
@@ -23,7 +23,7 @@ const badCredentials = () => new AppError('UNAUTHORIZED', 'Invalid email or pass
 export interface LoginDeps {
   access: CommerceAccess
   tenants: TenantStore
-  failures: FailedLogins
+  lock: LoginLock
   jwtSecret: string
   log: FastifyBaseLogger
 }
@@ -40,25 +40,29 @@ export class LoginService {
 
   async login (actor: Actor, rawEmail: string, password: string, tenantId: string | undefined): Promise<string> {
     const email = rawEmail.trim().toLowerCase()
-    const wait = await this.deps.failures.blockedFor(email)
+    const named = await this.candidateTenants(tenantId)
+    // Counted before the password is tried, in one atomic step: parallel guesses past the limit never reach it.
+    const wait = await this.deps.lock.take(email)
     if (wait > 0) {
       throw new AppError('RATE_LIMITED', 'Too many failed logins for this email, try again later', { status: 429, headers: { 'retry-after': String(Math.ceil(wait / 1000)) } })
     }
     const staff = actor === 'user' ? await this.deps.tenants.getStaff(email) : undefined
-    if (actor === 'user' && !staff) return await this.refuse(email)
-    const named = await this.candidateTenants(tenantId)
     // Staff are checked at their own clubs even when naming another, so that the answer is then 403 as for a
-    // member, not a failed login that counts toward the lock.
+    // member. An email that is no staff's still has its password tried at the named clubs' backends, the same
+    // work as for a known one, so neither the answer nor its time tells whether the account exists.
     const candidates = staff ? (await this.deps.tenants.list()).filter((t) => staff.tenants.includes(t.id)) : named
-
-    const found = await this.tryBackends(actor, email, password, candidates)
-    const accepted = found.accepted.filter((a) => named.some((t) => t.id === a.tenant.id))
-    const { passwordOk } = found
-    if (accepted.length === 0) {
-      if (passwordOk) throw new AppError('FORBIDDEN', tenantId ? 'Not a member of this club' : 'Not a member of any club')
-      return await this.refuse(email)
+    let found: { accepted: Accepted[], passwordOk: boolean }
+    try {
+      found = await this.tryBackends(actor, email, password, candidates)
+    } catch (err) {
+      await this.deps.lock.giveBack(email)
+      throw err
     }
-    await this.deps.failures.clear(email)
+    if (actor === 'user' && !staff) throw badCredentials()
+    const accepted = found.accepted.filter((a) => named.some((t) => t.id === a.tenant.id))
+    if (!found.passwordOk) throw badCredentials()
+    await this.deps.lock.clear(email)
+    if (accepted.length === 0) throw new AppError('FORBIDDEN', tenantId ? 'Not a member of this club' : 'Not a member of any club')
 
     const first = accepted[0] as Accepted
     const sub = staff?.id ?? first.customerId ?? email
@@ -78,11 +82,6 @@ export class LoginService {
       email,
       name: staff?.name ?? first.name ?? email,
     }, lifetime)
-  }
-
-  private async refuse (email: string): Promise<never> {
-    await this.deps.failures.fail(email)
-    throw badCredentials()
   }
 
   private async candidateTenants (tenantId: string | undefined): Promise<Tenant[]> {

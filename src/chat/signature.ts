@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
 
 // Inbound chat calls carry `X-Webhook-Signature`: hex HMAC-SHA256 of the raw, unparsed body (spec, Authentication 6).
 
@@ -22,4 +23,19 @@ export function verifyWebhookSignature (secret: string, rawBody: Buffer | string
   const hex = header.trim().toLowerCase().replace(/^sha256=/, '')
   if (!HEX_DIGEST.test(hex)) return false
   return timingSafeEqual(Buffer.from(hex, 'hex'), digest(secret, rawBody))
+}
+
+/**
+ * The one raw-body mechanism of the signed routes: in this (encapsulated) scope every body stays the Buffer
+ * that was sent, whatever its content type, so the signature is checked on exactly those bytes before anything
+ * reads them. No body at all is an empty Buffer, which no forged signature matches.
+ */
+export function keepRawBodies (scope: FastifyInstance): void {
+  scope.removeAllContentTypeParsers()
+  scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => { done(null, body) })
+}
+
+/** The raw bytes of a body kept by `keepRawBodies`. */
+export function rawBodyOf (body: unknown): Buffer {
+  return Buffer.isBuffer(body) ? body : Buffer.alloc(0)
 }

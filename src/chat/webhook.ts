@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { AppError, fieldErrors } from '../errors.ts'
 import { errorEnvelopeSchema } from '../schemas/common.ts'
-import { verifyWebhookSignature } from './signature.ts'
+import { keepRawBodies, rawBodyOf, verifyWebhookSignature } from './signature.ts'
 import { MESSAGE_EVENT, readDelivery, type InboundMessage } from './inbound.ts'
 import type { Mailbox } from './mailbox.ts'
 
@@ -38,8 +38,7 @@ function parseJson (raw: Buffer): unknown {
 export async function webhookRoutes (scope: FastifyInstance, deps: WebhookDeps): Promise<void> {
   const app = scope.withTypeProvider<ZodTypeProvider>()
   // The body stays bytes until the signature over those exact bytes is checked (spec, Authentication 6).
-  app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => { done(null, body) })
+  keepRawBodies(scope)
 
   app.post('/api/chat/webhook', {
     // signed provider calls come from a few addresses in bursts; the signature is their limit
@@ -57,7 +56,7 @@ export async function webhookRoutes (scope: FastifyInstance, deps: WebhookDeps):
       response: { 200: ack, 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 503: errorEnvelopeSchema },
     },
   }, async (request) => {
-    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
+    const raw = rawBodyOf(request.body)
     if (!verifyWebhookSignature(deps.secret, raw, headerValue(request.headers['x-webhook-signature']))) {
       throw new AppError('UNAUTHORIZED', 'Invalid or missing webhook signature')
     }

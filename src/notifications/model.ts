@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
 import { ROLES } from '../auth/tokens.ts'
 import { isoTimestamp } from '../schemas/common.ts'
+import { boundedJsonObject } from '../schemas/json-limits.ts'
 import { NOTIFICATION_DOMAINS, NOTIFICATION_SEVERITIES, NOTIFICATION_SOURCES } from './types.ts'
 
 export const DAY_MS = 86_400_000
@@ -34,6 +35,9 @@ export type Notification = z.infer<typeof notificationSchema>
 
 const text = (max: number) => z.string().trim().min(1).max(max)
 
+/** Free-form, but bounded: a notice is copied to every member of a role and to every live stream. */
+export const METADATA_LIMITS = { maxDepth: 5, maxBytes: 4096 } as const
+
 // The member's app opens it as a link. `//host` and `/\\host` take a browser to another host and script URLs
 // run code, so only the app's own paths and http(s) pages pass.
 function isActionUrl (value: string): boolean {
@@ -52,7 +56,8 @@ export const noticeContentSchema = z.object({
   actionUrl: text(2000).refine(isActionUrl, 'must be a path (/...) or an absolute http(s) URL').optional(),
   resourceId: text(200).optional(),
   resourceType: text(100).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  metadata: boundedJsonObject(METADATA_LIMITS)
+    .describe(`Free-form JSON object: at most ${METADATA_LIMITS.maxDepth} levels deep and ${METADATA_LIMITS.maxBytes} bytes`).optional(),
   expiresAt: isoTimestamp.optional(),
 })
 

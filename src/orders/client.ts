@@ -1,6 +1,7 @@
 import { Agent, type Dispatcher } from 'undici'
 import type { z } from 'zod'
-import { malformedAnswer, mapTransportError, mapUpstreamStatus } from './upstream-errors.ts'
+import type { FastifyBaseLogger } from 'fastify'
+import { malformedAnswer, mapTransportError, mapUpstreamStatus, upstreamText, type UpstreamFailure } from './upstream-errors.ts'
 
 // The one HTTP client for every club's commerce backend (Medusa v2 dialect). One undici Agent keeps a
 // connection pool per origin; admin tokens are cached per backend and admin login.
@@ -56,7 +57,7 @@ export class CommerceClient {
   private readonly adminTokens = new Map<string, Promise<CachedToken>>()
   private club = '-'
 
-  constructor (timeoutMs: number, private readonly observe: CallObserver = () => {}) {
+  constructor (timeoutMs: number, private readonly observe: CallObserver = () => {}, private readonly log?: Pick<FastifyBaseLogger, 'debug'>) {
     this.agent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs, keepAliveTimeout: 10_000 })
   }
 
@@ -80,9 +81,7 @@ export class CommerceClient {
       res = await this.send(baseUrl, method, path, opts, true)
     }
     const json = await readJson(res)
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      throw mapUpstreamStatus({ status: res.statusCode, body: json.ok ? json.value : undefined, retryAfter: header(res, 'retry-after') })
-    }
+    if (res.statusCode < 200 || res.statusCode >= 300) throw this.refused(`${method} ${path.split('?')[0]}`, res, json)
     if (!json.ok) throw malformedAnswer(`answer to ${method} ${path.split('?')[0]}`)
     const parsed = opts.schema.safeParse(json.value)
     if (!parsed.success) throw malformedAnswer(`answer to ${method} ${path.split('?')[0]}`)
@@ -94,12 +93,17 @@ export class CommerceClient {
     const res = await this.dispatch(baseUrl, 'POST', `/auth/${actor}/emailpass`, { 'content-type': 'application/json' }, JSON.stringify({ email, password }))
     const json = await readJson(res)
     if (res.statusCode === 401 || res.statusCode === 400) return undefined
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      throw mapUpstreamStatus({ status: res.statusCode, body: json.ok ? json.value : undefined, retryAfter: header(res, 'retry-after') })
-    }
+    if (res.statusCode < 200 || res.statusCode >= 300) throw this.refused(`POST /auth/${actor}/emailpass`, res, json)
     const token = json.ok ? (json.value as { token?: unknown } | null)?.token : undefined
     if (typeof token !== 'string' || token.length === 0) throw malformedAnswer('login answer')
     return token
+  }
+
+  /** Our error for an upstream refusal; the upstream's own words go to the log at debug, never to the caller. */
+  private refused (call: string, res: Dispatcher.ResponseData, json: { ok: true, value: unknown } | { ok: false }): Error {
+    const failure: UpstreamFailure = { status: res.statusCode, body: json.ok ? json.value : undefined, retryAfter: header(res, 'retry-after') }
+    this.log?.debug({ call, status: failure.status, upstream: upstreamText(failure.body) }, 'commerce backend refused a call')
+    return mapUpstreamStatus(failure)
   }
 
   private async send (baseUrl: string, method: string, path: string, opts: CallOptions<z.ZodType>, refresh: boolean): Promise<Dispatcher.ResponseData> {

@@ -32,7 +32,7 @@ export function commerceAccess (app: FastifyInstance, file: TenantsFile, session
     labelNames: ['club', 'method', 'status'],
     registers: [app.metrics],
   })
-  const client = new CommerceClient(app.config.commerce.timeoutMs, ({ seconds, ...labels }) => latency.observe(labels, seconds))
+  const client = new CommerceClient(app.config.commerce.timeoutMs, ({ seconds, ...labels }) => latency.observe(labels, seconds), app.log)
   app.addHook('onClose', async () => { await client.close() })
   return {
     client,

@@ -93,7 +93,7 @@ export async function createAndProcess (orders: OrdersService, actor: Actor, inp
     await startPayment(medusa, cart, input.paymentMethod)
     step('completing_cart')
     const completed = await medusa.completeCart(cart.id)
-    if (completed.type !== 'order') throw conflict(completed.error?.message ?? 'The cart could not be completed')
+    if (completed.type !== 'order') throw conflict('The cart could not be completed')
     orderId = completed.order.id
     events.push(activity('orders:activity.created', 'success', author))
     if (input.notes) events.push(activity('orders:activity.note', 'info', author, input.notes))

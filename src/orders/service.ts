@@ -163,7 +163,7 @@ export class OrdersService {
       if ((current.fulfillments ?? []).some((f) => !f.canceled_at)) throw conflict('The order was fulfilled while it was being canceled')
       await medusa.cancelOrder(orderId)
     } catch (err) {
-      await this.record(actor, orderId, [activity('orders:activity.note', 'error', author, `cancel failed: ${(err as Error).message}`)])
+      await this.record(actor, orderId, [activity('orders:activity.note', 'error', author, `cancel failed: ${err instanceof AppError ? err.message : 'internal error'}`)])
       throw err
     }
     const after = mapOrder(await medusa.getOrder(orderId))

@@ -128,7 +128,7 @@ export class StoreFront {
 
   private async place (actor: ShopperActor, cartId: string): Promise<Order> {
     const answer = await actor.medusa.completeCart(cartId, actor.upstreamToken)
-    if (answer.type !== 'order') throw conflict(answer.error?.message ?? 'The cart could not be completed')
+    if (answer.type !== 'order') throw conflict('The cart could not be completed')
     const { order, added } = await this.orders.recordOnce(actor, answer.order.id, activity('orders:activity.created', 'success', authorOf(actor)))
     if (added) await this.orders.notify(actor, order, 'order.placed')
     return order

@@ -29,22 +29,31 @@ function isStockConflict (b: MedusaErrorBody): boolean {
 
 const RETRY_AFTER = /^\d{1,6}$|^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/
 
+/**
+ * Upstream rejections become our own catalogue messages: the upstream's words (which may quote its SQL, its
+ * configuration or another user's data) never reach our caller. They only steer the mapping; `upstreamText`
+ * gives them to the log, at debug.
+ */
 export function mapUpstreamStatus (failure: UpstreamFailure): AppError {
   const b = readBody(failure.body)
-  const message = b.message?.slice(0, 500)
   const { status } = failure
   if (status === 429) {
     const retryAfter = failure.retryAfter && RETRY_AFTER.test(failure.retryAfter) ? failure.retryAfter : undefined
     return new AppError('SERVICE_UNAVAILABLE', 'The commerce backend is busy, retry later', { status: 429, headers: retryAfter ? { 'retry-after': retryAfter } : undefined })
   }
   if (status >= 500) return new AppError('BACKEND_ERROR', `The commerce backend failed (HTTP ${status})`)
-  if (status === 404) return new AppError('NOT_FOUND', message ?? 'Not found in the commerce backend')
-  if (status === 409) return new AppError('CONFLICT', message ?? 'Conflict with the current state')
+  if (status === 404) return new AppError('NOT_FOUND', 'Not found in the commerce backend')
+  if (status === 409) return new AppError('CONFLICT', 'Conflict with the current state in the commerce backend')
   if (status === 401 || status === 403) return new AppError('BACKEND_ERROR', 'The commerce backend refused the club\'s credentials')
-  if (status === 400 && /publishable/i.test(message ?? '')) return new AppError('BACKEND_ERROR', 'The commerce backend refused the club\'s publishable key')
-  if (isStockConflict(b)) return new AppError('CONFLICT', message ?? 'Not enough stock')
-  if (status >= 400) return new AppError('VALIDATION_ERROR', message ?? 'The commerce backend rejected the request', { status: 422 })
+  if (status === 400 && /publishable/i.test(b.message ?? '')) return new AppError('BACKEND_ERROR', 'The commerce backend refused the club\'s publishable key')
+  if (isStockConflict(b)) return new AppError('CONFLICT', 'Not enough stock for one of the items')
+  if (status >= 400) return new AppError('VALIDATION_ERROR', 'The commerce backend rejected the request', { status: 422 })
   return new AppError('BACKEND_ERROR', `Unexpected answer from the commerce backend (HTTP ${status})`)
+}
+
+/** What the upstream said, shortened, for a debug log line only. */
+export function upstreamText (body: unknown): string | undefined {
+  return readBody(body).message?.slice(0, 500)
 }
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT'])

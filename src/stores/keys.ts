@@ -48,7 +48,8 @@ export const keys = {
     metadataLock: (tenantId: string, orderId: string) => `t:${tenantId}:orders:lock:${orderId}`,
   },
   accounts: {
-    loginFailures: (email: string) => `accounts:login-failures:${email.toLowerCase()}`,
+    // logins of an email in the current lock window (taken before the password is tried)
+    loginAttempts: (email: string) => `accounts:login-attempts:${email.toLowerCase()}`,
   },
   notifications: {
     root: () => 'notif:',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keys } from '../../src/stores/keys.ts'
 import { startFakeUpstream, type FakeUpstream } from '../orders/fake-upstream.ts'
-import { buildTestApp, type TestApp } from '../helper.ts'
+import { buildTestApp, signedPost, type TestApp } from '../helper.ts'
 import { choiceIds, linkCode, newPhone, say as sayTo, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
 
 // End to end: signed webhook in, the real runtime and routes in process, replies out to a loopback stand-in
@@ -155,11 +155,9 @@ describe('chat bot and the login form (commerce stand-in for the login)', () => 
     expect(params?.flow_action_payload.data.clubs).toEqual([{ id: 'club-norte', title: 'Club Norte' }, { id: 'club-sur', title: 'Club Sur' }])
     expect(await t.app.loginFormInvites.wasSent(phone)).toBe(true)
 
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/chat/flow-endpoint',
-      payload: { source: 'chat', data_exchange: { version: '3.0', screen: 'LOGIN', flow_token: phone, data: { club_id: 'club-norte', email: 'bruno@example.com', password: 'demo-password' } }, signature_valid: true },
-    })
+    const res = await t.app.inject(signedPost('/api/chat/flow-endpoint', {
+      source: 'chat', data_exchange: { version: '3.0', screen: 'LOGIN', flow_token: phone, data: { club_id: 'club-norte', email: 'bruno@example.com', password: 'demo-password' } }, signature_valid: true,
+    }))
     expect(res.json().screen).toBe('SUCCESS')
     await t.app.chatWorker.idle(phone)
     const [greeting, menu] = provider.to(phone).slice(1)

@@ -5,7 +5,7 @@ describe('config', () => {
   it('runs on embedded defaults with demo data and made-up development secrets', () => {
     const config = loadConfig({})
     expect(config.port).toBe(3000)
-    expect(config.host).toBe('0.0.0.0')
+    expect(config.host).toBe('127.0.0.1')
     expect(config.redisUrl).toBeUndefined()
     expect(config.seed).toBe('demo')
     expect(config.generatedSecrets).toEqual(['JWT_SECRET', 'CRON_API_SECRET', 'CHAT_WEBHOOK_SECRET'])

@@ -51,7 +51,7 @@ describe('GET /metrics without a token', () => {
   })
 
   it('is not served in production without METRICS_TOKEN or METRICS_PORT', async () => {
-    const t = await buildTestApp({ env: { NODE_ENV: 'production' } })
+    const t = await buildTestApp({ env: { NODE_ENV: 'production', SEED: 'none' } })
     try {
       expect((await t.app.inject('/metrics')).statusCode).toBe(404)
     } finally {
@@ -63,7 +63,7 @@ describe('GET /metrics without a token', () => {
 describe('METRICS_PORT', () => {
   it('serves /metrics on its own port only, and counts the notification streams open', async () => {
     const metricsPort = await freePort()
-    const t = await buildTestApp({ env: { NODE_ENV: 'production', HOST: '127.0.0.1', METRICS_PORT: String(metricsPort) } })
+    const t = await buildTestApp({ env: { HOST: '127.0.0.1', METRICS_PORT: String(metricsPort) } })
     try {
       const base = await t.app.listen({ port: 0, host: '127.0.0.1' })
       expect((await fetch(`${base}/metrics`)).status).toBe(404)

@@ -8,6 +8,8 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { freePort } from '../../scripts/lib/free-port.ts'
 import { deleteKeysWithPrefix } from '../../scripts/lib/redis-server.ts'
+import { buildApp } from '../../src/app.ts'
+import { loadConfig } from '../../src/config.ts'
 import { TEST_SECRETS } from '../helper.ts'
 import { startProcess, waitForHealth } from './process.ts'
 
@@ -20,6 +22,10 @@ describe('production start from the build', () => {
   const dir = mkdtempSync(join(tmpdir(), 'club-env-'))
   beforeAll(async () => {
     await promisify(execFile)('npm', ['run', 'build'], { timeout: 240_000 })
+    // Production refuses SEED=demo: the clubs are laid into its Redis beforehand, as an operator's would be.
+    const seeder = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SEED: 'demo', REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: prefix, ...TEST_SECRETS }))
+    await seeder.ready()
+    await seeder.close()
   }, 240_000)
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true })
@@ -29,7 +35,7 @@ describe('production start from the build', () => {
   it('serves from dist/, logs JSON, protects /metrics, and exits 0 on SIGTERM', async () => {
     const port = await freePort()
     const base = `http://127.0.0.1:${port}`
-    const env = { PORT: String(port), HOST: '127.0.0.1', REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: prefix, SEED: 'demo', METRICS_TOKEN, ...TEST_SECRETS }
+    const env = { PORT: String(port), HOST: '127.0.0.1', REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: prefix, METRICS_TOKEN, ...TEST_SECRETS }
     const envFile = join(dir, '.env')
     writeFileSync(envFile, Object.entries(env).map(([name, value]) => `${name}=${value}\n`).join(''))
     const { child, stdout } = startProcess(process.execPath, [`--env-file=${envFile}`, 'dist/src/server.js'], { NODE_ENV: 'production' })

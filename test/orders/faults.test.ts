@@ -79,11 +79,11 @@ describe('upstream faults', () => {
     expect(Date.now() - started).toBeLessThan(3000)
   })
 
-  it('upstream 404 is 404 NOT_FOUND with its message', async () => {
+  it('upstream 404 is 404 NOT_FOUND in our words, never the upstream\'s', async () => {
     fake.fault(ORDER_ROUTE, { status: 404, body: JSON.stringify({ type: 'not_found', message: `Order id not found: ${ORDER}` }) })
     const res = await getOrder()
     expect(res.statusCode).toBe(404)
-    expect(res.json().error).toEqual({ code: 'NOT_FOUND', message: `Order id not found: ${ORDER}` })
+    expect(res.json().error).toEqual({ code: 'NOT_FOUND', message: 'Not found in the commerce backend' })
   })
 
   it('out of stock is 409 CONFLICT, other rejections 422 VALIDATION_ERROR', async () => {
@@ -92,7 +92,7 @@ describe('upstream faults', () => {
     fake.fault('POST /store/carts/cart_1/line-items', { status: 400, body: JSON.stringify({ code: 'insufficient_inventory', type: 'not_allowed', message: 'Some variant does not have the required inventory' }) })
     let res = await add()
     expect(res.statusCode).toBe(409)
-    expect(res.json().error).toEqual({ code: 'CONFLICT', message: 'Some variant does not have the required inventory' })
+    expect(res.json().error).toEqual({ code: 'CONFLICT', message: 'Not enough stock for one of the items' })
     fake.fault('POST /store/carts/cart_1/line-items', { status: 400, body: JSON.stringify({ type: 'invalid_data', message: 'Variants variant_1 do not exist' }) })
     res = await add()
     expect(res.statusCode).toBe(422)

@@ -16,6 +16,9 @@ describe('upstream error mapping', () => {
       expect(Object.keys(ERROR_CODES)).toContain(err.code)
       if (status === 429) expect(err.code).toBe('SERVICE_UNAVAILABLE')
       if (status >= 500) expect(err.statusCode).toBe(502)
+      // the upstream's words never become ours
+      const said = (b as { message?: unknown } | null)?.message
+      if (typeof said === 'string' && said.length > 3) expect(err.message).not.toContain(said)
       // Retry-After is passed on only in a header-safe form.
       for (const v of Object.values(err.headers ?? {})) expect(v).toMatch(/^[\w ,:]+$/)
     }))

@@ -71,7 +71,7 @@ describe('create-and-process over a loopback backend', () => {
     fake.fault(`POST /admin/orders/${ORDER}/fulfillments`, { status: 400, body: JSON.stringify({ type: 'invalid_data', message: 'Quantity to fulfill exceeds the reserved quantity' }) })
     const res = await t.app.inject({ method: 'POST', url: '/api/orders/create-and-process-stream', headers: admin, payload: body })
     const last = events(res.body).at(-1)
-    expect(last).toEqual({ step: 'creating_fulfillment', message: 'Quantity to fulfill exceeds the reserved quantity', progress: 85, success: false, error: 'Quantity to fulfill exceeds the reserved quantity' })
+    expect(last).toEqual({ step: 'creating_fulfillment', message: 'The commerce backend rejected the request', progress: 85, success: false, error: 'The commerce backend rejected the request' })
   })
 
   it('only admins may call it', async () => {

@@ -47,4 +47,4 @@ export default fp(async (app) => {
       now: Date.now,
     },
   })
-}, { name: 'chat-linking', dependencies: ['auth', 'raw-body'] })
+}, { name: 'chat-linking', dependencies: ['auth'] })

@@ -21,6 +21,10 @@ export async function createLinkCode (deps: LinkServiceDeps, request: LinkReques
   })
   if (principal.sub !== request.customerId) throw new AppError('INVALID_TOKEN', 'Token does not belong to this customer')
   if (!principal.tenants.includes(request.tenantId)) throw new AppError('INVALID_TOKEN', 'Token is not valid for this tenant')
+  // The body's email becomes the linked account's: it must be the token's own when the token names one.
+  if (principal.email && principal.email.toLowerCase() !== request.email.trim().toLowerCase()) {
+    throw new AppError('INVALID_TOKEN', 'Token does not belong to this email')
+  }
   const tenant = await deps.tenants.get(request.tenantId)
   if (!tenant) throw new AppError('NOT_FOUND', 'Tenant not found')
   const code = randomUUID()

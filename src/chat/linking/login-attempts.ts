@@ -1,10 +1,11 @@
 import type { Redis } from 'ioredis'
 import { keys } from '../../stores/keys.ts'
-import { TtlMap, type Clock } from './memory-ttl.ts'
+import { MemoryAttemptWindow, RedisAttemptWindow, type AttemptWindow, type AttemptWindowOptions } from '../../stores/attempt-window.ts'
+import type { Clock } from './memory-ttl.ts'
 
 // Login attempts through the in-chat form, counted per phone and per email in a fixed window that starts at
-// the first attempt. Every attempt counts (reserved before the password is checked, so concurrent tries
-// cannot slip past the limit); a successful login clears both counters.
+// the first attempt. Every attempt counts (taken before the password is checked, so concurrent tries cannot
+// slip past the limit); a successful login clears both counters.
 export const LOGIN_ATTEMPT_LIMIT = 5
 export const LOGIN_ATTEMPT_WINDOW_MS = 15 * 60 * 1000
 
@@ -26,82 +27,39 @@ export interface LimiterOptions {
   now?: Clock
 }
 
-function counterKeys (who: LoginIdentity): string[] {
-  return [keys.chat.linking.attempts('phone', who.phone), keys.chat.linking.attempts('email', who.email.trim().toLowerCase())]
-}
+const phoneKey = (who: LoginIdentity): string => keys.chat.linking.attempts('phone', who.phone)
+const emailKey = (who: LoginIdentity): string => keys.chat.linking.attempts('email', who.email.trim().toLowerCase())
 
-export class MemoryLoginAttemptLimiter implements LoginAttemptLimiter {
-  private readonly counts: TtlMap<number>
-  private readonly limit: number
-  private readonly windowMs: number
-  private readonly now: Clock
-
-  constructor (options: LimiterOptions = {}) {
-    this.now = options.now ?? Date.now
-    this.counts = new TtlMap(this.now)
-    this.limit = options.limit ?? LOGIN_ATTEMPT_LIMIT
-    this.windowMs = options.windowMs ?? LOGIN_ATTEMPT_WINDOW_MS
-  }
+/** Two counters, each taken in its own atomic step; a phone attempt refused by the email's counter is given back. */
+class TwoCounterLimiter implements LoginAttemptLimiter {
+  constructor (private readonly window: AttemptWindow) {}
 
   async reserve (who: LoginIdentity): Promise<Reservation> {
-    const now = this.now()
-    const counters = counterKeys(who)
-    for (const key of counters) {
-      const e = this.counts.entry(key)
-      if (e && e.value >= this.limit) return { allowed: false, retryAfterMs: e.expiresAt - now }
-    }
-    for (const key of counters) {
-      const e = this.counts.entry(key)
-      this.counts.setUntil(key, (e?.value ?? 0) + 1, e?.expiresAt ?? now + this.windowMs)
-    }
-    return { allowed: true }
+    const byPhone = await this.window.take(phoneKey(who))
+    if (byPhone > 0) return { allowed: false, retryAfterMs: byPhone }
+    const byEmail = await this.window.take(emailKey(who))
+    if (byEmail === 0) return { allowed: true }
+    await this.window.giveBack(phoneKey(who))
+    return { allowed: false, retryAfterMs: byEmail }
   }
 
   async clear (who: LoginIdentity) {
-    for (const key of counterKeys(who)) this.counts.delete(key)
+    await Promise.all([this.window.clear(phoneKey(who)), this.window.clear(emailKey(who))])
   }
 }
 
-// Check every counter, then count on every one, in one step: 0 when allowed, else ms until retry.
-const RESERVE = `
-local limit = tonumber(ARGV[1])
-for _, k in ipairs(KEYS) do
-  if tonumber(redis.call('GET', k) or '0') >= limit then
-    local ttl = redis.call('PTTL', k)
-    if ttl < 1 then ttl = tonumber(ARGV[2]) end
-    return ttl
-  end
-end
-for _, k in ipairs(KEYS) do
-  if redis.call('INCR', k) == 1 then redis.call('PEXPIRE', k, ARGV[2]) end
-end
-return 0
-`
+const windowOptions = (options: LimiterOptions): AttemptWindowOptions => ({
+  limit: options.limit ?? LOGIN_ATTEMPT_LIMIT,
+  windowMs: options.windowMs ?? LOGIN_ATTEMPT_WINDOW_MS,
+  ...(options.now ? { now: options.now } : {}),
+})
 
-type ReservingRedis = Redis & { chatLinkReserveLogin (phoneKey: string, emailKey: string, limit: number, windowMs: number): Promise<number> }
+export class MemoryLoginAttemptLimiter extends TwoCounterLimiter {
+  constructor (options: LimiterOptions = {}) { super(new MemoryAttemptWindow(windowOptions(options))) }
+}
 
-export class RedisLoginAttemptLimiter implements LoginAttemptLimiter {
-  private readonly limit: number
-  private readonly windowMs: number
-
-  private readonly redis: ReservingRedis
-
-  constructor (redis: Redis, options: Omit<LimiterOptions, 'now'> = {}) {
-    this.limit = options.limit ?? LOGIN_ATTEMPT_LIMIT
-    this.windowMs = options.windowMs ?? LOGIN_ATTEMPT_WINDOW_MS
-    if (!('chatLinkReserveLogin' in redis)) redis.defineCommand('chatLinkReserveLogin', { numberOfKeys: 2, lua: RESERVE })
-    this.redis = redis as ReservingRedis
-  }
-
-  async reserve (who: LoginIdentity): Promise<Reservation> {
-    const [phoneKey, emailKey] = counterKeys(who) as [string, string]
-    const retryAfterMs = await this.redis.chatLinkReserveLogin(phoneKey, emailKey, this.limit, this.windowMs)
-    return retryAfterMs === 0 ? { allowed: true } : { allowed: false, retryAfterMs }
-  }
-
-  async clear (who: LoginIdentity) {
-    await this.redis.del(...counterKeys(who))
-  }
+export class RedisLoginAttemptLimiter extends TwoCounterLimiter {
+  constructor (redis: Redis, options: Omit<LimiterOptions, 'now'> = {}) { super(new RedisAttemptWindow(redis, windowOptions(options))) }
 }
 
 export function createLoginAttemptLimiter (redis: Redis | null, options: LimiterOptions = {}): LoginAttemptLimiter {

@@ -41,8 +41,12 @@ describe.each(['redis', 'memory'] as const)('login form data endpoint (%s)', (st
   const exchange = (phone: string, screen: string, data: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
     source: 'chat', data_exchange: { version: '3.0', screen, flow_token: phone, data, ...extra }, signature_valid: true,
   })
-  const post = async (payload: unknown, headers: Record<string, string> = {}) =>
-    await t.app.inject({ method: 'POST', url: '/api/chat/flow-endpoint', headers: { 'content-type': 'application/json', ...headers }, payload: typeof payload === 'string' ? payload : JSON.stringify(payload) })
+  // Signed as the provider signs, unless the call gives its own X-Webhook-Signature.
+  const post = async (payload: unknown, headers: Record<string, string> = {}) => {
+    const raw = typeof payload === 'string' ? payload : JSON.stringify(payload)
+    const signature = signWebhookBody(TEST_SECRETS.CHAT_WEBHOOK_SECRET, raw)
+    return await t.app.inject({ method: 'POST', url: '/api/chat/flow-endpoint', headers: { 'content-type': 'application/json', 'x-webhook-signature': signature, ...headers }, payload: raw })
+  }
   const login = async (phone: string, email: string, password: string, club = 'club-norte') => await post(exchange(phone, 'LOGIN', { club_id: club, email, password }))
 
   describe('health check', () => {
@@ -66,7 +70,7 @@ describe.each(['redis', 'memory'] as const)('login form data endpoint (%s)', (st
       expect(res.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: 'The payload signature was not valid (signature_valid is false)' } })
     })
 
-    it('checks X-Webhook-Signature over the raw bytes when present', async () => {
+    it('checks X-Webhook-Signature over the raw bytes on every call', async () => {
       const raw = JSON.stringify(exchange(await invitedPhone(), 'CLUB_SELECT', { club_id: 'club-norte' }))
       const good = await post(raw, { 'x-webhook-signature': signWebhookBody(TEST_SECRETS.CHAT_WEBHOOK_SECRET, raw) })
       expect(good.statusCode).toBe(200)
@@ -77,7 +81,7 @@ describe.each(['redis', 'memory'] as const)('login form data endpoint (%s)', (st
       for (const header of ['nothex', '00'.repeat(32), signWebhookBody('another-secret-0123456789abcdef', raw)]) {
         const res = await post(raw, { 'x-webhook-signature': header })
         expect(res.statusCode).toBe(401)
-        expect(res.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: 'Invalid webhook signature' } })
+        expect(res.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: 'Invalid or missing webhook signature' } })
       }
       // before the body is validated: a bad signature on a bad body is still 401
       expect((await post('{"nonsense":true}', { 'x-webhook-signature': 'ab' })).statusCode).toBe(401)

@@ -122,7 +122,7 @@ describe('link codes across instances (redis)', () => {
   it('two apps on one Redis: a code made on one is consumed once, on either', async () => {
     const a = await buildTestApp({ store: 'redis' })
     try {
-      const token = await a.token('member', ['club-norte'], { sub: 'cus_bruno' })
+      const token = await a.token('member', ['club-norte'], { sub: 'cus_bruno', email: 'bruno@example.com' })
       const { code } = (await a.app.inject({ method: 'POST', url: '/api/chat/link', payload: { customerId: 'cus_bruno', tenantId: 'club-norte', email: 'bruno@example.com', name: 'Bruno', token } })).json()
       // a second app on the same Redis and prefix: a second instance of the service
       const b = await buildApp(a.config, { redis: a.redis ?? undefined, logger: false })

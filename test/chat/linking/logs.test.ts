@@ -4,7 +4,7 @@ import { buildApp, type BuiltApp } from '../../../src/app.ts'
 import { signAccessToken } from '../../../src/auth/tokens.ts'
 import { loadConfig } from '../../../src/config.ts'
 import { loggerOptions } from '../../../src/logger.ts'
-import { TEST_SECRETS } from '../../helper.ts'
+import { signedPost, TEST_SECRETS } from '../../helper.ts'
 
 // Passwords and tokens that pass through the linking routes never reach a log line, even at trace level.
 describe('chat linking logs', () => {
@@ -25,11 +25,9 @@ describe('chat linking logs', () => {
     await app.inject({ method: 'POST', url: '/api/chat/link', payload: { customerId: 'cus_bruno', tenantId: 'club-norte', email: 'x@example.com', name: 'X', token } })
     const phone = '5491155550000'
     await app.loginFormInvites.markSent(phone)
-    const login = (password: string) => app.inject({
-      method: 'POST',
-      url: '/api/chat/flow-endpoint',
-      payload: { source: 'chat', data_exchange: { screen: 'LOGIN', flow_token: phone, data: { club_id: 'club-norte', email: 'ana@example.com', password } }, signature_valid: true },
-    })
+    const login = (password: string) => app.inject(signedPost('/api/chat/flow-endpoint', {
+      source: 'chat', data_exchange: { screen: 'LOGIN', flow_token: phone, data: { club_id: 'club-norte', email: 'ana@example.com', password } }, signature_valid: true,
+    }))
     expect((await login('a-wrong-password-123')).json().data.has_error).toBe(true)
     expect((await login('demo-password')).json().screen).toBe('SUCCESS')
     const [account] = await app.linkedAccounts.list(phone)
