@@ -71,7 +71,7 @@ export class MemberService {
       })).customer
     } catch (err) {
       // A customer this club's login cannot see (another club's, on the embedded backend).
-      if (err instanceof AppError && err.statusCode === 422 && /already exists/i.test(err.message)) throw conflict(`${email} is already registered`)
+      if (err instanceof AppError && err.code === 'CONFLICT') throw conflict(`${email} is already registered`)
       throw err
     }
     const passwordToken = (customer.has_account ?? true) ? null : (await this.issuePasswordToken(tenant, customer.id, email)).passwordToken

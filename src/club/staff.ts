@@ -76,8 +76,9 @@ export class StaffService {
     try {
       return (await client.call(settings.baseUrl, 'POST', '/admin/invites', { caller: admin, body: { email, metadata: { tenant_id: tenantId, role } }, schema: inviteAnswer })).invite
     } catch (err) {
-      // An open invite this login cannot see (another club's, on the embedded backend) or a user that exists.
-      if (err instanceof AppError && err.statusCode === 422 && /already exist/i.test(err.message)) throw conflict(`${email} already has an invite or a login at the commerce backend`)
+      // An open invite this login cannot see (another club's, on the embedded backend) or a user that exists: the
+      // email, checked here, is all the backend could refuse.
+      if (err instanceof AppError && (err.code === 'CONFLICT' || err.code === 'VALIDATION_ERROR')) throw conflict(`${email} already has an invite or a login at the commerce backend`)
       throw err
     }
   }

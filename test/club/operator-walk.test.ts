@@ -34,7 +34,7 @@ describe('operator walk: a club from nothing', () => {
 
   it('creates the club, staffs it, sells to a member and speaks its language', { timeout: 60_000 }, async () => {
     expect(await t.app.tenants.list()).toEqual([])
-    expect((await call('POST', '/auth/user/emailpass', { email: 'olga@walk.test', password: 'olga-password' })).statusCode).toBe(401)
+    expect((await t.app.inject({ method: 'POST', url: '/auth/user/emailpass', payload: { email: 'olga@walk.test', password: 'olga-password' } })).statusCode).toBe(401)
 
     // The operator: bad input is refused with nothing made, then the club is created (twice: the second is 409).
     const bad = await club('create', '--id', 'club-walk', '--name', 'Club Walk', '--time-zone', 'GMT-3', '--admin-email', 'olga@walk.test')
