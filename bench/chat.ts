@@ -7,6 +7,7 @@ import { Redis } from 'ioredis'
 import { Pool } from 'undici'
 import { startRedisServer } from '../scripts/lib/redis-server.ts'
 import { buildApp } from '../src/app.ts'
+import { shardOf } from '../src/chat/shards.ts'
 import { signWebhookBody } from '../src/chat/signature.ts'
 import { loadConfig } from '../src/config.ts'
 import { keys } from '../src/stores/keys.ts'
@@ -129,7 +130,7 @@ export async function run (): Promise<void> {
     for (const phone of phones) await app.chatWorker.idle(phone, 120_000)
 
     const client = new Redis(redis.url)
-    const bytes = await client.call('MEMORY', 'USAGE', `${prefix}${keys.chat.bot.session(phones[0] as string)}`, 'SAMPLES', '0') as number
+    const bytes = await client.call('MEMORY', 'USAGE', `${prefix}${keys.chat.bot.session(shardOf(phones[0] as string, app.config.chat.shards), phones[0] as string)}`, 'SAMPLES', '0') as number
     client.disconnect()
 
     process.stdout.write([

@@ -1,10 +1,15 @@
+import { CHOICE, parseChoice, type Choice } from './conversation.choices.ts'
+import { byName, quantityOf, wordOf, type Word } from './conversation.text.ts'
 import {
   MAX_LIST_ROWS,
   PRODUCTS_PAGE,
+  SEARCH_ROWS,
+  UNTRACKED_MAX,
   type AccountRef,
   type CartItem,
   type ConversationContext,
   type ConversationEvent,
+  type Locale,
   type MenuItem,
   type Product,
   type Reply,
@@ -13,50 +18,53 @@ import {
 
 // The conversation's pure rules, kept out of the machine's config so that tests and the reply composer share them.
 
-export const WORDS = {
-  menu: ['menu', 'menú'],
-  cancel: ['cancel', 'cancelar'],
-  help: ['help', 'ayuda'],
-} as const
-export type Word = keyof typeof WORDS
-
 const NUMBER = /^\d{1,3}$/
 const LINK_PREFIX = /^link-\s*(\S+)$/i
 // Link codes are UUIDs (spec: at least 10 characters); anything else is refused without a call.
 const CODE_SHAPE = /^[0-9a-f-]{10,64}$/i
+/** A cart longer than this shows its first lines and "and N more", with a choice to see it all. */
+export const CART_PREVIEW_LINES = 8
 
-function normalise (text: string): string {
-  return text.trim().toLowerCase()
+export function textOf (event: ConversationEvent): string | undefined {
+  return event.type === 'TEXT' ? event.text : undefined
 }
 
-export function wordOf (event: ConversationEvent): Word | undefined {
-  if (event.type !== 'TEXT') return undefined
-  const text = normalise(event.text)
-  for (const [word, spellings] of Object.entries(WORDS) as Array<[Word, readonly string[]]>) {
-    if (spellings.includes(text)) return word
-  }
-  return undefined
+/** The control word a typed message is ("ayuda", "menu", "cancelar", "hola", …). */
+export function wordIn (event: ConversationEvent): Word | undefined {
+  const text = textOf(event)
+  return text === undefined ? undefined : wordOf(text)
 }
 
 /** The reply id a message picks: a button or row, or the position number of one of the choices last offered. */
-export function choiceOf (context: ConversationContext, event: ConversationEvent): string | undefined {
+export function choiceIdOf (context: ConversationContext, event: ConversationEvent): string | undefined {
   if (event.type === 'REPLY') return event.id
-  if (event.type !== 'TEXT') return undefined
-  const text = event.text.trim()
-  if (!NUMBER.test(text)) return undefined
+  const text = textOf(event)?.trim()
+  if (text === undefined || !NUMBER.test(text)) return undefined
   return context.options[Number(text) - 1]
+}
+
+export function choiceOf (context: ConversationContext, event: ConversationEvent): Choice | undefined {
+  const id = choiceIdOf(context, event)
+  return id === undefined ? undefined : parseChoice(id)
+}
+
+/** A typed yes or no, or the confirm buttons. */
+export function answerOf (context: ConversationContext, event: ConversationEvent): boolean | undefined {
+  const choice = choiceOf(context, event)
+  if (choice?.kind === 'answer') return choice.yes
+  const word = wordIn(event)
+  return word === 'yes' ? true : word === 'no' ? false : undefined
 }
 
 /** `LINK-<code>` in any state. */
 export function linkCodeOf (event: ConversationEvent): string | undefined {
-  if (event.type !== 'TEXT') return undefined
-  return LINK_PREFIX.exec(event.text.trim())?.[1]
+  return LINK_PREFIX.exec(textOf(event)?.trim() ?? '')?.[1]
 }
 
 /** A code as typed while the bot waits for one: `LINK-<code>` or the bare code. */
 export function typedCodeOf (event: ConversationEvent): string | undefined {
-  if (event.type !== 'TEXT') return undefined
-  return linkCodeOf(event) ?? event.text.trim()
+  const text = textOf(event)
+  return text === undefined ? undefined : linkCodeOf(event) ?? text.trim()
 }
 
 export function looksLikeCode (code: string | undefined): code is string {
@@ -71,13 +79,25 @@ export function currentAccount (context: ConversationContext, accounts: readonly
   return validAccounts(accounts, now).find((a) => a.tenantId === context.tenantId)
 }
 
+/** The club a typed name names among the phone's valid links. */
+export function clubNamed (text: string, accounts: readonly AccountRef[], now: number): AccountRef | undefined {
+  return byName(text, validAccounts(accounts, now), (a) => a.tenantName)
+}
+
+/** The language the bot speaks in this club: the member's own choice, else the club's (Spanish when unknown). */
+export function localeOf (context: ConversationContext): Locale {
+  return context.accounts.find((a) => a.tenantId === context.tenantId)?.locale ?? 'es'
+}
+
+export const otherLocale = (locale: Locale): Locale => locale === 'es' ? 'en' : 'es'
+
 export function menuItems (context: ConversationContext): MenuItem[] {
   const now = context.lastActivity
   const account = currentAccount(context, context.accounts, now)
-  const items: MenuItem[] = ['browse', 'cart', 'orders', 'notifications']
+  const items: MenuItem[] = ['browse', 'cart', 'repeat', 'orders', 'notifications']
   if (account && account.role !== 'member') items.push('crops')
   if (validAccounts(context.accounts, now).length >= 2) items.push('switch-club')
-  items.push('unlink')
+  items.push('language', 'unlink')
   return items
 }
 
@@ -102,25 +122,33 @@ export function nextProductsOffset (context: ConversationContext): number {
   return next < context.catalogCount ? next : 0
 }
 
+export const cartIsLong = (items: readonly CartItem[]): boolean => items.length > CART_PREVIEW_LINES
+
 /**
  * The reply ids of the choices a reply offers, in the order they are shown. Replies that ask for free text
  * offer none ([]); replies that only inform leave the previous choices in force (undefined).
  */
 export function optionsOf (reply: Reply): string[] | undefined {
   switch (reply.id) {
-    case 'welcome': return ['link:login', 'link:code']
-    case 'sessionExpired': return ['link:login']
-    case 'clubs': return reply.clubs.slice(0, MAX_LIST_ROWS).map((c) => `tenant:${c.id}`)
-    case 'menu': return reply.items.map((item) => `menu:${item}`)
+    case 'welcome': return [CHOICE.login, CHOICE.code]
+    case 'sessionExpired': return [CHOICE.login]
+    case 'clubs': return reply.clubs.slice(0, MAX_LIST_ROWS).map((c) => CHOICE.tenant(c.id))
+    case 'menu': return reply.items.map(CHOICE.menu)
     case 'products': {
-      const rows = reply.products.slice(0, PRODUCTS_PAGE).map((p) => `product:${p.id}`)
-      return hasMoreProducts(reply.offset, rows.length, reply.count) ? [...rows, 'products:more'] : rows
+      const rows = reply.products.slice(0, PRODUCTS_PAGE).map((p) => CHOICE.product(p.id))
+      if (hasMoreProducts(reply.offset, rows.length, reply.count)) return [...rows, CHOICE.more]
+      // past the first page, or no page loaded yet: a way (back) to the first
+      return reply.offset > 0 || rows.length === 0 ? [...rows, CHOICE.first] : rows
     }
-    case 'variants': return reply.product.variants.slice(0, MAX_LIST_ROWS).map((v) => `variant:${v.id}`)
-    case 'cart': return ['cart:checkout', 'cart:browse', 'cart:clear']
-    case 'summary': return ['order:confirm', 'order:cancel']
+    case 'matches': return reply.products.slice(0, SEARCH_ROWS).map((p) => CHOICE.product(p.id))
+    case 'variants': return reply.product.variants.slice(0, MAX_LIST_ROWS).map((v) => CHOICE.variant(v.id))
+    case 'cart': return [CHOICE.checkout, CHOICE.edit, CHOICE.browse, ...(cartIsLong(reply.items) ? [CHOICE.all] : [])]
+    case 'editCart': return [...reply.items.slice(0, MAX_LIST_ROWS - 1).map((l) => CHOICE.line(l.variantId)), CHOICE.clear]
+    case 'summary': return [CHOICE.confirmOrder, CHOICE.cancelOrder, ...(cartIsLong(reply.items) ? [CHOICE.all] : [])]
+    case 'confirm': return [CHOICE.yes, CHOICE.no]
     case 'askCode':
     case 'askQuantity':
+    case 'askLineQuantity':
     case 'badQuantity':
       return []
     default: return undefined
@@ -143,24 +171,25 @@ export function inCart (cart: readonly CartItem[], variantId: string): number {
   return cart.find((line) => line.variantId === variantId)?.quantity ?? 0
 }
 
+/** The most of a variant one cart may hold: its stock, or a fixed cap when its stock is not tracked. */
+export const stockCap = (variant: Variant): number => variant.stock ?? UNTRACKED_MAX
+
 /** How many more of a variant the member may add: its stock less what the cart already holds. */
 export function maxQuantity (context: ConversationContext, variantId: string | undefined): number {
   const found = findVariant(context, variantId)
   if (!found) return 0
-  return Math.max(0, found.variant.stock - inCart(context.cart, found.variant.id))
+  return Math.max(0, stockCap(found.variant) - inCart(context.cart, found.variant.id))
 }
 
 export function variantTitle (product: Product, variant: Variant): string {
   return product.variants.length > 1 ? `${product.title} (${variant.title})` : product.title
 }
 
-/** A whole number in 1..max, or undefined. */
-export function quantityOf (event: ConversationEvent, max: number): number | undefined {
-  if (event.type !== 'TEXT') return undefined
-  const text = event.text.trim()
-  if (!NUMBER.test(text)) return undefined
-  const n = Number(text)
-  return n >= 1 && n <= max ? n : undefined
+/** A quantity in `min`..`max` as the message says it (digits or number words), or undefined. */
+export function quantityIn (event: ConversationEvent, max: number, min = 1): number | undefined {
+  const text = textOf(event)
+  const n = text === undefined ? undefined : quantityOf(text)
+  return n !== undefined && n >= min && n <= max ? n : undefined
 }
 
 /** Adds a line or raises the quantity of the variant's line: one line per variant, never two. */
@@ -168,6 +197,11 @@ export function mergeLine (cart: readonly CartItem[], line: CartItem): CartItem[
   const existing = cart.find((l) => l.variantId === line.variantId)
   if (!existing) return [...cart, line]
   return cart.map((l) => l.variantId === line.variantId ? { ...l, quantity: l.quantity + line.quantity } : l)
+}
+
+/** The variant's line at exactly `quantity`; 0 removes it. */
+export function setLine (cart: readonly CartItem[], variantId: string, quantity: number): CartItem[] {
+  return quantity <= 0 ? cart.filter((l) => l.variantId !== variantId) : cart.map((l) => l.variantId === variantId ? { ...l, quantity } : l)
 }
 
 export function cartTotal (cart: readonly CartItem[]): number {

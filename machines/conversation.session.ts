@@ -8,7 +8,7 @@ import { CONVERSATION_STATES, MACHINE_VERSION, type ConversationContext, type Co
 
 export type ConversationSnapshot = SnapshotFrom<typeof conversationMachine>
 
-const variant = z.object({ id: z.string(), title: z.string(), price: z.number(), stock: z.number() })
+const variant = z.object({ id: z.string(), title: z.string(), price: z.number(), stock: z.number().nullable() })
 const product = z.object({ id: z.string(), title: z.string(), variants: z.array(variant) })
 const cartItem = z.object({ variantId: z.string(), productId: z.string(), title: z.string(), quantity: z.number().int().positive(), unitPrice: z.number() })
 const account = z.object({
@@ -18,7 +18,13 @@ const account = z.object({
   role: z.enum(['member', 'grower', 'admin']),
   linkedAt: z.number(),
   expiresAt: z.number(),
+  locale: z.enum(['es', 'en']).optional(),
 })
+const pending = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('clearCart') }),
+  z.object({ kind: z.literal('unlink') }),
+  z.object({ kind: z.literal('editLine'), variantId: z.string() }),
+])
 
 const storedSession = z.object({
   machineVersion: z.literal(MACHINE_VERSION),
@@ -36,6 +42,9 @@ const storedSession = z.object({
   catalog: z.array(product),
   catalogOffset: z.number().int().min(0),
   catalogCount: z.number().int().min(0),
+  query: z.string().optional(),
+  wanted: z.number().int().min(0).optional(),
+  pending: pending.optional(),
 })
 export type StoredSession = z.infer<typeof storedSession>
 

@@ -20,6 +20,12 @@ export const MAX_LINK_FAILURES = 3
 /** Product rows per page: one row of the provider's 10 stays free for `products:more`. */
 export const PRODUCTS_PAGE = 9
 export const MAX_LIST_ROWS = 10
+/** A search shows at most this many matches; more asks for more words. */
+export const SEARCH_ROWS = 9
+/** The most of a variant whose stock is not tracked one chat order may hold. */
+export const UNTRACKED_MAX = 99
+
+export type Locale = 'es' | 'en'
 
 export type Role = 'member' | 'grower' | 'admin'
 
@@ -31,13 +37,16 @@ export interface AccountRef {
   role: Role
   linkedAt: number
   expiresAt: number
+  /** The member's own language choice for this club, when they made one. */
+  locale?: Locale
 }
 
 export interface Variant {
   id: string
   title: string
   price: number
-  stock: number
+  /** Units available; null when the club does not track this variant's stock (always orderable). */
+  stock: number | null
 }
 
 export interface Product {
@@ -72,7 +81,22 @@ export interface ConversationContext {
   catalog: Product[]
   catalogOffset: number
   catalogCount: number
+  /** The words of a search whose matches `catalog` holds; unset while `catalog` is a page of the whole catalog. */
+  query?: string
+  /** A quantity said with a search ("quiero 2 amnesia"), used when one of its matches is picked. */
+  wanted?: number
+  /** A question the bot asked in the current state, awaiting its answer (see `Pending`). */
+  pending?: Pending
 }
+
+/**
+ * Modes within a state: a destructive move awaiting "yes", or a cart line awaiting its new quantity. Any other
+ * input drops it.
+ */
+export type Pending =
+  | { kind: 'clearCart' }
+  | { kind: 'unlink' }
+  | { kind: 'editLine', variantId: string }
 
 /** Facts the runtime attaches to every inbound event: when it arrived and the phone's links at that moment. */
 interface Inbound {
@@ -96,6 +120,14 @@ export type ResultEvent =
   | { type: 'LINK_FAILED', reason: LinkFailure }
   | { type: 'PRODUCTS_LOADED', products: Product[], offset: number, count: number }
   | { type: 'PRODUCTS_FAILED' }
+  /** The club's catalog, for a search by words. */
+  | { type: 'CATALOG_LOADED', products: Product[], query: string, quantity?: number }
+  /** A cart line now holds `quantity` (0: removed). */
+  | { type: 'LINE_SET', variantId: string, quantity: number }
+  | { type: 'LINE_FAILED', reason: CommerceFailure }
+  /** The last order's lines that could be put in the cart, and the titles of those that could not. */
+  | { type: 'REPEATED', cartId: string, lines: CartItem[], missing: string[] }
+  | { type: 'REPEAT_FAILED', reason: 'none' | CommerceFailure }
   | { type: 'ADDED', cartId: string, variantId: string, quantity: number }
   | { type: 'ADD_FAILED', reason: CommerceFailure }
   | { type: 'ORDER_PLACED', displayId: string, total: number }
@@ -105,7 +137,7 @@ export type ResultEvent =
 
 export type ConversationEvent = InboundEvent | ResultEvent
 
-export type MenuItem = 'browse' | 'cart' | 'orders' | 'notifications' | 'crops' | 'switch-club' | 'unlink'
+export type MenuItem = 'browse' | 'cart' | 'repeat' | 'orders' | 'notifications' | 'crops' | 'switch-club' | 'language' | 'unlink'
 export type Report = 'orders' | 'notifications' | 'crops'
 
 /** What the bot says; the runtime words it in the club's language. `id` names the copy. */
@@ -115,21 +147,34 @@ export type Reply =
   /** `attemptsLeft` only while the bot is waiting for a code. */
   | { id: 'linkFailed', reason: LinkFailure, attemptsLeft?: number }
   | { id: 'greeting', name: string }
+  /** A linked member's "hola" in the menu. */
+  | { id: 'hello', name: string }
   | { id: 'clubs', clubs: Array<{ id: string, name: string }> }
   | { id: 'menu', clubName: string, items: MenuItem[] }
   | { id: 'products', products: Product[], offset: number, count: number }
+  | { id: 'matches', query: string, products: Product[], more: number }
+  | { id: 'noMatch', query: string }
   | { id: 'noProducts' }
   | { id: 'productsFailed' }
   | { id: 'variants', product: Product }
   | { id: 'outOfStock', title: string }
-  | { id: 'askQuantity', title: string, price: number, stock: number, max: number }
+  | { id: 'askQuantity', title: string, price: number, stock: number | null, max: number }
   | { id: 'badQuantity', max: number }
   | { id: 'added', title: string, quantity: number }
   | { id: 'addFailed', reason: CommerceFailure }
   | { id: 'cart', items: CartItem[] }
+  | { id: 'cartAll', items: CartItem[] }
+  | { id: 'editCart', items: CartItem[] }
+  | { id: 'askLineQuantity', title: string, quantity: number, max: number }
+  | { id: 'lineSet', title: string, quantity: number }
+  | { id: 'lineFailed', reason: CommerceFailure }
+  | { id: 'confirm', what: 'clearCart' | 'unlink', clubName: string }
   | { id: 'cartEmpty' }
   | { id: 'cartCleared' }
   | { id: 'summary', items: CartItem[] }
+  | { id: 'repeated', missing: string[] }
+  | { id: 'repeatFailed', reason: 'none' | CommerceFailure }
+  | { id: 'language', locale: Locale }
   | { id: 'orderPlaced', displayId: string, total: number }
   | { id: 'orderFailed', reason: CommerceFailure }
   | { id: 'timeout' }
@@ -137,7 +182,7 @@ export type Reply =
   | { id: 'unlinked', clubName: string }
   | { id: 'unsupported' }
   | { id: 'hint' }
-  | { id: 'help' }
+  | { id: 'help', state: ConversationState }
 
 /** The named I/O actions the runtime performs, with their parameters. */
 export interface ConversationEffects {
@@ -147,6 +192,14 @@ export interface ConversationEffects {
   fetchProducts: { tenantId: string, offset: number }
   /** `quantity` more of the variant: its cart line becomes `target` (what the cart held before, plus `quantity`). */
   addToCart: { tenantId: string, cartId: string | undefined, variantId: string, quantity: number, target: number }
+  /** The club's whole catalog, for a search by words (`quantity`: one said with the words). */
+  searchProducts: { tenantId: string, query: string, quantity?: number }
+  /** The variant's cart line to exactly `quantity`; 0 removes it. */
+  setCartLine: { tenantId: string, cartId: string, variantId: string, quantity: number }
+  /** The member's last order's lines, as far as they are still available, into the cart. */
+  repeatLastOrder: { tenantId: string, cartId: string | undefined, cart: Array<{ variantId: string, quantity: number }> }
+  /** Keeps the member's language with their link to the club. */
+  setLanguage: { tenantId: string, locale: Locale }
   placeOrder: { tenantId: string, cartId: string }
   report: { tenantId: string, what: Report }
   unlink: { tenantId: string }

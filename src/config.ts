@@ -20,6 +20,14 @@ const envSchema = z.object({
   CHAT_FLOW_ID: z.string().min(1).default('dev-login-flow'),
   CHAT_BUSINESS_ACCOUNT_ID: z.string().min(1).default('dev-business-account'),
   CHAT_API_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  CHAT_SHARDS: z.coerce.number().int().min(1).max(16_384).default(64),
+  CHAT_SEND_HORIZON_MS: z.coerce.number().int().min(1000).default(24 * 60 * 60_000),
+  CHAT_SEND_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+  CHAT_LEASE_MS: z.coerce.number().int().min(500).max(300_000).default(2_000),
+  CHAT_TURN_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(8),
+  CHAT_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
+  // fault-suite only: kill -9 this process at a named point of the pipeline (never set in production)
+  CHAT_CRASH_AT: z.string().regex(/^(turn-before-commit|send-before-ack):\d+$/).optional(),
   COMMERCE_URL: z.url({ protocol: /^https?$/ }).optional(),
   COMMERCE_TENANTS_FILE: optionalString,
   COMMERCE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
@@ -59,6 +67,13 @@ export interface Config {
     readonly flowId: string
     readonly businessAccountId: string
     readonly apiBaseUrl: string | undefined
+    readonly shards: number
+    readonly sendHorizonMs: number
+    readonly sendTimeoutMs: number
+    readonly leaseMs: number
+    readonly turnConcurrency: number
+    readonly sendConcurrency: number
+    readonly crashAt: string | undefined
   }
   readonly commerce: {
     readonly url: string | undefined
@@ -135,6 +150,13 @@ export function loadConfig (source: Record<string, string | undefined> = process
       flowId: env.CHAT_FLOW_ID,
       businessAccountId: env.CHAT_BUSINESS_ACCOUNT_ID,
       apiBaseUrl: env.CHAT_API_BASE_URL,
+      shards: env.CHAT_SHARDS,
+      sendHorizonMs: env.CHAT_SEND_HORIZON_MS,
+      sendTimeoutMs: env.CHAT_SEND_TIMEOUT_MS,
+      leaseMs: env.CHAT_LEASE_MS,
+      turnConcurrency: env.CHAT_TURN_CONCURRENCY,
+      sendConcurrency: env.CHAT_SEND_CONCURRENCY,
+      crashAt: env.CHAT_CRASH_AT,
     }),
     commerce: Object.freeze({
       url: env.COMMERCE_URL,

@@ -1,7 +1,8 @@
 import { z } from 'zod'
-import { MESSAGES, DEFAULT_LOCALE } from '../messages.ts'
-import { screen, type Club, type FlowResponse } from '../types.ts'
+import { MESSAGES, localeIn } from '../messages.ts'
+import type { Club, FlowResponse } from '../types.ts'
 import { chosenClub, clubSelectScreen, loginScreen } from './club-select.ts'
+import { successScreen } from './complete.ts'
 
 // The LOGIN screen in two pure steps around the caller's I/O: read the form, then word the outcome.
 
@@ -25,7 +26,7 @@ const MAX_PASSWORD_LENGTH = 256
 
 export function readLogin (data: unknown, clubs: readonly Club[]): LoginStep {
   const club = chosenClub(data, clubs)
-  if (!club) return { kind: 'respond', response: clubSelectScreen(clubs, MESSAGES[DEFAULT_LOCALE].unknownClub) }
+  if (!club) return { kind: 'respond', response: clubSelectScreen(clubs, MESSAGES[localeIn(data)].unknownClub, localeIn(data)) }
   const form = loginForm.parse(data)
   const text = MESSAGES[club.locale]
   if (form.email === '' || form.password === '') return { kind: 'respond', response: loginScreen(club, text.missingFields) }
@@ -37,7 +38,7 @@ export function readLogin (data: unknown, clubs: readonly Club[]): LoginStep {
 export function onLoginOutcome (club: Club, outcome: LoginOutcome): FlowResponse {
   const text = MESSAGES[club.locale]
   switch (outcome.kind) {
-    case 'linked': return screen('SUCCESS', { member_name: outcome.memberName, club_name: club.name })
+    case 'linked': return successScreen(outcome.memberName, club.name, club.locale)
     case 'rejected': return loginScreen(club, text.incorrectLogin)
     case 'not-member': return loginScreen(club, text.notMember(club.name))
     case 'rate-limited': return loginScreen(club, text.tooManyAttempts(Math.max(1, Math.ceil(outcome.retryAfterMs / 60_000))))

@@ -31,12 +31,12 @@ export function mapResult<T, U> (res: Result<T>, f: (value: T) => U): Result<U> 
   return res.ok ? { ok: true, value: f(res.value) } : res
 }
 
-/** Stock of a variant whose inventory is not managed upstream: enough for any chat order. */
-const UNMANAGED_STOCK = 99
 /** How many of each the reports show (the crops report groups them by status). */
 const ORDERS_REPORTED = 5
 const NOTIFICATIONS_REPORTED = 5
 const CROPS_REPORTED = 50
+const CATALOG_PAGE = 100
+const CATALOG_MAX = 500
 
 const failureOf = (status: number): Failure =>
   status === 401 ? 'auth' : status === 400 || status === 409 || status === 422 ? 'rejected' : 'unavailable'
@@ -113,6 +113,46 @@ export class ClubServices {
     })
   }
 
+  // Calls of the bot's search, cart editing and repeat order.
+
+  /** The club's whole catalog (up to CATALOG_MAX products), for a search by words. */
+  async catalog (who: Behalf): Promise<Result<Product[]>> {
+    return await this.attempt('catalog', async () => {
+      const { store } = this.deps
+      const shopper = await store.shopper(who.actor, who.token)
+      const products: Product[] = []
+      for (let offset = 0; offset < CATALOG_MAX; offset += CATALOG_PAGE) {
+        const page = await store.products(shopper, { limit: CATALOG_PAGE, offset })
+        products.push(...page.products.map((p) => chatProduct(p, who.actor.tenant.currency)))
+        if (offset + CATALOG_PAGE >= page.count) break
+      }
+      return products
+    })
+  }
+
+  /** The variant's line at exactly `quantity` (0 removes it): fewer is a removal and a fresh add. */
+  async setLine (who: Behalf, cartId: string, variantId: string, quantity: number): Promise<Result<string>> {
+    return await this.attempt('set cart line', async () => {
+      const { store } = this.deps
+      const shopper = await store.shopper(who.actor, who.token)
+      const lines = (await store.getCart(shopper, cartId)).items.filter((i) => i.variantId === variantId)
+      const held = lines.reduce((sum, i) => sum + i.quantity, 0)
+      if (quantity < held) for (const line of lines) await store.removeItem(shopper, cartId, line.id)
+      if (quantity > 0 && quantity !== held) await store.holdAtLeast(shopper, cartId, variantId, quantity)
+      return cartId
+    })
+  }
+
+  /** The lines of the member's latest order; undefined when they have none. An admin's list is the club's: theirs is asked for. */
+  async lastOrderLines (who: Behalf, customerId: string): Promise<Result<Array<{ variantId: string, title: string, quantity: number }> | undefined>> {
+    return await this.attempt('last order', async () => {
+      const { orders } = this.deps
+      const own = who.actor.role === 'admin' ? { customerId } : {}
+      const [latest] = (await orders.list(who.actor, { limit: 1, offset: 0, ...own })).orders
+      return latest ? (await orders.get(who.actor, latest.id)).items : undefined
+    })
+  }
+
   async orders (who: Behalf) {
     return await this.attempt('orders', async () => await this.deps.orders.list(who.actor, { limit: ORDERS_REPORTED, offset: 0 }))
   }
@@ -139,7 +179,8 @@ export function chatProduct (p: StoreProduct, currency: string): Product {
         id: v.id,
         title: v.title || p.title,
         price: price?.amount ?? 0,
-        stock: Math.max(0, v.inventoryQuantity ?? UNMANAGED_STOCK),
+        // null: not tracked upstream, always orderable
+        stock: v.inventoryQuantity === null ? null : Math.max(0, v.inventoryQuantity),
       }
     }),
   }

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { PRODUCTS_PAGE, type AccountRef, type ConversationEffects, type Report, type ResultEvent } from '../../machines/conversation.types.ts'
+import { variantTitle } from '../../machines/conversation.logic.ts'
+import { PRODUCTS_PAGE, UNTRACKED_MAX, type AccountRef, type CartItem, type ConversationEffects, type Locale, type Report, type ResultEvent } from '../../machines/conversation.types.ts'
 import { verifyAccessToken } from '../auth/tokens.ts'
 import type { TenantStore } from '../tenants/store.ts'
 import { mapResult, type Behalf, type ClubServices, type Failure, type LinkRecord, type Result } from './club-services.ts'
@@ -17,7 +18,13 @@ export const LINK_TTL_MS = 7 * 24 * 60 * 60_000
 const DEFAULT_VOICE: Voice = { locale: 'es', currency: 'ARS' }
 
 export type EffectAction = { [K in keyof ConversationEffects]: { type: K, params: ConversationEffects[K] } }[keyof ConversationEffects]
-const EFFECTS: ReadonlySet<string> = new Set<keyof ConversationEffects>(['reply', 'sendLoginForm', 'consumeLinkCode', 'fetchProducts', 'addToCart', 'placeOrder', 'report', 'unlink'])
+/** Effects performed without a call as the member, and the shop calls of search, cart editing and repeat. */
+type LocalEffect = 'reply' | 'sendLoginForm' | 'consumeLinkCode' | 'unlink' | 'setLanguage'
+type ShopEffect = 'searchProducts' | 'setCartLine' | 'repeatLastOrder'
+const EFFECTS: ReadonlySet<string> = new Set<keyof ConversationEffects>([
+  'reply', 'sendLoginForm', 'consumeLinkCode', 'fetchProducts', 'addToCart', 'placeOrder', 'report', 'unlink',
+  'searchProducts', 'setCartLine', 'repeatLastOrder', 'setLanguage',
+])
 
 /** The machine's I/O actions among those `transition()` returns (XState's own, like assign, are already applied). */
 export function effectsOf (actions: ReadonlyArray<{ type: string, params?: unknown }>): EffectAction[] {
@@ -37,7 +44,7 @@ export interface EffectDeps {
 }
 
 export function accountRef (a: LinkedAccount): AccountRef {
-  return { tenantId: a.tenantId, tenantName: a.tenantName, name: a.name, role: a.role, linkedAt: a.linkedAt, expiresAt: a.expiresAt }
+  return { tenantId: a.tenantId, tenantName: a.tenantName, name: a.name, role: a.role, linkedAt: a.linkedAt, expiresAt: a.expiresAt, ...(a.locale ? { locale: a.locale } : {}) }
 }
 
 const commerceFailure = (failure: Failure) => failure === 'rejected' ? 'stock' as const : 'unavailable' as const
@@ -49,13 +56,18 @@ async function andThen<T, U> (res: Result<T>, next: (value: T) => Promise<Result
 export class Effects {
   constructor (private readonly deps: EffectDeps) {}
 
-  async voice (tenantId: string | undefined): Promise<Voice> {
+  /** The club's currency, in the member's language for this club: their own choice, else the club's. */
+  async voice (tenantId: string | undefined, phone?: string): Promise<Voice> {
     const tenant = tenantId ? await this.deps.tenants.get(tenantId) : undefined
-    return tenant ? { locale: tenant.locale, currency: tenant.currency, pickup: tenant.pickup } : DEFAULT_VOICE
+    if (!tenant) return DEFAULT_VOICE
+    const chosen = phone ? (await this.deps.linkedAccounts.list(phone)).find((a) => a.tenantId === tenantId)?.locale : undefined
+    return { locale: chosen ?? tenant.locale, currency: tenant.currency, pickup: tenant.pickup }
   }
 
+  /** The phone's links, each with the language the bot speaks there. */
   async accounts (phone: string): Promise<AccountRef[]> {
-    return (await this.deps.linkedAccounts.list(phone)).map(accountRef)
+    const accounts = await this.deps.linkedAccounts.list(phone)
+    return await Promise.all(accounts.map(async (a) => ({ ...accountRef(a), locale: a.locale ?? (await this.deps.tenants.get(a.tenantId))?.locale ?? DEFAULT_VOICE.locale })))
   }
 
   /** The member of the phone's live link to the club; 'auth' when the link expired or its token no longer holds. */
@@ -72,18 +84,23 @@ export class Effects {
   async perform (phone: string, tenantId: string | undefined, action: EffectAction): Promise<ResultEvent | undefined> {
     switch (action.type) {
       case 'reply':
-        await this.send(phone, compose(action.params, await this.voice(tenantId)))
+        await this.send(phone, compose(action.params, await this.voice(tenantId, phone)))
         return undefined
       case 'sendLoginForm': {
         await this.deps.loginFormInvites.markSent(phone)
         const clubs = (await this.deps.tenants.list()).map((t) => ({ id: t.id, name: t.name, locale: t.locale }))
-        await this.send(phone, [loginForm(phone, this.deps.flowId, clubs, await this.voice(tenantId))])
+        await this.send(phone, [loginForm(phone, this.deps.flowId, clubs, await this.voice(tenantId, phone))])
         return undefined
       }
       case 'consumeLinkCode': return await this.link(phone, action.params.code)
       case 'unlink':
         await this.deps.linkedAccounts.remove(phone, action.params.tenantId)
         return undefined
+      case 'setLanguage': return await this.setLanguage(phone, action.params.tenantId, action.params.locale)
+      case 'searchProducts':
+      case 'setCartLine':
+      case 'repeatLastOrder':
+        return await this.shop(phone, action)
       default: return await this.onBehalf(phone, action)
     }
   }
@@ -119,7 +136,7 @@ export class Effects {
   }
 
   /** Calls made as the member; a link that no longer holds ends the conversation's link. */
-  private async onBehalf (phone: string, action: Exclude<EffectAction, { type: 'reply' | 'sendLoginForm' | 'consumeLinkCode' | 'unlink' }>): Promise<ResultEvent | undefined> {
+  private async onBehalf (phone: string, action: Exclude<EffectAction, { type: LocalEffect | ShopEffect }>): Promise<ResultEvent | undefined> {
     const who = await this.behalf(phone, action.params.tenantId)
     const { api } = this.deps
     switch (action.type) {
@@ -143,8 +160,70 @@ export class Effects {
     }
   }
 
+  // The bot's search, cart editing, repeat order and language (kept together so they move as one).
+
+  private async setLanguage (phone: string, tenantId: string, locale: Locale): Promise<ResultEvent | undefined> {
+    const account = (await this.deps.linkedAccounts.list(phone)).find((a) => a.tenantId === tenantId)
+    if (account) await this.deps.linkedAccounts.put(phone, { ...account, locale })
+    return undefined
+  }
+
+  private async shop (phone: string, action: Extract<EffectAction, { type: ShopEffect }>): Promise<ResultEvent> {
+    const who = await this.behalf(phone, action.params.tenantId)
+    if (!who.ok) return { type: 'AUTH_EXPIRED' }
+    const { api } = this.deps
+    switch (action.type) {
+      case 'searchProducts': {
+        const res = await api.catalog(who.value)
+        if (!res.ok) return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'PRODUCTS_FAILED' }
+        const { query, quantity } = action.params
+        return { type: 'CATALOG_LOADED', products: res.value, query, ...(quantity === undefined ? {} : { quantity }) }
+      }
+      case 'setCartLine': {
+        const { cartId, variantId, quantity } = action.params
+        const res = await api.setLine(who.value, cartId, variantId, quantity)
+        if (res.ok) return { type: 'LINE_SET', variantId, quantity }
+        return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'LINE_FAILED', reason: commerceFailure(res.failure) }
+      }
+      case 'repeatLastOrder': return await this.repeat(who.value, action.params.cartId, action.params.cart)
+    }
+  }
+
+  /**
+   * The last order's lines into the cart, each as far as stock allows today (a line the cart holds already counts),
+   * at today's price. Lines are brought to a target quantity, so a turn run again adds nothing more.
+   */
+  private async repeat (who: Behalf, cartId: string | undefined, cart: ReadonlyArray<{ variantId: string, quantity: number }>): Promise<ResultEvent> {
+    const { api } = this.deps
+    const account = (await this.deps.linkedAccounts.list(who.phone)).find((a) => a.tenantId === who.actor.tenant.id)
+    const [last, catalog] = await Promise.all([api.lastOrderLines(who, account?.customerId ?? ''), api.catalog(who)])
+    if (!last.ok || !catalog.ok) {
+      const auth = (!last.ok && last.failure === 'auth') || (!catalog.ok && catalog.failure === 'auth')
+      return auth ? { type: 'AUTH_EXPIRED' } : { type: 'REPEAT_FAILED', reason: 'unavailable' }
+    }
+    if (!last.value) return { type: 'REPEAT_FAILED', reason: 'none' }
+    const lines: CartItem[] = []
+    const missing: string[] = []
+    let id = cartId
+    for (const ordered of last.value) {
+      const product = catalog.value.find((p) => p.variants.some((v) => v.id === ordered.variantId))
+      const variant = product?.variants.find((v) => v.id === ordered.variantId)
+      const held = cart.find((l) => l.variantId === ordered.variantId)?.quantity ?? 0
+      const quantity = variant ? Math.min(ordered.quantity, (variant.stock ?? UNTRACKED_MAX) - held) : 0
+      const added = product && variant && quantity >= 1 ? await api.addToCart(who, id, variant.id, held + quantity) : undefined
+      if (added && !added.ok && added.failure === 'auth') return { type: 'AUTH_EXPIRED' }
+      if (!product || !variant || !added?.ok) {
+        missing.push(ordered.title)
+        continue
+      }
+      id = added.value
+      lines.push({ variantId: variant.id, productId: product.id, title: variantTitle(product, variant), quantity, unitPrice: variant.price })
+    }
+    return id && lines.length > 0 ? { type: 'REPEATED', cartId: id, lines, missing } : { type: 'REPEAT_FAILED', reason: 'stock' }
+  }
+
   private async report (phone: string, tenantId: string, who: Result<Behalf>, what: Report): Promise<ResultEvent | undefined> {
-    const voice = await this.voice(tenantId)
+    const voice = await this.voice(tenantId, phone)
     const res = await andThen(who, async (w) => await this.reportOf(w, what, voice))
     if (!res.ok && res.failure === 'auth') return { type: 'AUTH_EXPIRED' }
     await this.send(phone, [res.ok ? res.value : text(COPY[voice.locale].reportFailed)])

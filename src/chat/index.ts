@@ -2,22 +2,27 @@ import { randomUUID } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { Dispatcher } from 'undici'
 import { ClubServices } from './club-services.ts'
+import { deadLetterRoutes } from './dead-letters.ts'
 import { devOutboxRoute } from './dev-outbox-route.ts'
-import { Effects } from './effects.ts'
 import type { InboundMessage } from './inbound.ts'
-import { createMailbox } from './mailbox.ts'
-import { DevOutbox, LocalMessenger, ProviderMessenger, type Messenger } from './outbound/messenger.ts'
+import { chatMetrics } from './metrics.ts'
+import { DevOutbox, LocalTransport, ProviderTransport, type Transport } from './outbound/messenger.ts'
+import { Sweeper } from './lane-runner.ts'
 import { ConversationRuntime } from './runtime.ts'
-import { createSessionStore } from './sessions.ts'
+import { Sender } from './sender.ts'
+import { createChatStore } from './store-redis.ts'
+import type { Lane } from './store.ts'
+import { WakeChannel } from './wake.ts'
 import { webhookRoutes } from './webhook.ts'
-import { ChatWorker, type WorkerOptions } from './worker.ts'
+import { TurnWorker } from './worker.ts'
 
-// The chat bot: the signed webhook, the mailboxes and their worker, the conversation runtime, outbound replies.
+// The chat bot: the signed webhook and the mailboxes, the turn worker (conversation runtime, one atomic commit
+// per turn), the sender draining the outboxes, and the admin's dead letters.
 
 declare module 'fastify' {
   interface FastifyInstance {
     chatWorker: {
-      /** Resolves once the phone has no message waiting or in progress on any instance (tests, tools). */
+      /** Resolves once the phone has nothing waiting or in progress (mail or replies) on any instance (tests, tools). */
       idle (phone: string, timeoutMs?: number): Promise<void>
     }
   }
@@ -26,29 +31,48 @@ declare module 'fastify' {
 export interface ChatPluginOptions {
   /** Epoch ms; tests move it to see the 30-minute reset and expired links. */
   clock?: () => number
-  worker?: WorkerOptions
-  /** Retry tuning and transport of the provider client (tests). */
-  provider?: { maxAttempts?: number, baseDelayMs?: number, maxDelayMs?: number, dispatcher?: Dispatcher }
+  /** Transport of the provider client (tests). */
+  provider?: { dispatcher?: Dispatcher }
+}
+
+/** A turn that failed this many times for a reason other than a lost connection becomes a dead letter. */
+const MAX_TURN_TRIES = 5
+/** Work in hand at shutdown gets this long to finish before its leases are left to run out. */
+const STOP_GRACE_MS = 4_000
+
+/** The fault suite's crash points (CHAT_CRASH_AT=<point>:<n>): SIGKILL at the n-th time the point is reached. */
+function crashPoints (spec: string | undefined): (name: string) => void {
+  if (!spec) return () => {}
+  const [point, n] = spec.split(':')
+  let left = Number(n)
+  return (name) => { if (name === point && --left === 0) process.kill(process.pid, 'SIGKILL') }
 }
 
 export default fp<ChatPluginOptions>(async (app, opts) => {
   const clock = opts.clock ?? Date.now
   const chat = app.config.chat
   const log = app.log.child({ domain: 'chat' })
-  const mailbox = createMailbox(app.redis)
+  const store = createChatStore(app.redis, chat.shards)
+  const metrics = chatMetrics(app.metrics, async () => await store.outboxPhones())
+  const owner = randomUUID()
+  const crashPoint = crashPoints(chat.crashAt)
+  const wake = app.redis ? new WakeChannel(app.redis, app.config.redisKeyPrefix, chat.shards, owner) : undefined
+  const publish = (lane: Lane, phones: string[]): void => {
+    wake?.announce(lane, phones, (err) => { log.warn({ err: { message: err.message } }, 'chat wake-up not published') })
+  }
+  const lanes = { owner, leaseMs: chat.leaseMs, shards: chat.shards, log, metrics }
 
-  let messenger: Messenger
+  let transport: Transport
   if (chat.apiBaseUrl) {
-    messenger = new ProviderMessenger({ baseUrl: chat.apiBaseUrl, phoneNumberId: chat.phoneNumberId, apiKey: chat.apiKey, log, ...opts.provider })
+    transport = new ProviderTransport({ baseUrl: chat.apiBaseUrl, phoneNumberId: chat.phoneNumberId, apiKey: chat.apiKey, timeoutMs: chat.sendTimeoutMs, ...opts.provider })
   } else {
-    const outbox = new DevOutbox()
-    messenger = new LocalMessenger(outbox, log)
-    if (app.config.env !== 'production') await app.register(async (scope) => { await devOutboxRoute(scope, outbox) })
+    const devOutbox = new DevOutbox()
+    transport = new LocalTransport(devOutbox, log)
+    if (app.config.env !== 'production') await app.register(async (scope) => { await devOutboxRoute(scope, devOutbox) })
   }
 
-  const effects = new Effects({
+  const runtime = new ConversationRuntime({
     api: new ClubServices({ store: app.storeFront, orders: app.orders, notifications: app.notifications, crops: app.crops, linkCodes: app.linkCodes, tenants: app.tenants, jwtSecret: app.config.jwtSecret, log }),
-    messenger,
     tenants: app.tenants,
     linkedAccounts: app.linkedAccounts,
     loginFormInvites: app.loginFormInvites,
@@ -56,23 +80,59 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     flowId: chat.flowId,
     clock,
     log,
+  }, store, log)
+  const sender = new Sender(store, transport, { ...lanes, concurrency: chat.sendConcurrency, horizonMs: chat.sendHorizonMs, clock, crashPoint, handedBack: (phone) => { publish('send', [phone]) } })
+  const worker = new TurnWorker(store, runtime, {
+    ...lanes,
+    concurrency: chat.turnConcurrency,
+    maxTries: MAX_TURN_TRIES,
+    committed: (phone) => { sender.runner.offer([phone]) },
+    crashPoint,
+    handedBack: (phone) => { publish('turn', [phone]) },
   })
-  const runtime = new ConversationRuntime(createSessionStore(app.redis), effects, log)
-  const worker = new ChatWorker(mailbox, async (message) => { await runtime.handle(message) }, log, opts.worker)
+
+  // a dead instance's phones are found within a lease length
+  const sweeper = new Sweeper({ store, shards: chat.shards, sweepMs: Math.max(1_000, chat.leaseMs), runners: { turn: worker.runner, send: sender.runner }, log })
+
+  const accepted = (phones: string[]): void => {
+    metrics.accepted.inc(phones.length)
+    worker.runner.offer(phones)
+    // more than this instance takes at once: let the others know (they would otherwise find it by sweeping)
+    if (worker.runner.saturated) publish('turn', phones)
+  }
 
   await app.register(async (scope) => {
-    await webhookRoutes(scope, { secret: chat.webhookSecret, mailbox, clock, accepted: () => { worker.wake() } })
+    await webhookRoutes(scope, { secret: chat.webhookSecret, store, clock, accepted })
   })
+  await app.register(async (scope) => { await deadLetterRoutes(scope, store) })
 
   app.decorate('chatBot', {
     accountLinked: async (phone: string) => {
       const message: InboundMessage = { id: `linked:${randomUUID()}`, phone, receivedAt: clock(), input: { kind: 'linked' } }
-      await mailbox.accept([{ phone, id: message.id, body: JSON.stringify(message) }])
-      worker.wake()
+      accepted(await store.accept([{ phone, id: message.id, body: JSON.stringify(message) }]))
     },
   })
-  app.decorate('chatWorker', { idle: async (phone: string, timeoutMs?: number) => { await worker.idle(phone, timeoutMs) } })
+  app.decorate('chatWorker', {
+    idle: async (phone: string, timeoutMs = 10_000) => {
+      const deadline = Date.now() + timeoutMs
+      while (await store.pending(phone)) {
+        if (Date.now() > deadline) throw new Error(`chat pipeline of ${phone} still busy after ${timeoutMs} ms`)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    },
+  })
 
-  app.addHook('onReady', async () => { worker.start() })
-  app.addHook('preClose', async () => { await worker.stop() })
-}, { name: 'chat', dependencies: ['auth', 'chat-linking', 'orders', 'crops', 'notifications'] })
+  app.addHook('onReady', async () => {
+    worker.runner.start()
+    sender.runner.start()
+    sweeper.start()
+    await wake?.listen((lane, phones) => { (lane === 'turn' ? worker : sender).runner.offer(phones) })
+  })
+  // SIGTERM: stop taking work, let turns in hand finish (or hand them back), cut sends short and hand them back
+  app.addHook('preClose', async () => {
+    sweeper.stop()
+    await Promise.all([worker.runner.stop(STOP_GRACE_MS), sender.runner.stop(STOP_GRACE_MS)])
+    await wake?.close().catch(() => {})
+    log.info('chat pipeline stopped: leases handed back')
+  })
+}, { name: 'chat', dependencies: ['auth', 'chat-linking', 'metrics', 'orders', 'crops', 'notifications'] })

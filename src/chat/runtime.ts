@@ -1,18 +1,23 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { transition } from 'xstate'
 import { conversationMachine } from '../../machines/conversation.machine.ts'
-import { encodeSession, restoreSession, type ConversationSnapshot } from '../../machines/conversation.session.ts'
-import type { AccountRef, ConversationEvent, InboundEvent } from '../../machines/conversation.types.ts'
-import { effectsOf, type Effects, type EffectAction } from './effects.ts'
+import { encodeSession, restoreSession } from '../../machines/conversation.session.ts'
+import type { ConversationEvent, InboundEvent, AccountRef, ResultEvent } from '../../machines/conversation.types.ts'
+import { Effects, effectsOf, type EffectAction, type EffectDeps } from './effects.ts'
 import type { InboundInput, InboundMessage } from './inbound.ts'
-import type { SessionStore } from './sessions.ts'
+import { sendBodyFor, type OutboundMessage } from './outbound/messages.ts'
+import type { Messenger, OutboxEntry } from './outbound/messenger.ts'
+import { APPLIED_KEPT, type ChatStore, type SessionState } from './store.ts'
 
-// One turn of a conversation: load the session, compute the next state with XState's pure `transition`, save it
-// with a compare-and-set, then perform the returned actions; each result comes back as the next event.
+// One turn of a conversation, computed in memory: restore the session, run XState's pure `transition`, perform
+// the I/O actions (each result comes back as the next event) and collect what the bot says. Nothing is saved
+// or sent here: the worker commits the session, the applied id and the replies in one atomic step. A turn
+// re-run after a crash before that step repeats its I/O, so every action that changes something outside is
+// safe to repeat (addToCart sets a target quantity, placeOrder answers the order a cart became, and a link
+// code's result is remembered for the phone).
 
 /** A turn never loops: an inbound event and at most this many results. */
 const MAX_STEPS = 8
-const SAVE_ATTEMPTS = 5
 
 export function inboundEvent (input: InboundInput, at: number, accounts: AccountRef[]): InboundEvent {
   switch (input.kind) {
@@ -23,43 +28,82 @@ export function inboundEvent (input: InboundInput, at: number, accounts: Account
   }
 }
 
+export interface TurnResult {
+  doc: string
+  applied: string[]
+  /** Outbox entries (JSON), in order. */
+  replies: string[]
+  before: string
+  after: string
+}
+
+/** The turn's replies, checked against the provider's limits as they are said; one that breaks a limit is dropped. */
+class Collector implements Messenger {
+  readonly bodies: OutboxEntry['body'][] = []
+  constructor (private readonly log: FastifyBaseLogger) {}
+
+  async send (phone: string, message: OutboundMessage) {
+    try {
+      this.bodies.push(sendBodyFor(phone, message))
+      return true
+    } catch (err) {
+      this.log.error({ err: { message: (err as Error).message }, type: message.type }, 'chat reply breaks a provider limit: not sent')
+      return false
+    }
+  }
+}
+
 export class ConversationRuntime {
   constructor (
-    private readonly sessions: SessionStore,
-    private readonly effects: Effects,
+    private readonly deps: Omit<EffectDeps, 'messenger'>,
+    private readonly store: ChatStore,
     private readonly log: FastifyBaseLogger
   ) {}
 
-  /** Runs the turn of one accepted message to its end. */
-  async handle (message: InboundMessage): Promise<void> {
-    const accounts = await this.effects.accounts(message.phone)
-    let event: ConversationEvent | undefined = inboundEvent(message.input, message.receivedAt, accounts)
+  async run (message: InboundMessage, session: SessionState): Promise<TurnResult> {
+    const phone = message.phone
+    const collector = new Collector(this.log)
+    const effects = new Effects({ ...this.deps, messenger: collector })
+    const { snapshot: start, migrated } = restoreSession(session.doc, phone, message.receivedAt)
+    if (migrated) this.log.warn({ phone }, 'chat session of another machine version reset to a safe state')
+    let snapshot = start
+    let event: ConversationEvent | undefined = inboundEvent(message.input, message.receivedAt, await effects.accounts(phone))
     for (let step = 0; event && step < MAX_STEPS; step++) {
-      const { snapshot, actions } = await this.apply(message.phone, event, message.receivedAt)
-      event = await this.perform(message.phone, snapshot, actions)
+      const [next, actions] = transition(conversationMachine, snapshot, event)
+      if (next.status !== 'active') throw new Error(`conversation machine ended in status ${next.status}`)
+      snapshot = next
+      event = await this.perform(effects, phone, snapshot.context.tenantId, effectsOf(actions))
+    }
+    const tenantId = snapshot.context.tenantId
+    const at = this.deps.clock()
+    return {
+      doc: encodeSession(snapshot),
+      applied: [message.id, ...session.applied].slice(0, APPLIED_KEPT),
+      replies: collector.bodies.map((body, i) => JSON.stringify({ id: `${message.id}:${i}`, phone, tenantId, at, body } satisfies OutboxEntry)),
+      before: String(start.value),
+      after: String(snapshot.value),
     }
   }
 
   /** The actions in order; an action's result event supersedes the rest of its step. */
-  private async perform (phone: string, snapshot: ConversationSnapshot, actions: EffectAction[]): Promise<ConversationEvent | undefined> {
+  private async perform (effects: Effects, phone: string, tenantId: string | undefined, actions: EffectAction[]): Promise<ConversationEvent | undefined> {
     for (const action of actions) {
-      const result = await this.effects.perform(phone, snapshot.context.tenantId, action)
+      const result = action.type === 'consumeLinkCode'
+        ? await this.consumeOnce(effects, phone, tenantId, action)
+        : await effects.perform(phone, tenantId, action)
       if (result) return result
     }
     return undefined
   }
 
-  /** Load, transition, compare-and-set; a lost race reloads and recomputes, so no update is lost. */
-  private async apply (phone: string, event: ConversationEvent, at: number): Promise<{ snapshot: ConversationSnapshot, actions: EffectAction[] }> {
-    for (let attempt = 1; attempt <= SAVE_ATTEMPTS; attempt++) {
-      const stored = await this.sessions.load(phone)
-      const { snapshot, migrated } = restoreSession(stored.doc, phone, at)
-      if (migrated) this.log.warn({ phone }, 'chat session of another machine version reset to a safe state')
-      const [next, actions] = transition(conversationMachine, snapshot, event)
-      if (next.status !== 'active') throw new Error(`conversation machine ended in status ${next.status}`)
-      const saved = await this.sessions.save(phone, stored.version, encodeSession(next))
-      if (saved !== undefined) return { snapshot: next, actions: effectsOf(actions) }
-    }
-    throw new Error('chat session kept changing under this turn')
+  /** A code is consumed once: a re-run of the turn gets the answer the first run got instead of "not found". */
+  private async consumeOnce (effects: Effects, phone: string, tenantId: string | undefined, action: Extract<EffectAction, { type: 'consumeLinkCode' }>): Promise<ResultEvent | undefined> {
+    const code = action.params.code
+    const remembered = await this.store.linkResult(phone, code)
+    if (remembered !== undefined) return JSON.parse(remembered) as ResultEvent
+    const result = await effects.perform(phone, tenantId, action)
+    const final = result?.type === 'LINK_OK' || (result?.type === 'LINK_FAILED' && result.reason !== 'unavailable')
+    if (result && final) await this.store.putLinkResult(phone, code, JSON.stringify(result))
+    return result
   }
 }

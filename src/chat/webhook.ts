@@ -5,17 +5,17 @@ import { AppError, fieldErrors } from '../errors.ts'
 import { errorEnvelopeSchema } from '../schemas/common.ts'
 import { keepRawBodies, rawBodyOf, verifyWebhookSignature } from './signature.ts'
 import { MESSAGE_EVENT, readDelivery, type InboundMessage } from './inbound.ts'
-import type { Mailbox } from './mailbox.ts'
+import type { ChatStore } from './store.ts'
 
 // POST /api/chat/webhook answers fast: verify the signature on the raw bytes, de-duplicate, put each message
 // in its phone's mailbox, answer. The conversation runs afterwards, in the worker.
 
 export interface WebhookDeps {
   secret: string
-  mailbox: Mailbox
+  store: Pick<ChatStore, 'accept'>
   clock: () => number
-  /** Called once messages were accepted; errors here never change the answer. */
-  accepted: () => void
+  /** Called with the phones given new mail; errors here never change the answer. */
+  accepted: (phones: string[]) => void
 }
 
 const MAX_KEY = 256
@@ -23,8 +23,8 @@ const ack = z.object({ success: z.literal(true) })
 const headerValue = (v: string | string[] | undefined) => Array.isArray(v) ? v[0] : v
 
 /** Stores what is new, in one step; throws only when the store cannot be reached (the provider must retry). */
-async function accept (mailbox: Mailbox, deliveryKey: string | undefined, messages: InboundMessage[]): Promise<number> {
-  return await mailbox.accept(messages.map((m) => ({ phone: m.phone, id: m.id, body: JSON.stringify(m) })), deliveryKey)
+async function accept (store: Pick<ChatStore, 'accept'>, deliveryKey: string | undefined, messages: InboundMessage[]): Promise<string[]> {
+  return await store.accept(messages.map((m) => ({ phone: m.phone, id: m.id, body: JSON.stringify(m) })), deliveryKey)
 }
 
 function parseJson (raw: Buffer): unknown {
@@ -73,16 +73,16 @@ export async function webhookRoutes (scope: FastifyInstance, deps: WebhookDeps):
       throw new AppError('VALIDATION_ERROR', 'Invalid X-Idempotency-Key', { details: { errors: { 'X-Idempotency-Key': [`1 to ${MAX_KEY} characters`] } } })
     }
 
-    let fresh: number
+    let fresh: string[]
     try {
-      fresh = await accept(deps.mailbox, key, delivery.messages)
+      fresh = await accept(deps.store, key, delivery.messages)
     } catch (err) {
       request.log.error({ err: { message: (err as Error).message } }, 'chat webhook: message store unreachable')
       throw new AppError('SERVICE_UNAVAILABLE', 'Messages cannot be stored right now; retry later', { headers: { 'retry-after': '10' } })
     }
-    request.log.debug({ messages: delivery.messages.length, fresh, skipped: delivery.skipped }, 'chat webhook accepted')
+    request.log.debug({ messages: delivery.messages.length, fresh: fresh.length, skipped: delivery.skipped }, 'chat webhook accepted')
     try {
-      if (fresh > 0) deps.accepted()
+      if (fresh.length > 0) deps.accepted(fresh)
     } catch (err) {
       request.log.error({ err }, 'chat webhook: worker notification failed')
     }

@@ -1,122 +1,123 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { InboundMessage } from './inbound.ts'
-import type { Mailbox } from './mailbox.ts'
+import { LaneRunner } from './lane-runner.ts'
+import type { ChatMetrics } from './metrics.ts'
+import type { ConversationRuntime } from './runtime.ts'
+import { maskPhone, shardOf } from './shards.ts'
+import { deadLetterId, type ChatStore, type Next, type TurnWork } from './store.ts'
 
-// Takes phones with mail, one lease at a time per phone across every instance, and runs their messages in
-// arrival order. A few loops run side by side so that one slow conversation does not hold up the others.
+// The turn worker: takes a phone's mailbox with a short lease (renewed while it works), computes each turn in
+// memory and commits it in one step with its replies. A turn that throws is not dropped: the message stays at
+// the head and the phone is retried after a backoff; one that keeps failing for a reason that is not a lost
+// connection goes to the dead letters after `maxTries`, so it cannot block the phone forever.
 
-export interface WorkerOptions {
-  concurrency?: number
-  /** How often an idle loop looks for mail that another instance accepted. */
-  pollMs?: number
-  leaseMs?: number
+export interface TurnWorkerOptions {
+  owner: string
+  leaseMs: number
+  concurrency: number
+  shards: number
+  maxTries: number
+  log: FastifyBaseLogger
+  metrics: ChatMetrics
+  /** A commit queued replies for the phone. */
+  committed: (phone: string) => void
+  /** Fault-suite hook: called at named points, may kill the process. */
+  crashPoint: (name: 'turn-before-commit') => void
+  /** Shutdown gave the phone back: another instance may take it now. */
+  handedBack: (phone: string) => void
 }
 
-export class ChatWorker {
-  private readonly owner = randomUUID()
-  private running = false
-  private loops: Array<Promise<void>> = []
-  private wakers: Array<() => void> = []
-  private readonly drained = new Set<() => void>()
-  private readonly concurrency: number
-  private readonly pollMs: number
-  private readonly leaseMs: number
+/** Errors of the connection to Redis: they say nothing about the message, so they do not count as tries. */
+export function isTransient (err: unknown): boolean {
+  const e = err as { name?: string, message?: string, code?: string }
+  return e.name === 'MaxRetriesPerRequestError' ||
+    /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection is closed|Stream isn't writeable|connect/i.test(e.message ?? '') ||
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(e.code ?? '')
+}
 
-  constructor (
-    private readonly mailbox: Mailbox,
-    private readonly handle: (message: InboundMessage) => Promise<void>,
-    private readonly log: FastifyBaseLogger,
-    options: WorkerOptions = {}
-  ) {
-    this.concurrency = options.concurrency ?? 4
-    this.pollMs = options.pollMs ?? 100
-    this.leaseMs = options.leaseMs ?? 30_000
-  }
+export const turnBackoffMs = (tries: number): number => Math.min(30_000, 500 * 2 ** Math.max(0, tries - 1))
+const TRANSIENT_RETRY_MS = 1_000
 
-  start (): void {
-    if (this.running) return
-    this.running = true
-    this.loops = Array.from({ length: this.concurrency }, () => this.loop())
-  }
+export class TurnWorker {
+  readonly runner: LaneRunner<TurnWork>
 
-  /** Lets the loops finish the message in hand, then returns; no timer is left behind. */
-  async stop (): Promise<void> {
-    this.running = false
-    this.wake()
-    await Promise.all(this.loops)
-    this.loops = []
-  }
-
-  /** New mail was accepted here: look now rather than at the next poll. */
-  wake (): void {
-    const wakers = this.wakers
-    this.wakers = []
-    for (const w of wakers) w()
-  }
-
-  /** Resolves once a phone has no mail waiting or in progress, on any instance. */
-  async idle (phone: string, timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs
-    while (await this.mailbox.pending(phone)) {
-      if (Date.now() > deadline) throw new Error(`chat mailbox of ${phone} still busy after ${timeoutMs} ms`)
-      await new Promise<void>((resolve) => {
-        const done = () => { clearTimeout(timer); this.drained.delete(done); resolve() }
-        const timer = setTimeout(done, 20)
-        this.drained.add(done)
-      })
-    }
-  }
-
-  private async pause (): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const done = () => { clearTimeout(timer); resolve() }
-      const timer = setTimeout(() => { this.wakers = this.wakers.filter((w) => w !== done); resolve() }, this.pollMs)
-      this.wakers.push(done)
+  constructor (private readonly store: ChatStore, private readonly runtime: ConversationRuntime, private readonly opts: TurnWorkerOptions) {
+    this.runner = new LaneRunner({
+      ...opts,
+      lane: 'turn',
+      store,
+      take: async (phone) => await store.takeTurn(phone, opts.owner, opts.leaseMs),
+      step: async (work) => await this.turn(work),
     })
   }
 
-  private async loop (): Promise<void> {
-    while (this.running) {
-      let phone: string | undefined
-      try {
-        phone = await this.mailbox.claim(this.owner, this.leaseMs)
-      } catch (err) {
-        this.log.error({ err: { message: (err as Error).message } }, 'chat worker cannot reach the mailbox')
+  /** One message: skipped if applied, dead-lettered if it keeps failing, else run and committed. */
+  private async turn (work: TurnWork): Promise<Next<TurnWork> | undefined> {
+    const { phone } = work
+    const log = this.opts.log.child({ phone: maskPhone(phone) })
+    let message: InboundMessage
+    try {
+      message = JSON.parse(work.message) as InboundMessage
+    } catch {
+      return await this.bury(work, 'the message is not readable JSON', undefined)
+    }
+    if (work.session.applied.includes(message.id)) {
+      const next = await this.commit(work, { expected: work.session.version, doc: undefined, applied: work.session.applied, message: work.message, replies: [] }, log, message.id)
+      if (next) {
+        this.opts.metrics.duplicates.inc()
+        log.info({ messageId: message.id, outcome: 'duplicate' }, 'chat turn skipped: already applied')
       }
-      if (phone) await this.drain(phone)
-      else if (this.running) await this.pause()
+      return next
+    }
+    // taken more often than allowed without ever failing cleanly: the turn kills its worker (or its instance)
+    if (work.tries > this.opts.maxTries) return await this.bury(work, work.lastError ?? 'the turn never finished', message.id)
+    try {
+      const result = await this.runtime.run(message, work.session)
+      this.opts.crashPoint('turn-before-commit')
+      const next = await this.commit(work, { expected: work.session.version, doc: result.doc, applied: result.applied, message: work.message, replies: result.replies }, log, message.id)
+      if (next) {
+        this.opts.metrics.applied.inc()
+        log.info({ messageId: message.id, before: result.before, after: result.after, replies: result.replies.length, outcome: 'applied' }, 'chat turn')
+        if (result.replies.length > 0) this.opts.committed(phone)
+      }
+      return next
+    } catch (err) {
+      const transient = isTransient(err)
+      if (!transient && work.tries >= this.opts.maxTries) return await this.bury(work, (err as Error).message.slice(0, 500), message.id)
+      const delay = transient ? TRANSIENT_RETRY_MS : turnBackoffMs(work.tries)
+      this.opts.metrics.retried.inc()
+      log.warn({ err: { message: (err as Error).message }, messageId: message.id, tries: work.tries, transient, retryInMs: delay, outcome: 'retry' }, 'chat turn failed: retried later')
+      await this.store.release('turn', phone, this.opts.owner, delay, !transient, (err as Error).message.slice(0, 500)).catch(() => {})
+      this.runner.later(phone, delay)
+      return undefined
     }
   }
 
-  private async drain (phone: string): Promise<void> {
-    // keep the lease while a long turn runs
-    const renewal = setInterval(() => {
-      this.mailbox.renew(phone, this.owner, this.leaseMs).catch(() => {})
-    }, Math.max(1_000, this.leaseMs / 3))
-    try {
-      while (this.running) {
-        const raw = await this.mailbox.head(phone)
-        if (raw !== undefined) await this.run(raw)
-        const next = await this.mailbox.ack(phone, this.owner, this.leaseMs)
-        if (next !== 'more') break
-      }
-      if (!this.running) await this.mailbox.release(phone, this.owner)
-    } catch (err) {
-      // the mailbox is unreachable: the lease runs out and the message is taken again
-      this.log.error({ err: { message: (err as Error).message } }, 'chat worker lost the mailbox mid-turn')
-    } finally {
-      clearInterval(renewal)
-      for (const done of [...this.drained]) done()
-    }
+  /** Commits; a lost lease is logged (another worker has the phone now) and ends this drain. */
+  private async commit (work: TurnWork, commit: Parameters<ChatStore['commitTurn']>[2], log: FastifyBaseLogger, messageId: string): Promise<Next<TurnWork> | undefined> {
+    const next = await this.store.commitTurn(work.phone, this.opts.owner, commit, this.opts.leaseMs)
+    if (next.kind !== 'lost') return next
+    log.warn({ messageId, outcome: 'lost-lease' }, 'chat turn not committed: the lease moved on; the new holder runs it')
+    return undefined
   }
 
-  /** A turn that fails is logged and dropped: it must not block the phone's later messages. */
-  private async run (raw: string): Promise<void> {
-    try {
-      await this.handle(JSON.parse(raw) as InboundMessage)
-    } catch (err) {
-      this.log.error({ err }, 'chat turn failed')
-    }
+  private async bury (work: TurnWork, reason: string, messageId: string | undefined): Promise<Next<TurnWork> | undefined> {
+    const tenantId = tenantOf(work.session.doc)
+    const letter = { id: deadLetterId(shardOf(work.phone, this.opts.shards), randomUUID()), lane: 'turn' as const, phone: work.phone, tenantId, reason, at: Date.now(), tries: work.tries, payload: work.message }
+    const next = await this.store.deadTurn(work.phone, this.opts.owner, letter, this.opts.leaseMs)
+    if (next.kind === 'lost') return undefined
+    this.opts.metrics.deadLetters.inc({ lane: 'turn' })
+    this.opts.log.error({ phone: maskPhone(work.phone), messageId, reason, deadLetter: letter.id, outcome: 'dead-letter' }, 'chat turn given up: kept as a dead letter')
+    return next
+  }
+}
+
+function tenantOf (doc: string | undefined): string | undefined {
+  try {
+    const tenantId = doc ? (JSON.parse(doc) as { tenantId?: unknown }).tenantId : undefined
+    return typeof tenantId === 'string' ? tenantId : undefined
+  } catch {
+    return undefined
   }
 }

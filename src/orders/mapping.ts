@@ -249,7 +249,9 @@ export function mapProduct (p: UpstreamProduct): Product {
       const prices = calculated !== undefined && calculated !== null
         ? [{ amount: calculated, currencyCode: currency(v.calculated_price?.currency_code) }]
         : (v.prices ?? []).map((price) => ({ amount: price.amount, currencyCode: currency(price.currency_code) }))
-      return { id: v.id, title: str(v.title), sku: v.sku ?? null, prices, inventoryQuantity: v.inventory_quantity ?? null }
+      // stock not tracked upstream has no quantity to show: null, like an unknown one
+      const inventoryQuantity = v.manage_inventory === false ? null : v.inventory_quantity ?? null
+      return { id: v.id, title: str(v.title), sku: v.sku ?? null, prices, inventoryQuantity }
     }),
   }
 }

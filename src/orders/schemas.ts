@@ -149,6 +149,7 @@ export const productSchema = z.object({
     title: z.string(),
     sku: z.string().nullable(),
     prices: z.array(z.object({ amount: z.number(), currencyCode: z.string() })),
+    /** Units available; null when the variant's stock is not tracked (always orderable) or unknown. */
     inventoryQuantity: z.number().nullable(),
   })),
 }).meta({ id: 'Product' })

@@ -135,6 +135,7 @@ export const upstreamVariant = z.object({
   title: text,
   sku: text,
   inventory_quantity: amount.nullish(),
+  manage_inventory: z.boolean().nullish(),
   calculated_price: z.object({ calculated_amount: amount.nullish(), currency_code: text }).loose().nullish(),
   prices: z.array(z.object({ amount, currency_code: text }).loose()).nullish(),
 }).loose()

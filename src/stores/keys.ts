@@ -87,18 +87,35 @@ export const keys = {
       // login attempts through the form in the current window
       attempts: (kind: 'phone' | 'email', id: string) => `chat:link:attempts:${kind}:${id}`,
     },
+    // Everything of one phone, and the per-shard queues its scripts touch, share the hash tag {chat:<shard>}
+    // (shard = a stable hash of the phone, src/chat/shards.ts), so each script runs on one Redis Cluster slot
+    // and no key is written by every turn.
     bot: {
-      // conversation session: hash {v: compare-and-set version, doc: session JSON}
-      session: (phone: string) => `chat:bot:session:${phone}`,
-      // a message already accepted, by provider message id and by delivery key (SET NX, provider retry window)
-      seenMessage: (messageId: string) => `chat:bot:seen:msg:${messageId}`,
-      seenDelivery: (key: string) => `chat:bot:seen:delivery:${key}`,
-      // list of the phone's accepted messages, oldest first; the head stays until processed
-      mailbox: (phone: string) => `chat:bot:mailbox:${phone}`,
-      // zset of phones with mail, scored by when they may next be claimed (now, or a lease's end)
-      ready: () => 'chat:bot:ready',
-      // hash phone -> token of the worker holding its lease
-      owners: () => 'chat:bot:owners',
+      // conversation session: hash {v: compare-and-set version, doc: session JSON, applied: recent inbound
+      // ids, newest first, one per line; tries: attempts at the mailbox head since the last commit, err}
+      session: (shard: number, phone: string) => `{chat:${shard}}:session:${phone}`,
+      // a message already accepted, by provider message id and by delivery key (SET NX, 24 h)
+      seenMessage: (shard: number, messageId: string) => `{chat:${shard}}:seen:msg:${messageId}`,
+      seenDelivery: (shard: number, key: string) => `{chat:${shard}}:seen:delivery:${key}`,
+      // list of the phone's accepted messages, oldest first; the head stays until its turn is committed
+      mailbox: (shard: number, phone: string) => `{chat:${shard}}:mailbox:${phone}`,
+      // list of the phone's replies (JSON entries with an id), oldest first; the head stays until delivered
+      outbox: (shard: number, phone: string) => `{chat:${shard}}:outbox:${phone}`,
+      // zsets of the shard's phones with mail / with replies to send, scored by when they may next be taken
+      // (now, a lease's end, or a backoff's end); hashes phone -> token of the worker holding the lease
+      ready: (shard: number) => `{chat:${shard}}:ready`,
+      owners: (shard: number) => `{chat:${shard}}:owners`,
+      sendable: (shard: number) => `{chat:${shard}}:sendable`,
+      senders: (shard: number) => `{chat:${shard}}:senders`,
+      // hash phone -> failed attempts at the outbox head
+      sendTries: (shard: number) => `{chat:${shard}}:send-tries`,
+      // dead letters of the shard: hash id -> JSON, and their ids scored by when they died
+      dead: (shard: number) => `{chat:${shard}}:dead`,
+      deadIndex: (shard: number) => `{chat:${shard}}:dead:index`,
+      // what consuming a link code answered this phone, for a turn re-run after a crash (10 minutes)
+      linkResult: (shard: number, phone: string, code: string) => `{chat:${shard}}:link-result:${phone}:${code}`,
+      // shard pub/sub channel (SPUBLISH): phones with new mail; ioredis does not prefix channels, the caller does
+      wake: (shard: number) => `{chat:${shard}}:wake`,
     },
   },
   rateLimit: () => 'rate-limit:',

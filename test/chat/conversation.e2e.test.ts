@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { keys } from '../../src/stores/keys.ts'
 import { startFakeUpstream, type FakeUpstream } from '../orders/fake-upstream.ts'
 import { buildTestApp, signedPost, type TestApp } from '../helper.ts'
-import { choiceIds, linkCode, newPhone, say as sayTo, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
+import { choiceIds, linkCode, newPhone, say as sayTo, sessionKey, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
 
 // End to end: signed webhook in, the real runtime and routes in process, replies out to a loopback stand-in
 // for the provider's send API.
@@ -15,7 +14,7 @@ describe('chat bot end to end (redis, provider stand-in)', () => {
   let now = Date.now()
   beforeAll(async () => {
     provider = await startFakeProvider()
-    t = await buildTestApp({ store: 'redis', env: { CHAT_API_BASE_URL: provider.url }, chat: { clock: () => now, provider: { baseDelayMs: 5 } } })
+    t = await buildTestApp({ store: 'redis', env: { CHAT_API_BASE_URL: provider.url }, chat: { clock: () => now } })
   })
   afterAll(async () => {
     await t.close()
@@ -44,7 +43,7 @@ describe('chat bot end to end (redis, provider stand-in)', () => {
 
     const greeting = await linked(phone)
     expect(textOf(greeting[0]!)).toBe('¡Hola, Bruno! Tu cuenta quedó vinculada.')
-    expect(choiceIds(greeting[1]!)).toEqual(['menu:browse', 'menu:cart', 'menu:orders', 'menu:notifications', 'menu:unlink'])
+    expect(choiceIds(greeting[1]!)).toEqual(['menu:browse', 'menu:cart', 'menu:repeat', 'menu:orders', 'menu:notifications', 'menu:language', 'menu:unlink'])
     expect(provider.calls.at(-1)).toMatchObject({ url: '/100000000000001/messages', authorization: 'Bearer dev-chat-api-key' })
 
     const products = await say(phone, { text: '1' })
@@ -59,7 +58,7 @@ describe('chat bot end to end (redis, provider stand-in)', () => {
     expect(textOf(bad[0]!)).toMatch(/del 1 al/)
     const cart = await say(phone, { text: '2' })
     expect(textOf(cart[0]!)).toMatch(/Agregado: 2 ×/)
-    expect(choiceIds(cart[1]!)).toEqual(['cart:checkout', 'cart:browse', 'cart:clear'])
+    expect(choiceIds(cart[1]!)).toEqual(['cart:checkout', 'cart:edit', 'cart:browse'])
     expect(textOf(cart[1]!)).toMatch(/Total: \$\s?64\.000,00/)
 
     const summary = await say(phone, { reply: 'cart:checkout' })
@@ -111,20 +110,26 @@ describe('chat bot end to end (redis, provider stand-in)', () => {
     expect(choiceIds(replies[0]!)).toEqual(['link:login'])
   })
 
-  it('a wrong code is refused with the reason, three times at most', async () => {
+  it('a wrong code is refused with the reason, three times at most; text not shaped like a code uses no attempt', async () => {
     const phone = newPhone()
     await say(phone, { reply: 'link:code' })
     const first = await say(phone, { text: '123e4567-e89b-12d3-a456-426614174000' })
     expect(textOf(first[0]!)).toMatch(/no existe.*2 intento/)
-    await say(phone, { text: 'hola' })
-    const third = await say(phone, { text: 'otra cosa' })
+    for (const text of ['hola', 'otra cosa', '🙂']) {
+      const notACode = await say(phone, { text })
+      expect(textOf(notACode[0]!)).toMatch(/no parece un código/)
+      expect(textOf(notACode[1]!)).toMatch(/Enviá el código/)
+    }
+    await say(phone, { text: '123e4567-e89b-12d3-a456-426614174001' })
+    const third = await say(phone, { text: '123e4567-e89b-12d3-a456-426614174002' })
+    expect(textOf(third[0]!)).toMatch(/Empecemos de nuevo/)
     expect(choiceIds(third[1]!)).toEqual(['link:login', 'link:code'])
   })
 
   it('keeps sessions under the phone with a TTL and a machine version', async () => {
     const phone = newPhone()
     await say(phone, { text: 'hola' })
-    const key = keys.chat.bot.session(phone)
+    const key = sessionKey(t.app, phone)
     expect(await t.redis!.pttl(key)).toBeGreaterThan(29 * 24 * 60 * MINUTE)
     expect(JSON.parse((await t.redis!.hget(key, 'doc'))!)).toMatchObject({ machineVersion: 1, state: 'UNLINKED', phone })
   })

@@ -3,9 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { actorFrom } from '../../src/auth/actor.ts'
 import { verifyAccessToken } from '../../src/auth/tokens.ts'
 import { chatProduct } from '../../src/chat/club-services.ts'
-import { keys } from '../../src/stores/keys.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
-import { messageBody, newPhone, outbox, postWebhook, say, textOf } from './support.ts'
+import { messageBody, newPhone, outbox, postWebhook, say, sessionKey, textOf } from './support.ts'
 
 // The bot calls the club's services in process as the linked member, not the HTTP routes: the rate limit of
 // outside clients does not count its calls, and the services themselves keep one member out of another's
@@ -79,7 +78,7 @@ describe('the services keep one member out of another\'s things (redis)', () => 
     await say(t, phone, { reply: 'product:prod_norte_aceite_cbd' })
     await say(t, phone, { text: '1' })
     await say(t, phone, { reply: 'cart:checkout' })
-    return JSON.parse((await t.app.redis!.hget(keys.chat.bot.session(phone), 'doc'))!).cartId
+    return JSON.parse((await t.app.redis!.hget(sessionKey(t.app, phone), 'doc'))!).cartId
   }
 
   /** What the bot answered to one input. */
@@ -95,7 +94,7 @@ describe('the services keep one member out of another\'s things (redis)', () => 
 
     const intruder = await linkedPhone(ana)
     await toConfirmation(intruder.phone)
-    const key = keys.chat.bot.session(intruder.phone)
+    const key = sessionKey(t.app, intruder.phone)
     const doc = JSON.parse((await t.app.redis!.hget(key, 'doc'))!)
     await t.app.redis!.hset(key, 'doc', JSON.stringify({ ...doc, cartId: brunoCart }))
 
@@ -154,8 +153,8 @@ describe('products as the bot offers them', () => {
     variants: [{ id: 'var_1', title: '', sku: null, prices: [{ amount: 900, currencyCode: 'usd' }, { amount: 32000, currencyCode: 'ars' }], inventoryQuantity }],
   })
 
-  it('a variant whose inventory is not managed (no quantity upstream) can be ordered; a negative stock is none', () => {
-    expect(chatProduct(product(null), 'ARS').variants).toEqual([{ id: 'var_1', title: 'Aceite', price: 32000, stock: 99 }])
+  it('a variant whose inventory is not managed (no quantity upstream) has no stock figure (orderable, not "stock 0"); a negative stock is none', () => {
+    expect(chatProduct(product(null), 'ARS').variants).toEqual([{ id: 'var_1', title: 'Aceite', price: 32000, stock: null }])
     expect(chatProduct(product(-3), 'ARS').variants[0]!.stock).toBe(0)
     expect(chatProduct(product(7), 'EUR').variants[0]).toMatchObject({ price: 900, stock: 7 })
   })

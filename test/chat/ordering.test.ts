@@ -4,9 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inject } from 'vitest'
 import { buildApp, type BuiltApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
-import { keys } from '../../src/stores/keys.ts'
 import { buildTestApp, TEST_SECRETS, type TestApp } from '../helper.ts'
-import { messageBody, newPhone, postWebhook, startFakeProvider, textOf, type FakeProvider } from './support.ts'
+import { messageBody, newPhone, postWebhook, sessionKey, startFakeProvider, textOf, type FakeProvider } from './support.ts'
 
 // Two instances share one Redis: the messages of one phone are all applied, one at a time, in arrival order,
 // whichever instance accepted them.
@@ -46,9 +45,9 @@ describe('two instances, one phone', () => {
     const replies = provider.to(phone).map(textOf)
     expect(replies).toHaveLength(20)
     replies.forEach((text, i) => expect(text).toMatch(i % 2 === 0 ? /Enviá el código/ : /vinculá tu cuenta/))
-    const doc = JSON.parse((await a.redis!.hget(keys.chat.bot.session(phone), 'doc'))!)
+    const doc = JSON.parse((await a.redis!.hget(sessionKey(a.app, phone), 'doc'))!)
     expect(doc.state).toBe('UNLINKED')
-    expect(Number(await a.redis!.hget(keys.chat.bot.session(phone), 'v'))).toBe(20)
+    expect(Number(await a.redis!.hget(sessionKey(a.app, phone), 'v'))).toBe(20)
   })
 
   it('concurrent duplicates sent to both instances give one turn', async () => {

@@ -1,6 +1,4 @@
 import fc from 'fast-check'
-import pino from 'pino'
-import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Product, Reply } from '../../machines/conversation.types.ts'
 import { readDelivery } from '../../src/chat/inbound.ts'
@@ -9,48 +7,36 @@ import { ProviderClient, retryAfterMs } from '../../src/chat/outbound/provider.t
 import { compose } from '../../src/chat/replies/compose.ts'
 import { startFakeProvider, type FakeProvider } from './support.ts'
 
-// Outbound: provider limits hold for any reply, and the send API's 429/5xx are retried, then given up.
+// Outbound: provider limits hold for any reply; one send call tells ok, retry (429, 5xx, timeout) and refused apart.
 
 const API_KEY = 'secret-chat-api-key-123'
-
-function capturedLog () {
-  const lines: string[] = []
-  const log = pino({ level: 'debug' }, new Writable({ write (chunk, _enc, done) { lines.push(String(chunk)); done() } }))
-  return { log, lines }
-}
 
 describe('provider client', () => {
   let fake: FakeProvider
   beforeAll(async () => { fake = await startFakeProvider() })
   afterAll(async () => { await fake.close() })
   const body = sendBodyFor('5491100000001', { type: 'text', text: { body: 'hola' } })
+  const client = () => new ProviderClient({ baseUrl: fake.url, phoneNumberId: '123', apiKey: API_KEY, timeoutMs: 300 })
 
-  it('retries 429 (honouring Retry-After) and 5xx, then delivers', async () => {
-    const { log } = capturedLog()
-    const client = new ProviderClient({ baseUrl: fake.url, phoneNumberId: '123', apiKey: API_KEY, log, baseDelayMs: 5 })
-    fake.plan.push({ status: 429, headers: { 'retry-after': '0' } }, { status: 503 })
-    const started = fake.attempts
-    expect(await client.send(body)).toEqual({ ok: true, attempts: 3 })
-    expect(fake.attempts - started).toBe(3)
-    expect(fake.calls.at(-1)).toMatchObject({ url: '/123/messages', authorization: `Bearer ${API_KEY}`, body })
+  it('sends once with the key as Bearer and the entry id as X-Idempotency-Key', async () => {
+    expect(await client().send(body, 'wamid.1:0')).toEqual({ kind: 'ok' })
+    expect(fake.calls.at(-1)).toMatchObject({ url: '/123/messages', authorization: `Bearer ${API_KEY}`, idempotencyKey: 'wamid.1:0', body })
   })
 
-  it('gives up after its bound and logs it without the API key', async () => {
-    const { log, lines } = capturedLog()
-    const client = new ProviderClient({ baseUrl: fake.url, phoneNumberId: '123', apiKey: API_KEY, log, baseDelayMs: 1, maxAttempts: 3 })
-    fake.plan.push({ status: 500 }, { status: 502 }, { status: 500 })
-    expect(await client.send(body)).toEqual({ ok: false, attempts: 3, status: 500 })
-    expect(lines.join('\n')).toMatch(/given up/)
-    expect(lines.join('\n')).not.toContain(API_KEY)
+  it('answers retry for 429 (with Retry-After) and 5xx, refused for other 4xx, never with the key', async () => {
+    fake.plan.push({ status: 429, headers: { 'retry-after': '3' } }, { status: 503 }, { status: 400, body: `bad request from Bearer ${API_KEY}` })
+    expect(await client().send(body, 'a')).toMatchObject({ kind: 'retry', retryAfterMs: 3000 })
+    expect(await client().send(body, 'b')).toMatchObject({ kind: 'retry', retryAfterMs: undefined, reason: expect.stringContaining('503') })
+    const refused = await client().send(body, 'c')
+    expect(refused).toMatchObject({ kind: 'refused', reason: expect.stringContaining('400') })
+    expect(JSON.stringify(refused)).not.toContain(API_KEY)
   })
 
-  it('does not retry a refusal (4xx other than 429)', async () => {
-    const { log } = capturedLog()
-    const client = new ProviderClient({ baseUrl: fake.url, phoneNumberId: '123', apiKey: API_KEY, log, baseDelayMs: 1 })
-    const started = fake.attempts
-    fake.plan.push({ status: 400 })
-    expect(await client.send(body)).toMatchObject({ ok: false, attempts: 1, status: 400 })
-    expect(fake.attempts - started).toBe(1)
+  it('gives up a call that hangs after its timeout', async () => {
+    fake.plan.push({ status: 200, hangMs: 2_000 })
+    const started = Date.now()
+    expect(await client().send(body, 'd')).toMatchObject({ kind: 'retry', reason: 'no answer within 300 ms' })
+    expect(Date.now() - started).toBeLessThan(1_500)
   })
 
   it('reads Retry-After in seconds or as a date', () => {

@@ -1,7 +1,9 @@
 import { randomInt, randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { shardOf } from '../../src/chat/shards.ts'
 import { signWebhookBody } from '../../src/chat/signature.ts'
+import { keys } from '../../src/stores/keys.ts'
 import type { SendBody } from '../../src/chat/outbound/messages.ts'
 import { TEST_SECRETS, type TestApp } from '../helper.ts'
 
@@ -9,6 +11,9 @@ import { TEST_SECRETS, type TestApp } from '../helper.ts'
 // messaging provider's send API (the one part we cannot run).
 
 export const newPhone = (): string => `549${randomInt(1e9, 1e10 - 1)}`
+
+/** The Redis key of a phone's conversation session (sharded by the app's CHAT_SHARDS). */
+export const sessionKey = (app: TestApp['app'], phone: string): string => keys.chat.bot.session(shardOf(phone, app.config.chat.shards), phone)
 
 export type Input = { text: string } | { reply: string, title?: string } | { button: string } | { type: string }
 
@@ -74,6 +79,7 @@ export function textOf (body: SendBody): string {
 export interface ProviderCall {
   url: string
   authorization: string | undefined
+  idempotencyKey: string | undefined
   body: SendBody
 }
 
@@ -81,7 +87,7 @@ export interface ProviderCall {
 export interface FakeProvider {
   url: string
   calls: ProviderCall[]
-  plan: Array<{ status: number, headers?: Record<string, string> }>
+  plan: Array<{ status: number, headers?: Record<string, string>, hangMs?: number, body?: string }>
   attempts: number
   to: (phone: string) => SendBody[]
   close: () => Promise<void>
@@ -100,17 +106,19 @@ export async function startFakeProvider (): Promise<FakeProvider> {
     plan: [],
     attempts: 0,
     to: (phone) => fake.calls.filter((c) => c.body.to === phone).map((c) => c.body),
-    close: async () => { await new Promise<void>((resolve) => server.close(() => resolve())) },
+    close: async () => { server.closeAllConnections(); await new Promise<void>((resolve) => server.close(() => resolve())) },
   }
   const server: Server = createServer((req, res) => {
-    readBody(req).then((raw) => {
+    readBody(req).then(async (raw) => {
       fake.attempts++
       const next = fake.plan.shift()
+      if (next?.hangMs) await new Promise((resolve) => setTimeout(resolve, next.hangMs))
+      if (res.destroyed) return
       if (next && next.status >= 300) {
-        res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers }).end('{"error":{"message":"try later"}}')
+        res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers }).end(next.body ?? '{"error":{"message":"try later"}}')
         return
       }
-      fake.calls.push({ url: req.url ?? '', authorization: req.headers.authorization, body: JSON.parse(raw) })
+      fake.calls.push({ url: req.url ?? '', authorization: req.headers.authorization, idempotencyKey: req.headers['x-idempotency-key'] as string | undefined, body: JSON.parse(raw) })
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ messages: [{ id: `wamid.${randomUUID()}` }] }))
     }).catch(() => res.writeHead(500).end())
   })

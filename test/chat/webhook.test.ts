@@ -107,12 +107,13 @@ describe.each(['redis', 'memory'] as const)('chat webhook (%s)', (store) => {
     expect(await settled(phone)).toHaveLength(1)
   })
 
-  it('tells the member that only text and buttons are understood', async () => {
+  it('tells the member that only text and buttons are understood, and shows the options again', async () => {
     const phone = newPhone()
     await postWebhook(t.app, messageBody(phone, { type: 'image' }))
     const replies = await settled(phone)
-    expect(replies).toHaveLength(1)
+    expect(replies).toHaveLength(2)
     expect(textOf(replies[0]!.body)).toMatch(/sólo entiendo texto/)
+    expect(textOf(replies[1]!.body)).toMatch(/vincul/)
   })
 })
 

@@ -42,11 +42,22 @@ describe('login Flow JSON', () => {
   })
 
   it('the footers send what the handlers read', () => {
-    expect(Object.keys(footerPayload('CLUB_SELECT'))).toEqual(['club_id'])
-    expect(Object.keys(footerPayload('LOGIN')).sort()).toEqual(['club_id', 'email', 'password'])
+    expect(Object.keys(footerPayload('CLUB_SELECT')).sort()).toEqual(['club_id', 'lang'])
+    expect(Object.keys(footerPayload('LOGIN')).sort()).toEqual(['club_id', 'email', 'lang', 'password'])
     expect(children('LOGIN').find((c) => c.name === 'password')).toMatchObject({ 'input-type': 'password' })
     // the payload shapes, filled in, are understood by the handlers
     expect(readLogin({ club_id: norte.id, email: 'ana@example.com', password: 'pw' }, [norte])).toMatchObject({ kind: 'authenticate' })
+  })
+
+  it('every text the member reads comes from the screen data, so the form speaks both languages', () => {
+    for (const s of flow.screens) {
+      for (const c of s.layout.children as Component[]) {
+        for (const key of ['text', 'label'] as const) {
+          const value = c[key]
+          if (typeof value === 'string' && value !== 'Email' && value !== 'Club') expect(value, `${s.id} ${c.type}.${key}`).toMatch(/^\$\{data\./)
+        }
+      }
+    }
   })
 
   it('every handler answers data of the shape its screen declares', () => {

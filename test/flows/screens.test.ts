@@ -17,14 +17,36 @@ describe('CLUB_SELECT', () => {
     expect(clubSelectScreen(clubs)).toEqual({
       version: '3.0',
       screen: 'CLUB_SELECT',
-      data: { clubs: [{ id: 'club-norte', title: 'Club Norte' }, { id: 'club-north', title: 'North Club' }], error_message: ' ', has_error: false },
+      data: {
+        clubs: [{ id: 'club-norte', title: 'Club Norte' }, { id: 'club-north', title: 'North Club' }],
+        error_message: ' ',
+        has_error: false,
+        lang: 'es',
+        heading: '¿De qué club sos socio?',
+        club_label: 'Club',
+        cta: 'Continuar',
+      },
     })
+    expect(clubSelectScreen(clubs, undefined, 'en').data).toMatchObject({ lang: 'en', heading: 'Which club are you a member of?', cta: 'Continue' })
   })
 
   it('a known club goes on to LOGIN with its name and a blank error', () => {
     expect(onClubSelect({ club_id: 'club-norte' }, clubs)).toEqual({
-      version: '3.0', screen: 'LOGIN', data: { club_id: 'club-norte', club_name: 'Club Norte', error_message: ' ', has_error: false },
+      version: '3.0',
+      screen: 'LOGIN',
+      data: {
+        club_id: 'club-norte',
+        club_name: 'Club Norte',
+        error_message: ' ',
+        has_error: false,
+        lang: 'es',
+        intro: 'Ingresá con el email y la contraseña de tu cuenta del club.',
+        password_label: 'Contraseña',
+        cta: 'Ingresar',
+      },
     })
+    expect(onClubSelect({ club_id: 'club-north' }, clubs).data).toMatchObject({ lang: 'en', password_label: 'Password', cta: 'Log in' })
+    expect(onClubSelect({ club_id: 'club-x', lang: 'en' }, clubs).data).toMatchObject({ error_message: 'Choose a club from the list', heading: 'Which club are you a member of?' })
   })
 
   it('an unknown or missing club shows the list again with an error', () => {
@@ -55,10 +77,10 @@ describe('LOGIN', () => {
   })
 
   it('words each outcome in the club locale', () => {
-    expect(onLoginOutcome(norte, { kind: 'linked', memberName: 'Ana Pereyra' })).toEqual({
-      version: '3.0', screen: 'SUCCESS', data: { member_name: 'Ana Pereyra', club_name: 'Club Norte' },
+    expect(onLoginOutcome(norte, { kind: 'linked', memberName: 'Ana Pereyra' })).toMatchObject({
+      version: '3.0', screen: 'SUCCESS', data: { member_name: 'Ana Pereyra', club_name: 'Club Norte', lang: 'es', heading: '¡Listo! Tu cuenta quedó vinculada.' },
     })
-    expect(onLoginOutcome(norte, { kind: 'rejected' }).data).toEqual({ club_id: 'club-norte', club_name: 'Club Norte', error_message: 'Email o contraseña incorrectos', has_error: true })
+    expect(onLoginOutcome(norte, { kind: 'rejected' }).data).toMatchObject({ club_id: 'club-norte', club_name: 'Club Norte', error_message: 'Email o contraseña incorrectos', has_error: true })
     expect(onLoginOutcome(north, { kind: 'rejected' }).data).toMatchObject({ error_message: 'Incorrect email or password' })
     expect(onLoginOutcome(norte, { kind: 'not-member' }).data).toMatchObject({ error_message: 'Tu cuenta no es socia de Club Norte' })
     expect(onLoginOutcome(norte, { kind: 'rate-limited', retryAfterMs: 14 * 60_000 + 1 }).data).toMatchObject({ error_message: 'Demasiados intentos. Probá de nuevo en 15 min.' })
@@ -69,8 +91,9 @@ describe('LOGIN', () => {
 
 describe('COMPLETE', () => {
   it('answers SUCCESS, echoing the names when given', () => {
-    expect(onComplete({ member_name: 'Ana', club_name: 'Club Norte' })).toEqual({ version: '3.0', screen: 'SUCCESS', data: { member_name: 'Ana', club_name: 'Club Norte' } })
-    expect(onComplete(undefined)).toEqual({ version: '3.0', screen: 'SUCCESS', data: { member_name: '', club_name: '' } })
+    expect(onComplete({ member_name: 'Ana', club_name: 'Club Norte' })).toMatchObject({ version: '3.0', screen: 'SUCCESS', data: { member_name: 'Ana', club_name: 'Club Norte', lang: 'es' } })
+    expect(onComplete({ member_name: 'Ann', club_name: 'North Club', lang: 'en' }).data).toMatchObject({ heading: 'Done! Your account is linked.', cta: 'Done' })
+    expect(onComplete(undefined)).toMatchObject({ version: '3.0', screen: 'SUCCESS', data: { member_name: '', club_name: '' } })
   })
 })
 

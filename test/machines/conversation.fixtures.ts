@@ -12,15 +12,30 @@ export const CATALOG: Product[] = [
   { id: 'p1', title: 'Aceite', variants: [{ id: 'v1', title: '30 ml', price: 100, stock: 5 }] },
   { id: 'p2', title: 'Flores', variants: [{ id: 'v2a', title: '5 g', price: 50, stock: 3 }, { id: 'v2b', title: '10 g', price: 90, stock: 0 }] },
   { id: 'p3', title: 'Agotado', variants: [{ id: 'v3', title: 'u', price: 10, stock: 0 }] },
+  { id: 'p4', title: 'Gelato', variants: [{ id: 'v4', title: 'Gelato', price: 70, stock: null }] },
+  { id: 'p5', title: 'Gelato Cake', variants: [{ id: 'v5', title: 'Gelato Cake', price: 80, stock: 4 }] },
 ]
 
-export const TEXTS = ['hola', '1', '2', '3', '4', '5', '6', '7', '10', '99', 'menu', 'cancelar', 'ayuda', CODE, `LINK-${CODE}`, 'LINK-nope']
+/** Numbers, codes, garbage, emoji and the words of both languages: enough to take every move of the machine. */
+export const TEXTS = [
+  'hola', '1', '2', '3', '4', '5', '6', '7', '0', 'dos', 'menu', 'cancelar', 'ayuda', 'si', 'no',
+  'English', 'Español', 'repetir', 'carrito', 'norte', '🙂', 'gelato', CODE, `LINK-${CODE}`, 'LINK-nope',
+]
+/** More of the same kinds, for the random walks. */
+export const MORE_TEXTS = ['8', '10', '99', 'help', 'cancel', 'español', 'Club Sur', 'asdfgh', 'quiero 2 gelato', 'flores 5g', 'yes', 'hi']
 export const REPLIES = [
   'link:login', 'link:code', 'tenant:club-norte', 'tenant:club-sur', 'tenant:club-x',
-  'menu:browse', 'menu:cart', 'menu:orders', 'menu:notifications', 'menu:crops', 'menu:switch-club', 'menu:unlink',
-  'product:p1', 'product:p2', 'product:p3', 'variant:v2a', 'variant:v2b', 'products:more',
-  'cart:checkout', 'cart:browse', 'cart:clear', 'order:confirm', 'order:cancel',
+  'menu:browse', 'menu:cart', 'menu:repeat', 'menu:orders', 'menu:notifications', 'menu:crops', 'menu:switch-club', 'menu:language', 'menu:unlink',
+  'product:p1', 'product:p2', 'product:p3', 'product:p4', 'variant:v2a', 'variant:v2b', 'products:more', 'products:first',
+  'cart:checkout', 'cart:browse', 'cart:edit', 'cart:all', 'cart:clear', 'line:v1', 'line:remove', 'confirm:yes', 'confirm:no',
+  'order:confirm', 'order:cancel',
 ]
+
+const LINE = { variantId: 'v1', productId: 'p1', title: 'Aceite', quantity: 1, unitPrice: 100 }
+/** A cart too long to show whole: the summary offers `cart:all`. */
+export const LONG_CART = Array.from({ length: 12 }, (_, i) => ({ ...LINE, variantId: `vl${i}`, title: `Producto de prueba con un nombre largo ${i}` }))
+const catalogLoaded = (query: string, quantity?: number): ConversationEvent =>
+  ({ type: 'CATALOG_LOADED', products: CATALOG, query, ...(quantity === undefined ? {} : { quantity }) })
 
 export function results (selectedVariantId: string | undefined): ConversationEvent[] {
   return [
@@ -29,12 +44,26 @@ export function results (selectedVariantId: string | undefined): ConversationEve
     { type: 'LINK_FAILED', reason: 'not_found' },
     { type: 'PRODUCTS_LOADED', products: CATALOG, offset: 0, count: 12 },
     { type: 'PRODUCTS_LOADED', products: [], offset: 0, count: 0 },
+    { type: 'PRODUCTS_LOADED', products: CATALOG, offset: 9, count: 14 },
     { type: 'PRODUCTS_FAILED' },
     { type: 'ADDED', cartId: 'cart_1', variantId: selectedVariantId ?? 'v1', quantity: 2 },
     { type: 'ADD_FAILED', reason: 'stock' },
     { type: 'ORDER_PLACED', displayId: '7', total: 200 },
     { type: 'ORDER_FAILED', reason: 'unavailable' },
     { type: 'AUTH_EXPIRED' },
+    catalogLoaded('xyzzy'),
+    catalogLoaded('aceite'),
+    catalogLoaded('2 gelato', 2),
+    catalogLoaded('agotado'),
+    catalogLoaded('flores'),
+    catalogLoaded('2 gel', 2),
+    { type: 'LINE_SET', variantId: 'v1', quantity: 1 },
+    { type: 'LINE_SET', variantId: 'v1', quantity: 0 },
+    { type: 'LINE_FAILED', reason: 'stock' },
+    { type: 'REPEATED', cartId: 'cart_1', lines: [LINE], missing: ['Agotado'] },
+    { type: 'REPEATED', cartId: 'cart_1', lines: [], missing: ['Agotado'] },
+    { type: 'REPEATED', cartId: 'cart_1', lines: LONG_CART, missing: [] },
+    { type: 'REPEAT_FAILED', reason: 'none' },
   ]
 }
 

@@ -5,14 +5,14 @@ import { conversationMachine } from '../../machines/conversation.machine.ts'
 import { currentAccount } from '../../machines/conversation.logic.ts'
 import { encodeSession, restoreSession, type ConversationSnapshot } from '../../machines/conversation.session.ts'
 import { CONVERSATION_STATES, IDLE_RESET_MS, type AccountRef, type CartItem, type ConversationEvent } from '../../machines/conversation.types.ts'
-import { EXPIRED, NORTE, REPLIES, SUR, TEXTS, results } from './conversation.fixtures.ts'
+import { EXPIRED, MORE_TEXTS, NORTE, REPLIES, SUR, TEXTS, results } from './conversation.fixtures.ts'
 
 // Random conversations: any sequence of inbound messages of every type and of I/O results.
 
 const LINKED_STATES = new Set(['MAIN_MENU', 'BROWSING_PRODUCTS', 'AWAITING_QUANTITY', 'VIEWING_CART', 'CONFIRMING_ORDER'])
 const accountsArb = fc.constantFrom<AccountRef[]>([], [NORTE], [NORTE, SUR], [EXPIRED], [SUR])
 const gapArb = fc.oneof(fc.integer({ min: 0, max: 60_000 }), fc.constant(IDLE_RESET_MS + 1))
-const textArb = fc.oneof(fc.constantFrom(...TEXTS), fc.string({ maxLength: 40 }), fc.integer({ min: -5, max: 200 }).map(String))
+const textArb = fc.oneof(fc.constantFrom(...TEXTS, ...MORE_TEXTS), fc.string({ maxLength: 40 }), fc.integer({ min: -5, max: 200 }).map(String))
 
 type Step = { kind: 'inbound', gap: number, accounts: AccountRef[], input: { type: 'TEXT', text: string } | { type: 'REPLY', id: string } | { type: 'UNSUPPORTED' } | { type: 'LINKED' } }
   | { kind: 'result', pick: number }
@@ -76,7 +76,7 @@ describe('conversation machine, properties', () => {
     }), { numRuns: 400 })
   })
 
-  it('never loses or duplicates a cart line: one line per variant; only an add grows it, only clear, order or another club empties it', () => {
+  it('never loses or duplicates a cart line: one line per variant; only adds, a repeat and a line edit change it, only clear, order or another club empties it', () => {
     fc.assert(fc.property(fc.array(stepArb, { maxLength: 60 }), (steps) => {
       run(steps, (before, event, after) => {
         const variants = after.context.cart.map((l) => l.variantId)
@@ -84,16 +84,19 @@ describe('conversation machine, properties', () => {
         const was = quantities(before.context.cart)
         const now = quantities(after.context.cart)
         if (now === was && after.context.cart.length === before.context.cart.length) return
-        if (event.type === 'ADDED') {
-          expect(now).toBe(was + event.quantity)
-          return
+        if (event.type === 'ADDED') return expect(now).toBe(was + event.quantity)
+        if (event.type === 'REPEATED') return expect(now).toBe(was + quantities(event.lines))
+        if (event.type === 'LINE_SET') {
+          const line = before.context.cart.find((l) => l.variantId === event.variantId)
+          return expect(now).toBe(was - (line?.quantity ?? 0) + (line ? event.quantity : 0))
         }
         expect(after.context.cart).toEqual([])
         const move = `${String(before.value)}>${String(after.value)}`
         const clubChanged = after.context.tenantId !== before.context.tenantId
         const allowed = clubChanged ||
           (event.type === 'ORDER_PLACED' && move === 'CONFIRMING_ORDER>MAIN_MENU') ||
-          ('at' in event && (move === 'VIEWING_CART>MAIN_MENU' /* cart:clear */ || move === 'MAIN_MENU>UNLINKED' /* menu:unlink */))
+          // an empty cart or unlink only on a "yes" to the question asked
+          ('at' in event && before.context.pending !== undefined && (move === 'VIEWING_CART>MAIN_MENU' || move === 'MAIN_MENU>UNLINKED'))
         expect(allowed, `${event.type} ${move}`).toBe(true)
       })
     }), { numRuns: 400 })

@@ -25,6 +25,29 @@ describe('conversation session codec', () => {
     expect(snapshot.context).toMatchObject({ tenantId: 'club-norte', cart: [line], cartId: 'cart_1', phone })
   })
 
+  it('a session stored before search, confirmations and language existed resumes as it was', () => {
+    const before = {
+      machineVersion: MACHINE_VERSION,
+      phone,
+      state: 'VIEWING_CART',
+      tenantId: 'club-norte',
+      cart: [line],
+      cartId: 'cart_1',
+      lastActivity: 3,
+      accounts: [{ tenantId: 'club-norte', tenantName: 'Club Norte', name: 'Ana', role: 'member', linkedAt: 1, expiresAt: 9e15 }],
+      linkFailures: 0,
+      options: ['cart:checkout', 'cart:browse', 'cart:clear'],
+      catalog: [{ id: 'p1', title: 'Aceite', variants: [{ id: 'v1', title: '30 ml', price: 100, stock: 5 }] }],
+      catalogOffset: 0,
+      catalogCount: 1,
+    }
+    const { snapshot, migrated } = restoreSession(JSON.stringify(before), phone, 10)
+    expect(migrated).toBe(false)
+    expect(snapshot.value).toBe('VIEWING_CART')
+    expect(snapshot.context).toMatchObject({ cart: [line], options: before.options })
+    expect(snapshot.context.pending).toBeUndefined()
+  })
+
   it('a state that no longer exists, or no club, resets to UNLINKED', () => {
     const removed = JSON.stringify({ machineVersion: MACHINE_VERSION, state: 'GONE', cart: [] })
     expect(restoreSession(removed, phone, 1).snapshot.value).toBe('UNLINKED')

@@ -17,6 +17,7 @@ const linkedAccountSchema = z.object({
   token: z.string(),
   linkedAt: z.number(),
   expiresAt: z.number(),
+  locale: z.enum(['es', 'en']).optional(),
 }) satisfies z.ZodType<LinkedAccount>
 
 const byTenant = (a: LinkedAccount, b: LinkedAccount): number => a.tenantId.localeCompare(b.tenantId)

@@ -16,6 +16,8 @@ export interface LinkedAccount {
   linkedAt: number
   /** Epoch ms after which the bot asks the member to log in again. */
   expiresAt: number
+  /** The language the member chose in the bot for this club; unset: the club's. */
+  locale?: 'es' | 'en'
 }
 
 export interface LinkedAccountStore {

@@ -1,16 +1,31 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { sendBodyFor, type OutboundMessage, type SendBody } from './messages.ts'
-import { ProviderClient, type ProviderOptions } from './provider.ts'
+import type { OutboundMessage, SendBody } from './messages.ts'
+import { ProviderClient, type Delivery, type ProviderOptions } from './provider.ts'
 
-// Where the bot's replies go: the provider's send API, or (without CHAT_API_BASE_URL) the log and the local
-// outbox that the terminal simulator reads. Both check the provider's limits first.
+// Where the sender delivers the bot's replies: the provider's send API, or (without CHAT_API_BASE_URL) the log
+// and the local outbox that the terminal simulator reads.
 
+/** What a turn says: collected into the outbox by the runtime, never sent inline. */
 export interface Messenger {
-  /** True when the message was delivered (or kept for the simulator). Never throws. */
   send (phone: string, message: OutboundMessage): Promise<boolean>
 }
 
+/** A reply waiting in a phone's outbox. The id (inbound message id and position) makes a re-send recognisable. */
 export interface OutboxEntry {
+  id: string
+  phone: string
+  /** The conversation's club when the reply was made: who may see it as a dead letter. */
+  tenantId: string | undefined
+  /** Epoch ms when the turn queued it: the send horizon counts from here. */
+  at: number
+  body: SendBody
+}
+
+export interface Transport {
+  deliver (entry: OutboxEntry, signal: AbortSignal): Promise<Delivery>
+}
+
+export interface DevOutboxEntry {
   seq: number
   at: number
   body: SendBody
@@ -22,7 +37,7 @@ const PHONES = 1_000
 /** The last replies per phone, in memory, for the simulator (one process; development only). */
 export class DevOutbox {
   private seq = 0
-  private readonly byPhone = new Map<string, OutboxEntry[]>()
+  private readonly byPhone = new Map<string, DevOutboxEntry[]>()
 
   push (body: SendBody): void {
     const entries = this.byPhone.get(body.to) ?? []
@@ -35,38 +50,24 @@ export class DevOutbox {
   }
 
   /** Entries of a phone after sequence number `after`. */
-  list (phone: string, after = 0): OutboxEntry[] {
+  list (phone: string, after = 0): DevOutboxEntry[] {
     return (this.byPhone.get(phone) ?? []).filter((e) => e.seq > after)
   }
 }
 
-function checked (phone: string, message: OutboundMessage, log: FastifyBaseLogger): SendBody | undefined {
-  try {
-    return sendBodyFor(phone, message)
-  } catch (err) {
-    log.error({ err: { message: (err as Error).message }, type: message.type }, 'chat reply breaks a provider limit: not sent')
-    return undefined
-  }
-}
-
-export class ProviderMessenger implements Messenger {
+export class ProviderTransport implements Transport {
   private readonly client: ProviderClient
-  constructor (private readonly options: ProviderOptions) { this.client = new ProviderClient(options) }
+  constructor (options: ProviderOptions) { this.client = new ProviderClient(options) }
 
-  async send (phone: string, message: OutboundMessage) {
-    const body = checked(phone, message, this.options.log)
-    return body ? (await this.client.send(body)).ok : false
-  }
+  async deliver (entry: OutboxEntry, signal: AbortSignal) { return await this.client.send(entry.body, entry.id, signal) }
 }
 
-export class LocalMessenger implements Messenger {
+export class LocalTransport implements Transport {
   constructor (private readonly outbox: DevOutbox, private readonly log: FastifyBaseLogger) {}
 
-  async send (phone: string, message: OutboundMessage) {
-    const body = checked(phone, message, this.log)
-    if (!body) return false
-    this.outbox.push(body)
-    this.log.info({ to: phone, type: body.type }, 'chat reply (no CHAT_API_BASE_URL: kept for the local simulator)')
-    return true
+  async deliver (entry: OutboxEntry): Promise<Delivery> {
+    this.outbox.push(entry.body)
+    this.log.debug({ type: entry.body.type }, 'chat reply kept for the local simulator (no CHAT_API_BASE_URL)')
+    return { kind: 'ok' }
   }
 }

@@ -1,10 +1,11 @@
 import { clubSelectScreen } from '../../../flows/screens/club-select.ts'
-import { cartTotal, optionsOf } from '../../../machines/conversation.logic.ts'
-import { PRODUCTS_PAGE, type CartItem, type Product, type Reply } from '../../../machines/conversation.types.ts'
+import { CHOICE } from '../../../machines/conversation.choices.ts'
+import { CART_PREVIEW_LINES, cartTotal, optionsOf } from '../../../machines/conversation.logic.ts'
+import { MAX_LIST_ROWS, PRODUCTS_PAGE, SEARCH_ROWS, type CartItem, type Product, type Reply } from '../../../machines/conversation.types.ts'
 import { clip, LIMITS, type OutboundMessage } from '../outbound/messages.ts'
 import { COPY, money, statusName, type Copy, type Locale } from './copy.ts'
 
-// Words a reply of the machine in the club's language, as provider messages within the provider's limits.
+// Words a reply of the machine in the member's language, as provider messages within the provider's limits.
 // The choices come from `optionsOf`, the same list the machine numbers, so "2" always means the second one.
 
 export interface Voice {
@@ -46,17 +47,54 @@ export function choices (body: string, options: Choice[], listButton: string): O
   }
 }
 
-function cartLines (items: readonly CartItem[], copy: Copy, fmt: (n: number) => string): string {
-  return [...items.map((l) => copy.cartLine(l.quantity, l.title, fmt(l.unitPrice * l.quantity))), copy.total(fmt(cartTotal(items)))].join('\n')
+type Money = (n: number) => string
+
+/** Row titles as shown: clipped to the provider's limit and, where two would read the same, numbered. */
+function distinctTitles (rows: Choice[]): Choice[] {
+  const clipped = rows.map((r) => clip(r.title, LIMITS.rowTitle))
+  return rows.map((row, i) => {
+    const title = clipped[i] ?? ''
+    if (clipped.indexOf(title) === clipped.lastIndexOf(title)) return { ...row, title }
+    const suffix = ` #${clipped.slice(0, i + 1).filter((t) => t === title).length}`
+    return { ...row, title: `${clip(row.title, LIMITS.rowTitle - suffix.length)}${suffix}` }
+  })
 }
 
-function productRow (product: Product, copy: Copy, fmt: (n: number) => string): Choice {
+const LINE_TITLE = 40
+
+function cartLine (l: CartItem, copy: Copy, fmt: Money): string {
+  return copy.cartLine(l.quantity, clip(l.title, LINE_TITLE), fmt(l.unitPrice * l.quantity))
+}
+
+/**
+ * A cart inside an interactive body: the header, as many lines as fit (at most CART_PREVIEW_LINES, then "and N
+ * more"), and always the total and the footer, which are what the member is deciding on.
+ */
+function cartBody (header: string, items: readonly CartItem[], footer: string[], copy: Copy, fmt: Money): string {
+  const tail = [copy.total(fmt(cartTotal(items))), ...footer]
+  for (let shown = Math.min(items.length, CART_PREVIEW_LINES); shown >= 0; shown--) {
+    const rest = items.length - shown
+    const lines = [header, ...items.slice(0, shown).map((l) => cartLine(l, copy, fmt)), ...(rest > 0 ? [copy.andMore(rest)] : []), ...tail]
+    const body = lines.join('\n')
+    if (body.length <= LIMITS.interactiveBody) return body
+  }
+  return clip(tail.join('\n'), LIMITS.interactiveBody)
+}
+
+function productRow (product: Product, copy: Copy, fmt: Money): Choice {
+  const [only] = product.variants
+  if (product.variants.length === 1 && only) {
+    const price = copy.priceStock(fmt(only.price), only.stock)
+    const named = only.title !== product.title && only.title !== '' ? `${only.title} · ${price}` : price
+    return { id: CHOICE.product(product.id), title: product.title, description: named }
+  }
   const prices = product.variants.map((v) => v.price)
-  const stock = product.variants.reduce((n, v) => n + v.stock, 0)
-  const description = product.variants.length > 1 && prices.length > 0
-    ? copy.fromPrice(fmt(Math.min(...prices)))
-    : copy.priceStock(fmt(prices[0] ?? 0), stock)
-  return { id: `product:${product.id}`, title: product.title, description }
+  const description = prices.length > 0 ? copy.variantCount(prices.length, fmt(Math.min(...prices))) : undefined
+  return { id: CHOICE.product(product.id), title: product.title, ...(description ? { description } : {}) }
+}
+
+function list (body: string, rows: Choice[], button: string): OutboundMessage {
+  return choices(body, distinctTitles(rows), button)
 }
 
 export function compose (reply: Reply, voice: Voice): OutboundMessage[] {
@@ -64,25 +102,33 @@ export function compose (reply: Reply, voice: Voice): OutboundMessage[] {
   const fmt = (n: number) => money(n, voice.currency, voice.locale)
   switch (reply.id) {
     case 'welcome':
-      return [choices(copy.welcome, [{ id: 'link:login', title: copy.loginButton }, { id: 'link:code', title: copy.codeButton }], copy.loginButton)]
+      return [choices(copy.welcome, [{ id: CHOICE.login, title: copy.loginButton }, { id: CHOICE.code, title: copy.codeButton }], copy.loginButton)]
     case 'sessionExpired':
-      return [choices(copy.sessionExpired, [{ id: 'link:login', title: copy.loginButton }], copy.loginButton)]
+      return [choices(copy.sessionExpired, [{ id: CHOICE.login, title: copy.loginButton }], copy.loginButton)]
     case 'askCode': return [text(copy.askCode)]
     case 'linkFailed': return [text(copy.linkFailed(reply.reason, reply.attemptsLeft))]
     case 'greeting': return [text(copy.greeting(reply.name))]
+    case 'hello': return [text(copy.hello(reply.name))]
     case 'clubs':
-      return [choices(copy.chooseClub, reply.clubs.map((c) => ({ id: `tenant:${c.id}`, title: c.name })), copy.clubsButton)]
+      return [list(copy.chooseClub, reply.clubs.map((c) => ({ id: CHOICE.tenant(c.id), title: c.name })), copy.clubsButton)]
     case 'menu':
-      return [choices(copy.menu(reply.clubName), reply.items.map((item) => ({ id: `menu:${item}`, title: copy.menuItems[item] })), copy.menuButton)]
+      return [choices(copy.menu(reply.clubName), reply.items.map((item) => ({ id: CHOICE.menu(item), title: copy.menuItems[item] })), copy.menuButton)]
     case 'products': {
       const rows = reply.products.slice(0, PRODUCTS_PAGE).map((p) => productRow(p, copy, fmt))
-      if (optionsOf(reply)?.includes('products:more')) rows.push({ id: 'products:more', title: copy.more, description: copy.moreDescription })
+      const options = optionsOf(reply) ?? []
+      if (options.includes(CHOICE.more)) rows.push({ id: CHOICE.more, title: copy.more, description: copy.moreDescription })
+      if (options.includes(CHOICE.first)) rows.push({ id: CHOICE.first, title: copy.first, description: copy.firstDescription })
       const from = reply.count === 0 ? 0 : reply.offset + 1
-      return [choices(copy.products(from, reply.offset + Math.min(reply.products.length, PRODUCTS_PAGE), reply.count), rows, copy.productsButton)]
+      return [list(copy.products(from, reply.offset + Math.min(reply.products.length, PRODUCTS_PAGE), reply.count), rows, copy.productsButton)]
     }
+    case 'matches': {
+      const rows = reply.products.slice(0, SEARCH_ROWS).map((p) => productRow(p, copy, fmt))
+      return [list(copy.matches(reply.query, reply.products.length), rows, copy.productsButton)]
+    }
+    case 'noMatch': return [text(copy.noMatch(clip(reply.query, 60)))]
     case 'variants': {
-      const rows = reply.product.variants.map((v) => ({ id: `variant:${v.id}`, title: v.title, description: copy.priceStock(fmt(v.price), v.stock) }))
-      return [choices(copy.variants(reply.product.title), rows, copy.variantsButton)]
+      const rows = reply.product.variants.slice(0, MAX_LIST_ROWS).map((v) => ({ id: CHOICE.variant(v.id), title: v.title, description: copy.priceStock(fmt(v.price), v.stock) }))
+      return [list(copy.variants(reply.product.title), rows, copy.variantsButton)]
     }
     case 'noProducts': return [text(copy.noProducts)]
     case 'productsFailed': return [text(copy.productsFailed)]
@@ -93,29 +139,43 @@ export function compose (reply: Reply, voice: Voice): OutboundMessage[] {
     case 'addFailed': return [text(copy.addFailed(reply.reason))]
     case 'cart': {
       const b = copy.cartButtons
-      return [choices(`${copy.cart}\n${cartLines(reply.items, copy, fmt)}`, [
-        { id: 'cart:checkout', title: b.checkout },
-        { id: 'cart:browse', title: b.browse },
-        { id: 'cart:clear', title: b.clear },
-      ], copy.menuButton)]
+      const titles: Record<string, string> = { [CHOICE.checkout]: b.checkout, [CHOICE.edit]: b.edit, [CHOICE.browse]: b.browse, [CHOICE.all]: b.all }
+      const options = (optionsOf(reply) ?? []).map((id) => ({ id, title: titles[id] ?? id }))
+      return [choices(cartBody(copy.cart, reply.items, [], copy, fmt), options, copy.menuButton)]
+    }
+    case 'cartAll':
+      return [text([copy.cart, ...reply.items.map((l) => cartLine(l, copy, fmt)), copy.total(fmt(cartTotal(reply.items)))].join('\n'))]
+    case 'editCart': {
+      const rows = reply.items.slice(0, MAX_LIST_ROWS - 1).map((l) => ({ id: CHOICE.line(l.variantId), title: l.title, description: copy.lineRow(l.quantity, fmt(l.unitPrice * l.quantity)) }))
+      return [list(copy.editCart, [...rows, { id: CHOICE.clear, title: copy.clearRow, description: copy.clearDescription }], copy.cartButtons.edit)]
+    }
+    case 'askLineQuantity':
+      // numbers typed here are the new quantity (optionsOf offers none), the button removes the line
+      return [choices(copy.askLineQuantity(reply.title, reply.quantity, reply.max), [{ id: CHOICE.removeLine, title: copy.removeButton }], copy.removeButton)]
+    case 'lineSet': return [text(copy.lineSet(reply.title, reply.quantity))]
+    case 'lineFailed': return [text(copy.lineFailed(reply.reason))]
+    case 'confirm': {
+      const body = reply.what === 'clearCart' ? copy.confirmClear : copy.confirmUnlink(reply.clubName)
+      return [choices(body, [{ id: CHOICE.yes, title: copy.yesNo[reply.what] }, { id: CHOICE.no, title: copy.yesNo.no }], copy.menuButton)]
     }
     case 'cartEmpty': return [text(copy.cartEmpty)]
     case 'cartCleared': return [text(copy.cartCleared)]
     case 'summary': {
       const b = copy.confirmButtons
-      const pickup = voice.pickup ? `\n${copy.pickupAt(voice.pickup.address, voice.pickup.hours)}` : ''
-      return [choices(`${copy.summary}\n${cartLines(reply.items, copy, fmt)}\n${copy.pickupCash}${pickup}`, [
-        { id: 'order:confirm', title: b.confirm },
-        { id: 'order:cancel', title: b.cancel },
-      ], copy.menuButton)]
+      const titles: Record<string, string> = { [CHOICE.confirmOrder]: b.confirm, [CHOICE.cancelOrder]: b.cancel, [CHOICE.all]: copy.cartButtons.all }
+      const options = (optionsOf(reply) ?? []).map((id) => ({ id, title: titles[id] ?? id }))
+      return [choices(cartBody(copy.summary, reply.items, [copy.pickupCash, ...(voice.pickup ? [copy.pickupAt(voice.pickup.address, voice.pickup.hours)] : [])], copy, fmt), options, copy.menuButton)]
     }
+    case 'repeated': return [text(copy.repeated(reply.missing))]
+    case 'repeatFailed': return [text(copy.repeatFailed(reply.reason))]
+    case 'language': return [text(COPY[reply.locale].language)]
     case 'orderPlaced': return [text(copy.orderPlaced(reply.displayId, fmt(reply.total)))]
     case 'orderFailed': return [text(copy.orderFailed(reply.reason))]
     case 'timeout': return [text(copy.timeout)]
     case 'unlinked': return [text(copy.unlinked(reply.clubName))]
     case 'unsupported': return [text(copy.unsupported)]
     case 'hint': return [text(copy.hint)]
-    case 'help': return [text(copy.help)]
+    case 'help': return [text(copy.help[reply.state])]
   }
 }
 
@@ -135,7 +195,7 @@ export function loginForm (phone: string, flowId: string, clubs: Array<{ id: str
           flow_id: flowId,
           flow_cta: clip(copy.loginCta, LIMITS.buttonTitle),
           flow_action: 'navigate',
-          flow_action_payload: { screen: 'CLUB_SELECT', data: clubSelectScreen(clubs).data },
+          flow_action_payload: { screen: 'CLUB_SELECT', data: clubSelectScreen(clubs, undefined, voice.locale).data },
         },
       },
     },

@@ -1,8 +1,8 @@
-import type { CommerceFailure, LinkFailure, MenuItem } from '../../../machines/conversation.types.ts'
+import type { CommerceFailure, ConversationState, LinkFailure, Locale, MenuItem } from '../../../machines/conversation.types.ts'
 
-// The bot's words, in Spanish (the default) and English, per the club's locale.
+// The bot's words, in Spanish (the default) and English: the member's choice, else the club's locale.
 
-export type Locale = 'es' | 'en'
+export type { Locale }
 
 export interface Copy {
   welcome: string
@@ -13,6 +13,7 @@ export interface Copy {
   askCode: string
   linkFailed: (reason: LinkFailure, attemptsLeft: number | undefined) => string
   greeting: (name: string) => string
+  hello: (name: string) => string
   chooseClub: string
   clubsButton: string
   menu: (club: string) => string
@@ -22,21 +23,41 @@ export interface Copy {
   productsButton: string
   more: string
   moreDescription: string
+  first: string
+  firstDescription: string
+  matches: (query: string, count: number) => string
+  noMatch: (query: string) => string
+  variantCount: (count: number, from: string) => string
   noProducts: string
   productsFailed: string
   variants: (product: string) => string
   variantsButton: string
-  priceStock: (price: string, stock: number) => string
+  priceStock: (price: string, stock: number | null) => string
   fromPrice: (price: string) => string
   outOfStock: (title: string) => string
-  askQuantity: (title: string, price: string, stock: number, max: number) => string
+  askQuantity: (title: string, price: string, stock: number | null, max: number) => string
   badQuantity: (max: number) => string
   added: (quantity: number, title: string) => string
   addFailed: (reason: CommerceFailure) => string
   cart: string
   cartLine: (quantity: number, title: string, total: string) => string
   total: (total: string) => string
-  cartButtons: { checkout: string, browse: string, clear: string }
+  andMore: (count: number) => string
+  cartButtons: { checkout: string, browse: string, edit: string, all: string }
+  editCart: string
+  clearRow: string
+  clearDescription: string
+  lineRow: (quantity: number, total: string) => string
+  askLineQuantity: (title: string, quantity: number, max: number) => string
+  removeButton: string
+  lineSet: (title: string, quantity: number) => string
+  lineFailed: (reason: CommerceFailure) => string
+  confirmClear: string
+  confirmUnlink: (club: string) => string
+  yesNo: { clearCart: string, unlink: string, no: string }
+  repeated: (missing: string[]) => string
+  repeatFailed: (reason: 'none' | CommerceFailure) => string
+  language: string
   cartEmpty: string
   cartCleared: string
   summary: string
@@ -51,7 +72,7 @@ export interface Copy {
   unlinked: (club: string) => string
   unsupported: string
   hint: string
-  help: string
+  help: Record<ConversationState, string>
   reportFailed: string
   /** `club`: the club's orders, as staff see them, rather than the member's own. */
   orders: (lines: string[], club: boolean) => string
@@ -82,6 +103,7 @@ const es: Copy = {
     return left > 0 ? `${why} Te quedan ${left} intento(s).` : `${why} Empecemos de nuevo.`
   },
   greeting: (name) => `¡Hola, ${name}! Tu cuenta quedó vinculada.`,
+  hello: (name) => `¡Hola${name ? `, ${name}` : ''}!`,
   chooseClub: '¿Con qué club querés seguir?',
   clubsButton: 'Elegir club',
   menu: (club) => `${club}: ¿qué querés hacer?`,
@@ -89,31 +111,55 @@ const es: Copy = {
   menuItems: {
     browse: 'Ver productos',
     cart: 'Mi carrito',
+    repeat: 'Repetir último pedido',
     orders: 'Mis pedidos',
     notifications: 'Notificaciones',
     crops: 'Cultivos',
     'switch-club': 'Cambiar de club',
+    language: 'English',
     unlink: 'Desvincular',
   },
   products: (from, to, count) => `Productos ${from}-${to} de ${count}. Elegí uno:`,
   productsButton: 'Ver productos',
   more: 'Ver más',
   moreDescription: 'Siguiente página',
+  first: 'Volver al inicio',
+  firstDescription: 'Primera página',
+  matches: (query, count) => `Encontré ${count} productos para "${query}". Elegí uno:`,
+  noMatch: (query) => `No encontré productos para "${query}". Probá con otras palabras, o elegí una opción.`,
+  variantCount: (count, from) => `${count} variantes, desde ${from}`,
   noProducts: 'Este club no tiene productos disponibles por ahora.',
   productsFailed: 'No pudimos cargar los productos. Probá de nuevo en un momento.',
   variants: (product) => `${product}: elegí una variante.`,
   variantsButton: 'Ver variantes',
-  priceStock: (price, stock) => `${price} · stock ${stock}`,
+  priceStock: (price, stock) => stock === null ? price : `${price} · stock ${stock}`,
   fromPrice: (price) => `desde ${price}`,
   outOfStock: (title) => `${title} no tiene stock disponible.`,
-  askQuantity: (title, price, stock, max) => `${title}: ${price} c/u, stock ${stock}. ¿Cuántas unidades querés? Respondé un número del 1 al ${max}.`,
-  badQuantity: (max) => `Necesito un número entero del 1 al ${max}. Escribí "menu" para volver.`,
+  askQuantity: (title, price, stock, max) => `${title}: ${price} c/u${stock === null ? '' : `, stock ${stock}`}. ¿Cuántas unidades querés? Respondé un número del 1 al ${max}.`,
+  badQuantity: (max) => `Necesito un número del 1 al ${max} (por ejemplo 2 o "dos"). Escribí "menu" para volver.`,
   added: (quantity, title) => `Agregado: ${quantity} × ${title}.`,
   addFailed: (reason) => reason === 'stock' ? 'No hay stock suficiente para esa cantidad.' : 'No pudimos agregarlo al carrito ahora. Probá de nuevo en un momento.',
   cart: 'Tu carrito:',
   cartLine: (quantity, title, total) => `${quantity} × ${title}: ${total}`,
   total: (total) => `Total: ${total}`,
-  cartButtons: { checkout: 'Confirmar pedido', browse: 'Seguir comprando', clear: 'Vaciar carrito' },
+  andMore: (count) => `… y ${count} más`,
+  cartButtons: { checkout: 'Confirmar pedido', browse: 'Seguir comprando', edit: 'Editar carrito', all: 'Ver todo' },
+  editCart: 'Elegí el producto a cambiar o quitar:',
+  clearRow: 'Vaciar carrito',
+  clearDescription: 'Quitar todos los productos',
+  lineRow: (quantity, total) => `${quantity} u. · ${total}`,
+  askLineQuantity: (title, quantity, max) => `${title}: tenés ${quantity}. Escribí la nueva cantidad (0 a ${max}; 0 lo quita).`,
+  removeButton: 'Quitar',
+  lineSet: (title, quantity) => quantity === 0 ? `Quitamos ${title} del carrito.` : `Listo: ${quantity} × ${title}.`,
+  lineFailed: (reason) => reason === 'stock' ? 'No hay stock suficiente para esa cantidad.' : 'No pudimos cambiar el carrito ahora. Probá de nuevo en un momento.',
+  confirmClear: '¿Vaciar el carrito? Se quitan todos los productos.',
+  confirmUnlink: (club) => `¿Desvincular este teléfono de ${club}? Vas a tener que volver a vincularlo para pedir.`,
+  yesNo: { clearCart: 'Sí, vaciar', unlink: 'Sí, desvincular', no: 'No' },
+  repeated: (missing) => `Pusimos tu último pedido en el carrito.${missing.length ? ` Sin stock o no disponibles ahora: ${missing.join(', ')}.` : ''}`,
+  repeatFailed: (reason) => reason === 'none'
+    ? 'Todavía no tenés pedidos para repetir.'
+    : reason === 'stock' ? 'Los productos de tu último pedido no están disponibles ahora.' : 'No pudimos traer tu último pedido. Probá de nuevo en un momento.',
+  language: 'Listo, te escribo en español.',
   cartEmpty: 'Tu carrito está vacío.',
   cartCleared: 'Vaciamos tu carrito.',
   summary: 'Revisá tu pedido:',
@@ -129,7 +175,16 @@ const es: Copy = {
   unlinked: (club) => `Listo, desvinculamos este teléfono de ${club}.`,
   unsupported: 'Por ahora sólo entiendo texto y los botones del menú.',
   hint: 'No entendí eso.',
-  help: 'Podés tocar los botones o responder con el número de la opción. Escribí "menu" para volver al menú o "cancelar" para salir de lo que estés haciendo.',
+  help: {
+    UNLINKED: 'Para empezar, vinculá tu cuenta del club: tocá "Iniciar sesión" para entrar con tu email y contraseña, o "Tengo un código" si ya tenés el código de la web del club.',
+    AWAITING_LINK_CODE: 'Pegá el código que ves en la web del club después de iniciar sesión (se ve como LINK-1234abcd-…). Escribí "cancelar" para volver.',
+    AWAITING_TENANT_SELECTION: 'Elegí un club de la lista, respondé su número o escribí su nombre. "menu" vuelve al menú del club actual.',
+    MAIN_MENU: 'Elegí una opción o respondé su número. También podés escribir lo que buscás ("gelato", "quiero 2 amnesia"), "carrito", "repetir" para repetir tu último pedido, o "English".',
+    BROWSING_PRODUCTS: 'Elegí un producto o respondé su número, o escribí lo que buscás ("2 gelato 5g"). "menu" vuelve al menú.',
+    AWAITING_QUANTITY: 'Respondé cuántas unidades querés, con número o letras ("2" o "dos"). "cancelar" vuelve al menú.',
+    VIEWING_CART: 'Confirmá el pedido, editá el carrito para cambiar cantidades o quitar productos, o seguí comprando. "menu" vuelve al menú; tu carrito queda guardado.',
+    CONFIRMING_ORDER: 'Tocá "Confirmar" (o escribí "sí") para hacer el pedido, o "Volver" para cambiar el carrito. Se retira en el club y se paga en efectivo.',
+  },
   reportFailed: 'No pudimos traer esa información ahora. Probá de nuevo en un momento.',
   orders: (lines, club) => lines.length === 0
     ? (club ? 'El club todavía no tiene pedidos.' : 'Todavía no tenés pedidos.')
@@ -169,6 +224,7 @@ const en: Copy = {
     return left > 0 ? `${why} ${left} attempt(s) left.` : `${why} Let's start over.`
   },
   greeting: (name) => `Hi ${name}! Your account is linked.`,
+  hello: (name) => `Hi${name ? ` ${name}` : ''}!`,
   chooseClub: 'Which club do you want to continue with?',
   clubsButton: 'Choose club',
   menu: (club) => `${club}: what would you like to do?`,
@@ -176,31 +232,55 @@ const en: Copy = {
   menuItems: {
     browse: 'Browse products',
     cart: 'My cart',
+    repeat: 'Repeat last order',
     orders: 'My orders',
     notifications: 'Notifications',
     crops: 'Crops',
     'switch-club': 'Switch club',
+    language: 'Español',
     unlink: 'Unlink',
   },
   products: (from, to, count) => `Products ${from}-${to} of ${count}. Pick one:`,
   productsButton: 'Products',
   more: 'More',
   moreDescription: 'Next page',
+  first: 'Back to start',
+  firstDescription: 'First page',
+  matches: (query, count) => `I found ${count} products for "${query}". Pick one:`,
+  noMatch: (query) => `I found no products for "${query}". Try other words, or pick an option.`,
+  variantCount: (count, from) => `${count} variants, from ${from}`,
   noProducts: 'This club has no products available right now.',
   productsFailed: 'We could not load the products. Please try again in a moment.',
   variants: (product) => `${product}: pick a variant.`,
   variantsButton: 'Variants',
-  priceStock: (price, stock) => `${price} · ${stock} in stock`,
+  priceStock: (price, stock) => stock === null ? price : `${price} · ${stock} in stock`,
   fromPrice: (price) => `from ${price}`,
   outOfStock: (title) => `${title} is out of stock.`,
-  askQuantity: (title, price, stock, max) => `${title}: ${price} each, ${stock} in stock. How many would you like? Reply with a number from 1 to ${max}.`,
-  badQuantity: (max) => `I need a whole number from 1 to ${max}. Type "menu" to go back.`,
+  askQuantity: (title, price, stock, max) => `${title}: ${price} each${stock === null ? '' : `, ${stock} in stock`}. How many would you like? Reply with a number from 1 to ${max}.`,
+  badQuantity: (max) => `I need a number from 1 to ${max} (for example 2 or "two"). Type "menu" to go back.`,
   added: (quantity, title) => `Added: ${quantity} × ${title}.`,
   addFailed: (reason) => reason === 'stock' ? 'There is not enough stock for that quantity.' : 'We could not add it to your cart right now. Please try again in a moment.',
   cart: 'Your cart:',
   cartLine: (quantity, title, total) => `${quantity} × ${title}: ${total}`,
   total: (total) => `Total: ${total}`,
-  cartButtons: { checkout: 'Check out', browse: 'Keep shopping', clear: 'Empty cart' },
+  andMore: (count) => `… and ${count} more`,
+  cartButtons: { checkout: 'Check out', browse: 'Keep shopping', edit: 'Edit cart', all: 'See all' },
+  editCart: 'Pick the product to change or remove:',
+  clearRow: 'Empty cart',
+  clearDescription: 'Remove every product',
+  lineRow: (quantity, total) => `${quantity} pcs · ${total}`,
+  askLineQuantity: (title, quantity, max) => `${title}: you have ${quantity}. Type the new quantity (0 to ${max}; 0 removes it).`,
+  removeButton: 'Remove',
+  lineSet: (title, quantity) => quantity === 0 ? `Removed ${title} from your cart.` : `Done: ${quantity} × ${title}.`,
+  lineFailed: (reason) => reason === 'stock' ? 'There is not enough stock for that quantity.' : 'We could not change your cart right now. Please try again in a moment.',
+  confirmClear: 'Empty your cart? Every product will be removed.',
+  confirmUnlink: (club) => `Unlink this phone from ${club}? You will need to link it again to order.`,
+  yesNo: { clearCart: 'Yes, empty it', unlink: 'Yes, unlink', no: 'No' },
+  repeated: (missing) => `Your last order is in your cart.${missing.length ? ` Out of stock or unavailable now: ${missing.join(', ')}.` : ''}`,
+  repeatFailed: (reason) => reason === 'none'
+    ? 'You have no orders to repeat yet.'
+    : reason === 'stock' ? 'The products of your last order are not available right now.' : 'We could not fetch your last order. Please try again in a moment.',
+  language: 'Done, I will write in English.',
   cartEmpty: 'Your cart is empty.',
   cartCleared: 'Your cart is now empty.',
   summary: 'Please review your order:',
@@ -216,7 +296,16 @@ const en: Copy = {
   unlinked: (club) => `Done: this phone is no longer linked to ${club}.`,
   unsupported: 'For now I only understand text and the menu buttons.',
   hint: 'I did not get that.',
-  help: 'Tap the buttons or reply with the option\'s number. Type "menu" to go back to the menu or "cancel" to leave what you are doing.',
+  help: {
+    UNLINKED: 'To start, link your club account: tap "Log in" to sign in with your email and password, or "I have a code" if you already have the code from the club\'s website.',
+    AWAITING_LINK_CODE: 'Paste the code you see on the club\'s website after logging in (it looks like LINK-1234abcd-…). Type "cancel" to go back.',
+    AWAITING_TENANT_SELECTION: 'Pick a club from the list, reply with its number or type its name. "menu" goes back to the current club\'s menu.',
+    MAIN_MENU: 'Pick an option or reply with its number. You can also type what you are looking for ("gelato", "2 amnesia"), "cart", "repeat" to repeat your last order, or "Español".',
+    BROWSING_PRODUCTS: 'Pick a product or reply with its number, or type what you are looking for ("2 gelato 5g"). "menu" goes back to the menu.',
+    AWAITING_QUANTITY: 'Reply how many you want, as a number or a word ("2" or "two"). "cancel" goes back to the menu.',
+    VIEWING_CART: 'Check out, edit your cart to change quantities or remove products, or keep shopping. "menu" goes back to the menu; your cart is kept.',
+    CONFIRMING_ORDER: 'Tap "Confirm" (or type "yes") to place the order, or "Back" to change your cart. Pickup at the club, cash payment.',
+  },
   reportFailed: 'We could not fetch that right now. Please try again in a moment.',
   orders: (lines, club) => lines.length === 0
     ? (club ? 'The club has no orders yet.' : 'You have no orders yet.')

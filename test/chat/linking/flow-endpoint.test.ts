@@ -132,7 +132,7 @@ describe.each(['redis', 'memory'] as const)('login form data endpoint (%s)', (st
       for (const action of ['INIT', 'BACK']) {
         const res = await post(exchange(phone, 'LOGIN', {}, { action }))
         expect(res.statusCode).toBe(200)
-        expect(res.json()).toEqual({
+        expect(res.json()).toMatchObject({
           version: '3.0',
           screen: 'CLUB_SELECT',
           data: { clubs: [{ id: 'club-norte', title: 'Club Norte' }, { id: 'club-sur', title: 'Club Sur' }], error_message: ' ', has_error: false },
@@ -142,7 +142,7 @@ describe.each(['redis', 'memory'] as const)('login form data endpoint (%s)', (st
 
     it('CLUB_SELECT goes on to LOGIN with the club name; an unknown club shows the list again', async () => {
       const phone = await invitedPhone()
-      expect((await post(exchange(phone, 'CLUB_SELECT', { club_id: 'club-sur' }))).json()).toEqual({
+      expect((await post(exchange(phone, 'CLUB_SELECT', { club_id: 'club-sur' }))).json()).toMatchObject({
         version: '3.0', screen: 'LOGIN', data: { club_id: 'club-sur', club_name: 'Club Sur', error_message: ' ', has_error: false },
       })
       const unknown = (await post(exchange(phone, 'CLUB_SELECT', { club_id: 'club-x' }))).json()
@@ -153,7 +153,7 @@ describe.each(['redis', 'memory'] as const)('login form data endpoint (%s)', (st
     it('COMPLETE is SUCCESS without further work', async () => {
       const phone = await invitedPhone()
       const res = await post(exchange(phone, 'SUCCESS', { member_name: 'Ana', club_name: 'Club Norte' }, { action: 'COMPLETE' }))
-      expect(res.json()).toEqual({ version: '3.0', screen: 'SUCCESS', data: { member_name: 'Ana', club_name: 'Club Norte' } })
+      expect(res.json()).toMatchObject({ version: '3.0', screen: 'SUCCESS', data: { member_name: 'Ana', club_name: 'Club Norte' } })
       expect(await t.app.linkedAccounts.list(phone)).toEqual([])
     })
 
@@ -162,7 +162,7 @@ describe.each(['redis', 'memory'] as const)('login form data endpoint (%s)', (st
       const before = Date.now()
       const res = await login(phone, 'ana@example.com', 'demo-password')
       expect(res.statusCode).toBe(200)
-      expect(res.json()).toEqual({ version: '3.0', screen: 'SUCCESS', data: { member_name: 'Ana Pereyra', club_name: 'Club Norte' } })
+      expect(res.json()).toMatchObject({ version: '3.0', screen: 'SUCCESS', data: { member_name: 'Ana Pereyra', club_name: 'Club Norte' } })
       expect(res.body).not.toContain('eyJ')
       const [account, ...others] = await t.app.linkedAccounts.list(phone)
       expect(others).toEqual([])
@@ -181,7 +181,7 @@ describe.each(['redis', 'memory'] as const)('login form data endpoint (%s)', (st
     it('LOGIN with a wrong password stays on LOGIN with the Spanish message, and links nothing', async () => {
       const phone = await invitedPhone()
       const res = await login(phone, 'ana@example.com', 'wrong-password')
-      expect(res.json()).toEqual({ version: '3.0', screen: 'LOGIN', data: { club_id: 'club-norte', club_name: 'Club Norte', error_message: 'Email o contraseña incorrectos', has_error: true } })
+      expect(res.json()).toMatchObject({ version: '3.0', screen: 'LOGIN', data: { club_id: 'club-norte', club_name: 'Club Norte', error_message: 'Email o contraseña incorrectos', has_error: true } })
       expect(await t.app.linkedAccounts.list(phone)).toEqual([])
       expect(linked).not.toContain(phone)
     })

@@ -1,0 +1,178 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { maskPhone } from './shards.ts'
+import type { ChatStore, Lane, Next, Taken } from './store.ts'
+
+// Runs one lane of per-phone work (turns, or sends) with a bounded number in flight: phones are offered when
+// work arrives for them (the webhook, a commit, another instance's wake-up), retried at a given time (a lease
+// or backoff ending), and found by a slow sweep over the shards (a dead instance's leases running out; one
+// Sweeper for both lanes). One phone is never in hand twice here; across instances the store's lease keeps it
+// to one, renewed while the phone is in hand and handed back at shutdown.
+
+const TICK_MS = 250
+const UNREACHABLE_RETRY_MS = 1_000
+
+export interface LaneRunnerOptions<W> {
+  lane: Lane
+  store: Pick<ChatStore, 'renew' | 'release'>
+  owner: string
+  leaseMs: number
+  concurrency: number
+  /** Leases the phone and answers its first piece of work. */
+  take: (phone: string) => Promise<Taken<W>>
+  /** Does one piece of work; the next one while the lease is kept, or undefined when the phone is let go. */
+  step: (work: W, stopping: AbortSignal) => Promise<Next<W> | undefined>
+  /** Shutdown gave the phone back: another instance may take it now. */
+  handedBack: (phone: string) => void
+  log: FastifyBaseLogger
+}
+
+export class LaneRunner<W> {
+  private readonly queue = new Set<string>()
+  private readonly active = new Set<string>()
+  /** Phones offered while in hand: looked at again once their work returns (it may have just ended). */
+  private readonly again = new Set<string>()
+  private readonly timers = new Map<string, NodeJS.Timeout>()
+  private readonly inFlight = new Set<Promise<void>>()
+  private readonly stopping = new AbortController()
+  private running = false
+
+  constructor (private readonly opts: LaneRunnerOptions<W>) {}
+
+  start (): void {
+    if (this.running) return
+    this.running = true
+  }
+
+  /** Stops taking work, signals the work in hand to hand back, and waits for it at most `graceMs`. */
+  async stop (graceMs: number): Promise<void> {
+    this.running = false
+    for (const timer of this.timers.values()) clearTimeout(timer)
+    this.timers.clear()
+    this.stopping.abort()
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise((resolve) => { timer = setTimeout(resolve, graceMs) }),
+    ])
+    clearTimeout(timer)
+  }
+
+  /** How many more phones this runner would take now. */
+  get free (): number { return this.running ? Math.max(0, this.opts.concurrency - this.active.size - this.queue.size) : 0 }
+
+  /** True when offering more would only queue it here (or, stopped, drop it): better let another instance take it. */
+  get saturated (): boolean { return !this.running || this.active.size + this.queue.size >= this.opts.concurrency }
+
+  offer (phones: Iterable<string>): void {
+    if (!this.running) return
+    for (const phone of phones) {
+      if (this.active.has(phone)) this.again.add(phone)
+      else this.queue.add(phone)
+    }
+    this.pump()
+  }
+
+  /** Offers the phone again in `inMs` (a lease or a backoff ends then). */
+  later (phone: string, inMs: number): void {
+    if (!this.running || this.timers.has(phone)) return
+    this.timers.set(phone, setTimeout(() => {
+      this.timers.delete(phone)
+      this.offer([phone])
+    }, Math.max(0, inMs) + 5))
+  }
+
+  /** Gives the lease back at once and says so (shutdown). */
+  async handBack (phone: string): Promise<void> {
+    await this.opts.store.release(this.opts.lane, phone, this.opts.owner, 0, false)
+    this.opts.handedBack(phone)
+  }
+
+  /** Takes the phone and works it while it has work and the lease holds. */
+  private async drain (phone: string, stopping: AbortSignal): Promise<void> {
+    const { lane, owner, leaseMs, store, log } = this.opts
+    let taken: Taken<W>
+    try {
+      taken = await this.opts.take(phone)
+    } catch (err) {
+      log.warn({ err: { message: (err as Error).message }, lane, phone: maskPhone(phone) }, 'chat lane cannot reach the store')
+      this.later(phone, UNREACHABLE_RETRY_MS)
+      return
+    }
+    if (taken.kind === 'busy') this.later(phone, taken.inMs)
+    if (taken.kind !== 'ok') return
+    const renewal = setInterval(() => { store.renew(lane, phone, owner, leaseMs).catch(() => {}) }, leaseMs / 3)
+    try {
+      let work: W | undefined = taken.work
+      while (work !== undefined) {
+        // shutdown: hand the phone back rather than start more work
+        if (stopping.aborted) return await this.handBack(phone)
+        const next: Next<W> | undefined = await this.opts.step(work, stopping)
+        work = next?.kind === 'more' ? next.work : undefined
+      }
+    } catch (err) {
+      // the store failed mid-work: the head is still there, the lease runs out
+      log.warn({ err: { message: (err as Error).message }, lane, phone: maskPhone(phone) }, 'chat lane lost the store mid-work')
+      this.later(phone, leaseMs)
+    } finally {
+      clearInterval(renewal)
+    }
+  }
+
+  private pump (): void {
+    while (this.running && this.active.size < this.opts.concurrency && this.queue.size > 0) {
+      const phone = this.queue.values().next().value as string
+      this.queue.delete(phone)
+      this.active.add(phone)
+      const job: Promise<void> = this.drain(phone, this.stopping.signal)
+        .catch((err: unknown) => { this.opts.log.error({ err: { message: (err as Error).message }, lane: this.opts.lane }, 'chat lane work failed') })
+        .finally(() => {
+          this.active.delete(phone)
+          this.inFlight.delete(job)
+          if (this.again.delete(phone)) this.queue.add(phone)
+          this.pump()
+        })
+      this.inFlight.add(job)
+    }
+  }
+}
+
+export interface SweeperOptions {
+  store: Pick<ChatStore, 'due'>
+  shards: number
+  /** How long a sweep takes to visit every shard once. */
+  sweepMs: number
+  runners: Record<Lane, Pick<LaneRunner<unknown>, 'free' | 'offer'>>
+  log: FastifyBaseLogger
+}
+
+/** Each tick looks at the next few shards (both lanes in one command), so that every shard is visited once per `sweepMs`. */
+export class Sweeper {
+  private timer: NodeJS.Timeout | undefined
+  private sweeping = false
+  private nextShard = 0
+
+  constructor (private readonly opts: SweeperOptions) {}
+
+  start (): void { this.timer ??= setInterval(() => { this.sweep().catch(() => {}) }, TICK_MS) }
+  stop (): void { clearInterval(this.timer) }
+
+  private async sweep (): Promise<void> {
+    const { runners, shards } = this.opts
+    const limit = { turn: runners.turn.free, send: runners.send.free }
+    if (this.sweeping || limit.turn + limit.send === 0) return
+    this.sweeping = true
+    try {
+      const count = Math.min(shards, Math.ceil(shards * TICK_MS / this.opts.sweepMs))
+      const slice = Array.from({ length: count }, (_, i) => (this.nextShard + i) % shards)
+      this.nextShard = (this.nextShard + count) % shards
+      for (const found of await Promise.all(slice.map(async (s) => await this.opts.store.due(s, limit)))) {
+        runners.turn.offer(found.turn)
+        runners.send.offer(found.send)
+      }
+    } catch (err) {
+      this.opts.log.warn({ err: { message: (err as Error).message } }, 'chat sweep cannot reach the store')
+    } finally {
+      this.sweeping = false
+    }
+  }
+}

@@ -1,0 +1,319 @@
+import { shardOf } from './shards.ts'
+
+// The chat pipeline's state per phone: the mailbox of accepted messages, the session, the outbox of replies,
+// and two leases (one for turns, one for sends), with the dead letters of each shard. A turn's whole result
+// (session, applied id, replies, mailbox ack) is committed in one atomic step fenced by the lease owner, so a
+// turn is applied once whatever crashes; a reply leaves the outbox only once the provider took it.
+
+/** The provider retries for about 90 seconds; duplicates are remembered far longer than that. */
+export const DEDUPE_TTL_SECONDS = 24 * 60 * 60
+export const SESSION_TTL_MS = 30 * 24 * 60 * 60_000
+/** How many applied inbound ids a session remembers (a re-run only ever concerns the latest ones). */
+export const APPLIED_KEPT = 8
+/** Dead letters kept per shard; the oldest go first. */
+export const DEAD_KEPT = 1_000
+export const LINK_RESULT_TTL_MS = 10 * 60_000
+
+export type Lane = 'turn' | 'send'
+
+/** One message for a phone's mailbox: its provider id (for de-duplication) and what the worker will read. */
+export interface Letter {
+  phone: string
+  id: string
+  body: string
+}
+
+export interface SessionState {
+  /** Compare-and-set version; 0 when there is no session. */
+  version: number
+  doc: string | undefined
+  /** Inbound ids applied, newest first. */
+  applied: string[]
+}
+
+export interface TurnWork {
+  phone: string
+  /** The mailbox head (an InboundMessage as JSON). */
+  message: string
+  session: SessionState
+  /** Attempts at this message, this one included. */
+  tries: number
+  lastError: string | undefined
+}
+
+export interface SendWork {
+  phone: string
+  /** The outbox head (an OutboxEntry as JSON). */
+  entry: string
+  /** Failed attempts at this entry so far. */
+  tries: number
+}
+
+export type Taken<T> = { kind: 'ok', work: T } | { kind: 'busy', inMs: number } | { kind: 'empty' }
+export type Next<T> = { kind: 'more', work: T } | { kind: 'done' } | { kind: 'lost' }
+
+export interface Commit {
+  /** The session version the turn started from. */
+  expected: number
+  /** The new session; undefined acknowledges the message without changing the session (a duplicate). */
+  doc: string | undefined
+  applied: string[]
+  /** The mailbox head this commit is for. */
+  message: string
+  /** Outbox entries (JSON), in order. */
+  replies: string[]
+}
+
+export interface DeadLetter {
+  id: string
+  lane: Lane
+  phone: string
+  tenantId: string | undefined
+  reason: string
+  at: number
+  tries: number
+  /** The message (turn) or outbox entry (send), as it was queued. */
+  payload: string
+}
+
+export interface ChatStore {
+  readonly shards: number
+  /** Stores each letter whose id is new (unless the delivery key was seen); the phones given new mail. */
+  accept (letters: Letter[], deliveryKey?: string): Promise<string[]>
+  /** Phones of a shard whose turns / sends are due (not leased, not backing off), at most `limit` of each lane. */
+  due (shard: number, limit: Record<Lane, number>): Promise<Record<Lane, string[]>>
+  takeTurn (phone: string, owner: string, leaseMs: number): Promise<Taken<TurnWork>>
+  /** Saves the session, the applied id and the replies and removes the head, if `owner` still holds the lease. */
+  commitTurn (phone: string, owner: string, commit: Commit, leaseMs: number): Promise<Next<TurnWork>>
+  takeSend (phone: string, owner: string, leaseMs: number): Promise<Taken<SendWork>>
+  /** Removes the outbox head (delivered) and, when `dead` is given, keeps it as a dead letter. */
+  sent (phone: string, owner: string, entry: string, leaseMs: number, dead?: DeadLetter): Promise<Next<SendWork>>
+  /** Removes the mailbox head into the dead letters. */
+  deadTurn (phone: string, owner: string, letter: DeadLetter, leaseMs: number): Promise<Next<TurnWork>>
+  /**
+   * Gives the lease back, the phone due again in `delayMs`. `failed` counts the attempt (a send's tries; a
+   * turn's attempt was counted when taken, and is given back when not failed); `error` is kept for a turn.
+   */
+  release (lane: Lane, phone: string, owner: string, delayMs: number, failed: boolean, error?: string): Promise<void>
+  renew (lane: Lane, phone: string, owner: string, leaseMs: number): Promise<boolean>
+  /** True while the phone has mail or replies waiting or in progress. */
+  pending (phone: string): Promise<boolean>
+  /** Phones with replies waiting, over every shard. */
+  outboxPhones (): Promise<number>
+  /** Newest first, over every shard. */
+  deadLetters (limit: number): Promise<DeadLetter[]>
+  deadLetter (id: string): Promise<DeadLetter | undefined>
+  /** Puts a dead letter back at the end of its phone's mailbox or outbox; the letter, or undefined if unknown. */
+  redrive (id: string): Promise<DeadLetter | undefined>
+  linkResult (phone: string, code: string): Promise<string | undefined>
+  putLinkResult (phone: string, code: string, result: string): Promise<void>
+}
+
+/** A dead letter's id names its shard, so that it can be found again without a scan. */
+export const deadLetterId = (shard: number, unique: string): string => `${shard}-${unique}`
+export const shardOfDeadLetter = (id: string): number | undefined => {
+  const m = /^(\d+)-[\w-]+$/.exec(id)
+  return m ? Number(m[1]) : undefined
+}
+
+interface Queue { items: string[], dueAt: number, owner: string | undefined, tries: number }
+interface Phone {
+  mailbox: Queue
+  outbox: Queue
+  session: { version: number, doc: string | undefined, applied: string[], expiresAt: number, lastError: string | undefined }
+}
+
+/** The same contract in one process (no REDIS_URL). Nothing here awaits between a check and its write. */
+export class MemoryChatStore implements ChatStore {
+  private readonly phones = new Map<string, Phone>()
+  private readonly seen = new Map<string, number>()
+  private readonly dead = new Map<string, DeadLetter>()
+  private readonly linkResults = new Map<string, { result: string, until: number }>()
+
+  constructor (readonly shards: number, private readonly now: () => number = Date.now) {}
+
+  private phone (phone: string): Phone {
+    let p = this.phones.get(phone)
+    if (!p) {
+      const queue = (): Queue => ({ items: [], dueAt: 0, owner: undefined, tries: 0 })
+      p = { mailbox: queue(), outbox: queue(), session: { version: 0, doc: undefined, applied: [], expiresAt: Infinity, lastError: undefined } }
+      this.phones.set(phone, p)
+    }
+    if (p.session.expiresAt <= this.now()) Object.assign(p.session, { version: 0, doc: undefined, applied: [], expiresAt: Infinity })
+    return p
+  }
+
+  private queue (lane: Lane, phone: string): Queue {
+    const p = this.phone(phone)
+    return lane === 'turn' ? p.mailbox : p.outbox
+  }
+
+  private remember (key: string): boolean {
+    const until = this.seen.get(key)
+    if (until !== undefined && until > this.now()) return false
+    this.seen.set(key, this.now() + DEDUPE_TTL_SECONDS * 1000)
+    if (this.seen.size > 100_000) for (const [k, u] of this.seen) if (u <= this.now()) this.seen.delete(k)
+    return true
+  }
+
+  private enqueue (q: Queue, item: string): void {
+    if (q.items.length === 0) Object.assign(q, { dueAt: this.now(), owner: undefined, tries: 0 })
+    q.items.push(item)
+  }
+
+  async accept (letters: Letter[], deliveryKey?: string) {
+    const fresh: string[] = []
+    const shards = new Set(letters.map((l) => shardOf(l.phone, this.shards)))
+    // a delivery key is remembered per shard, as Redis does (src/chat/store-redis.ts)
+    const open = new Set([...shards].filter((s) => deliveryKey === undefined || this.remember(`d:${s}:${deliveryKey}`)))
+    for (const { phone, id, body } of letters) {
+      if (!open.has(shardOf(phone, this.shards)) || !this.remember(`m:${id}`)) continue
+      this.enqueue(this.phone(phone).mailbox, body)
+      fresh.push(phone)
+    }
+    return fresh
+  }
+
+  async due (shard: number, limit: Record<Lane, number>) {
+    const now = this.now()
+    const found: Record<Lane, string[]> = { turn: [], send: [] }
+    for (const [phone, p] of this.phones) {
+      if (shardOf(phone, this.shards) !== shard) continue
+      for (const [lane, q] of [['turn', p.mailbox], ['send', p.outbox]] as const) {
+        if (found[lane].length < limit[lane] && q.items.length > 0 && q.dueAt <= now) found[lane].push(phone)
+      }
+    }
+    return found
+  }
+
+  private take (q: Queue, owner: string, leaseMs: number): Taken<string> {
+    if (q.items.length === 0) return { kind: 'empty' }
+    const now = this.now()
+    if (q.dueAt > now) return { kind: 'busy', inMs: q.dueAt - now }
+    Object.assign(q, { dueAt: now + leaseMs, owner })
+    return { kind: 'ok', work: q.items[0] as string }
+  }
+
+  private turnWork (phone: string): TurnWork {
+    const p = this.phone(phone)
+    const { version, doc, applied, lastError } = p.session
+    return { phone, message: p.mailbox.items[0] as string, session: { version, doc, applied: [...applied] }, tries: p.mailbox.tries, lastError }
+  }
+
+  async takeTurn (phone: string, owner: string, leaseMs: number): Promise<Taken<TurnWork>> {
+    const q = this.phone(phone).mailbox
+    const taken = this.take(q, owner, leaseMs)
+    if (taken.kind !== 'ok') return taken
+    q.tries++
+    return { kind: 'ok', work: this.turnWork(phone) }
+  }
+
+  /** Removes the head the owner holds; the next head stays leased, or the queue is done. */
+  private pop (q: Queue, owner: string, head: string, leaseMs: number): 'more' | 'done' | 'lost' {
+    if (q.owner !== owner || q.items[0] !== head || q.dueAt <= this.now()) return 'lost'
+    q.items.shift()
+    q.tries = 0
+    if (q.items.length === 0) {
+      Object.assign(q, { owner: undefined, dueAt: 0 })
+      return 'done'
+    }
+    q.dueAt = this.now() + leaseMs
+    return 'more'
+  }
+
+  async commitTurn (phone: string, owner: string, commit: Commit, leaseMs: number): Promise<Next<TurnWork>> {
+    const p = this.phone(phone)
+    const q = p.mailbox
+    if (q.owner !== owner || q.items[0] !== commit.message || q.dueAt <= this.now() || p.session.version !== commit.expected) return { kind: 'lost' }
+    if (commit.doc !== undefined) {
+      Object.assign(p.session, { version: commit.expected + 1, doc: commit.doc, applied: commit.applied, expiresAt: this.now() + SESSION_TTL_MS })
+    }
+    p.session.lastError = undefined
+    for (const reply of commit.replies) this.enqueue(p.outbox, reply)
+    return this.after(phone, this.pop(q, owner, commit.message, leaseMs))
+  }
+
+  private after (phone: string, popped: 'more' | 'done' | 'lost'): Next<TurnWork> {
+    if (popped !== 'more') return { kind: popped }
+    const q = this.phone(phone).mailbox
+    q.tries = 1
+    return { kind: 'more', work: this.turnWork(phone) }
+  }
+
+  private bury (letter: DeadLetter): void {
+    this.dead.set(letter.id, letter)
+    const over = [...this.dead.values()].filter((l) => shardOfDeadLetter(l.id) === shardOfDeadLetter(letter.id))
+    if (over.length > DEAD_KEPT) this.dead.delete((over[0] as DeadLetter).id)
+  }
+
+  async deadTurn (phone: string, owner: string, letter: DeadLetter, leaseMs: number): Promise<Next<TurnWork>> {
+    const q = this.phone(phone).mailbox
+    const popped = this.pop(q, owner, letter.payload, leaseMs)
+    if (popped !== 'lost') {
+      this.bury(letter)
+      this.phone(phone).session.lastError = undefined
+    }
+    return this.after(phone, popped)
+  }
+
+  async takeSend (phone: string, owner: string, leaseMs: number): Promise<Taken<SendWork>> {
+    const q = this.phone(phone).outbox
+    const taken = this.take(q, owner, leaseMs)
+    return taken.kind === 'ok' ? { kind: 'ok', work: { phone, entry: taken.work, tries: q.tries } } : taken
+  }
+
+  async sent (phone: string, owner: string, entry: string, leaseMs: number, dead?: DeadLetter): Promise<Next<SendWork>> {
+    const q = this.phone(phone).outbox
+    const popped = this.pop(q, owner, entry, leaseMs)
+    if (popped !== 'lost' && dead) this.bury(dead)
+    return popped === 'more' ? { kind: 'more', work: { phone, entry: q.items[0] as string, tries: 0 } } : { kind: popped }
+  }
+
+  async release (lane: Lane, phone: string, owner: string, delayMs: number, failed: boolean, error?: string) {
+    const q = this.queue(lane, phone)
+    if (q.owner !== owner || q.items.length === 0) return
+    Object.assign(q, { owner: undefined, dueAt: this.now() + delayMs })
+    if (lane === 'send' && failed) q.tries++
+    if (lane === 'turn') {
+      if (!failed) q.tries = Math.max(0, q.tries - 1)
+      if (error !== undefined) this.phone(phone).session.lastError = error
+    }
+  }
+
+  async renew (lane: Lane, phone: string, owner: string, leaseMs: number) {
+    const q = this.queue(lane, phone)
+    if (q.owner !== owner || q.items.length === 0 || q.dueAt <= this.now()) return false
+    q.dueAt = this.now() + leaseMs
+    return true
+  }
+
+  async pending (phone: string) {
+    const p = this.phones.get(phone)
+    return p !== undefined && (p.mailbox.items.length > 0 || p.outbox.items.length > 0)
+  }
+
+  async outboxPhones () { return [...this.phones.values()].filter((p) => p.outbox.items.length > 0).length }
+
+  async deadLetters (limit: number) {
+    return [...this.dead.values()].sort((a, b) => b.at - a.at).slice(0, limit)
+  }
+
+  async deadLetter (id: string) { return this.dead.get(id) }
+
+  async redrive (id: string) {
+    const letter = this.dead.get(id)
+    if (!letter) return undefined
+    this.dead.delete(id)
+    this.enqueue(this.queue(letter.lane, letter.phone), letter.payload)
+    return letter
+  }
+
+  async linkResult (phone: string, code: string) {
+    const hit = this.linkResults.get(`${phone}:${code}`)
+    return hit && hit.until > this.now() ? hit.result : undefined
+  }
+
+  async putLinkResult (phone: string, code: string, result: string) {
+    this.linkResults.set(`${phone}:${code}`, { result, until: this.now() + LINK_RESULT_TTL_MS })
+  }
+}

@@ -1,0 +1,60 @@
+import type { Redis } from 'ioredis'
+import { keys } from '../stores/keys.ts'
+import { shardOf } from './shards.ts'
+import type { Lane } from './store.ts'
+
+// Wakes the other instances when this one accepted more mail than its own workers can take at once, or handed
+// phones back at shutdown: the phones go out on their shard's pub/sub channel (SPUBLISH, so a Redis Cluster
+// keeps each on one shard's nodes) as `<sender>:<lane>:<phone>,<phone>...`, gathered for a few milliseconds so
+// that a burst costs one message per shard, not one per webhook call. An idle instance waits on its
+// subscription rather than polling.
+
+const GATHER_MS = 20
+
+export class WakeChannel {
+  private subscriber: Redis | undefined
+  private readonly pending: Record<Lane, Set<string>> = { turn: new Set(), send: new Set() }
+  private timer: NodeJS.Timeout | undefined
+
+  constructor (private readonly redis: Redis, private readonly prefix: string, private readonly shards: number, private readonly self: string) {}
+
+  private channel (shard: number): string { return this.prefix + keys.chat.bot.wake(shard) }
+
+  async listen (onWake: (lane: Lane, phones: string[]) => void): Promise<void> {
+    const sub = this.redis.duplicate()
+    sub.on('error', () => {})
+    sub.on('smessage', (_channel: string, message: string) => {
+      const [from, lane, phones] = message.split(':')
+      if (from !== this.self && (lane === 'turn' || lane === 'send') && phones) onWake(lane, phones.split(','))
+    })
+    this.subscriber = sub
+    await sub.ssubscribe(...Array.from({ length: this.shards }, (_, s) => this.channel(s)))
+  }
+
+  announce (lane: Lane, phones: string[], onError: (err: Error) => void): void {
+    for (const phone of phones) this.pending[lane].add(phone)
+    this.timer ??= setTimeout(() => { this.flush().catch(onError) }, GATHER_MS)
+  }
+
+  private async flush (): Promise<void> {
+    clearTimeout(this.timer)
+    this.timer = undefined
+    const messages: Array<[number, string]> = []
+    for (const lane of ['turn', 'send'] as const) {
+      const byShard = new Map<number, string[]>()
+      for (const phone of this.pending[lane]) {
+        const s = shardOf(phone, this.shards)
+        byShard.set(s, [...(byShard.get(s) ?? []), phone])
+      }
+      this.pending[lane].clear()
+      for (const [s, group] of byShard) messages.push([s, `${this.self}:${lane}:${group.join(',')}`])
+    }
+    await Promise.all(messages.map(async ([s, message]) => { await this.redis.spublish(this.channel(s), message) }))
+  }
+
+  /** Sends what is gathered (the phones a shutdown handed back), then stops listening. */
+  async close (): Promise<void> {
+    await this.flush()
+    this.subscriber?.disconnect()
+  }
+}

@@ -1,0 +1,191 @@
+import { randomInt } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { request } from 'undici'
+import { signAccessToken } from '../../src/auth/tokens.ts'
+import {
+  cleanupLogs, deliver, figures, JWT_SECRET, post, seedClubs, text, killInstance, logTail, percentile, settled, startInstance, startProvider, startRedis,
+  type Figures, type Instance, type Provider, type RedisProcess,
+} from './harness.ts'
+
+// The chat pipeline under real faults: two service processes on one redis-server (AOF, fsync always), members
+// posting signed deliveries like the provider (retrying on 5xx), and a loopback provider taking the replies.
+// For each fault: every accepted message applied exactly once (session version = messages accepted), every
+// reply delivered (a re-send carries the same id), in order.
+
+const phones = (n: number): string[] => Array.from({ length: n }, () => `549${randomInt(1e9, 1e10 - 1)}`)
+const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(resolve, ms)) }
+
+describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, () => {
+  let redis: RedisProcess
+  let provider: Provider
+  let a: Instance | undefined
+  let b: Instance | undefined
+  const up = (): Instance[] => [a, b].filter((i): i is Instance => i !== undefined && i.child.exitCode === null && i.child.signalCode === null)
+  const table: Array<{ row: string } & Figures & { note: string }> = []
+
+  beforeAll(async () => {
+    redis = await startRedis()
+    provider = await startProvider()
+    // the demo clubs (the link-code row needs one)
+    await seedClubs(redis.url)
+    ;[a, b] = await Promise.all([startInstance('a', redis.url, provider.url), startInstance('b', redis.url, provider.url)])
+  }, 120_000)
+
+  afterAll(async () => {
+    process.stdout.write(`\nchat fault suite\n${['row', 'sent', 'accepted', 'applied', 'delivered', 're-sent (same id)', 'duplicated', 'lost', 'out of order', 'note'].join(' | ')}\n`)
+    for (const r of table) process.stdout.write(`${[r.row, r.sent, r.accepted, r.applied, r.delivered, r.resent, r.duplicated, r.lost, r.outOfOrder, r.note].join(' | ')}\n`)
+    await Promise.all(up().map(async (i) => await killInstance(i, 'SIGKILL')))
+    await provider?.close()
+    await redis?.stop()
+    cleanupLogs()
+  })
+
+  /** Each phone posts its messages one after the other, all phones at once. */
+  async function load (group: string[], perPhone: number, gapMs: number, accepted: Map<string, number>): Promise<void> {
+    await Promise.all(group.map(async (phone) => {
+      for (let i = 0; i < perPhone; i++) {
+        await deliver(up, phone, i, accepted)
+        await sleep(gapMs)
+      }
+    }))
+  }
+
+  async function check (row: string, group: string[], perPhone: number, accepted: Map<string, number>, note = ''): Promise<Figures> {
+    await settled(group, perPhone, accepted, provider, 60_000)
+    const f = await figures(redis.url, group, perPhone, accepted, provider)
+    table.push({ row, ...f, note })
+    const logs = up().map((i) => `--- ${i.name}\n${logTail(i)}`).join('\n')
+    expect(f.accepted, logs).toBe(f.sent)
+    expect(f.lost, logs).toBe(0)
+    expect(f.duplicated, logs).toBe(0)
+    expect(f.outOfOrder, logs).toBe(0)
+    expect(f.applied).toBe(f.accepted)
+    expect(f.delivered).toBe(f.accepted)
+    return f
+  }
+
+  it('redis-server killed for 2 s under load: nothing lost, nothing applied twice', async () => {
+    const group = phones(30)
+    const accepted = new Map<string, number>()
+    const running = load(group, 16, 100, accepted)
+    await sleep(1_000)
+    await redis.kill()
+    await sleep(2_000)
+    await redis.start()
+    await running
+    await check('redis killed 2 s under ~200 msg/s', group, 16, accepted)
+  })
+
+  it('a crash before a turn commits, and a crash after a send before its ack: applied once, re-sent with the same id', async () => {
+    for (const point of ['turn-before-commit', 'send-before-ack']) {
+      const group = phones(6)
+      const accepted = new Map<string, number>()
+      await killInstance(a as Instance, 'SIGTERM')
+      a = await startInstance('a', redis.url, provider.url, { CHAT_CRASH_AT: `${point}:4` })
+      const crashed = a.exited
+      const running = load(group, 8, 50, accepted)
+      const exit = await crashed
+      expect(exit.signal).toBe('SIGKILL')
+      a = await startInstance('a', redis.url, provider.url)
+      await running
+      await check(`kill -9 at ${point}`, group, 8, accepted, point === 'send-before-ack' ? 'the reply in flight is re-sent with its id' : '')
+    }
+  })
+
+  it('provider answers 500 for 5 s, then 429 with Retry-After: every reply delivered after it recovers', async () => {
+    const group = phones(10)
+    const accepted = new Map<string, number>()
+    provider.failUntil = Date.now() + 5_000
+    provider.throttle = { count: 5, retryAfter: 1 }
+    await load(group, 2, 50, accepted)
+    await check('provider 500 for 5 s, then 429 x5', group, 2, accepted)
+  })
+
+  it('provider hangs for 8 phones: the 20 others get their replies fast (p99 < 1 s)', async () => {
+    const hung = phones(8)
+    const others = phones(20)
+    for (const p of hung) provider.hang.add(p)
+    const accepted = new Map<string, number>()
+    const started = provider.received.length
+    await load([...hung, ...others], 3, 200, accepted)
+    await settled(others, 3, accepted, provider, 30_000)
+    const latencies = provider.received.slice(started).filter((r) => others.includes(r.phone)).map((r) => r.at - (accepted.get(r.key.replace(/:\d+$/, '')) ?? r.at))
+    const p99 = percentile(latencies, 0.99)
+    for (const p of hung) provider.hang.delete(p)
+    await check('provider hangs for 8 phones', [...hung, ...others], 3, accepted, `others' reply p99 ${p99} ms over ${latencies.length}`)
+    expect(latencies.length).toBe(60)
+    expect(p99).toBeLessThan(1_000)
+  })
+
+  it('kill -9 of an instance under load, restarted at once: its phones resume within 5 s, no turn runs twice', async () => {
+    const group = phones(20)
+    const accepted = new Map<string, number>()
+    // slow sends, so that the instance killed surely holds phones (their leases) when it dies
+    provider.delayMs = 300
+    const running = load(group, 10, 150, accepted)
+    await sleep(1_000)
+    const killedAt = Date.now()
+    await killInstance(b as Instance, 'SIGKILL')
+    b = await startInstance('b', redis.url, provider.url)
+    await running
+    provider.delayMs = 0
+    await settled(group, 10, accepted, provider, 60_000)
+    // how long messages accepted before the kill waited for their reply after it
+    const waits = provider.received
+      .filter((r) => group.includes(r.phone) && (accepted.get(r.key.replace(/:\d+$/, '')) ?? Infinity) < killedAt && r.at > killedAt)
+      .map((r) => r.at - killedAt)
+    const worst = Math.max(0, ...waits)
+    await check('kill -9 of an instance, restarted', group, 10, accepted, `held replies resumed within ${worst} ms of the kill`)
+    expect(worst).toBeLessThan(5_000)
+  })
+
+  it('300 phones typing a link code at once, on two instances: every one linked, none told "could not check"', async () => {
+    const group = phones(300)
+    const token = await signAccessToken(JWT_SECRET, { sub: 'cus_bruno', role: 'member', tenants: ['club-norte'], email: 'bruno@example.com', name: 'Bruno' })
+    const codes = await Promise.all(group.map(async () => {
+      const res = await request(`http://127.0.0.1:${(a as Instance).port}/api/chat/link`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token }),
+      })
+      const body = await res.body.json() as { code: string }
+      expect(res.statusCode).toBe(201)
+      return body.code
+    }))
+    const accepted = new Map<string, number>()
+    const started = Date.now()
+    await Promise.all(group.map(async (phone, i) => { await post(up, `m-${phone}-0`, text(phone, `m-${phone}-0`, `LINK-${codes[i] as string}`), i, accepted) }))
+    const sentIn = Date.now() - started
+    const deadline = Date.now() + 60_000
+    const greeted = (): Set<string> => new Set(provider.received.filter((r) => group.includes(r.phone) && /Tu cuenta quedó vinculada/.test(r.text)).map((r) => r.phone))
+    while (greeted().size < group.length && Date.now() < deadline) await sleep(100)
+    const couldNotCheck = provider.received.filter((r) => group.includes(r.phone) && /No pudimos verificar/.test(r.text)).length
+    const greetings = provider.received.filter((r) => group.includes(r.phone) && /Tu cuenta quedó vinculada/.test(r.text))
+    table.push({ row: '300 phones typing a link code', sent: group.length, accepted: accepted.size, applied: greeted().size, delivered: greetings.length, resent: 0, duplicated: greetings.length - greeted().size, lost: group.length - greeted().size, outOfOrder: 0, note: `sent in ${sentIn} ms; "could not check" ${couldNotCheck}` })
+    expect(accepted.size).toBe(group.length)
+    expect(greeted().size).toBe(group.length)
+    expect(greetings.length).toBe(group.length)
+    expect(couldNotCheck).toBe(0)
+  })
+
+  it('SIGTERM with a slow send in flight: exits 0 well within the grace period and hands the phone back', async () => {
+    const [phone] = phones(1) as [string]
+    provider.hang.add(phone)
+    const accepted = new Map<string, number>()
+    const onlyA = (): Instance[] => up().filter((i) => i === a)
+    await deliver(onlyA, phone, 0, accepted)
+    while (provider.hanging.get(phone) === undefined) await sleep(20)
+    const termAt = Date.now()
+    const exit = await killInstance(a as Instance, 'SIGTERM')
+    provider.hang.delete(phone)
+    await settled([phone], 1, accepted, provider, 10_000)
+    const delivered = provider.received.find((r) => r.phone === phone)
+    const handedBackIn = (delivered?.at ?? Infinity) - exit.at
+    await check('SIGTERM with a slow send in flight', [phone], 1, accepted, `exit ${exit.code} after ${exit.at - termAt} ms; other instance delivered ${handedBackIn} ms after`)
+    expect(exit.code).toBe(0)
+    expect(exit.at - termAt).toBeLessThan(5_000)
+    // handed back and announced: the other instance did not wait for the 2-second lease to run out
+    expect(handedBackIn).toBeLessThan(1_500)
+    a = await startInstance('a', redis.url, provider.url)
+  })
+})

@@ -1,0 +1,259 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Redis } from 'ioredis'
+import { request } from 'undici'
+import { freePort } from '../../scripts/lib/free-port.ts'
+import { waitForRedis } from '../../scripts/lib/redis-server.ts'
+import { shardOf } from '../../src/chat/shards.ts'
+import { buildApp } from '../../src/app.ts'
+import { signWebhookBody } from '../../src/chat/signature.ts'
+import { loadConfig } from '../../src/config.ts'
+import { keys } from '../../src/stores/keys.ts'
+
+// Real parts for the fault suite: a redis-server with AOF (fsync always) that can be killed and restarted on
+// its port, service processes (`node --import tsx src/server.ts`) that can be killed or sent SIGTERM, and a
+// loopback provider that can fail, hang and throttle on command and records every reply it took.
+
+export const SECRET = 'fault-suite-webhook-secret-0123456789'
+export const JWT_SECRET = 'fault-suite-jwt-secret-0123456789abcdef'
+export const SHARDS = 64
+const PREFIX = 'faults:'
+
+/** The demo clubs, written into the suite's Redis by a short-lived app (production refuses SEED=demo). */
+export async function seedClubs (redisUrl: string): Promise<void> {
+  const seeder = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SEED: 'demo', REDIS_URL: redisUrl, REDIS_KEY_PREFIX: PREFIX, JWT_SECRET, CRON_API_SECRET: 'fault-suite-cron-secret-0123456789', CHAT_WEBHOOK_SECRET: SECRET }))
+  await seeder.ready()
+  await seeder.close()
+}
+
+export interface RedisProcess { url: string, port: number, kill: () => Promise<void>, start: () => Promise<void>, stop: () => Promise<void> }
+
+export async function startRedis (): Promise<RedisProcess> {
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'club-faults-redis-'))
+  const url = `redis://127.0.0.1:${port}`
+  let child: ChildProcess | undefined
+  const start = async (): Promise<void> => {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir], { stdio: 'ignore' })
+    await waitForRedis(url)
+  }
+  const kill = async (): Promise<void> => {
+    const c = child
+    if (!c || c.exitCode !== null) return
+    await new Promise<void>((resolve) => { c.once('exit', () => resolve()); c.kill('SIGKILL') })
+  }
+  await start()
+  return { url, port, start, kill, stop: async () => { await kill(); rmSync(dir, { recursive: true, force: true }) } }
+}
+
+export interface Instance {
+  name: string
+  port: number
+  child: ChildProcess
+  exited: Promise<{ code: number | null, signal: NodeJS.Signals | null, at: number }>
+  logFile: string
+}
+
+const logDir = mkdtempSync(join(tmpdir(), 'club-faults-logs-'))
+
+export async function startInstance (name: string, redisUrl: string, providerUrl: string, extraEnv: Record<string, string> = {}): Promise<Instance> {
+  const port = await freePort()
+  const logFile = join(logDir, `${name}-${Date.now()}.log`)
+  const out = createWriteStream(logFile)
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: PREFIX,
+      JWT_SECRET,
+      CRON_API_SECRET: 'fault-suite-cron-secret-0123456789',
+      CHAT_WEBHOOK_SECRET: SECRET,
+      CHAT_API_BASE_URL: providerUrl,
+      CHAT_SEND_TIMEOUT_MS: '2000',
+      CHAT_SHARDS: String(SHARDS),
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  child.stdout?.pipe(out)
+  child.stderr?.pipe(out)
+  const exited = new Promise<{ code: number | null, signal: NodeJS.Signals | null, at: number }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() }))
+  })
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited at start:\n${readFileSync(logFile, 'utf8').slice(-3000)}`)
+    try {
+      const res = await request(`http://127.0.0.1:${port}/ready`)
+      await res.body.dump()
+      if (res.statusCode === 200) break
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`${name} not ready after 60 s`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return { name, port, child, exited, logFile }
+}
+
+export async function killInstance (instance: Instance, signal: NodeJS.Signals = 'SIGKILL'): Promise<{ code: number | null, signal: NodeJS.Signals | null, at: number }> {
+  if (instance.child.exitCode === null && instance.child.signalCode === null) instance.child.kill(signal)
+  return await instance.exited
+}
+
+export const logTail = (instance: Instance): string => readFileSync(instance.logFile, 'utf8').slice(-4000)
+
+export interface Received { key: string, phone: string, at: number, text: string }
+
+/** The provider stand-in. A reply's X-Idempotency-Key is `<inbound message id>:<n>`. */
+export interface Provider {
+  url: string
+  /** Every reply taken (200), in arrival order, re-sends included. */
+  received: Received[]
+  /** Answer 500 to everything until this time. */
+  failUntil: number
+  /** Phones whose sends hang (never answered) while listed. */
+  hang: Set<string>
+  /** Calls hanging right now, by phone. */
+  hanging: Map<string, number>
+  /** Every call takes this long to answer. */
+  delayMs: number
+  /** Answer 429 with this Retry-After (seconds) to the next n calls. */
+  throttle: { count: number, retryAfter: number }
+  close: () => Promise<void>
+}
+
+async function readBody (req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+export async function startProvider (): Promise<Provider> {
+  const provider: Provider = {
+    url: '',
+    received: [],
+    failUntil: 0,
+    hang: new Set(),
+    hanging: new Map(),
+    delayMs: 0,
+    throttle: { count: 0, retryAfter: 0 },
+    close: async () => { server.closeAllConnections(); await new Promise<void>((resolve) => server.close(() => resolve())) },
+  }
+  const server: Server = createServer((req, res) => {
+    readBody(req).then(async (raw) => {
+      const body = JSON.parse(raw) as { to: string, type: string, text?: { body: string }, interactive?: { body: { text: string } } }
+      if (provider.hang.has(body.to)) {
+        provider.hanging.set(body.to, (provider.hanging.get(body.to) ?? 0) + 1)
+        while (provider.hang.has(body.to) && !res.destroyed) await new Promise((resolve) => setTimeout(resolve, 50))
+        provider.hanging.set(body.to, (provider.hanging.get(body.to) ?? 1) - 1)
+      }
+      if (provider.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, provider.delayMs))
+      if (res.destroyed) return
+      if (Date.now() < provider.failUntil) return res.writeHead(500).end('{"error":"down"}')
+      if (provider.throttle.count > 0) {
+        provider.throttle.count--
+        return res.writeHead(429, { 'retry-after': String(provider.throttle.retryAfter) }).end('{"error":"slow down"}')
+      }
+      provider.received.push({ key: String(req.headers['x-idempotency-key']), phone: body.to, at: Date.now(), text: body.text?.body ?? body.interactive?.body.text ?? '' })
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"messages":[{"id":"x"}]}')
+    }).catch(() => { if (!res.destroyed) res.writeHead(500).end() })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  provider.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return provider
+}
+
+/** One member's script: alternating "send a code" and "cancel", so every message gets exactly one reply. */
+export function inbound (phone: string, i: number): { id: string, raw: string } {
+  const id = `m-${phone}-${i}`
+  return i % 2 === 0 ? { id, raw: reply(phone, id, 'link:code') } : { id, raw: text(phone, id, 'cancelar') }
+}
+
+export const text = (phone: string, id: string, body: string): string =>
+  JSON.stringify({ message: { id, from: phone, type: 'text', text: { body } }, conversation: { phone_number: phone } })
+const reply = (phone: string, id: string, choice: string): string =>
+  JSON.stringify({ message: { id, from: phone, type: 'interactive', interactive: { type: 'button_reply', button_reply: { id: choice, title: choice } } }, conversation: { phone_number: phone } })
+
+/** Posts like the provider does: signed, retried (same id) on 5xx or no answer, to whichever instance is up. */
+export async function deliver (instances: () => Instance[], phone: string, i: number, accepted: Map<string, number>): Promise<void> {
+  const { id, raw } = inbound(phone, i)
+  await post(instances, id, raw, i, accepted)
+}
+
+export async function post (instances: () => Instance[], id: string, raw: string, spread: number, accepted: Map<string, number>): Promise<void> {
+  const headers = { 'content-type': 'application/json', 'x-webhook-event': 'chat.message.received', 'x-webhook-signature': signWebhookBody(SECRET, raw) }
+  const deadline = Date.now() + 60_000
+  for (let attempt = 0; Date.now() < deadline; attempt++) {
+    const up = instances()
+    const target = up[(spread + attempt) % Math.max(1, up.length)]
+    if (target) {
+      try {
+        const res = await request(`http://127.0.0.1:${target.port}/api/chat/webhook`, { method: 'POST', body: raw, headers, headersTimeout: 5_000, bodyTimeout: 5_000 })
+        await res.body.dump()
+        if (res.statusCode === 200) {
+          accepted.set(id, Date.now())
+          return
+        }
+      } catch {}
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`message ${id} never accepted`)
+}
+
+export interface Figures { sent: number, accepted: number, applied: number, delivered: number, resent: number, duplicated: number, lost: number, outOfOrder: number }
+
+/** Compares what was accepted with what the sessions applied and the provider took. */
+export async function figures (redisUrl: string, phones: string[], messagesPerPhone: number, accepted: Map<string, number>, provider: Provider): Promise<Figures> {
+  const redis = new Redis(redisUrl, { keyPrefix: PREFIX })
+  try {
+    let applied = 0
+    let duplicated = 0
+    let lost = 0
+    let outOfOrder = 0
+    const firstSeen = new Map<string, number>()
+    for (const r of provider.received) if (!firstSeen.has(r.key)) firstSeen.set(r.key, r.at)
+    for (const phone of phones) {
+      const acceptedHere = Array.from({ length: messagesPerPhone }, (_, i) => inbound(phone, i).id).filter((id) => accepted.has(id))
+      const v = Number(await redis.hget(keys.chat.bot.session(shardOf(phone, SHARDS), phone), 'v') ?? 0)
+      applied += Math.min(v, acceptedHere.length)
+      duplicated += Math.max(0, v - acceptedHere.length)
+      const keysHere = [...firstSeen.keys()].filter((k) => k.startsWith(`m-${phone}-`))
+      duplicated += keysHere.filter((k) => !k.endsWith(':0')).length
+      lost += acceptedHere.filter((id) => !firstSeen.has(`${id}:0`)).length
+      const order = provider.received.filter((r) => r.phone === phone).map((r) => Number(/-(\d+):/.exec(r.key)?.[1]))
+      const firsts = order.filter((n, idx) => order.indexOf(n) === idx)
+      outOfOrder += firsts.filter((n, idx) => idx > 0 && n < (firsts[idx - 1] as number)).length
+    }
+    const mine = provider.received.filter((r) => phones.includes(r.phone))
+    const delivered = new Set(mine.map((r) => r.key)).size
+    return { sent: phones.length * messagesPerPhone, accepted: [...accepted.keys()].filter((id) => phones.some((p) => id.startsWith(`m-${p}-`))).length, applied, delivered, resent: mine.length - delivered, duplicated, lost, outOfOrder }
+  } finally {
+    redis.disconnect()
+  }
+}
+
+/** Waits until every accepted message of these phones has its reply at the provider. */
+export async function settled (phones: string[], messagesPerPhone: number, accepted: Map<string, number>, provider: Provider, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  const want = phones.flatMap((p) => Array.from({ length: messagesPerPhone }, (_, i) => inbound(p, i).id)).filter((id) => accepted.has(id))
+  while (Date.now() < deadline) {
+    const got = new Set(provider.received.map((r) => r.key))
+    if (want.every((id) => got.has(`${id}:0`))) return
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+export function percentile (values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
+}
+
+export const cleanupLogs = (): void => { rmSync(logDir, { recursive: true, force: true }) }

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { RedisChatStore } from '../../src/chat/store-redis.ts'
+import { buildTestApp, type TestApp } from '../helper.ts'
+import { linkCode, messageBody, newPhone, postWebhook, say, startFakeProvider, textOf, type FakeProvider } from './support.ts'
+
+// What the pipeline gives up is kept with its reason and counted: a reply the provider refuses, a turn that
+// keeps failing. An admin of the conversation's club lists and re-sends them; nobody else sees them.
+
+describe('chat dead letters', () => {
+  let provider: FakeProvider
+  let t: TestApp
+  beforeAll(async () => {
+    provider = await startFakeProvider()
+    t = await buildTestApp({ store: 'redis', env: { CHAT_API_BASE_URL: provider.url } })
+  })
+  afterAll(async () => {
+    await t.close()
+    await provider.close()
+  })
+
+  const counter = async (lane: string) => {
+    const metric = await t.app.metrics.getSingleMetric('club_chat_dead_letters_total')?.get()
+    return metric?.values.find((v) => v.labels.lane === lane)?.value ?? 0
+  }
+
+  async function linked (phone: string): Promise<void> {
+    const token = await t.token('member', ['club-norte'], { sub: 'cus_bruno', name: 'Bruno', email: 'bruno@example.com' })
+    await say(t, phone, { text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}` })
+  }
+
+  it('a refused reply is a dead letter of its club: listed to its admin only, re-sent once on request', async () => {
+    const phone = newPhone()
+    await linked(phone)
+    const before = await counter('send')
+    provider.plan.push({ status: 400 })
+    await say(t, phone, { reply: 'menu:cart' })
+    expect(await counter('send')).toBe(before + 1)
+
+    const list = await t.app.inject({ url: '/api/chat/dead-letters', headers: await t.auth('admin', 'club-norte') })
+    expect(list.statusCode).toBe(200)
+    const letter = list.json().deadLetters.find((l: { phone: string }) => l.phone === phone)
+    expect(letter).toMatchObject({ lane: 'send', reason: expect.stringContaining('400'), tries: 1, content: { to: phone, messaging_product: 'whatsapp' } })
+
+    const other = await t.app.inject({ url: '/api/chat/dead-letters', headers: await t.auth('admin', 'club-sur') })
+    expect(other.json().deadLetters.map((l: { id: string }) => l.id)).not.toContain(letter.id)
+    expect((await t.app.inject({ url: '/api/chat/dead-letters', headers: await t.auth('member', 'club-norte') })).statusCode).toBe(403)
+    expect((await t.app.inject({ method: 'POST', url: `/api/chat/dead-letters/${letter.id}/retry`, headers: await t.auth('admin', 'club-sur') })).statusCode).toBe(404)
+
+    const sentBefore = provider.to(phone).length
+    const retry = await t.app.inject({ method: 'POST', url: `/api/chat/dead-letters/${letter.id}/retry`, headers: await t.auth('admin', 'club-norte') })
+    expect(retry.statusCode).toBe(200)
+    expect(retry.json().deadLetter.id).toBe(letter.id)
+    await t.app.chatWorker.idle(phone)
+    expect(provider.to(phone).slice(sentBefore).map(textOf)).toEqual([textOf(letter.content)])
+    const again = await t.app.inject({ method: 'POST', url: `/api/chat/dead-letters/${letter.id}/retry`, headers: await t.auth('admin', 'club-norte') })
+    expect(again.statusCode).toBe(404)
+    expect(again.json().error.code).toBe('NOT_FOUND')
+    expect((await t.app.inject({ method: 'POST', url: '/api/chat/dead-letters/nope/retry', headers: await t.auth('admin', 'club-norte') })).statusCode).toBe(400)
+  })
+
+  it('a turn that keeps failing is retried with a backoff, then kept as a dead letter with the reason; the phone goes on', async () => {
+    const phone = newPhone()
+    await linked(phone)
+    const before = await counter('turn')
+    const store = new RedisChatStore(t.app.redis!, t.app.config.chat.shards)
+    const poison = JSON.stringify({ id: `poison-${phone}`, phone, receivedAt: Date.now(), input: { kind: 'text' } })
+    await store.accept([{ phone, id: `poison-${phone}`, body: poison }])
+    const sentBefore = provider.to(phone).length
+    expect((await postWebhook(t.app, messageBody(phone, { text: 'hola' }))).statusCode).toBe(200)
+    // 5 tries, 0.5, 1, 2 and 4 s apart
+    await t.app.chatWorker.idle(phone, 25_000)
+    expect(await counter('turn')).toBe(before + 1)
+    // the message behind it was answered once the poison was set aside
+    expect(provider.to(phone).length).toBeGreaterThan(sentBefore)
+    const letters = (await t.app.inject({ url: '/api/chat/dead-letters', headers: await t.auth('admin', 'club-norte') })).json().deadLetters
+    expect(letters.find((l: { phone: string }) => l.phone === phone)).toMatchObject({ lane: 'turn', tries: 5, content: { id: `poison-${phone}` }, reason: expect.stringContaining('guard') })
+  }, 30_000)
+})

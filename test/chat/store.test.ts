@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { RedisChatStore } from '../../src/chat/store-redis.ts'
+import { shardOf } from '../../src/chat/shards.ts'
+import { deadLetterId, MemoryChatStore, type ChatStore, type Commit, type TurnWork } from '../../src/chat/store.ts'
+import { testRedis } from '../helper.ts'
+import { newPhone } from './support.ts'
+
+// The same contract on Redis and in memory: arrival order, de-duplication, leases, the atomic commit of a
+// turn (session, applied id, replies, ack), retries, dead letters and the outbox lane.
+
+const SHARDS = 8
+const stores: Array<['redis' | 'memory', () => Promise<{ store: ChatStore, cleanup: () => Promise<void> }>]> = [
+  ['redis', async () => {
+    const r = await testRedis()
+    return { store: new RedisChatStore(r.redis, SHARDS), cleanup: r.cleanup }
+  }],
+  ['memory', async () => ({ store: new MemoryChatStore(SHARDS), cleanup: async () => {} })],
+]
+
+const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(resolve, ms)) }
+
+describe.each(stores)('chat store (%s)', (_name, make) => {
+  let store: ChatStore
+  let cleanup: () => Promise<void>
+  beforeAll(async () => { ({ store, cleanup } = await make()) })
+  afterAll(async () => { await cleanup() })
+
+  async function take (phone: string, owner = 'w1', leaseMs = 10_000): Promise<TurnWork> {
+    const taken = await store.takeTurn(phone, owner, leaseMs)
+    if (taken.kind !== 'ok') throw new Error(`expected work, got ${taken.kind}`)
+    return taken.work
+  }
+  const commitOf = (work: TurnWork, doc: string | undefined, replies: string[] = []): Commit =>
+    ({ expected: work.session.version, doc, applied: [work.message, ...work.session.applied], message: work.message, replies })
+
+  it('keeps arrival order, drops an id seen before, and commits session, applied ids and replies with the ack', async () => {
+    const phone = newPhone()
+    expect(await store.accept([{ phone, id: `${phone}-1`, body: 'one' }])).toEqual([phone])
+    expect(await store.accept([{ phone, id: `${phone}-1`, body: 'one again' }, { phone, id: `${phone}-2`, body: 'two' }])).toEqual([phone])
+    const first = await take(phone)
+    expect(first).toMatchObject({ message: 'one', session: { version: 0, doc: undefined, applied: [] }, tries: 1 })
+    const next = await store.commitTurn(phone, 'w1', commitOf(first, 'doc-1', ['r1', 'r2']), 10_000)
+    expect(next).toMatchObject({ kind: 'more', work: { message: 'two', session: { version: 1, doc: 'doc-1', applied: ['one'] }, tries: 1 } })
+    if (next.kind !== 'more') return
+    expect(await store.commitTurn(phone, 'w1', commitOf(next.work, 'doc-2'), 10_000)).toEqual({ kind: 'done' })
+    // the replies wait in the outbox, in order
+    const sent = await store.takeSend(phone, 's1', 10_000)
+    expect(sent).toMatchObject({ kind: 'ok', work: { entry: 'r1', tries: 0 } })
+    expect(await store.sent(phone, 's1', 'r1', 10_000)).toMatchObject({ kind: 'more', work: { entry: 'r2' } })
+    expect(await store.pending(phone)).toBe(true)
+    expect(await store.sent(phone, 's1', 'r2', 10_000)).toEqual({ kind: 'done' })
+    expect(await store.pending(phone)).toBe(false)
+  })
+
+  it('a leased phone is busy for others; after the lease runs out another worker takes the same head, and the old owner cannot commit', async () => {
+    const phone = newPhone()
+    await store.accept([{ phone, id: `${phone}-x`, body: 'x' }])
+    const dying = await take(phone, 'dies', 80)
+    const busy = await store.takeTurn(phone, 'other', 10_000)
+    expect(busy.kind).toBe('busy')
+    expect((await store.due(shardOf(phone, SHARDS), { turn: 1000, send: 1000 })).turn).not.toContain(phone)
+    await sleep(150)
+    expect((await store.due(shardOf(phone, SHARDS), { turn: 1000, send: 0 })).turn).toContain(phone)
+    expect(await store.takeTurn(phone, 'other', 10_000)).toMatchObject({ kind: 'ok', work: { message: 'x', tries: 2 } })
+    expect(await store.commitTurn(phone, 'dies', commitOf(dying, 'stale'), 10_000)).toEqual({ kind: 'lost' })
+    expect(await store.renew('turn', phone, 'dies', 10_000)).toBe(false)
+    expect(await store.renew('turn', phone, 'other', 10_000)).toBe(true)
+  })
+
+  it('a failed turn is released with a backoff; a lost connection does not count as a try', async () => {
+    const phone = newPhone()
+    await store.accept([{ phone, id: `${phone}-f`, body: 'f' }])
+    await take(phone)
+    await store.release('turn', phone, 'w1', 60, true, 'boom')
+    expect((await store.takeTurn(phone, 'w1', 10_000)).kind).toBe('busy')
+    await sleep(100)
+    const again = await take(phone)
+    expect(again).toMatchObject({ tries: 2, lastError: 'boom' })
+    await store.release('turn', phone, 'w1', 0, false)
+    expect(await take(phone)).toMatchObject({ tries: 2 })
+  })
+
+  it('a dead letter leaves the mailbox with its reason and can be driven back', async () => {
+    const phone = newPhone()
+    await store.accept([{ phone, id: `${phone}-p`, body: 'poison' }, { phone, id: `${phone}-q`, body: 'next' }])
+    const work = await take(phone)
+    const letter = { id: deadLetterId(shardOf(phone, SHARDS), phone), lane: 'turn' as const, phone, tenantId: 'club-norte', reason: 'bad data', at: Date.now(), tries: 5, payload: 'poison' }
+    expect(await store.deadTurn(phone, 'w1', { ...letter, payload: 'not the head' }, 10_000)).toEqual({ kind: 'lost' })
+    const next = await store.deadTurn(phone, 'w1', letter, 10_000)
+    expect(next).toMatchObject({ kind: 'more', work: { message: 'next' } })
+    expect(work.message).toBe('poison')
+    expect(await store.deadLetter(letter.id)).toEqual(letter)
+    expect((await store.deadLetters(1000)).map((l) => l.id)).toContain(letter.id)
+    expect(await store.redrive(letter.id)).toEqual(letter)
+    expect(await store.redrive(letter.id)).toBeUndefined()
+    expect(await store.deadLetter(letter.id)).toBeUndefined()
+    if (next.kind !== 'more') return
+    // driven back to the end of the mailbox: after the message that was behind it
+    expect(await store.commitTurn(phone, 'w1', commitOf(next.work, 'd'), 10_000)).toMatchObject({ kind: 'more', work: { message: 'poison' } })
+  })
+
+  it('a send that fails counts its tries and backs off; a refused one is a dead letter', async () => {
+    const phone = newPhone()
+    await store.accept([{ phone, id: `${phone}-s`, body: 's' }])
+    await store.commitTurn(phone, 'w1', commitOf(await take(phone), 'd', ['a', 'b']), 10_000)
+    expect(await store.takeSend(phone, 's1', 10_000)).toMatchObject({ kind: 'ok', work: { entry: 'a', tries: 0 } })
+    await store.release('send', phone, 's1', 40, true)
+    expect((await store.takeSend(phone, 's2', 10_000)).kind).toBe('busy')
+    await sleep(80)
+    expect(await store.takeSend(phone, 's2', 10_000)).toMatchObject({ kind: 'ok', work: { entry: 'a', tries: 1 } })
+    const letter = { id: deadLetterId(shardOf(phone, SHARDS), `s${phone}`), lane: 'send' as const, phone, tenantId: undefined, reason: '400', at: Date.now(), tries: 2, payload: 'a' }
+    expect(await store.sent(phone, 's1', 'a', 10_000, letter)).toEqual({ kind: 'lost' })
+    expect(await store.sent(phone, 's2', 'a', 10_000, letter)).toMatchObject({ kind: 'more', work: { entry: 'b', tries: 0 } })
+    expect((await store.deadLetter(letter.id))?.reason).toBe('400')
+    expect(await store.outboxPhones()).toBeGreaterThanOrEqual(1)
+  })
+
+  it('accepts a delivery key once per shard, with all its letters, across phones, in order', async () => {
+    const [a, b] = [newPhone(), newPhone()]
+    const key = `k-${a}`
+    const letters = [{ phone: a, id: `${a}-1`, body: 'a1' }, { phone: b, id: `${b}-1`, body: 'b1' }, { phone: a, id: `${a}-2`, body: 'a2' }]
+    expect((await store.accept(letters, key)).sort()).toEqual([a, a, b].sort())
+    expect(await store.accept([{ phone: a, id: `${a}-3`, body: 'a3' }], key)).toEqual([])
+    expect(await store.pending(b)).toBe(true)
+    const first = await take(a, `w-${a}`)
+    expect(first.message).toBe('a1')
+    expect(await store.commitTurn(a, `w-${a}`, commitOf(first, 'd'), 10_000)).toMatchObject({ kind: 'more', work: { message: 'a2' } })
+  })
+
+  it('remembers a link code result for the phone', async () => {
+    const phone = newPhone()
+    expect(await store.linkResult(phone, 'ABC')).toBeUndefined()
+    await store.putLinkResult(phone, 'ABC', '{"type":"LINK_OK"}')
+    expect(await store.linkResult(phone, 'ABC')).toBe('{"type":"LINK_OK"}')
+    expect(await store.linkResult(newPhone(), 'ABC')).toBeUndefined()
+  })
+})
