@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { keys } from '../../src/stores/keys.ts'
 import { sendBody, type SendBody } from '../../src/chat/outbound/messages.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
-import { choiceIds, linkCode, newPhone, say as sayTo, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
+import { choiceIds, linkCode, newPhone, say as sayTo, sessionKey, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
 
 // Scripted conversations of a member, one per promise of the bot: signed webhook in, the real runtime, club
 // services and Redis, replies out to a loopback provider; every reply is checked against the provider's limits.
@@ -12,7 +11,7 @@ describe('chat bot, scripted conversations (redis, provider stand-in)', () => {
   let t: TestApp
   beforeAll(async () => {
     provider = await startFakeProvider()
-    t = await buildTestApp({ store: 'redis', env: { CHAT_API_BASE_URL: provider.url }, chat: { provider: { baseDelayMs: 5 } } })
+    t = await buildTestApp({ store: 'redis', env: { CHAT_API_BASE_URL: provider.url } })
   })
   afterAll(async () => {
     await t.close()
@@ -39,7 +38,7 @@ describe('chat bot, scripted conversations (redis, provider stand-in)', () => {
     for (const tenantId of tenants) await say(phone, `LINK-${await linkCode(t, { customerId: sub, email, name, tenantId, token })}`)
     return phone
   }
-  const session = async (phone: string) => JSON.parse((await t.redis!.hget(keys.chat.bot.session(phone), 'doc'))!)
+  const session = async (phone: string) => JSON.parse((await t.redis!.hget(sessionKey(t.app, phone), 'doc'))!)
 
   it('not linked: "ayuda" explains how to link, "menu" and "cancelar" offer the way in again, an image re-shows it', async () => {
     const phone = newPhone()
