@@ -15,6 +15,7 @@ import rateLimitPlugin from './plugins/rate-limit.ts'
 import securityHeadersPlugin from './plugins/security-headers.ts'
 import healthRoutes from './health.ts'
 import seedPlugin from './seed.ts'
+import clubPlugin from './club/index.ts'
 import cropsPlugin from './crops/index.ts'
 import commercePlugin from './commerce/plugin.ts'
 import ordersPlugin from './orders/index.ts'
@@ -92,6 +93,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, notFoundHandler)
   await app.register(healthRoutes)
   await app.register(commercePlugin)
+  await app.register(clubPlugin)
   await app.register(cropsPlugin)
   await app.register(contentPlugin)
   await app.register(notificationsPlugin)

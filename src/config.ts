@@ -39,6 +39,8 @@ const envSchema = z.object({
   COMMERCE_TENANTS_FILE: optionalString,
   COMMERCE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   COMMERCE_PORT: port.default(0),
+  COMMERCE_ADMIN_EMAIL: optionalString,
+  COMMERCE_ADMIN_PASSWORD: optionalString,
   SEED: z.enum(['demo', 'none']).optional(),
   RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
@@ -87,6 +89,9 @@ export interface Config {
     readonly tenantsFile: string | undefined
     readonly timeoutMs: number
     readonly embeddedPort: number
+    /** The Medusa admin login `npm run club` provisions with, and stores for the clubs it makes. */
+    readonly adminEmail: string | undefined
+    readonly adminPassword: string | undefined
   }
   readonly seed: 'demo' | 'none'
   readonly rateLimit: { readonly max: number, readonly windowMs: number }
@@ -173,6 +178,8 @@ export function loadConfig (source: Record<string, string | undefined> = process
       tenantsFile: env.COMMERCE_TENANTS_FILE,
       timeoutMs: env.COMMERCE_TIMEOUT_MS,
       embeddedPort: env.COMMERCE_PORT,
+      adminEmail: env.COMMERCE_ADMIN_EMAIL,
+      adminPassword: env.COMMERCE_ADMIN_PASSWORD,
     }),
     seed: env.SEED ?? (env.REDIS_URL || env.REDIS_CLUSTER_NODES ? 'none' : 'demo'),
     rateLimit: Object.freeze({ max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS }),

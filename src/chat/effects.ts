@@ -61,7 +61,7 @@ export class Effects {
     const tenant = tenantId ? await this.deps.tenants.get(tenantId) : undefined
     if (!tenant) return DEFAULT_VOICE
     const chosen = phone ? (await this.deps.linkedAccounts.list(phone)).find((a) => a.tenantId === tenantId)?.locale : undefined
-    return { locale: chosen ?? tenant.locale, currency: tenant.currency }
+    return { locale: chosen ?? tenant.locale, currency: tenant.currency, pickup: tenant.pickup }
   }
 
   /** The phone's links, each with the language the bot speaks there. */

@@ -24,7 +24,11 @@ export const keys = {
   },
   staff: {
     byEmail: (email: string) => `staff:${email.toLowerCase()}`,
+    // hash email -> role of one club's staff: where "the last admin stays" is decided
+    roster: (tenantId: string) => `t:${tenantId}:staff`,
   },
+  // single-use tokens (staff invites, member password tokens) by the SHA-256 of the token, with their expiry as TTL
+  oneUseToken: (kind: 'staff-invite' | 'member-password', hash: string) => `one-use:${kind}:${hash}`,
   crops: {
     // crop ids of a tenant, scored by creation time
     index: (tenantId: string) => `{crops:${tenantId}}:index`,

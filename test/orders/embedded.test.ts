@@ -179,6 +179,6 @@ describe.each(['redis', 'memory'] as const)('orders against the embedded backend
     expect(members).toEqual({ members: [], count: 2, offset: 0, limit: 0 })
     const inventory = (await t.app.inject({ url: '/api/inventory?limit=2', headers: admin })).json()
     expect(inventory.items).toHaveLength(2)
-    expect(inventory.items[0].locationId).toBe('sloc_norte')
+    expect(inventory.items[0].locationId).toBe('sloc_club_norte')
   })
 })

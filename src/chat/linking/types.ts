@@ -41,6 +41,8 @@ export interface ChatBot {
 /** Link codes as the bot consumes them: single use; an unknown, expired or used code is a NOT_FOUND AppError. */
 export interface LinkCodes {
   consume (code: string): Promise<LinkRecord>
+  /** A code a club makes for one of its members (src/club/members.ts). */
+  create (code: string, record: LinkRecord): Promise<void>
 }
 
 declare module 'fastify' {

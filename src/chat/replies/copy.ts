@@ -62,6 +62,8 @@ export interface Copy {
   cartCleared: string
   summary: string
   pickupCash: string
+  /** The club's pickup details, when it has set them (PATCH /api/club). */
+  pickupAt: (address: string, hours: string) => string
   confirmButtons: { confirm: string, cancel: string }
   orderPlaced: (displayId: string, total: string) => string
   orderFailed: (reason: CommerceFailure) => string
@@ -162,6 +164,7 @@ const es: Copy = {
   cartCleared: 'Vaciamos tu carrito.',
   summary: 'Revisá tu pedido:',
   pickupCash: 'Retiro en el club, pago en efectivo.',
+  pickupAt: (address, hours) => `Retirás en ${address} (${hours}).`,
   confirmButtons: { confirm: 'Confirmar', cancel: 'Volver' },
   orderPlaced: (id, total) => `¡Listo! Pedido #${id} realizado (${total}). Te avisamos cuando esté para retirar.`,
   orderFailed: (reason) => reason === 'stock'
@@ -282,6 +285,7 @@ const en: Copy = {
   cartCleared: 'Your cart is now empty.',
   summary: 'Please review your order:',
   pickupCash: 'Pickup at the club, cash payment.',
+  pickupAt: (address, hours) => `Pick it up at ${address} (${hours}).`,
   confirmButtons: { confirm: 'Confirm', cancel: 'Back' },
   orderPlaced: (id, total) => `Done! Order #${id} placed (${total}). We will let you know when it is ready for pickup.`,
   orderFailed: (reason) => reason === 'stock'
