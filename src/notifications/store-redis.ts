@@ -69,36 +69,34 @@ export class RedisNotificationStore implements NotificationStore {
     }
   }
 
-  private scopeKeys (scope: RecipientScope): string[] { return recipientScriptKeys(scope) }
-
   async create (n: Notification, now: number): Promise<Created> {
     const createdAt = Date.parse(n.createdAt)
     const expiresAt = Date.parse(n.expiresAt)
-    const [created, unreadCount] = await this.scripts.create(this.scopeKeys(n), [
+    const [created, unreadCount] = await this.scripts.create(recipientScriptKeys(n), [
       now, n.recipientId, n.id, n.externalId, createdAt, expiresAt, n.domain, n.source, toRecord(n), n.createdAt,
     ]) as [number, number]
     return { created: created === 1, unreadCount }
   }
 
   async list (scope: RecipientScope, q: ListQuery, now: number) {
-    const [total, ...fields] = await this.scripts.list(this.scopeKeys(scope), [now, scope.recipientId, q.offset, q.limit, ...filterSets(q)]) as [number, ...string[]]
+    const [total, ...fields] = await this.scripts.list(recipientScriptKeys(scope), [now, scope.recipientId, q.offset, q.limit, ...filterSets(q)]) as [number, ...string[]]
     const notifications: Notification[] = []
     for (let i = 0; i + 2 < fields.length; i += 3) notifications.push(fromRecord(fields[i] as string, fields[i + 1] as string, fields[i + 2] as string))
     return { notifications, total }
   }
 
   async unreadCount (scope: RecipientScope, now: number) {
-    return await this.scripts.unread(this.scopeKeys(scope), [now, scope.recipientId]) as number
+    return await this.scripts.unread(recipientScriptKeys(scope), [now, scope.recipientId]) as number
   }
 
   async markRead (scope: RecipientScope, externalId: string, now: number) {
-    const found = await this.scripts.markRead(this.scopeKeys(scope), [now, scope.recipientId, externalId, new Date(now).toISOString()]) as [string, string, string, number] | null
+    const found = await this.scripts.markRead(recipientScriptKeys(scope), [now, scope.recipientId, externalId, new Date(now).toISOString()]) as [string, string, string, number] | null
     if (!found) return undefined
     return { notification: fromRecord(found[0], found[1], found[2]), unreadCount: found[3] }
   }
 
   async markAllRead (scope: RecipientScope, now: number) {
-    return await this.scripts.markAll(this.scopeKeys(scope), [now, scope.recipientId, new Date(now).toISOString()]) as number
+    return await this.scripts.markAll(recipientScriptKeys(scope), [now, scope.recipientId, new Date(now).toISOString()]) as number
   }
 
   async purgeExpired (tenantId: string, now: number) {
@@ -111,7 +109,7 @@ export class RedisNotificationStore implements NotificationStore {
         const due = await this.redis.zrangebyscore(registry, '-inf', now, 'LIMIT', 0, PURGE_BATCH)
         if (due.length === 0) break
         for (const recipientId of due) {
-          purged += await this.scripts.purge(this.scopeKeys({ tenantId, recipientId }), [now, recipientId]) as number
+          purged += await this.scripts.purge(recipientScriptKeys({ tenantId, recipientId }), [now, recipientId]) as number
         }
       }
     }
