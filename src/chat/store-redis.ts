@@ -297,30 +297,22 @@ export class RedisChatStore implements ChatStore {
     return turn !== null || send !== null
   }
 
-  private async everyShard<T> (read: (pipeline: ReturnType<RedisClient['pipeline']>, shard: number) => void, parse: (raw: unknown) => T): Promise<T[]> {
-    const pipeline = this.redis.pipeline()
-    for (let s = 0; s < this.shards; s++) read(pipeline, s)
-    const results = (await pipeline.exec()) ?? []
-    return results.map(([err, raw]) => {
-      if (err) throw err
-      return parse(raw)
-    })
+  /** One read per shard, side by side: each shard is its own slot, so a cluster takes no pipeline across them. */
+  private async everyShard<T> (read: (shard: number) => Promise<T>): Promise<T[]> {
+    return await Promise.all(Array.from({ length: this.shards }, async (_, s) => await read(s)))
   }
 
   async outboxPhones () {
-    const counts = await this.everyShard((p, s) => p.zcard(b.sendable(s)), Number)
+    const counts = await this.everyShard(async (s) => await this.redis.zcard(b.sendable(s)))
     return counts.reduce((a, n) => a + n, 0)
   }
 
   async deadLetters (limit: number) {
-    const ids = await this.everyShard((p, s) => p.zrevrange(b.deadIndex(s), 0, limit - 1), (raw) => raw as string[])
-    const pipeline = this.redis.pipeline()
-    ids.forEach((found, s) => { if (found.length > 0) pipeline.hmget(b.dead(s), ...found) })
-    const records = ((await pipeline.exec()) ?? []).flatMap(([err, raw]) => {
-      if (err) throw err
-      return raw as Array<string | null>
+    const records = await this.everyShard(async (s) => {
+      const found = await this.redis.zrevrange(b.deadIndex(s), 0, limit - 1)
+      return found.length > 0 ? await this.redis.hmget(b.dead(s), ...found) : []
     })
-    return records.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as DeadLetter).sort((x, y) => y.at - x.at).slice(0, limit)
+    return records.flat().filter((r): r is string => r !== null).map((r) => JSON.parse(r) as DeadLetter).sort((x, y) => y.at - x.at).slice(0, limit)
   }
 
   async deadLetter (id: string) {

@@ -160,7 +160,8 @@ export class RedisTenantStore implements TenantStore {
   async listStaff (tenantId: string) {
     const emails = (await this.redis.hkeys(keys.staff.roster(tenantId))).sort()
     if (emails.length === 0) return []
-    const raws = await this.redis.mget(emails.map((e) => keys.staff.byEmail(e)))
+    // one read per person: their records sit in different slots of a cluster, which refuses an MGET across them
+    const raws = await Promise.all(emails.map(async (e) => await this.redis.get(keys.staff.byEmail(e))))
     return raws.flatMap((raw) => raw ? [staffSchema.parse(JSON.parse(raw))] : [])
   }
 

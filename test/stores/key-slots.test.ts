@@ -38,7 +38,7 @@ const groups: Record<string, string[]> = {
 
 // Builders whose keys no script, MULTI or pipeline combines with another key: they need no shared tag.
 const alone = new Set([
-  'staff.roster', 'oneUseToken', 'orders.idempotency', 'orders.upstreamToken', 'orders.metadataLock', 'accounts.loginAttempts',
+  'staff.roster', 'staff.byEmail', 'oneUseToken', 'orders.idempotency', 'orders.upstreamToken', 'orders.metadataLock', 'accounts.loginAttempts',
   'notifications.remindersLock', 'notifications.recipient.broadcastCursor', 'crops.batchSeq', 'crops.catalog',
   'chat.linking.code', 'chat.linking.accounts', 'chat.linking.invite', 'chat.linking.attempts',
   // roots of a domain (for tools), pub/sub channels (no slot: live hub, chat wake-up by SPUBLISH to its shard)
@@ -46,9 +46,6 @@ const alone = new Set([
 ])
 // The embedded commerce backend keeps its keys untagged: start-up refuses it on a cluster.
 const refused = 'commerce.'
-// Not yet cluster-ready, left to their store: the staff records are read several at once by one MGET
-// (src/tenants/store.ts), which a cluster refuses once the emails hash to different slots.
-const notYet = new Set(['staff.byEmail'])
 
 /** Every builder path of keys.ts (the recipient builder answers an object of keys: its members count too). */
 function builderPaths (node: object, path: string[] = []): string[] {
@@ -83,7 +80,7 @@ describe('key slots of every script on a Redis Cluster', () => {
   })
 
   it('places every key builder of keys.ts: in a checked group, used alone, or refused on a cluster', () => {
-    const unplaced = builderPaths(keys).filter((path) => !grouped.has(path) && !alone.has(path) && !notYet.has(path) && !path.startsWith(refused))
+    const unplaced = builderPaths(keys).filter((path) => !grouped.has(path) && !alone.has(path) && !path.startsWith(refused))
     expect(unplaced).toEqual([])
   })
 
