@@ -46,6 +46,8 @@ export const tenantSchema = z.object({
   country: z.string().length(2).optional(),
   plan: z.object({ maxActiveCrops: z.number().int().min(0) }),
   pickup: pickupSchema.optional(),
+  /** The chat's templates for updates outside the provider's 24-hour window, by default name (docs/chat.md). */
+  chatTemplates: z.record(z.string(), z.object({ name: z.string().regex(/^[a-z0-9_]{1,512}$/), language: z.string().min(2).max(15).optional() })).optional(),
   commerce: commerceSettingsSchema.optional(),
 })
 export type Tenant = z.infer<typeof tenantSchema>
