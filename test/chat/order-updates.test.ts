@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SendBody } from '../../src/chat/outbound/messages.ts'
 import { notifyMember } from '../../src/orders/notify.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
-import { linkCode, newPhone, say, startFakeProvider, textOf, type FakeProvider } from './support.ts'
+import { choiceIds, linkCode, newPhone, say, startFakeProvider, textOf, type FakeProvider } from './support.ts'
 
 // Order updates in the chat, end to end: an order placed through the bot, then the admin's steps through the
 // orders API; what reaches the member's phone is what the loopback provider received.
@@ -176,16 +176,25 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
     expect((await memberNotices()).filter((n) => n.resourceId === order.id && n.event === 'order.shipped')[0]?.body).toMatch(/en camino/)
   })
 
-  it('updates off: nothing in the chat, the in-app notice still', async () => {
+  it('updates turned off from the menu: nothing in the chat, the in-app notice still; on again: the next update comes', async () => {
     const phone = newPhone()
     const order = await orderInChat(phone)
-    await t.app.linkedAccounts.setUpdates(phone, 'club-norte', false)
+    let before = provider.to(phone).length
+    await say(t, phone, { reply: 'menu:updates-off' })
+    const answer = provider.to(phone).slice(before)
+    expect(textOf(answer[0]!)).toMatch(/no te mando más avisos/)
+    expect(choiceIds(answer[1]!)).toContain('menu:updates-on')
     await step(order.id, 'capture')
-    const before = provider.to(phone).length
+    before = provider.to(phone).length
     await step(order.id, 'fulfill')
     expect(await since(phone, before)).toEqual([])
     expect((await memberNotices()).some((n) => n.resourceId === order.id && n.event === 'order.shipped')).toBe(true)
-    await t.app.linkedAccounts.setUpdates(phone, 'club-norte', true)
+
+    await say(t, phone, { reply: 'menu:updates-on' })
+    const second = await orderInChat(phone)
+    before = provider.to(phone).length
+    await step(second.id, 'cancel')
+    expect((await since(phone, before)).map((b) => textOf(b))).toEqual([`Tu pedido #${second.displayId} fue cancelado. Si tenés dudas, escribí *menu*.`])
   })
 
   it('a member with no linked phone: in-app only, the step answers 200', async () => {
