@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { SendBody } from '../../src/chat/outbound/messages.ts'
 import { notifyMember } from '../../src/orders/notify.ts'
-import { buildTestApp, type TestApp } from '../helper.ts'
+import { buildTestApp, TEST_SECRETS, type TestApp } from '../helper.ts'
 import { choiceIds, linkCode, newPhone, say, startFakeProvider, textOf, type FakeProvider } from './support.ts'
 
 // Order updates in the chat, end to end: an order placed through the bot, then the admin's steps through the
@@ -30,10 +30,21 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
   }
 
   /** A phone linked to Bruno at club-norte that has placed one order through the bot; the order's id and number. */
-  const orderInChat = async (phone: string) => {
+  // each test's phones are the only ones linked to Bruno while it runs: an update goes to every one of them
+  const linked: string[] = []
+  afterEach(async () => {
+    for (const phone of linked.splice(0)) await t.app.linkedAccounts.remove(phone, 'club-norte')
+  })
+
+  const linkBruno = async (phone: string) => {
+    linked.push(phone)
     const token = await t.token('member', ['club-norte'], { sub: 'cus_bruno', name: 'Bruno', email: 'bruno@example.com' })
     await say(t, phone, { text: 'hola' })
     await say(t, phone, { text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}` })
+  }
+
+  const orderInChat = async (phone: string) => {
+    await linkBruno(phone)
     await say(t, phone, { reply: 'menu:browse' })
     await say(t, phone, { reply: 'product:prod_norte_aceite_cbd' })
     await say(t, phone, { text: '1' })
@@ -209,5 +220,18 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
     expect(res.statusCode, res.body).toBe(200)
     expect(provider.calls.length).toBe(calls)
     expect((await memberNotices('cus_ana')).filter((n) => n.resourceId === res.json().order.id).map((n) => n.event).sort()).toEqual(['order.completed', 'order.placed', 'order.shipped'])
+  })
+
+  it('reminders reach the chat by the same rules: tomorrow\'s appointment, once however often the job runs', async () => {
+    const phone = newPhone()
+    await linkBruno(phone)
+    const before = provider.to(phone).length
+    for (let i = 0; i < 2; i++) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/notifications/generate-reminders', headers: { authorization: `Bearer ${TEST_SECRETS.CRON_API_SECRET}` } })
+      expect(res.statusCode).toBe(200)
+    }
+    const got = (await since(phone, before)).map((b) => textOf(b))
+    expect(got).toHaveLength(1)
+    expect(got[0]).toMatch(/^Recordatorio: .+/)
   })
 })
