@@ -50,7 +50,7 @@ export class MemoryLinkedAccountStore implements LinkedAccountStore {
   }
 
   async phonesOf (tenantId: string, customerId: string) {
-    return [...this.phones].filter(([, accounts]) => accounts.get(tenantId)?.customerId === customerId).map(([phone]) => phone)
+    return [...this.phones].filter(([, accounts]) => accounts.get(tenantId)?.customerId === customerId).map(([phone]) => phone).sort()
   }
 
   async updatesOn (phone: string, tenantId: string) { return !this.off.has(`${phone}\n${tenantId}`) }
