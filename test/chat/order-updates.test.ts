@@ -108,7 +108,11 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
   })
 
   it('outside the 24-hour window: the template, with the club\'s name for it, instead of a text', async () => {
-    await setClub({ chatTemplates: { order_ready_pickup: { name: 'norte_listo', language: 'es_AR' } } })
+    const patched = await t.app.inject({ method: 'PATCH', url: '/api/club', headers: admin, payload: { chatTemplates: { order_ready_pickup: { name: 'norte_listo', language: 'es_AR' } } } })
+    expect(patched.json().club.chatTemplates, patched.body).toEqual({ order_ready_pickup: { name: 'norte_listo', language: 'es_AR' } })
+    const refused = await t.app.inject({ method: 'PATCH', url: '/api/club', headers: admin, payload: { chatTemplates: { order_lost: { name: 'x' } } } })
+    expect(refused.statusCode).toBe(400)
+    expect(refused.json().error.code).toBe('VALIDATION_ERROR')
     const phone = newPhone()
     const order = await orderInChat(phone)
     await step(order.id, 'capture')

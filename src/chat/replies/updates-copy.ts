@@ -1,8 +1,9 @@
+import type { ChatTemplateKind } from '../../tenants/model.ts'
+
 // What the bot says on its own about a member's orders and reminders (src/chat/updates.ts), in each language.
 // Each text takes the same parameters, in the same order, as the event's template (docs/chat.md).
 
-export const UPDATE_KINDS = ['order_ready_pickup', 'order_shipped', 'order_canceled', 'order_completed', 'appointment_reminder', 'task_overdue'] as const
-export type UpdateKind = typeof UPDATE_KINDS[number]
+export type UpdateKind = ChatTemplateKind
 
 interface UpdateCopy {
   text: Record<UpdateKind, (params: string[]) => string>
