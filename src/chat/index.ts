@@ -109,7 +109,13 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
 
   // order updates and reminders: each member notice also goes to the member's linked phones (src/chat/updates.ts)
   const updates = new ChatUpdates({ store, linkedAccounts: app.linkedAccounts, tenants: app.tenants, clock, log, queued: (phone) => { sender.runner.offer([phone]) } })
-  app.notifications.observe(async (notice) => { await updates.onNotice(notice) })
+  app.notifications.observe(async (notice) => {
+    try {
+      await updates.onNotice(notice)
+    } catch (err) {
+      log.warn({ err: { message: (err as Error).message }, event: notice.event, resourceId: notice.resourceId }, 'chat update not queued: a retry of the step queues it')
+    }
+  })
 
   app.decorate('chatBot', {
     accountLinked: async (phone: string) => {

@@ -224,6 +224,9 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
     expect(res.statusCode, res.body).toBe(200)
     expect(provider.calls.length).toBe(calls)
     expect((await memberNotices('cus_ana')).filter((n) => n.resourceId === res.json().order.id).map((n) => n.event).sort()).toEqual(['order.completed', 'order.placed', 'order.shipped'])
+    // the club's admins are told of the new order, whoever placed it
+    const staff = (await t.app.inject({ url: '/api/notifications?domain=orders&limit=100', headers: await t.auth('admin', 'club-norte', { sub: 'staff-admin-2' }) })).json().notifications as Array<{ event: string, resourceId: string }>
+    expect(staff.filter((n) => n.resourceId === res.json().order.id).map((n) => n.event)).toEqual(['order.placed'])
   })
 
   it('reminders reach the chat by the same rules: tomorrow\'s appointment, once however often the job runs', async () => {
