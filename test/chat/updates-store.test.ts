@@ -80,6 +80,12 @@ describe.each(stores)('order update stores (%s)', (_name, make) => {
     }), { numRuns: 20 })
   })
 
+  it('the same id queued by many callers at once (racing instances) is queued once', async () => {
+    const phone = newPhone()
+    const answers = await Promise.all(Array.from({ length: 20 }, async () => await s.chat.enqueueSystem(phone, 'order.shipped:order_1', '{}')))
+    expect(answers.filter(Boolean)).toHaveLength(1)
+  })
+
   it('the last inbound moment is the latest noted', async () => {
     const phone = newPhone()
     expect(await s.chat.lastInbound(phone)).toBeUndefined()
