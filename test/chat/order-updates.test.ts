@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { SendBody } from '../../src/chat/outbound/messages.ts'
 import { notifyMember } from '../../src/orders/notify.ts'
+import { openSse } from '../notifications/sse-client.ts'
 import { buildTestApp, TEST_SECRETS, type TestApp } from '../helper.ts'
 import { choiceIds, linkCode, newPhone, say, startFakeProvider, textOf, type FakeProvider } from './support.ts'
 
@@ -240,5 +241,17 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
     const got = (await since(phone, before)).map((b) => textOf(b))
     expect(got).toHaveLength(1)
     expect(got[0]).toMatch(/^Recordatorio: .+/)
+  })
+
+  it('an admin watching the notification stream sees order.placed live when a member orders in the chat', async () => {
+    const base = await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const stream = await openSse(`${base}/api/notifications/stream`, await t.auth('admin', 'club-norte', { sub: 'staff-admin-live' }))
+    try {
+      const order = await orderInChat(newPhone())
+      const live = await stream.waitFor((e) => e.event === 'notification' && (e.data as { resourceId?: string }).resourceId === order.id)
+      expect(live.data).toMatchObject({ event: 'order.placed', recipientRole: 'admin', title: 'Nuevo pedido', body: `Entró el pedido #${order.displayId}.` })
+    } finally {
+      stream.close()
+    }
   })
 })
