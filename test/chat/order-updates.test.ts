@@ -165,6 +165,15 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
     expect((await since(phone, before)).map((b) => textOf(b))).toEqual([`Tu pedido #${order.displayId} fue cancelado. Si tenés dudas, escribí *menu*.`])
   })
 
+  it('the member\'s own language wins over the club\'s: chosen from the menu, the update comes in English', async () => {
+    const phone = newPhone()
+    const order = await orderInChat(phone)
+    await say(t, phone, { reply: 'menu:language' })
+    const before = provider.to(phone).length
+    await step(order.id, 'cancel')
+    expect((await since(phone, before)).map((b) => textOf(b))).toEqual([`Your order #${order.displayId} was canceled. Questions? Type *menu*.`])
+  })
+
   it('a delivery order through the one-call route: "en camino", then completed; the same event told twice is sent once', async () => {
     const phone = newPhone()
     await orderInChat(phone)
