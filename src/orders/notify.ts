@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { Notifier } from '../notifications/types.ts'
+import type { Notifier, NotifyInput } from '../notifications/types.ts'
 import type { Tenant } from '../tenants/model.ts'
 
 // Tells the member about their order, and the club's admins about a new one. A failure to notify never fails
@@ -51,31 +51,37 @@ export function shippingMethodOf (names: Array<string | null | undefined>): Ship
 }
 
 export async function notifyMember (notifier: Notifier, log: FastifyBaseLogger, tenant: Tenant, order: NotifiedOrder, event: OrderEvent): Promise<void> {
-  try {
-    if (event === 'order.placed') await notifyAdmins(notifier, tenant, order)
-    if (!order.customerId) return
-    const method = order.shippingMethod ?? 'delivery'
-    const notice = event === 'order.shipped' ? SHIPPED[method] : TEXT[event]
-    const text = notice[tenant.locale]
-    const where = event === 'order.shipped' && method === 'pickup' && tenant.pickup ? ` ${PICKUP_AT[tenant.locale](tenant.pickup.address, tenant.pickup.hours)}` : ''
-    await notifier.notify({
-      tenantId: tenant.id,
-      recipientId: order.customerId,
-      recipientRole: 'member',
-      domain: 'orders',
-      event,
-      title: text.title,
-      body: text.body(order.displayId) + where,
-      severity: notice.severity,
-      source: 'event',
-      actionUrl: `/orders/${order.id}`,
-      resourceId: order.id,
-      resourceType: 'order',
-      metadata: { displayId: order.displayId, shippingMethod: method },
-      externalId: `${event}:${order.id}`,
-    })
-  } catch (err) {
-    log.warn({ err: { message: (err as Error).message }, orderId: order.id, event }, 'order notification failed')
+  const logged = async (who: string, send: () => Promise<void>): Promise<void> => {
+    try {
+      await send()
+    } catch (err) {
+      log.warn({ err: { message: (err as Error).message }, orderId: order.id, event, who }, 'order notification failed')
+    }
+  }
+  if (order.customerId) await logged('member', async () => { await notifier.notify(memberNotice(tenant, order, event)) })
+  if (event === 'order.placed') await logged('admins', async () => { await notifyAdmins(notifier, tenant, order) })
+}
+
+function memberNotice (tenant: Tenant, order: NotifiedOrder, event: OrderEvent): NotifyInput {
+  const method = order.shippingMethod ?? 'delivery'
+  const notice = event === 'order.shipped' ? SHIPPED[method] : TEXT[event]
+  const text = notice[tenant.locale]
+  const where = event === 'order.shipped' && method === 'pickup' && tenant.pickup ? ` ${PICKUP_AT[tenant.locale](tenant.pickup.address, tenant.pickup.hours)}` : ''
+  return {
+    tenantId: tenant.id,
+    recipientId: order.customerId,
+    recipientRole: 'member',
+    domain: 'orders',
+    event,
+    title: text.title,
+    body: text.body(order.displayId) + where,
+    severity: notice.severity,
+    source: 'event',
+    actionUrl: `/orders/${order.id}`,
+    resourceId: order.id,
+    resourceType: 'order',
+    metadata: { displayId: order.displayId, shippingMethod: method },
+    externalId: `${event}:${order.id}`,
   }
 }
 
