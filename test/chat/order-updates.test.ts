@@ -20,6 +20,7 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
     provider = await startFakeProvider()
     t = await buildTestApp({ store: 'redis', env: { CHAT_API_BASE_URL: provider.url }, chat: { clock: () => now } })
     admin = await t.auth('admin', 'club-norte', { sub: 'staff-admin-1' })
+    await setClub({ locale: 'es', pickup: { address: 'Av. Siempreviva 742', hours: 'lun a vie 10 a 18' } })
   })
   afterAll(async () => {
     await t.close()
@@ -76,7 +77,6 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
     (await t.app.inject({ url: '/api/notifications?domain=orders&limit=100', headers: await t.auth('member', 'club-norte', { sub }) })).json().notifications as Array<{ event: string, resourceId: string, body: string }>
 
   it('pickup order fulfilled: "listo para retirar" once, in Spanish, with where and when; the admin got order.placed', async () => {
-    await setClub({ locale: 'es', pickup: { address: 'Av. Siempreviva 742', hours: 'lun a vie 10 a 18' } })
     const phone = newPhone()
     const order = await orderInChat(phone)
     const placed = (await t.app.inject({ url: '/api/notifications?domain=orders&limit=100', headers: admin })).json().notifications as Array<{ event: string, resourceId: string }>
@@ -137,6 +137,20 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
       now -= 25 * HOUR
       await setClub({ chatTemplates: {} })
     }
+  })
+
+  it('a provider failing twice: the update is retried and delivered once, under one idempotency key', async () => {
+    const phone = newPhone()
+    const order = await orderInChat(phone)
+    await step(order.id, 'capture')
+    const before = provider.to(phone).length
+    const attempts = provider.attempts
+    provider.plan.push({ status: 500 }, { status: 503 })
+    await step(order.id, 'fulfill')
+    const got = await since(phone, before)
+    expect(got.map((b) => textOf(b))).toEqual([`¡Tu pedido #${order.displayId} está listo para retirar! Retiralo en Av. Siempreviva 742 (lun a vie 10 a 18).`])
+    expect(provider.attempts - attempts).toBe(3)
+    expect(provider.calls.at(-1)?.idempotencyKey).toBe(`system:order_ready_pickup:order.shipped:${order.id}`)
   })
 
   it('a template the provider rejects is a dead letter with the provider\'s reason, shown to the club\'s admin', async () => {
