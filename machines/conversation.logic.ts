@@ -97,7 +97,7 @@ export function menuItems (context: ConversationContext): MenuItem[] {
   const items: MenuItem[] = ['browse', 'cart', 'repeat', 'orders', 'notifications']
   if (account && account.role !== 'member') items.push('crops')
   if (validAccounts(context.accounts, now).length >= 2) items.push('switch-club')
-  items.push('language', 'unlink')
+  items.push(account?.updates === false ? 'updates-on' : 'updates-off', 'language', 'unlink')
   return items
 }
 

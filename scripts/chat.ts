@@ -40,6 +40,10 @@ function render (body: SendBody): void {
     process.stdout.write(`\nbot: ${body.text.body}\n`)
     return
   }
+  if (body.type === 'template') {
+    process.stdout.write(`\nbot (template ${body.template.name}): ${body.template.components?.[0]?.parameters.map((p) => p.text).join(' | ') ?? ''}\n`)
+    return
+  }
   const i = body.interactive
   process.stdout.write(`\nbot: ${i.body.text}\n`)
   if (i.type === 'button') choices = i.action.buttons.map((b) => b.reply)

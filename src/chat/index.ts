@@ -14,6 +14,7 @@ import { createChatStore } from './store-redis.ts'
 import type { Lane } from './store.ts'
 import { WakeChannel } from './wake.ts'
 import { webhookRoutes } from './webhook.ts'
+import { ChatUpdates } from './updates.ts'
 import { TurnWorker } from './worker.ts'
 
 // The chat bot: the signed webhook and the mailboxes, the turn worker (conversation runtime, one atomic commit
@@ -105,6 +106,16 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     await webhookRoutes(scope, { secret: chat.webhookSecret, store, clock, accepted })
   })
   await app.register(async (scope) => { await deadLetterRoutes(scope, store) })
+
+  // order updates and reminders: each member notice also goes to the member's linked phones (src/chat/updates.ts)
+  const updates = new ChatUpdates({ store, linkedAccounts: app.linkedAccounts, tenants: app.tenants, clock, log, queued: (phone) => { sender.runner.offer([phone]) } })
+  app.notifications.observe(async (notice) => {
+    try {
+      await updates.onNotice(notice)
+    } catch (err) {
+      log.warn({ err: { message: (err as Error).message }, event: notice.event, resourceId: notice.resourceId }, 'chat update not queued: a retry of the step queues it')
+    }
+  })
 
   app.decorate('chatBot', {
     accountLinked: async (phone: string) => {

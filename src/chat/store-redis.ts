@@ -2,7 +2,7 @@ import type { RedisClient } from '../plugins/redis.ts'
 import { keys } from '../stores/keys.ts'
 import { shardOf } from './shards.ts'
 import {
-  DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, MemoryChatStore, SESSION_TTL_MS, shardOfDeadLetter,
+  DEAD_KEPT, DEDUPE_TTL_SECONDS, INBOUND_AT_TTL_MS, LINK_RESULT_TTL_MS, SYSTEM_SENT_TTL_MS, MemoryChatStore, SESSION_TTL_MS, shardOfDeadLetter,
   type ChatStore, type Commit, type DeadLetter, type Lane, type Letter, type Next, type SendWork, type Taken, type TurnWork,
 } from './store.ts'
 
@@ -168,6 +168,15 @@ redis.call('RPUSH', KEYS[3], cjson.decode(record).payload)
 redis.call('ZADD', KEYS[4], 'NX', now, ARGV[2])
 return record`,
   },
+  // KEYS sent, outbox, sendable; ARGV phone, entry, ttlMs: the id's marker and the entry together, or neither
+  chatEnqueueSystem: {
+    numberOfKeys: 3,
+    lua: `${NOW_MS}
+if not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[3]) then return 0 end
+redis.call('RPUSH', KEYS[2], ARGV[2])
+redis.call('ZADD', KEYS[3], 'NX', now, ARGV[1])
+return 1`,
+  },
 } as const
 
 type Reply = Array<string | null>
@@ -181,6 +190,7 @@ interface ChatCommands {
   chatRelease (...keysThenArgs: Array<string | number>): Promise<number>
   chatRenew (...keysThenArgs: Array<string | number>): Promise<number>
   chatRedrive (...keysThenArgs: Array<string | number>): Promise<string | null>
+  chatEnqueueSystem (...keysThenArgs: Array<string | number>): Promise<number>
 }
 
 const b = keys.chat.bot
@@ -329,6 +339,22 @@ export class RedisChatStore implements ChatStore {
     const k = this.laneKeys(letter.lane, letter.phone)
     const moved = await this.redis.chatRedrive(b.dead(s), b.deadIndex(s), k.list, k.zset, id, letter.phone)
     return moved === null ? undefined : letter
+  }
+
+  async enqueueSystem (phone: string, id: string, entry: string) {
+    const s = this.shard(phone)
+    return (await this.redis.chatEnqueueSystem(b.systemSent(s, phone, id), b.outbox(s, phone), b.sendable(s), phone, entry, SYSTEM_SENT_TTL_MS)) === 1
+  }
+
+  async noteInbound (phones: string[], at: number) {
+    const pipeline = this.redis.pipeline()
+    for (const phone of new Set(phones)) pipeline.set(b.inboundAt(this.shard(phone), phone), at, 'PX', INBOUND_AT_TTL_MS)
+    await pipeline.exec()
+  }
+
+  async lastInbound (phone: string) {
+    const raw = await this.redis.get(b.inboundAt(this.shard(phone), phone))
+    return raw === null ? undefined : Number(raw)
   }
 
   async linkResult (phone: string, code: string) {

@@ -13,6 +13,10 @@ export const APPLIED_KEPT = 8
 /** Dead letters kept per shard; the oldest go first. */
 export const DEAD_KEPT = 1_000
 export const LINK_RESULT_TTL_MS = 10 * 60_000
+/** A system message's id is remembered this long: the same event again within it is not queued again. */
+export const SYSTEM_SENT_TTL_MS = 30 * 24 * 60 * 60_000
+/** The last inbound moment is kept a little past the provider's 24-hour window it decides. */
+export const INBOUND_AT_TTL_MS = 48 * 60 * 60_000
 
 export type Lane = 'turn' | 'send'
 
@@ -105,6 +109,15 @@ export interface ChatStore {
   deadLetter (id: string): Promise<DeadLetter | undefined>
   /** Puts a dead letter back at the end of its phone's mailbox or outbox; the letter, or undefined if unknown. */
   redrive (id: string): Promise<DeadLetter | undefined>
+  /**
+   * Queues a message the system sends by itself (not a turn's reply) at the end of the phone's outbox, unless
+   * one with this id was queued already (SYSTEM_SENT_TTL_MS); true when queued.
+   */
+  enqueueSystem (phone: string, id: string, entry: string): Promise<boolean>
+  /** Notes the phone's latest inbound message (epoch ms, the app's clock). */
+  noteInbound (phones: string[], at: number): Promise<void>
+  /** When the phone last wrote, if within INBOUND_AT_TTL_MS. */
+  lastInbound (phone: string): Promise<number | undefined>
   linkResult (phone: string, code: string): Promise<string | undefined>
   putLinkResult (phone: string, code: string, result: string): Promise<void>
 }
@@ -129,6 +142,7 @@ export class MemoryChatStore implements ChatStore {
   private readonly seen = new Map<string, number>()
   private readonly dead = new Map<string, DeadLetter>()
   private readonly linkResults = new Map<string, { result: string, until: number }>()
+  private readonly inbound = new Map<string, number>()
 
   constructor (readonly shards: number, private readonly now: () => number = Date.now) {}
 
@@ -307,6 +321,21 @@ export class MemoryChatStore implements ChatStore {
     this.enqueue(this.queue(letter.lane, letter.phone), letter.payload)
     return letter
   }
+
+  async enqueueSystem (phone: string, id: string, entry: string) {
+    const key = `s:${phone}:${id}`
+    const until = this.seen.get(key)
+    if (until !== undefined && until > this.now()) return false
+    this.seen.set(key, this.now() + SYSTEM_SENT_TTL_MS)
+    this.enqueue(this.phone(phone).outbox, entry)
+    return true
+  }
+
+  async noteInbound (phones: string[], at: number) {
+    for (const phone of phones) this.inbound.set(phone, at)
+  }
+
+  async lastInbound (phone: string) { return this.inbound.get(phone) }
 
   async linkResult (phone: string, code: string) {
     const hit = this.linkResults.get(`${phone}:${code}`)

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { notFound } from '../errors.ts'
 import { errorEnvelopeSchema } from '../schemas/common.ts'
-import { LOCALES, pickupSchema, timeZoneSchema, type Tenant } from '../tenants/model.ts'
+import { chatTemplatesSchema, LOCALES, pickupSchema, timeZoneSchema, type Tenant } from '../tenants/model.ts'
 
 // GET/PATCH /api/club: the settings of the caller's club that its admins may change themselves.
 
@@ -15,6 +15,7 @@ export const clubSchema = z.object({
   currency: z.string(),
   plan: z.object({ maxActiveCrops: z.number() }),
   pickup: pickupSchema.nullable(),
+  chatTemplates: chatTemplatesSchema.describe('Template name and language per chat update sent outside the 24-hour window; absent: the default name, the member\'s language'),
 }).meta({ id: 'Club' })
 
 const clubPatch = z.object({
@@ -23,10 +24,12 @@ const clubPatch = z.object({
   timeZone: timeZoneSchema.optional(),
   /** null clears the pickup details. */
   pickup: pickupSchema.nullable().optional(),
+  /** Replaces the club's template choices whole; {} goes back to the defaults. */
+  chatTemplates: chatTemplatesSchema.optional(),
 }).strict()
 
 export const clubView = (t: Tenant): z.infer<typeof clubSchema> => ({
-  id: t.id, name: t.name, locale: t.locale, timeZone: t.timeZone, currency: t.currency, plan: t.plan, pickup: t.pickup ?? null,
+  id: t.id, name: t.name, locale: t.locale, timeZone: t.timeZone, currency: t.currency, plan: t.plan, pickup: t.pickup ?? null, chatTemplates: t.chatTemplates ?? {},
 })
 
 export type ClubPatch = z.infer<typeof clubPatch>
@@ -54,7 +57,7 @@ export async function clubSettingsRoutes (fastify: FastifyInstance) {
     onRequest: admin,
     schema: {
       tags: ['club'],
-      summary: 'Change the club\'s name, language (es|en), IANA time zone or pickup details',
+      summary: 'Change the club\'s name, language (es|en), IANA time zone, pickup details or chat templates',
       body: clubPatch,
       response: { 200: z.object({ club: clubSchema }), ...errors },
     },

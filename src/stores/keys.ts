@@ -124,6 +124,8 @@ export const keys = {
       accounts: (phone: string) => `chat:link:accounts:${phone}`,
       // present while the login form sent to this phone may be answered
       invite: (phone: string) => `chat:link:invite:${phone}`,
+      // reverse index: phones linked to a club's member (set); a hint checked against the phone's accounts on read
+      members: (tenantId: string, customerId: string) => `chat:link:members:${tenantId}:${encodeURIComponent(customerId)}`,
       // login attempts through the form in the current window
       attempts: (kind: 'phone' | 'email', id: string) => `chat:link:attempts:${kind}:${id}`,
     },
@@ -154,6 +156,10 @@ export const keys = {
       deadIndex: (shard: number) => `{chat:${shard}}:dead:index`,
       // what consuming a link code answered this phone, for a turn re-run after a crash (10 minutes)
       linkResult: (shard: number, phone: string, code: string) => `{chat:${shard}}:link-result:${phone}:${code}`,
+      // epoch ms of the phone's last inbound message (the provider's 24-hour window counts from it)
+      inboundAt: (shard: number, phone: string) => `{chat:${shard}}:inbound-at:${phone}`,
+      // a system message (order update, reminder) already queued for the phone, by its id
+      systemSent: (shard: number, phone: string, id: string) => `{chat:${shard}}:system-sent:${phone}:${id}`,
       // shard pub/sub channel (SPUBLISH): phones with new mail; ioredis does not prefix channels, the caller does
       wake: (shard: number) => `{chat:${shard}}:wake`,
     },

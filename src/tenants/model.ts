@@ -36,6 +36,15 @@ export const pickupSchema = z.object({
 })
 export type Pickup = z.infer<typeof pickupSchema>
 
+/** The chat's updates outside the provider's 24-hour window, each sent as the template of this name by default. */
+export const CHAT_TEMPLATE_KINDS = ['order_ready_pickup', 'order_shipped', 'order_canceled', 'order_completed', 'appointment_reminder', 'task_overdue'] as const
+export type ChatTemplateKind = typeof CHAT_TEMPLATE_KINDS[number]
+/** A club's own template name and language for some of them (docs/chat.md, "Order updates"). */
+export const chatTemplatesSchema = z.partialRecord(z.enum(CHAT_TEMPLATE_KINDS), z.object({
+  name: z.string().regex(/^[a-z0-9_]{1,512}$/, 'lower-case letters, digits and _'),
+  language: z.string().regex(/^[a-z]{2}(_[A-Z]{2})?$/, 'a language code such as es or es_AR').optional(),
+}))
+
 export const tenantSchema = z.object({
   id: z.string().regex(TENANT_ID),
   name: z.string().min(1),
@@ -46,6 +55,7 @@ export const tenantSchema = z.object({
   country: z.string().length(2).optional(),
   plan: z.object({ maxActiveCrops: z.number().int().min(0) }),
   pickup: pickupSchema.optional(),
+  chatTemplates: chatTemplatesSchema.optional(),
   commerce: commerceSettingsSchema.optional(),
 })
 export type Tenant = z.infer<typeof tenantSchema>

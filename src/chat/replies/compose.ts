@@ -169,6 +169,7 @@ export function compose (reply: Reply, voice: Voice): OutboundMessage[] {
     case 'repeated': return [text(copy.repeated(reply.missing))]
     case 'repeatFailed': return [text(copy.repeatFailed(reply.reason))]
     case 'language': return [text(COPY[reply.locale].language)]
+    case 'updates': return [text(reply.on ? copy.updatesOn : copy.updatesOff)]
     case 'orderPlaced': return [text(copy.orderPlaced(reply.displayId, fmt(reply.total)))]
     case 'orderFailed': return [text(copy.orderFailed(reply.reason))]
     case 'timeout': return [text(copy.timeout)]

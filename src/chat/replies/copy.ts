@@ -58,6 +58,9 @@ export interface Copy {
   repeated: (missing: string[]) => string
   repeatFailed: (reason: 'none' | CommerceFailure) => string
   language: string
+  /** Answers to turning order updates and reminders in the chat on / off. */
+  updatesOn: string
+  updatesOff: string
   cartEmpty: string
   cartCleared: string
   summary: string
@@ -117,6 +120,8 @@ const es: Copy = {
     crops: 'Cultivos',
     'switch-club': 'Cambiar de club',
     language: 'English',
+    'updates-off': 'Apagar avisos',
+    'updates-on': 'Encender avisos',
     unlink: 'Desvincular',
   },
   products: (from, to, count) => `Productos ${from}-${to} de ${count}. Elegí uno:`,
@@ -160,6 +165,8 @@ const es: Copy = {
     ? 'Todavía no tenés pedidos para repetir.'
     : reason === 'stock' ? 'Los productos de tu último pedido no están disponibles ahora.' : 'No pudimos traer tu último pedido. Probá de nuevo en un momento.',
   language: 'Listo, te escribo en español.',
+  updatesOn: 'Listo: te aviso por acá cuando tu pedido esté listo, y te mando los recordatorios.',
+  updatesOff: 'Listo: no te mando más avisos por acá. Los seguís viendo en la app.',
   cartEmpty: 'Tu carrito está vacío.',
   cartCleared: 'Vaciamos tu carrito.',
   summary: 'Revisá tu pedido:',
@@ -238,6 +245,8 @@ const en: Copy = {
     crops: 'Crops',
     'switch-club': 'Switch club',
     language: 'Español',
+    'updates-off': 'Turn updates off',
+    'updates-on': 'Turn updates on',
     unlink: 'Unlink',
   },
   products: (from, to, count) => `Products ${from}-${to} of ${count}. Pick one:`,
@@ -281,6 +290,8 @@ const en: Copy = {
     ? 'You have no orders to repeat yet.'
     : reason === 'stock' ? 'The products of your last order are not available right now.' : 'We could not fetch your last order. Please try again in a moment.',
   language: 'Done, I will write in English.',
+  updatesOn: 'Done: I will tell you here when your order is ready, and send you reminders.',
+  updatesOff: 'Done: no more updates here. You still see them in the app.',
   cartEmpty: 'Your cart is empty.',
   cartCleared: 'Your cart is now empty.',
   summary: 'Please review your order:',
