@@ -40,7 +40,7 @@ const groups: Record<string, string[]> = {
 const alone = new Set([
   'staff.roster', 'staff.byEmail', 'oneUseToken', 'orders.idempotency', 'orders.upstreamToken', 'orders.metadataLock', 'accounts.loginAttempts',
   'notifications.remindersLock', 'notifications.recipient.broadcastCursor', 'crops.batchSeq', 'crops.catalog',
-  'chat.linking.code', 'chat.linking.accounts', 'chat.linking.invite', 'chat.linking.attempts',
+  'chat.linking.code', 'chat.linking.accounts', 'chat.linking.invite', 'chat.linking.attempts', 'chat.linking.members',
   // roots of a domain (for tools), pub/sub channels (no slot: live hub, chat wake-up by SPUBLISH to its shard)
   'notifications.root', 'chat.root', 'rateLimit', 'notifications.liveRecipient', 'notifications.liveRole', 'chat.bot.wake',
 ])
