@@ -347,9 +347,8 @@ export class RedisChatStore implements ChatStore {
   }
 
   async noteInbound (phones: string[], at: number) {
-    const pipeline = this.redis.pipeline()
-    for (const phone of new Set(phones)) pipeline.set(b.inboundAt(this.shard(phone), phone), at, 'PX', INBOUND_AT_TTL_MS)
-    await pipeline.exec()
+    // one write per phone, side by side: a batch's phones sit in different slots of a cluster
+    await Promise.all([...new Set(phones)].map(async (phone) => await this.redis.set(b.inboundAt(this.shard(phone), phone), at, 'PX', INBOUND_AT_TTL_MS)))
   }
 
   async lastInbound (phone: string) {
