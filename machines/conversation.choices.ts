@@ -42,7 +42,7 @@ export const CHOICE = {
   line: (variantId: string) => `line:${variantId}`,
 }
 
-const MENU_ITEMS: ReadonlySet<string> = new Set<MenuItem>(['browse', 'cart', 'repeat', 'orders', 'notifications', 'crops', 'switch-club', 'person', 'language', 'unlink'])
+const MENU_ITEMS: ReadonlySet<string> = new Set<MenuItem>(['browse', 'cart', 'repeat', 'orders', 'notifications', 'crops', 'switch-club', 'person', 'language', 'unlink', 'updates-off', 'updates-on'])
 
 /** What a reply id means; undefined for an id the bot never offers. */
 export function parseChoice (id: string): Choice | undefined {

@@ -97,8 +97,11 @@ export function menuItems (context: ConversationContext): MenuItem[] {
   const items: MenuItem[] = ['browse', 'cart', 'repeat', 'orders', 'notifications']
   if (account && account.role !== 'member') items.push('crops')
   if (validAccounts(context.accounts, now).length >= 2) items.push('switch-club')
-  // 'person' is answered beside the machine (src/chat/inbox/handoff-runtime.ts): the handoff is a flag, not a state
-  items.push('person', 'language', 'unlink')
+  items.push(account?.updates === false ? 'updates-on' : 'updates-off')
+  // staff are the persons; 'person' is answered beside the machine (src/chat/inbox/handoff-runtime.ts): the
+  // handoff is a flag, not a state. At most 10 rows: a member has no crops row, staff no person row.
+  if (account?.role === 'member') items.push('person')
+  items.push('language', 'unlink')
   return items
 }
 

@@ -188,6 +188,7 @@ const machineSetup = setup({
     setCartLine: effect<'setCartLine'>(),
     repeatLastOrder: effect<'repeatLastOrder'>(),
     setLanguage: effect<'setLanguage'>(),
+    setUpdates: effect<'setUpdates'>(),
     placeOrder: effect<'placeOrder'>(),
     report: effect<'report'>(),
     unlink: effect<'unlink'>(),
@@ -449,6 +450,13 @@ const setLanguage = (locale: (context: ConversationContext) => Locale) => [
   ...say(({ context }) => ({ id: 'language', locale: localeOf(context) })),
   ...sayMenu,
 ]
+const setUpdates = (on: boolean) => [
+  touch,
+  { type: 'setUpdates' as const, params: ({ context }: Args) => ({ tenantId: tenantOf(context), on }) },
+  assign({ accounts: ({ context }) => context.accounts.map((a) => a.tenantId === context.tenantId ? { ...a, updates: on } : a) }),
+  ...say(() => ({ id: 'updates', on })),
+  ...sayMenu,
+]
 const repeatLast = [touch, {
   type: 'repeatLastOrder' as const,
   params: ({ context }: Args) => ({ tenantId: tenantOf(context), cartId: context.cartId, cart: context.cart.map((l) => ({ variantId: l.variantId, quantity: l.quantity })) }),
@@ -482,6 +490,8 @@ const menuMoves = [
   })),
   { guard: offered('switch-club'), target: 'AWAITING_TENANT_SELECTION', actions: [touch, ...say(({ context }) => clubsReply(context))] },
   { guard: offered('language'), actions: setLanguage((context) => otherLocale(localeOf(context))) },
+  { guard: offered('updates-off'), actions: setUpdates(false) },
+  { guard: offered('updates-on'), actions: setUpdates(true) },
   { guard: offered('unlink'), actions: [touch, assign({ pending: { kind: 'unlink' as const } }), ...sayPrompt('MAIN_MENU')] },
 ]
 // unlinking the only club linked; with another club left, `menuMoves` go on to that club's menu

@@ -19,6 +19,7 @@ const account = z.object({
   linkedAt: z.number(),
   expiresAt: z.number(),
   locale: z.enum(['es', 'en']).optional(),
+  updates: z.boolean().optional(),
 })
 const pending = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('clearCart') }),

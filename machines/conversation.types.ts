@@ -39,6 +39,8 @@ export interface AccountRef {
   expiresAt: number
   /** The member's own language choice for this club, when they made one. */
   locale?: Locale
+  /** false when the member turned order updates and reminders in the chat off for this club (default on). */
+  updates?: boolean
 }
 
 export interface Variant {
@@ -137,7 +139,7 @@ export type ResultEvent =
 
 export type ConversationEvent = InboundEvent | ResultEvent
 
-export type MenuItem = 'browse' | 'cart' | 'repeat' | 'orders' | 'notifications' | 'crops' | 'switch-club' | 'person' | 'language' | 'unlink'
+export type MenuItem = 'browse' | 'cart' | 'repeat' | 'orders' | 'notifications' | 'crops' | 'switch-club' | 'person' | 'language' | 'unlink' | 'updates-off' | 'updates-on'
 export type Report = 'orders' | 'notifications' | 'crops'
 
 /** What the bot says; the runtime words it in the club's language. `id` names the copy. */
@@ -175,6 +177,7 @@ export type Reply =
   | { id: 'repeated', missing: string[] }
   | { id: 'repeatFailed', reason: 'none' | CommerceFailure }
   | { id: 'language', locale: Locale }
+  | { id: 'updates', on: boolean }
   | { id: 'orderPlaced', displayId: string, total: number }
   | { id: 'orderFailed', reason: CommerceFailure }
   | { id: 'timeout' }
@@ -200,6 +203,8 @@ export interface ConversationEffects {
   repeatLastOrder: { tenantId: string, cartId: string | undefined, cart: Array<{ variantId: string, quantity: number }> }
   /** Keeps the member's language with their link to the club. */
   setLanguage: { tenantId: string, locale: Locale }
+  /** Turns the member's chat updates (orders, reminders) for this club on or off. */
+  setUpdates: { tenantId: string, on: boolean }
   placeOrder: { tenantId: string, cartId: string }
   report: { tenantId: string, what: Report }
   unlink: { tenantId: string }

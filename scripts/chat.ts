@@ -42,6 +42,10 @@ function render (body: SendBody, author: string): void {
     process.stdout.write(`\n${author}: ${body.text.body}\n`)
     return
   }
+  if (body.type === 'template') {
+    process.stdout.write(`\nbot (template ${body.template.name}): ${body.template.components?.[0]?.parameters.map((p) => p.text).join(' | ') ?? ''}\n`)
+    return
+  }
   const i = body.interactive
   process.stdout.write(`\nbot: ${i.body.text}\n`)
   if (i.type === 'button') choices = i.action.buttons.map((b) => b.reply)

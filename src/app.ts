@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
-import type { Redis } from 'ioredis'
 import type { Config } from './config.ts'
 import { errorHandler, notFoundHandler } from './errors.ts'
 import { refuseDeepJson } from './schemas/json-limits.ts'
 import { loggerOptions } from './logger.ts'
-import redisPlugin from './plugins/redis.ts'
+import redisPlugin, { type RedisClient } from './plugins/redis.ts'
 import metricsPlugin from './plugins/metrics.ts'
 import tenantsPlugin from './plugins/tenants.ts'
 import locksPlugin from './plugins/locks.ts'
@@ -16,6 +15,7 @@ import rateLimitPlugin from './plugins/rate-limit.ts'
 import securityHeadersPlugin from './plugins/security-headers.ts'
 import healthRoutes from './health.ts'
 import seedPlugin from './seed.ts'
+import clubPlugin from './club/index.ts'
 import cropsPlugin from './crops/index.ts'
 import commercePlugin from './commerce/plugin.ts'
 import ordersPlugin from './orders/index.ts'
@@ -31,8 +31,8 @@ declare module 'fastify' {
 }
 
 export interface AppDeps {
-  /** A Redis client made by the caller (tests); otherwise one is opened from config.redisUrl. */
-  redis?: Redis
+  /** A Redis client made by the caller (tests); otherwise one is opened from config.redisUrl or redisClusterNodes. */
+  redis?: RedisClient
   logger?: FastifyServerOptions['logger']
   /** Chat bot tuning (tests): clock, worker, provider retries. */
   chat?: ChatPluginOptions
@@ -83,7 +83,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
 
   await app.register(metricsPlugin)
   await app.register(securityHeadersPlugin)
-  await app.register(redisPlugin, { url: config.redisUrl, keyPrefix: config.redisKeyPrefix, client: deps.redis })
+  await app.register(redisPlugin, { url: config.redisUrl, clusterNodes: config.redisClusterNodes, keyPrefix: config.redisKeyPrefix, client: deps.redis })
   await app.register(tenantsPlugin)
   await app.register(locksPlugin)
   await app.register(authPlugin, { jwtSecret: config.jwtSecret })
@@ -93,6 +93,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, notFoundHandler)
   await app.register(healthRoutes)
   await app.register(commercePlugin)
+  await app.register(clubPlugin)
   await app.register(cropsPlugin)
   await app.register(contentPlugin)
   await app.register(notificationsPlugin)

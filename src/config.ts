@@ -11,7 +11,14 @@ const envSchema = z.object({
   HOST: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
-  REDIS_KEY_PREFIX: z.string().min(1).default('club:'),
+  // Seeds of a Redis Cluster, `host:port` comma-separated; refused together with REDIS_URL (one or the other).
+  REDIS_CLUSTER_NODES: z.string().trim().transform((v) => v.split(',').map((n) => n.trim()).filter(Boolean))
+    .refine((list) => list.length > 0, 'must list at least one host:port')
+    .refine((list) => list.every((n) => /^[A-Za-z0-9.-]+:\d{1,5}$/.test(n)), 'must list host:port seeds, comma-separated (e.g. 10.0.0.1:7000,10.0.0.2:7000)')
+    .transform((list) => list.map((n) => ({ host: n.slice(0, n.lastIndexOf(':')), port: Number(n.slice(n.lastIndexOf(':') + 1)) })))
+    .refine((nodes) => nodes.every((n) => n.port >= 1 && n.port <= 65535), 'must give ports between 1 and 65535').optional(),
+  // no braces: a Redis Cluster hashes the first {...} of a key name, which must be the key's own tag
+  REDIS_KEY_PREFIX: z.string().min(1).regex(/^[^{}]*$/, 'must not contain { or }').default('club:'),
   JWT_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   CRON_API_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   CHAT_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -35,6 +42,8 @@ const envSchema = z.object({
   COMMERCE_TENANTS_FILE: optionalString,
   COMMERCE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   COMMERCE_PORT: port.default(0),
+  COMMERCE_ADMIN_EMAIL: optionalString,
+  COMMERCE_ADMIN_PASSWORD: optionalString,
   SEED: z.enum(['demo', 'none']).optional(),
   RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
@@ -58,6 +67,8 @@ export interface Config {
   readonly host: string
   readonly logLevel: string
   readonly redisUrl: string | undefined
+  /** Seeds of a Redis Cluster (REDIS_CLUSTER_NODES); when set, redisUrl is unset. */
+  readonly redisClusterNodes: ReadonlyArray<{ readonly host: string, readonly port: number }> | undefined
   readonly redisKeyPrefix: string
   readonly jwtSecret: string
   readonly cronApiSecret: string
@@ -84,6 +95,9 @@ export interface Config {
     readonly tenantsFile: string | undefined
     readonly timeoutMs: number
     readonly embeddedPort: number
+    /** The Medusa admin login `npm run club` provisions with, and stores for the clubs it makes. */
+    readonly adminEmail: string | undefined
+    readonly adminPassword: string | undefined
   }
   readonly seed: 'demo' | 'none'
   readonly rateLimit: { readonly max: number, readonly windowMs: number }
@@ -105,7 +119,7 @@ const SECRETS = ['JWT_SECRET', 'CRON_API_SECRET', 'CHAT_WEBHOOK_SECRET'] as cons
 
 /** Production starts only with its own secrets, each different, on Redis, and without the demo accounts. */
 function refuseUnsafeProduction (env: z.output<typeof envSchema>): void {
-  const missing = [...SECRETS.filter((name) => !env[name]), ...(env.REDIS_URL ? [] : ['REDIS_URL'])]
+  const missing = [...SECRETS.filter((name) => !env[name]), ...(env.REDIS_URL || env.REDIS_CLUSTER_NODES ? [] : ['REDIS_URL (or REDIS_CLUSTER_NODES)'])]
   if (missing.length > 0) throw new ConfigError(`Invalid configuration: production needs ${missing.join(', ')}`)
   if (env.SEED === 'demo') throw new ConfigError('Invalid configuration: SEED=demo is refused in production (its accounts have published passwords)')
   // One leaked secret must not open what another guards (tokens, the reminder job, the chat webhook).
@@ -126,6 +140,11 @@ export function loadConfig (source: Record<string, string | undefined> = process
     throw new ConfigError(`Invalid configuration: ${name} ${issue?.message ?? 'is invalid'}`)
   }
   const env = parsed.data
+  if (env.REDIS_URL && env.REDIS_CLUSTER_NODES) throw new ConfigError('Invalid configuration: set REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both')
+  if (env.REDIS_CLUSTER_NODES && !env.COMMERCE_URL) {
+    // The embedded backend's scripts touch keys of many records at once, which a cluster spreads over its nodes.
+    throw new ConfigError('Invalid configuration: the embedded commerce backend does not run on a Redis Cluster; with REDIS_CLUSTER_NODES set COMMERCE_URL to a Medusa backend')
+  }
   if (env.NODE_ENV === 'production') refuseUnsafeProduction(env)
   const generatedSecrets: string[] = []
   const secret = (name: typeof SECRETS[number]): string => {
@@ -141,6 +160,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     host: env.HOST ?? (env.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1'),
     logLevel: env.LOG_LEVEL,
     redisUrl: env.REDIS_URL,
+    redisClusterNodes: env.REDIS_CLUSTER_NODES && Object.freeze(env.REDIS_CLUSTER_NODES.map((n) => Object.freeze(n))),
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
     jwtSecret: secret('JWT_SECRET'),
     cronApiSecret: secret('CRON_API_SECRET'),
@@ -167,8 +187,10 @@ export function loadConfig (source: Record<string, string | undefined> = process
       tenantsFile: env.COMMERCE_TENANTS_FILE,
       timeoutMs: env.COMMERCE_TIMEOUT_MS,
       embeddedPort: env.COMMERCE_PORT,
+      adminEmail: env.COMMERCE_ADMIN_EMAIL,
+      adminPassword: env.COMMERCE_ADMIN_PASSWORD,
     }),
-    seed: env.SEED ?? (env.REDIS_URL ? 'none' : 'demo'),
+    seed: env.SEED ?? (env.REDIS_URL || env.REDIS_CLUSTER_NODES ? 'none' : 'demo'),
     rateLimit: Object.freeze({ max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS }),
     bodyLimit: env.BODY_LIMIT_BYTES,
     remindersSchedule: env.REMINDERS_SCHEDULE === 'on',

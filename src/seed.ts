@@ -9,9 +9,14 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Makes only what is missing, so that what the clubs' admins changed (settings, roles) survives a restart. A staff
+ * entry that exists is written again as it is: that puts it on its clubs' rosters, which data from before the
+ * rosters lacks.
+ */
 export async function seedTenants (app: FastifyInstance): Promise<void> {
-  for (const tenant of demoTenants) await app.tenants.put(tenant)
-  for (const staff of demoStaff) await app.tenants.putStaff(staff)
+  for (const tenant of demoTenants) await app.tenants.create(tenant)
+  for (const staff of demoStaff) await app.tenants.putStaff(await app.tenants.getStaff(staff.email) ?? staff)
 }
 
 export default fp(async (app) => {

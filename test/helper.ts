@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import type { Writable } from 'node:stream'
-import { Redis } from 'ioredis'
+import { Cluster, Redis } from 'ioredis'
 import { inject } from 'vitest'
 import { deleteKeysWithPrefix } from '../scripts/lib/redis-server.ts'
+import { deleteClusterKeysWithPrefix, toNode } from '../scripts/lib/redis-cluster.ts'
+import { createRedisCluster, type RedisClient } from '../src/plugins/redis.ts'
 import { buildApp, type BuiltApp } from '../src/app.ts'
 import { loadConfig, type Config } from '../src/config.ts'
 import { loggerOptions } from '../src/logger.ts'
@@ -28,10 +30,31 @@ export async function testRedis (): Promise<{ redis: Redis, prefix: string, clea
   return { redis, prefix, cleanup }
 }
 
+/** The same on the test Redis Cluster, with the client the service opens for REDIS_CLUSTER_NODES. */
+export async function testRedisCluster (): Promise<{ redis: Cluster, prefix: string, cleanup: () => Promise<void> }> {
+  const prefix = `test:${randomUUID()}:`
+  const masters = inject('redisClusterNodes')
+  const redis = createRedisCluster(masters.map(toNode), prefix)
+  await redis.connect()
+  const cleanup = async (): Promise<void> => {
+    await deleteClusterKeysWithPrefix(masters, prefix)
+    redis.disconnect()
+  }
+  return { redis, prefix, cleanup }
+}
+
+export type StoreKind = 'redis' | 'cluster' | 'memory'
+
+/** A client of the kind a contract suite runs on (none for memory). */
+export async function storeRedis (kind: StoreKind): Promise<{ redis: RedisClient, prefix: string, cleanup: () => Promise<void> } | undefined> {
+  if (kind === 'memory') return undefined
+  return kind === 'cluster' ? await testRedisCluster() : await testRedis()
+}
+
 export interface TestApp {
   app: BuiltApp
   config: Config
-  redis: Redis | null
+  redis: RedisClient | null
   /** A signed access token of ours. */
   token: (role: Role, tenants?: string[], extra?: { sub?: string, email?: string, name?: string, expiresIn?: number }) => Promise<string>
   /** Headers for an authenticated call in a tenant. */
@@ -39,19 +62,23 @@ export interface TestApp {
   close: () => Promise<void>
 }
 
+// On the cluster the embedded commerce backend is refused: an address where nothing answers stands in for Medusa.
+const NO_COMMERCE = 'http://127.0.0.1:9'
+
 /**
- * Builds the whole app as production does, on a real Redis (default) or on the in-memory stores,
- * with demo data loaded. `env` overrides the environment.
+ * Builds the whole app as production does, on a real Redis (default), the test Redis Cluster or the in-memory
+ * stores, with demo data loaded. `env` overrides the environment.
  */
-export async function buildTestApp (options: { store?: 'redis' | 'memory', env?: Record<string, string>, ready?: boolean, chat?: ChatPluginOptions, logTo?: Writable } = {}): Promise<TestApp> {
+export async function buildTestApp (options: { store?: StoreKind, env?: Record<string, string>, ready?: boolean, chat?: ChatPluginOptions, logTo?: Writable } = {}): Promise<TestApp> {
   const store = options.store ?? 'redis'
-  const r = store === 'redis' ? await testRedis() : undefined
+  const r = await storeRedis(store)
+  const target = store === 'cluster' ? { REDIS_CLUSTER_NODES: inject('redisClusterNodes').join(','), COMMERCE_URL: NO_COMMERCE } : { REDIS_URL: inject('redisUrl') }
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     SEED: 'demo',
     ...TEST_SECRETS,
-    ...(r ? { REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: r.prefix } : {}),
+    ...(r ? { ...target, REDIS_KEY_PREFIX: r.prefix } : {}),
     ...options.env,
   })
   // `logTo` captures every log line, at trace, through the production logger options (redaction included).

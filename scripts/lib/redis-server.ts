@@ -51,11 +51,14 @@ export interface RedisServer {
   stop: () => Promise<void>
 }
 
-/** Starts Debian's redis-server without persistence; rejects with a clear message when it is not installed. */
-export async function startRedisServer (): Promise<RedisServer> {
+/**
+ * Starts Debian's redis-server without persistence; rejects with a clear message when it is not installed.
+ * `extraArgs` go to the server as given (a cluster member's flags); its files stay in a directory of its own.
+ */
+export async function startRedisServer (extraArgs: readonly string[] = []): Promise<RedisServer> {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'club-redis-'))
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' })
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extraArgs], { stdio: 'ignore' })
   // Resolves once the server has exited, so that a test stopping it sees Redis down right after.
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {

@@ -1,7 +1,7 @@
-import {
-  CLUBS, COUNTRY, CURRENCY, CUSTOMERS, DEMO_PASSWORD, SHIPPING_OPTIONS,
-  type ClubSpec, type CustomerSpec, type ProductSpec, type ShippingOptionName, type TenantId,
-} from './catalog.ts'
+import { provisionCommerce } from '../../src/club/provision.ts'
+import { medusaSetup } from '../../src/club/medusa-setup.ts'
+import type { ShippingOptionName } from '../../src/club/spec.ts'
+import { CLUBS, CURRENCY, CUSTOMERS, DEMO_PASSWORD, type CustomerSpec, type ProductSpec, type TenantId } from './catalog.ts'
 import { demoStaff } from '../../src/tenants/demo.ts'
 import type { Staff } from '../../src/tenants/model.ts'
 import { login, MedusaClient } from './http.ts'
@@ -35,14 +35,11 @@ export interface ProductFixture {
   variants: VariantFixture[]
 }
 
-interface Location {
+export interface ClubFixture {
+  regionId: string
   stockLocationId: string
-  stockLocationName: string
   fulfillmentSetId: string
   serviceZoneId: string
-}
-
-export interface ClubFixture extends Location {
   salesChannelId: string
   publishableKey: string
   shippingProfileId: string
@@ -72,66 +69,6 @@ export interface AdminCredentials {
 }
 
 interface Id { id: string }
-
-async function createRegion (admin: MedusaClient): Promise<string> {
-  const { region } = await admin.post<{ region: Id }>('/admin/regions', {
-    name: 'Argentina',
-    currency_code: CURRENCY,
-    countries: [COUNTRY],
-    payment_providers: ['pp_system_default'],
-  })
-  return region.id
-}
-
-async function createSalesChannel (admin: MedusaClient, tenantId: TenantId, spec: ClubSpec): Promise<{ salesChannelId: string, publishableKey: string }> {
-  const { sales_channel: channel } = await admin.post<{ sales_channel: Id }>('/admin/sales-channels', { name: spec.name, description: tenantId })
-  const { api_key: key } = await admin.post<{ api_key: Id & { token: string } }>('/admin/api-keys', { title: `${spec.name} storefront`, type: 'publishable' })
-  await admin.post(`/admin/api-keys/${key.id}/sales-channels`, { add: [channel.id] })
-  return { salesChannelId: channel.id, publishableKey: key.token }
-}
-
-async function createLocation (admin: MedusaClient, spec: ClubSpec, salesChannelId: string): Promise<Location> {
-  const { stock_location: location } = await admin.post<{ stock_location: Id }>('/admin/stock-locations', {
-    name: spec.stockLocationName,
-    address: { ...spec.address, country_code: COUNTRY },
-  })
-  const path = `/admin/stock-locations/${location.id}`
-  await admin.post(`${path}/sales-channels`, { add: [salesChannelId] })
-  await admin.post(`${path}/fulfillment-providers`, { add: ['manual_manual'] })
-  await admin.post(`${path}/fulfillment-sets`, { name: `${spec.name} shipping`, type: 'shipping' })
-  // The create answers carry the stock location without its fulfillment sets: read it back for the set's id.
-  const { stock_location: read } = await admin.get<{ stock_location: { fulfillment_sets: Id[] } }>(`${path}?fields=id,*fulfillment_sets`)
-  const fulfillmentSetId = read.fulfillment_sets[0]?.id
-  if (!fulfillmentSetId) throw new Error(`stock location ${location.id} has no fulfillment set`)
-  const { fulfillment_set: set } = await admin.post<{ fulfillment_set: { service_zones: Id[] } }>(
-    `/admin/fulfillment-sets/${fulfillmentSetId}/service-zones`,
-    { name: `${spec.name} Argentina`, geo_zones: [{ type: 'country', country_code: COUNTRY }] }
-  )
-  const serviceZoneId = set.service_zones[0]?.id
-  if (!serviceZoneId) throw new Error(`fulfillment set ${fulfillmentSetId} has no service zone`)
-  return { stockLocationId: location.id, stockLocationName: spec.stockLocationName, fulfillmentSetId, serviceZoneId }
-}
-
-async function createShippingOptions (admin: MedusaClient, serviceZoneId: string, shippingProfileId: string): Promise<Record<ShippingOptionName, string>> {
-  const ids = {} as Record<ShippingOptionName, string>
-  for (const option of SHIPPING_OPTIONS) {
-    const { shipping_option: created } = await admin.post<{ shipping_option: Id }>('/admin/shipping-options', {
-      name: option.name,
-      price_type: 'flat',
-      service_zone_id: serviceZoneId,
-      shipping_profile_id: shippingProfileId,
-      provider_id: 'manual_manual',
-      type: { label: option.label, description: option.label, code: option.code },
-      prices: [{ currency_code: CURRENCY, amount: option.amount }],
-      rules: [
-        { attribute: 'enabled_in_store', operator: 'eq', value: 'true' },
-        { attribute: 'is_return', operator: 'eq', value: 'false' },
-      ],
-    })
-    ids[option.name] = created.id
-  }
-  return ids
-}
 
 interface CreatedVariant extends Id {
   sku: string
@@ -169,17 +106,16 @@ async function createProduct (admin: MedusaClient, spec: ProductSpec, club: { sa
   return { id: product.id, handle: spec.handle, title: spec.title, variants }
 }
 
-async function seedClub (admin: MedusaClient, tenantId: TenantId): Promise<ClubFixture> {
+/** The club's setup as every club's is provisioned (src/club/provision.ts), then the demo's catalog. */
+async function seedClub (admin: MedusaClient, tenantId: TenantId, login: { adminEmail: string, adminPassword: string, baseUrl: string }): Promise<ClubFixture> {
   const spec = CLUBS[tenantId]
-  const channel = await createSalesChannel(admin, tenantId, spec)
-  const location = await createLocation(admin, spec, channel.salesChannelId)
-  const { shipping_profile: profile } = await admin.post<{ shipping_profile: Id }>('/admin/shipping-profiles', { name: `${spec.name} profile`, type: 'default' })
-  const shippingOptions = await createShippingOptions(admin, location.serviceZoneId, profile.id)
+  const { settings, location, shippingProfileId, shippingOptions } = await provisionCommerce(medusaSetup(admin, login), spec.club)
+  const club = { salesChannelId: settings.salesChannelId, publishableKey: settings.publishableKey, ...location, regionId: settings.regionId }
   const products: ProductFixture[] = []
   for (const product of spec.products) {
-    products.push(await createProduct(admin, product, { ...channel, ...location, shippingProfileId: profile.id }))
+    products.push(await createProduct(admin, product, { ...club, shippingProfileId }))
   }
-  return { ...channel, ...location, shippingProfileId: profile.id, shippingOptions, products }
+  return { ...club, shippingProfileId, shippingOptions, products }
 }
 
 /** Registers an email/password customer identity, then the customer itself with that identity's token. */
@@ -210,8 +146,10 @@ async function createStaffUser (admin: MedusaClient, staff: Staff): Promise<void
 export async function seed (baseUrl: string, credentials: AdminCredentials, log: Log): Promise<{ settings: Settings, fixtures: Fixtures }> {
   const client = new MedusaClient(baseUrl, { log })
   const admin = client.with({ token: await login(client, 'user', credentials.email, credentials.password) })
-  const regionId = await createRegion(admin)
-  const clubs = { 'club-norte': await seedClub(admin, 'club-norte'), 'club-sur': await seedClub(admin, 'club-sur') }
+  const serviceLogin = { adminEmail: credentials.email, adminPassword: credentials.password, baseUrl }
+  const clubs = { 'club-norte': await seedClub(admin, 'club-norte', serviceLogin), 'club-sur': await seedClub(admin, 'club-sur', serviceLogin) }
+  // Both demo clubs are in Argentina, whose one region they share.
+  const regionId = clubs['club-norte'].regionId
   const customers: CustomerFixture[] = []
   for (const spec of CUSTOMERS) {
     customers.push(await createCustomer(admin, spec, clubs[spec.clubs[0]].publishableKey))

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../plugins/redis.ts'
 import { createAttemptWindow, type AttemptWindow } from '../stores/attempt-window.ts'
 import { keys } from '../stores/keys.ts'
 
@@ -23,6 +23,6 @@ class EmailLock implements LoginLock {
   async clear (email: string) { await this.window.clear(keys.accounts.loginAttempts(email)) }
 }
 
-export function createLoginLock (redis: Redis | null): LoginLock {
+export function createLoginLock (redis: RedisClient | null): LoginLock {
   return new EmailLock(createAttemptWindow(redis, { limit: MAX_FAILURES, windowMs: WINDOW_MS }))
 }

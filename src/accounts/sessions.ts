@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../plugins/redis.ts'
 import { keys } from '../stores/keys.ts'
 
 // The upstream (commerce backend) login of a user of ours, per club, kept server-side for the calls made on
@@ -33,7 +33,7 @@ export class MemoryUpstreamSessionStore implements UpstreamSessionStore {
 }
 
 export class RedisUpstreamSessionStore implements UpstreamSessionStore {
-  constructor (private readonly redis: Redis) {}
+  constructor (private readonly redis: RedisClient) {}
 
   async put (tenantId: string, subject: string, session: UpstreamSession) {
     await this.redis.set(keys.orders.upstreamToken(tenantId, subject), JSON.stringify(session), 'PX', ttlMs(session))
@@ -45,6 +45,6 @@ export class RedisUpstreamSessionStore implements UpstreamSessionStore {
   }
 }
 
-export function createUpstreamSessionStore (redis: Redis | null): UpstreamSessionStore {
+export function createUpstreamSessionStore (redis: RedisClient | null): UpstreamSessionStore {
   return redis ? new RedisUpstreamSessionStore(redis) : new MemoryUpstreamSessionStore()
 }

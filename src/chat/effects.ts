@@ -19,11 +19,11 @@ const DEFAULT_VOICE: Voice = { locale: 'es', currency: 'ARS' }
 
 export type EffectAction = { [K in keyof ConversationEffects]: { type: K, params: ConversationEffects[K] } }[keyof ConversationEffects]
 /** Effects performed without a call as the member, and the shop calls of search, cart editing and repeat. */
-type LocalEffect = 'reply' | 'sendLoginForm' | 'consumeLinkCode' | 'unlink' | 'setLanguage'
+type LocalEffect = 'reply' | 'sendLoginForm' | 'consumeLinkCode' | 'unlink' | 'setLanguage' | 'setUpdates'
 type ShopEffect = 'searchProducts' | 'setCartLine' | 'repeatLastOrder'
 const EFFECTS: ReadonlySet<string> = new Set<keyof ConversationEffects>([
   'reply', 'sendLoginForm', 'consumeLinkCode', 'fetchProducts', 'addToCart', 'placeOrder', 'report', 'unlink',
-  'searchProducts', 'setCartLine', 'repeatLastOrder', 'setLanguage',
+  'searchProducts', 'setCartLine', 'repeatLastOrder', 'setLanguage', 'setUpdates',
 ])
 
 /** The machine's I/O actions among those `transition()` returns (XState's own, like assign, are already applied). */
@@ -61,13 +61,17 @@ export class Effects {
     const tenant = tenantId ? await this.deps.tenants.get(tenantId) : undefined
     if (!tenant) return DEFAULT_VOICE
     const chosen = phone ? (await this.deps.linkedAccounts.list(phone)).find((a) => a.tenantId === tenantId)?.locale : undefined
-    return { locale: chosen ?? tenant.locale, currency: tenant.currency }
+    return { locale: chosen ?? tenant.locale, currency: tenant.currency, pickup: tenant.pickup }
   }
 
   /** The phone's links, each with the language the bot speaks there. */
   async accounts (phone: string): Promise<AccountRef[]> {
     const accounts = await this.deps.linkedAccounts.list(phone)
-    return await Promise.all(accounts.map(async (a) => ({ ...accountRef(a), locale: a.locale ?? (await this.deps.tenants.get(a.tenantId))?.locale ?? DEFAULT_VOICE.locale })))
+    return await Promise.all(accounts.map(async (a) => ({
+      ...accountRef(a),
+      locale: a.locale ?? (await this.deps.tenants.get(a.tenantId))?.locale ?? DEFAULT_VOICE.locale,
+      ...(await this.deps.linkedAccounts.updatesOn(phone, a.tenantId) ? {} : { updates: false }),
+    })))
   }
 
   /** The member of the phone's live link to the club; 'auth' when the link expired or its token no longer holds. */
@@ -97,6 +101,9 @@ export class Effects {
         await this.deps.linkedAccounts.remove(phone, action.params.tenantId)
         return undefined
       case 'setLanguage': return await this.setLanguage(phone, action.params.tenantId, action.params.locale)
+      case 'setUpdates':
+        await this.deps.linkedAccounts.setUpdates(phone, action.params.tenantId, action.params.on)
+        return undefined
       case 'searchProducts':
       case 'setCartLine':
       case 'repeatLastOrder':

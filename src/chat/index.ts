@@ -6,7 +6,7 @@ import { deadLetterRoutes } from './dead-letters.ts'
 import { devOutboxRoute } from './dev-outbox-route.ts'
 import type { InboundMessage } from './inbound.ts'
 import { chatMetrics } from './metrics.ts'
-import { DevOutbox, LocalTransport, ProviderTransport, type Transport } from './outbound/messenger.ts'
+import { DevOutbox, LocalTransport, ProviderTransport, type OutboxEntry, type Transport } from './outbound/messenger.ts'
 import { Sweeper } from './lane-runner.ts'
 import { ConversationRuntime } from './runtime.ts'
 import { Sender } from './sender.ts'
@@ -20,6 +20,7 @@ import { inboxStreamRoutes } from './inbox/stream.ts'
 import { keys } from '../stores/keys.ts'
 import { ChatInbox, type ActivityEvent } from './inbox/service.ts'
 import { createInboxStore } from './inbox/store.ts'
+import { ChatUpdates } from './updates.ts'
 import { TurnWorker } from './worker.ts'
 
 // The chat bot: the signed webhook and the mailboxes, the turn worker (conversation runtime, one atomic commit
@@ -106,6 +107,9 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   const recordTurn = (message: InboundMessage, doc: string | undefined, replies: string[]): void => {
     inbox.recordTurn(message, doc, replies).catch((err: Error) => { log.warn({ err: { message: err.message } }, 'chat history not recorded') })
   }
+  const recordSystem = (entry: OutboxEntry): void => {
+    inbox.recordSystem(entry).catch((err: Error) => { log.warn({ err: { message: err.message } }, 'chat history not recorded') })
+  }
   const worker = new TurnWorker(store, new HandoffRuntime(runtime, inbox), {
     ...lanes,
     concurrency: chat.turnConcurrency,
@@ -141,6 +145,16 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     inbox.expireDue(shard).catch((err: Error) => { log.warn({ err: { message: err.message }, shard }, 'chat handoff check failed') })
   }, Math.max(50, Math.min(30_000, chat.handoffTimeoutMs / 4) / chat.shards))
   handoffTimer.unref()
+
+  // order updates and reminders: each member notice also goes to the member's linked phones (src/chat/updates.ts)
+  const updates = new ChatUpdates({ store, linkedAccounts: app.linkedAccounts, tenants: app.tenants, clock, log, queued: (phone) => { sender.runner.offer([phone]) }, recorded: (entry) => { recordSystem(entry) } })
+  app.notifications.observe(async (notice) => {
+    try {
+      await updates.onNotice(notice)
+    } catch (err) {
+      log.warn({ err: { message: (err as Error).message }, event: notice.event, resourceId: notice.resourceId }, 'chat update not queued: a retry of the step queues it')
+    }
+  })
 
   app.decorate('chatBot', {
     accountLinked: async (phone: string) => {

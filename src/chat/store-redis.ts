@@ -1,8 +1,8 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../plugins/redis.ts'
 import { keys } from '../stores/keys.ts'
 import { shardOf } from './shards.ts'
 import {
-  DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, MemoryChatStore, SESSION_TTL_MS, shardOfDeadLetter,
+  DEAD_KEPT, DEDUPE_TTL_SECONDS, INBOUND_AT_TTL_MS, LINK_RESULT_TTL_MS, SYSTEM_SENT_TTL_MS, MemoryChatStore, SESSION_TTL_MS, shardOfDeadLetter,
   type ChatStore, type Commit, type DeadLetter, type Lane, type Letter, type Next, type SendWork, type Taken, type TurnWork,
 } from './store.ts'
 
@@ -176,6 +176,15 @@ for i = 2, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
 redis.call('ZADD', KEYS[2], 'NX', now, ARGV[1])
 return 1`,
   },
+  // KEYS sent, outbox, sendable; ARGV phone, entry, ttlMs: the id's marker and the entry together, or neither
+  chatEnqueueSystem: {
+    numberOfKeys: 3,
+    lua: `${NOW_MS}
+if not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[3]) then return 0 end
+redis.call('RPUSH', KEYS[2], ARGV[2])
+redis.call('ZADD', KEYS[3], 'NX', now, ARGV[1])
+return 1`,
+  },
 } as const
 
 type Reply = Array<string | null>
@@ -190,6 +199,7 @@ interface ChatCommands {
   chatRenew (...keysThenArgs: Array<string | number>): Promise<number>
   chatRedrive (...keysThenArgs: Array<string | number>): Promise<string | null>
   chatEnqueue (...keysThenArgs: Array<string | number>): Promise<number>
+  chatEnqueueSystem (...keysThenArgs: Array<string | number>): Promise<number>
 }
 
 const b = keys.chat.bot
@@ -218,13 +228,13 @@ function taken<T> (r: Reply, work: (r: Reply) => T): Taken<T> {
 }
 
 export class RedisChatStore implements ChatStore {
-  private readonly redis: Redis & ChatCommands
+  private readonly redis: RedisClient & ChatCommands
 
-  constructor (redis: Redis, readonly shards: number) {
+  constructor (redis: RedisClient, readonly shards: number) {
     for (const [name, script] of Object.entries(SCRIPTS)) {
       if (!(name in redis)) redis.defineCommand(name, script)
     }
-    this.redis = redis as Redis & ChatCommands
+    this.redis = redis as RedisClient & ChatCommands
   }
 
   private shard (phone: string): number { return shardOf(phone, this.shards) }
@@ -306,30 +316,22 @@ export class RedisChatStore implements ChatStore {
     return turn !== null || send !== null
   }
 
-  private async everyShard<T> (read: (pipeline: ReturnType<Redis['pipeline']>, shard: number) => void, parse: (raw: unknown) => T): Promise<T[]> {
-    const pipeline = this.redis.pipeline()
-    for (let s = 0; s < this.shards; s++) read(pipeline, s)
-    const results = (await pipeline.exec()) ?? []
-    return results.map(([err, raw]) => {
-      if (err) throw err
-      return parse(raw)
-    })
+  /** One read per shard, side by side: each shard is its own slot, so a cluster takes no pipeline across them. */
+  private async everyShard<T> (read: (shard: number) => Promise<T>): Promise<T[]> {
+    return await Promise.all(Array.from({ length: this.shards }, async (_, s) => await read(s)))
   }
 
   async outboxPhones () {
-    const counts = await this.everyShard((p, s) => p.zcard(b.sendable(s)), Number)
+    const counts = await this.everyShard(async (s) => await this.redis.zcard(b.sendable(s)))
     return counts.reduce((a, n) => a + n, 0)
   }
 
   async deadLetters (limit: number) {
-    const ids = await this.everyShard((p, s) => p.zrevrange(b.deadIndex(s), 0, limit - 1), (raw) => raw as string[])
-    const pipeline = this.redis.pipeline()
-    ids.forEach((found, s) => { if (found.length > 0) pipeline.hmget(b.dead(s), ...found) })
-    const records = ((await pipeline.exec()) ?? []).flatMap(([err, raw]) => {
-      if (err) throw err
-      return raw as Array<string | null>
+    const records = await this.everyShard(async (s) => {
+      const found = await this.redis.zrevrange(b.deadIndex(s), 0, limit - 1)
+      return found.length > 0 ? await this.redis.hmget(b.dead(s), ...found) : []
     })
-    return records.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as DeadLetter).sort((x, y) => y.at - x.at).slice(0, limit)
+    return records.flat().filter((r): r is string => r !== null).map((r) => JSON.parse(r) as DeadLetter).sort((x, y) => y.at - x.at).slice(0, limit)
   }
 
   async deadLetter (id: string) {
@@ -354,6 +356,21 @@ export class RedisChatStore implements ChatStore {
     await this.redis.chatEnqueue(k.list, k.zset, phone, ...entries)
   }
 
+  async enqueueSystem (phone: string, id: string, entry: string) {
+    const s = this.shard(phone)
+    return (await this.redis.chatEnqueueSystem(b.systemSent(s, phone, id), b.outbox(s, phone), b.sendable(s), phone, entry, SYSTEM_SENT_TTL_MS)) === 1
+  }
+
+  async noteInbound (phones: string[], at: number) {
+    // one write per phone, side by side: a batch's phones sit in different slots of a cluster
+    await Promise.all([...new Set(phones)].map(async (phone) => await this.redis.set(b.inboundAt(this.shard(phone), phone), at, 'PX', INBOUND_AT_TTL_MS)))
+  }
+
+  async lastInbound (phone: string) {
+    const raw = await this.redis.get(b.inboundAt(this.shard(phone), phone))
+    return raw === null ? undefined : Number(raw)
+  }
+
   async linkResult (phone: string, code: string) {
     return (await this.redis.get(b.linkResult(this.shard(phone), phone, code))) ?? undefined
   }
@@ -363,6 +380,6 @@ export class RedisChatStore implements ChatStore {
   }
 }
 
-export function createChatStore (redis: Redis | null, shards: number): ChatStore {
+export function createChatStore (redis: RedisClient | null, shards: number): ChatStore {
   return redis ? new RedisChatStore(redis, shards) : new MemoryChatStore(shards)
 }

@@ -13,6 +13,10 @@ export const APPLIED_KEPT = 8
 /** Dead letters kept per shard; the oldest go first. */
 export const DEAD_KEPT = 1_000
 export const LINK_RESULT_TTL_MS = 10 * 60_000
+/** A system message's id is remembered this long: the same event again within it is not queued again. */
+export const SYSTEM_SENT_TTL_MS = 30 * 24 * 60 * 60_000
+/** The last inbound moment is kept a little past the provider's 24-hour window it decides. */
+export const INBOUND_AT_TTL_MS = 48 * 60 * 60_000
 
 export type Lane = 'turn' | 'send'
 
@@ -107,6 +111,15 @@ export interface ChatStore {
   redrive (id: string): Promise<DeadLetter | undefined>
   /** Appends entries (JSON, in order) to the phone's outbox, behind the bot's replies (staff and system messages). */
   enqueue (phone: string, entries: string[]): Promise<void>
+  /**
+   * Queues a message the system sends by itself (not a turn's reply) at the end of the phone's outbox, unless
+   * one with this id was queued already (SYSTEM_SENT_TTL_MS); true when queued.
+   */
+  enqueueSystem (phone: string, id: string, entry: string): Promise<boolean>
+  /** Notes the phone's latest inbound message (epoch ms, the app's clock). */
+  noteInbound (phones: string[], at: number): Promise<void>
+  /** When the phone last wrote, if within INBOUND_AT_TTL_MS. */
+  lastInbound (phone: string): Promise<number | undefined>
   linkResult (phone: string, code: string): Promise<string | undefined>
   putLinkResult (phone: string, code: string, result: string): Promise<void>
 }
@@ -131,6 +144,7 @@ export class MemoryChatStore implements ChatStore {
   private readonly seen = new Map<string, number>()
   private readonly dead = new Map<string, DeadLetter>()
   private readonly linkResults = new Map<string, { result: string, until: number }>()
+  private readonly inbound = new Map<string, number>()
 
   constructor (readonly shards: number, private readonly now: () => number = Date.now) {}
 
@@ -313,6 +327,21 @@ export class MemoryChatStore implements ChatStore {
   async enqueue (phone: string, entries: string[]) {
     for (const entry of entries) this.push(this.phone(phone).outbox, entry)
   }
+
+  async enqueueSystem (phone: string, id: string, entry: string) {
+    const key = `s:${phone}:${id}`
+    const until = this.seen.get(key)
+    if (until !== undefined && until > this.now()) return false
+    this.seen.set(key, this.now() + SYSTEM_SENT_TTL_MS)
+    this.push(this.phone(phone).outbox, entry)
+    return true
+  }
+
+  async noteInbound (phones: string[], at: number) {
+    for (const phone of phones) this.inbound.set(phone, at)
+  }
+
+  async lastInbound (phone: string) { return this.inbound.get(phone) }
 
   async linkResult (phone: string, code: string) {
     const hit = this.linkResults.get(`${phone}:${code}`)

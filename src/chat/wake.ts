@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../plugins/redis.ts'
 import { keys } from '../stores/keys.ts'
 import { shardOf } from './shards.ts'
 import type { Lane } from './store.ts'
@@ -12,11 +12,11 @@ import type { Lane } from './store.ts'
 const GATHER_MS = 20
 
 export class WakeChannel {
-  private subscriber: Redis | undefined
+  private subscriber: RedisClient | undefined
   private readonly pending: Record<Lane, Set<string>> = { turn: new Set(), send: new Set() }
   private timer: NodeJS.Timeout | undefined
 
-  constructor (private readonly redis: Redis, private readonly prefix: string, private readonly shards: number, private readonly self: string) {}
+  constructor (private readonly redis: RedisClient, private readonly prefix: string, private readonly shards: number, private readonly self: string) {}
 
   private channel (shard: number): string { return this.prefix + keys.chat.bot.wake(shard) }
 
@@ -28,7 +28,8 @@ export class WakeChannel {
       if (from !== this.self && (lane === 'turn' || lane === 'send') && phones) onWake(lane, phones.split(','))
     })
     this.subscriber = sub
-    await sub.ssubscribe(...Array.from({ length: this.shards }, (_, s) => this.channel(s)))
+    // one channel per call: on a Redis Cluster the shards' channels hash to different slots (CROSSSLOT otherwise)
+    await Promise.all(Array.from({ length: this.shards }, async (_, s) => await sub.ssubscribe(this.channel(s))))
   }
 
   announce (lane: Lane, phones: string[], onError: (err: Error) => void): void {

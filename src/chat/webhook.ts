@@ -12,7 +12,7 @@ import type { ChatStore } from './store.ts'
 
 export interface WebhookDeps {
   secret: string
-  store: Pick<ChatStore, 'accept'>
+  store: Pick<ChatStore, 'accept' | 'noteInbound'>
   clock: () => number
   /** Called with the phones given new mail; errors here never change the answer. */
   accepted: (phones: string[]) => void
@@ -22,9 +22,14 @@ const MAX_KEY = 256
 const ack = z.object({ success: z.literal(true) })
 const headerValue = (v: string | string[] | undefined) => Array.isArray(v) ? v[0] : v
 
-/** Stores what is new, in one step; throws only when the store cannot be reached (the provider must retry). */
-async function accept (store: Pick<ChatStore, 'accept'>, deliveryKey: string | undefined, messages: InboundMessage[]): Promise<string[]> {
-  return await store.accept(messages.map((m) => ({ phone: m.phone, id: m.id, body: JSON.stringify(m) })), deliveryKey)
+/**
+ * Stores what is new, in one step, then notes that the phones wrote (the provider's 24-hour window opens);
+ * throws only when the store cannot be reached (the provider must retry).
+ */
+async function accept (store: WebhookDeps['store'], deliveryKey: string | undefined, messages: InboundMessage[], at: number): Promise<string[]> {
+  const fresh = await store.accept(messages.map((m) => ({ phone: m.phone, id: m.id, body: JSON.stringify(m) })), deliveryKey)
+  await store.noteInbound(messages.map((m) => m.phone), at)
+  return fresh
 }
 
 function parseJson (raw: Buffer): unknown {
@@ -75,7 +80,7 @@ export async function webhookRoutes (scope: FastifyInstance, deps: WebhookDeps):
 
     let fresh: string[]
     try {
-      fresh = await accept(deps.store, key, delivery.messages)
+      fresh = await accept(deps.store, key, delivery.messages, deps.clock())
     } catch (err) {
       request.log.error({ err: { message: (err as Error).message } }, 'chat webhook: message store unreachable')
       throw new AppError('SERVICE_UNAVAILABLE', 'Messages cannot be stored right now; retry later', { headers: { 'retry-after': '10' } })

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../plugins/redis.ts'
 import { commerceErrorHandler, commerceNotFoundHandler, invalidData } from './errors.ts'
 import { createCommerceStore } from './store/index.ts'
 import type { CommerceContext } from './services/context.ts'
@@ -7,10 +7,11 @@ import { seedDemo } from './demo.ts'
 import { authRoutes } from './routes/auth.ts'
 import { storeRoutes } from './routes/store.ts'
 import { adminRoutes } from './routes/admin.ts'
+import { inviteRoutes } from './routes/invites.ts'
 
 export interface CommerceBackendOptions {
   /** Where it persists: Redis (keys under commerce:), or memory when null. */
-  redis: Redis | null
+  redis: RedisClient | null
   /** Signs and verifies its tokens: the service's JWT secret, so each side accepts the other's tokens. */
   jwtSecret: string
   logger?: FastifyBaseLogger
@@ -52,6 +53,7 @@ export async function buildCommerceBackend (options: CommerceBackendOptions): Pr
   app.get('/health', async (_request, reply) => reply.type('text/plain').send('OK'))
   await app.register(authRoutes, { ctx })
   await app.register(storeRoutes, { ctx })
+  await app.register(inviteRoutes, { ctx })
   await app.register(adminRoutes, { ctx })
 
   if (options.seed) await seedDemo(ctx)

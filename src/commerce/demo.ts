@@ -1,22 +1,19 @@
-import { DEMO_PASSWORD, demoMembers, demoStaff, demoTenants } from '../tenants/demo.ts'
-import type { StoredAddress } from './model.ts'
-import { PAYMENT_PROVIDERS } from './services/carts.ts'
+import { provisionCommerce } from '../club/provision.ts'
+import { DEMO_PASSWORD, demoClubSpecs, demoMembers, demoStaff, demoTenants } from '../tenants/demo.ts'
+import { clubSetupIds } from './ids.ts'
+import { embeddedSetup } from './provision.ts'
 import type { CommerceContext } from './services/context.ts'
 import { nowIso } from './services/context.ts'
 import { createIdentity, saveCustomer, saveUser } from './services/accounts.ts'
 import { buildProduct, saveProduct } from './services/catalog.ts'
-import { createApiKey, createRegion, createSalesChannel, createShippingOption, createStockLocation } from './services/setup.ts'
 
-// The demo clubs' commerce data (decisions.md section 3), with the stable ids of src/tenants/demo.ts.
+// The demo clubs' commerce data (decisions.md section 3), with the stable ids of src/tenants/demo.ts. The
+// clubs' setup is provisioned as any club's is (src/club/provision.ts); the catalog and people are the demo's.
 // Every step creates only what is missing, so seeding twice (or from two processes) changes nothing.
 
 interface DemoVariant { title: string, sku: string, price: number, stock: number }
 interface DemoProduct { key: string, title: string, description: string, option: string, variants: DemoVariant[] }
-interface DemoClub { tenantId: string, short: string, address: Omit<StoredAddress, 'id'>, products: DemoProduct[] }
-
-const address = (address1: string, city: string, postalCode: string): Omit<StoredAddress, 'id'> => ({
-  first_name: null, last_name: null, company: null, address_1: address1, address_2: null, city, postal_code: postalCode, province: 'Buenos Aires', country_code: 'ar', phone: null,
-})
+interface DemoClub { tenantId: string, short: string, products: DemoProduct[] }
 
 const single = (key: string, title: string, description: string, sku: string, price: number, stock: number): DemoProduct =>
   ({ key, title, description, option: 'Presentación', variants: [{ title: 'Única', sku, price, stock }] })
@@ -25,7 +22,6 @@ export const DEMO_CLUBS: DemoClub[] = [
   {
     tenantId: 'club-norte',
     short: 'norte',
-    address: address('Av. Cabildo 1200', 'Buenos Aires', 'C1426'),
     products: [
       {
         key: 'flores-amnesia',
@@ -55,7 +51,6 @@ export const DEMO_CLUBS: DemoClub[] = [
   {
     tenantId: 'club-sur',
     short: 'sur',
-    address: address('Av. Mitre 800', 'Avellaneda', 'B1870'),
     products: [
       {
         key: 'flores-critical',
@@ -87,42 +82,18 @@ export const DEMO_CLUBS: DemoClub[] = [
 /** Stable ids of a demo product's parts, so that tests and docs can name them. */
 export const demoIds = {
   product: (club: string, key: string) => `prod_${club}_${key.replace(/-/g, '_')}`,
-  shippingOption: (tenantId: string, name: 'pickup' | 'delivery') => `so_${tenantId.replace(/-/g, '_')}_${name}`,
+  shippingOption: (tenantId: string, name: 'pickup' | 'delivery') => clubSetupIds(tenantId).shippingOption(name),
 }
 
 const [firstName, lastName] = [(name: string) => name.split(' ')[0] ?? name, (name: string) => name.split(' ').slice(1).join(' ') || null]
 
 async function seedClub (ctx: CommerceContext, club: DemoClub, now: string): Promise<void> {
   const tenant = demoTenants.find((t) => t.id === club.tenantId)
-  if (!tenant?.commerce) throw new Error(`demo tenant ${club.tenantId} has no commerce settings`)
-  const { regionId, salesChannelId, publishableKey, stockLocationId } = tenant.commerce
-  const stamps = { created_at: now, updated_at: now }
-  const code = club.tenantId.replace(/-/g, '_')
-  await createRegion(ctx, { id: regionId, name: `Argentina (${tenant.name})`, currency_code: 'ars', countries: ['ar'], payment_providers: [...PAYMENT_PROVIDERS], automatic_taxes: true, metadata: { tenant_id: tenant.id }, ...stamps })
-  await createSalesChannel(ctx, { id: salesChannelId, name: tenant.name, description: tenant.id, is_disabled: false, metadata: { tenant_id: tenant.id, default_region_id: regionId }, ...stamps })
-  await createApiKey(ctx, { id: `apk_${code}`, token: publishableKey, title: `${tenant.name} storefront`, type: 'publishable', sales_channel_ids: [salesChannelId], revoked_at: null, ...stamps })
-  await createStockLocation(ctx, { id: stockLocationId, name: `${tenant.name} depósito`, address: { id: `laddr_${code}`, ...club.address }, sales_channel_ids: [salesChannelId], metadata: null, ...stamps })
-  const options = [
-    { name: 'pickup' as const, amount: 0, label: 'Retiro en el club' },
-    { name: 'delivery' as const, amount: 1500, label: 'Envío a domicilio' },
-  ]
-  for (const o of options) {
-    await createShippingOption(ctx, {
-      id: demoIds.shippingOption(tenant.id, o.name),
-      name: o.name,
-      amount: o.amount,
-      currency_code: 'ars',
-      stock_location_id: stockLocationId,
-      service_zone_id: `serzo_${code}`,
-      fulfillment_set_id: `fuset_${code}`,
-      shipping_profile_id: `sp_${code}`,
-      price_set_id: `pset_${code}_${o.name}`,
-      price_id: `price_${code}_${o.name}`,
-      type: { id: `sotype_${code}_${o.name}`, label: o.label, description: o.label, code: o.name },
-      metadata: null,
-      ...stamps,
-    })
-  }
+  const spec = demoClubSpecs.find((c) => c.id === club.tenantId)
+  if (!tenant?.commerce || !spec) throw new Error(`demo tenant ${club.tenantId} has no commerce settings`)
+  // The demo's service login is the club's admin (a person of the demo), not a service user.
+  const { settings } = await provisionCommerce({ ...embeddedSetup(ctx), serviceLogin: async () => tenant.commerce as NonNullable<typeof tenant.commerce> }, spec)
+  const { salesChannelId, stockLocationId } = settings
   for (const p of club.products) {
     const id = demoIds.product(club.short, p.key)
     if (await ctx.store.get('product', id)) continue

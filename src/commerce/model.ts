@@ -164,6 +164,16 @@ export interface UserDoc extends Timestamps {
   metadata: Metadata
 }
 
+/** An invitation to become a user (Medusa's invite); `metadata` carries the role and club it is for. */
+export interface InviteDoc extends Timestamps {
+  id: string
+  email: string
+  accepted: boolean
+  token: string
+  expires_at: string
+  metadata: Metadata
+}
+
 export type ActorType = 'customer' | 'user'
 
 export interface AuthIdentityDoc extends Timestamps {
@@ -330,6 +340,7 @@ export interface DocKinds {
   inventory_item: InventoryItemDoc
   customer: CustomerDoc
   user: UserDoc
+  invite: InviteDoc
   auth_identity: AuthIdentityDoc
   cart: CartDoc
   order: OrderDoc

@@ -60,10 +60,10 @@ export async function actorFrom (secret: string, authorization: string | undefin
 }
 
 /** The identity a registration token (actor_id empty) stands for; anything else is a 401. */
-export async function registrationIdentity (secret: string, authorization: string | undefined): Promise<{ authIdentityId: string, actorId: string }> {
+export async function registrationIdentity (secret: string, authorization: string | undefined, actorType: ActorType = 'customer'): Promise<{ authIdentityId: string, actorId: string }> {
   try {
     const { payload } = await jwtVerify(bearerToken(authorization), encoder.encode(secret), { algorithms: ['HS256'], requiredClaims: ['exp'] })
-    if (payload.actor_type !== 'customer' || typeof payload.auth_identity_id !== 'string' || typeof payload.actor_id !== 'string') throw new UnauthorizedError()
+    if (payload.actor_type !== actorType || typeof payload.auth_identity_id !== 'string' || typeof payload.actor_id !== 'string') throw new UnauthorizedError()
     return { authIdentityId: payload.auth_identity_id, actorId: payload.actor_id }
   } catch {
     throw new UnauthorizedError()

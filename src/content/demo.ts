@@ -1,5 +1,7 @@
 import { demoMembers, demoStaff } from '../tenants/demo.ts'
-import { addDays, utcDay, type Appointment, type Task } from './model.ts'
+import { DEFAULT_TIME_ZONE } from '../tenants/model.ts'
+import { zonedDay, zonedDayStartMs } from '../tenants/time.ts'
+import { addDays, type Appointment, type Task } from './model.ts'
 import type { ContentStore } from './store.ts'
 
 const [ana, bruno] = demoMembers
@@ -9,15 +11,21 @@ const adminSur = demoStaff.find((s) => s.role === 'admin' && s.tenants.includes(
 /**
  * decisions.md section 3: appointments and tasks relative to the day the seed runs, so the reminder job has
  * work that day: 3 confirmed appointments tomorrow and 3 open tasks due up to today, plus one of each kind that
- * must not be reminded. Stable ids make a re-run overwrite instead of adding.
+ * must not be reminded. Stable ids make a re-run overwrite instead of adding. Days and times are the demo
+ * clubs' (Buenos Aires), as their reminder job reads them.
  */
+const wallClock = (day: string, time: string): string => {
+  const [hours = 0, minutes = 0] = time.split(':').map(Number)
+  return new Date(zonedDayStartMs(day, DEFAULT_TIME_ZONE) + (hours * 60 + minutes) * 60_000).toISOString()
+}
+
 export function demoContent (now: number): { appointments: Appointment[], tasks: Task[] } {
   if (!ana || !bruno || !grower || !adminSur) throw new Error('demo directory is missing a member or staff entry')
-  const today = utcDay(now)
+  const today = zonedDay(now, DEFAULT_TIME_ZONE)
   const tomorrow = addDays(today, 1)
   const stamp = new Date(now).toISOString()
   const appointment = (id: string, tenantId: string, memberId: string, title: string, day: string, time: string, status: Appointment['status']): Appointment =>
-    ({ id, tenantId, memberId, title, startsAt: `${day}T${time}:00.000Z`, status, createdAt: stamp, updatedAt: stamp })
+    ({ id, tenantId, memberId, title, startsAt: wallClock(day, time), status, createdAt: stamp, updatedAt: stamp })
   const task = (id: string, tenantId: string, assignee: { id: string, role: Task['assigneeRole'] }, title: string, dueDate: string, status: Task['status']): Task =>
     ({ id, tenantId, assigneeId: assignee.id, assigneeRole: assignee.role, title, dueDate, status, createdAt: stamp, updatedAt: stamp })
   return {

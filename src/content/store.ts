@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../plugins/redis.ts'
 import { keys } from '../stores/keys.ts'
 import { appointmentSchema, dayStartMs, isOpenTask, taskSchema, type Appointment, type AppointmentStatus, type Task, type TaskStatus } from './model.ts'
 
@@ -76,7 +76,7 @@ export class MemoryContentStore implements ContentStore {
 }
 
 export class RedisContentStore implements ContentStore {
-  constructor (private readonly redis: Redis) {}
+  constructor (private readonly redis: RedisClient) {}
 
   private async load<T> (hash: string, ids: string[], parse: (raw: unknown) => T): Promise<T[]> {
     if (ids.length === 0) return []
@@ -132,6 +132,6 @@ export class RedisContentStore implements ContentStore {
   }
 }
 
-export function createContentStore (redis: Redis | null): ContentStore {
+export function createContentStore (redis: RedisClient | null): ContentStore {
   return redis ? new RedisContentStore(redis) : new MemoryContentStore()
 }

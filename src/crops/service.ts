@@ -12,6 +12,7 @@ import { requireRole, type Actor } from '../auth/actor.ts'
 import type { Role } from '../auth/tokens.ts'
 import { AppError, conflict, notFound } from '../errors.ts'
 import type { Tenant } from '../tenants/model.ts'
+import { zonedDay } from '../tenants/time.ts'
 import type { CatalogService } from './catalog.ts'
 import type { Author, CropRecord, CropSummary, Harvest, Light, Plant, Space, Strain, TimelineEntry } from './model.ts'
 import { nextPlantNumber, plantCodes } from './plant-codes.ts'
@@ -267,7 +268,8 @@ export class CropService {
     const seq = await this.crops.nextBatchNumber(tenant.id)
     const now = this.now()
     const at = now.toISOString()
-    const batchNumber = `B-${at.slice(0, 10).replaceAll('-', '')}-${String(seq).padStart(4, '0')}`
+    // The harvest's day is the club's, as its growers read the calendar.
+    const batchNumber = `B-${zonedDay(now.getTime(), tenant.timeZone).replaceAll('-', '')}-${String(seq).padStart(4, '0')}`
     const done = await this.crops.update(tenant.id, cropId, (crop) => {
       const next = harvestMove(crop, input.continueFlowering, at)
       if (!next) throw notHarvestable(crop.status)

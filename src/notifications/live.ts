@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../plugins/redis.ts'
 import type { Notification } from './model.ts'
 
 /** What a connected client is told. `broadcast` asks the stream to collect new role notices. */
@@ -72,11 +72,11 @@ export class MemoryLiveHub implements LiveHub {
  */
 export class RedisLiveHub implements LiveHub {
   private readonly listeners = new Listeners()
-  private subscriber: Redis | undefined
+  private subscriber: RedisClient | undefined
 
-  constructor (private readonly redis: Redis, private readonly prefix: string, private readonly onError: (err: Error) => void) {}
+  constructor (private readonly redis: RedisClient, private readonly prefix: string, private readonly onError: (err: Error) => void) {}
 
-  private connection (): Redis {
+  private connection (): RedisClient {
     if (this.subscriber) return this.subscriber
     const sub = this.redis.duplicate()
     sub.on('error', this.onError)

@@ -1,81 +1,83 @@
 import { NOTIFICATION_DOMAINS, NOTIFICATION_SOURCES } from './types.ts'
 
-// Lua scripts of the Redis notification store. KEYS[1] is the recipient's base key (prefix included by
-// ioredis): each record's keys and the index zsets are derived from it, because which records a script
-// touches (mark-all, expiry) is only known inside it. KEYS[2] is the tenant's expiry registry.
-// ARGV[1] is now (ms), ARGV[2] the recipient id; the rest is per script.
+// Lua scripts of the Redis notification store. Every key of the recipient arrives in KEYS, in the order of
+// RECIPIENT_KEY_NAMES and then one per domain and one per source (which records a script touches, as in
+// mark-all or expiry, is only known inside it, so the records are fields of one hash rather than keys of their
+// own). KEYS[1] is the recipient's shard of the expiry registry. ARGV[1] is now (ms), ARGV[2] the recipient id;
+// the rest is per script.
 //
-// Per recipient: all, unread, read, d:<domain>, s:<source> are zsets of ids scored by createdAt;
-// exp scores ids by expiresAt; n:<id> is the record hash; x:<externalId> maps to the id.
+// all, unread, read, d:<domain>, s:<source> are zsets of ids scored by createdAt; exp scores ids by expiresAt;
+// records holds <id>:data, <id>:readAt, <id>:updatedAt, <id>:ext; ext maps an externalId to its id.
+export const RECIPIENT_KEY_NAMES = ['registry', 'all', 'unread', 'read', 'exp', 'records', 'ext', 'tmp'] as const
+
 const lua = (items: readonly string[]): string => `{${items.map((i) => `'${i}'`).join(', ')}}`
 
 const PRELUDE = `
-local base = KEYS[1]
-local registry = KEYS[2]
+local registry, ALL, UNREAD, READ, EXP, RECORDS, EXT, TMP = unpack(KEYS, 1, ${RECIPIENT_KEY_NAMES.length})
 local now = tonumber(ARGV[1])
 local recipient = ARGV[2]
 local DOMAINS = ${lua(NOTIFICATION_DOMAINS)}
 local SOURCES = ${lua(NOTIFICATION_SOURCES)}
+-- the index zsets by the names a listing filters on
+local SETS = {all = ALL, unread = UNREAD, read = READ}
+for i, d in ipairs(DOMAINS) do SETS['d:' .. d] = KEYS[${RECIPIENT_KEY_NAMES.length} + i] end
+for i, s in ipairs(SOURCES) do SETS['s:' .. s] = KEYS[${RECIPIENT_KEY_NAMES.length} + #DOMAINS + i] end
 
 local function forget(id)
-  local rkey = base .. 'n:' .. id
-  local ext = redis.call('HGET', rkey, 'externalId')
-  if ext then redis.call('DEL', base .. 'x:' .. ext) end
-  redis.call('DEL', rkey)
-  redis.call('ZREM', base .. 'all', id)
-  redis.call('ZREM', base .. 'unread', id)
-  redis.call('ZREM', base .. 'read', id)
-  for _, d in ipairs(DOMAINS) do redis.call('ZREM', base .. 'd:' .. d, id) end
-  for _, s in ipairs(SOURCES) do redis.call('ZREM', base .. 's:' .. s, id) end
+  local ext = redis.call('HGET', RECORDS, id .. ':ext')
+  if ext then redis.call('HDEL', EXT, ext) end
+  redis.call('HDEL', RECORDS, id .. ':data', id .. ':readAt', id .. ':updatedAt', id .. ':ext')
+  for _, k in pairs(SETS) do redis.call('ZREM', k, id) end
 end
 
 -- the registry holds the recipient at their earliest expiry, or not at all
 local function syncRegistry()
-  local nxt = redis.call('ZRANGE', base .. 'exp', 0, 0, 'WITHSCORES')
+  local nxt = redis.call('ZRANGE', EXP, 0, 0, 'WITHSCORES')
   if nxt[2] then redis.call('ZADD', registry, nxt[2], recipient) else redis.call('ZREM', registry, recipient) end
 end
 
 local function purge()
-  local ids = redis.call('ZRANGEBYSCORE', base .. 'exp', '-inf', now)
+  local ids = redis.call('ZRANGEBYSCORE', EXP, '-inf', now)
   if #ids == 0 then return 0 end
   for _, id in ipairs(ids) do forget(id) end
-  redis.call('ZREMRANGEBYSCORE', base .. 'exp', '-inf', now)
+  redis.call('ZREMRANGEBYSCORE', EXP, '-inf', now)
   syncRegistry()
   return #ids
+end
+
+local function fields(id)
+  return redis.call('HMGET', RECORDS, id .. ':data', id .. ':readAt', id .. ':updatedAt')
 end
 `
 
 const script = (body: string): string => `${PRELUDE}\n${body}`
 
-/** ARGV[3..11]: id, externalId, createdAtMs, expiresAtMs, keepUntilMs, domain, source, data, createdAt ISO. */
+/** ARGV[3..10]: id, externalId, createdAtMs, expiresAtMs, domain, source, data, createdAt ISO. */
 export const CREATE = script(`
 purge()
 local id, ext = ARGV[3], ARGV[4]
-local xkey = base .. 'x:' .. ext
-if redis.call('EXISTS', xkey) == 1 then return {0, redis.call('ZCARD', base .. 'unread')} end
-local rkey = base .. 'n:' .. id
-redis.call('HSET', rkey, 'data', ARGV[10], 'externalId', ext, 'readAt', '', 'updatedAt', ARGV[11])
-redis.call('PEXPIREAT', rkey, ARGV[7])
-redis.call('SET', xkey, id, 'PXAT', ARGV[7])
-for _, k in ipairs({'all', 'unread', 'd:' .. ARGV[8], 's:' .. ARGV[9]}) do redis.call('ZADD', base .. k, ARGV[5], id) end
-redis.call('ZADD', base .. 'exp', ARGV[6], id)
+if redis.call('HEXISTS', EXT, ext) == 1 then return {0, redis.call('ZCARD', UNREAD)} end
+redis.call('HSET', RECORDS, id .. ':data', ARGV[9], id .. ':ext', ext, id .. ':readAt', '', id .. ':updatedAt', ARGV[10])
+redis.call('HSET', EXT, ext, id)
+for _, k in ipairs({ALL, UNREAD, SETS['d:' .. ARGV[7]], SETS['s:' .. ARGV[8]]}) do redis.call('ZADD', k, ARGV[5], id) end
+redis.call('ZADD', EXP, ARGV[6], id)
 redis.call('ZADD', registry, 'LT', ARGV[6], recipient)
-return {1, redis.call('ZCARD', base .. 'unread')}
+return {1, redis.call('ZCARD', UNREAD)}
 `)
 
 /**
- * ARGV[3] offset, ARGV[4] limit, ARGV[5..] the index zsets to intersect (none: all).
+ * ARGV[3] offset, ARGV[4] limit, ARGV[5..] the names of the index zsets to intersect (none: all).
  * Answers {total, data1, readAt1, updatedAt1, ...}: one zset is ranged directly; several are intersected
- * into a scratch key bounded by the smallest of them.
+ * into the scratch key bounded by the smallest of them.
  */
 export const LIST = script(`
 purge()
 local sets = {}
-for i = 5, #ARGV do sets[#sets + 1] = base .. ARGV[i] end
-if #sets == 0 then sets[1] = base .. 'all' end
+for i = 5, #ARGV do sets[#sets + 1] = SETS[ARGV[i]] end
+if #sets == 0 then sets[1] = ALL end
 local src = sets[1]
 if #sets > 1 then
-  src = base .. 'tmp'
+  src = TMP
   local args = {src, #sets}
   for _, k in ipairs(sets) do args[#args + 1] = k end
   args[#args + 1] = 'AGGREGATE'
@@ -87,7 +89,7 @@ local out = {total}
 local offset, limit = tonumber(ARGV[3]), tonumber(ARGV[4])
 if limit > 0 and offset < total then
   for _, id in ipairs(redis.call('ZREVRANGE', src, offset, offset + limit - 1)) do
-    local r = redis.call('HMGET', base .. 'n:' .. id, 'data', 'readAt', 'updatedAt')
+    local r = fields(id)
     if r[1] then
       out[#out + 1] = r[1]
       out[#out + 1] = r[2]
@@ -101,38 +103,36 @@ return out
 
 export const UNREAD_COUNT = script(`
 purge()
-return redis.call('ZCARD', base .. 'unread')
+return redis.call('ZCARD', UNREAD)
 `)
 
 /** ARGV[3] externalId, ARGV[4] now ISO. Answers {data, readAt, updatedAt, unreadCount} or nil. */
 export const MARK_READ = script(`
 purge()
-local id = redis.call('GET', base .. 'x:' .. ARGV[3])
+local id = redis.call('HGET', EXT, ARGV[3])
 if not id then return false end
-local rkey = base .. 'n:' .. id
-local r = redis.call('HMGET', rkey, 'data', 'readAt', 'updatedAt')
+local r = fields(id)
 if not r[1] then return false end
 if r[2] == '' then
-  redis.call('HSET', rkey, 'readAt', ARGV[4], 'updatedAt', ARGV[4])
-  redis.call('ZREM', base .. 'unread', id)
-  redis.call('ZADD', base .. 'read', redis.call('ZSCORE', base .. 'all', id), id)
+  redis.call('HSET', RECORDS, id .. ':readAt', ARGV[4], id .. ':updatedAt', ARGV[4])
+  redis.call('ZREM', UNREAD, id)
+  redis.call('ZADD', READ, redis.call('ZSCORE', ALL, id), id)
   r[2] = ARGV[4]
   r[3] = ARGV[4]
 end
-return {r[1], r[2], r[3], redis.call('ZCARD', base .. 'unread')}
+return {r[1], r[2], r[3], redis.call('ZCARD', UNREAD)}
 `)
 
 /** ARGV[3] now ISO. Answers how many were marked. */
 export const MARK_ALL_READ = script(`
 purge()
-local entries = redis.call('ZRANGE', base .. 'unread', 0, -1, 'WITHSCORES')
+local entries = redis.call('ZRANGE', UNREAD, 0, -1, 'WITHSCORES')
 for i = 1, #entries, 2 do
   local id = entries[i]
-  local rkey = base .. 'n:' .. id
-  if redis.call('EXISTS', rkey) == 1 then redis.call('HSET', rkey, 'readAt', ARGV[3], 'updatedAt', ARGV[3]) end
-  redis.call('ZADD', base .. 'read', entries[i + 1], id)
+  if redis.call('HEXISTS', RECORDS, id .. ':data') == 1 then redis.call('HSET', RECORDS, id .. ':readAt', ARGV[3], id .. ':updatedAt', ARGV[3]) end
+  redis.call('ZADD', READ, entries[i + 1], id)
 end
-redis.call('DEL', base .. 'unread')
+redis.call('DEL', UNREAD)
 return #entries / 2
 `)
 

@@ -3,7 +3,7 @@ import type { Tenant } from '../tenants/model.ts'
 // What the reminder job says, in the club's language (tenants carry es or en).
 interface Messages {
   appointmentTitle: string
-  appointmentBody: (title: string, time: string) => string
+  appointmentBody: (title: string, time: string, timeZone: string) => string
   taskTitle: string
   taskBody: (title: string, dueDate: string) => string
 }
@@ -11,13 +11,13 @@ interface Messages {
 const MESSAGES: Record<Tenant['locale'], Messages> = {
   es: {
     appointmentTitle: 'Recordatorio de turno',
-    appointmentBody: (title, time) => `Mañana tenés un turno: ${title}, a las ${time} (UTC).`,
+    appointmentBody: (title, time, timeZone) => `Mañana tenés un turno: ${title}, a las ${time} (${timeZone}).`,
     taskTitle: 'Tarea vencida',
     taskBody: (title, dueDate) => `La tarea "${title}" vencía el ${dueDate} y sigue pendiente.`,
   },
   en: {
     appointmentTitle: 'Appointment reminder',
-    appointmentBody: (title, time) => `You have an appointment tomorrow: ${title}, at ${time} (UTC).`,
+    appointmentBody: (title, time, timeZone) => `You have an appointment tomorrow: ${title}, at ${time} (${timeZone}).`,
     taskTitle: 'Task overdue',
     taskBody: (title, dueDate) => `The task "${title}" was due on ${dueDate} and is still open.`,
   },

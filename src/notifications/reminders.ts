@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { ContentStore } from '../content/store.ts'
-import { addDays, dayStartMs, utcDay } from '../content/model.ts'
+import { addDays } from '../content/model.ts'
+import { zonedDay, zonedDayStartMs, zonedTime } from '../tenants/time.ts'
 import type { TenantStore } from '../tenants/store.ts'
 import { messagesFor } from './messages.ts'
 import type { NotificationService } from './service.ts'
@@ -19,7 +20,7 @@ export interface ReminderDeps {
 }
 
 /**
- * decisions.md section 6: one reminder per (recipient, event, resourceId, UTC day). It is the notice's
+ * decisions.md section 6: one reminder per (recipient, event, resourceId, day in the club's time zone). It is the notice's
  * externalId, so the store's create refuses a second one atomically, even from a concurrent run.
  */
 export function reminderId (recipientId: string, event: string, resourceId: string, day: string): string {
@@ -30,14 +31,16 @@ export function reminderId (recipientId: string, event: string, resourceId: stri
 export async function generateReminders (deps: ReminderDeps): Promise<ReminderReport> {
   const report: ReminderReport = { tenants: 0, reminders: { appointments: 0, tasks: 0 }, expired: 0 }
   const now = deps.now()
-  const today = utcDay(now)
-  const tomorrow = addDays(today, 1)
   const created = (n: unknown): number => n ? 1 : 0
   for (const tenant of await deps.tenants.list()) {
     report.tenants++
     const say = messagesFor(tenant.locale)
+    // "Today" and "tomorrow" are the club's: a club in UTC-3 still has today's evening ahead at 01:00 UTC.
+    const zone = tenant.timeZone
+    const today = zonedDay(now, zone)
+    const tomorrow = addDays(today, 1)
     const { items: appointments } = await deps.content.listAppointments(tenant.id, {
-      status: 'confirmed', from: dayStartMs(tomorrow), to: dayStartMs(addDays(tomorrow, 1)),
+      status: 'confirmed', from: zonedDayStartMs(tomorrow, zone), to: zonedDayStartMs(addDays(tomorrow, 1), zone),
     })
     for (const a of appointments) {
       const event = 'appointment.reminder'
@@ -48,7 +51,7 @@ export async function generateReminders (deps: ReminderDeps): Promise<ReminderRe
         domain: 'appointments',
         event,
         title: say.appointmentTitle,
-        body: say.appointmentBody(a.title, a.startsAt.slice(11, 16)),
+        body: say.appointmentBody(a.title, zonedTime(Date.parse(a.startsAt), zone), zone),
         severity: 'info',
         source: 'reminder',
         actionUrl: `/appointments/${encodeURIComponent(a.id)}`,

@@ -40,6 +40,7 @@ export class NotificationService implements Notifier {
   private readonly live: LiveHub
   private readonly now: () => number
   private readonly onPushError: (err: unknown) => void
+  private readonly observers: Array<(input: NotifyInput) => Promise<void>> = []
 
   constructor (deps: ServiceDeps) {
     this.store = deps.store
@@ -50,6 +51,14 @@ export class NotificationService implements Notifier {
 
   async notify (input: NotifyInput): Promise<void> {
     await this.create(input)
+  }
+
+  /**
+   * Another channel for the same notices (the chat bot): told of every notice stored or already stored (a
+   * retried notify), so that it can make its own delivery once. Its failure is logged, the notice stays.
+   */
+  observe (observer: (input: NotifyInput) => Promise<void>): void {
+    this.observers.push(observer)
   }
 
   /**
@@ -76,6 +85,7 @@ export class NotificationService implements Notifier {
       updatedAt: createdAt,
     }
     const { created, unreadCount } = await this.store.create(notification, now)
+    for (const observer of this.observers) await observer({ ...input, externalId: notification.externalId }).catch(this.onPushError)
     if (!created) return undefined
     await this.push(recipientChannel(notification), { type: 'notification', notification, unreadCount })
     return notification

@@ -1,15 +1,13 @@
-import type { Redis } from 'ioredis'
-import { keys } from '../stores/keys.ts'
+import type { RedisClient } from '../plugins/redis.ts'
+import { keys, NOTIFICATION_SHARDS, notificationShard } from '../stores/keys.ts'
 import { ROLES } from '../auth/tokens.ts'
-import { ADD_BROADCAST, ADVANCE_CURSOR, CREATE, LIST, MARK_ALL_READ, MARK_READ, PRUNE_BROADCASTS, PURGE, UNREAD_COUNT } from './lua.ts'
+import { ADD_BROADCAST, ADVANCE_CURSOR, CREATE, LIST, MARK_ALL_READ, MARK_READ, PRUNE_BROADCASTS, PURGE, RECIPIENT_KEY_NAMES, UNREAD_COUNT } from './lua.ts'
+import { NOTIFICATION_DOMAINS, NOTIFICATION_SOURCES } from './types.ts'
 import { broadcastSchema, notificationSchema, type Broadcast, type ListQuery, type Notification, type RecipientScope } from './model.ts'
 import type { Created, NotificationStore } from './store.ts'
 
 type Script = (keys: string[], args: Array<string | number>) => Promise<unknown>
 
-// Records outlive their expiresAt a little, so a clock skew between this process and Redis never leaves an
-// index entry whose record Redis has already dropped; the purge removes both long before that.
-const KEEP_AFTER_EXPIRY_MS = 60 * 60 * 1000
 const PURGE_BATCH = 500
 
 /** The mutable part of a record lives in its own hash fields; the rest is one JSON field. */
@@ -30,11 +28,29 @@ function filterSets (q: ListQuery): string[] {
   return sets
 }
 
+/** Every key a recipient's script touches, in the order the scripts read KEYS (see lua.ts). */
+export function recipientScriptKeys (scope: RecipientScope): string[] {
+  const k = keys.notifications.recipient(scope.tenantId, scope.recipientId)
+  const named: Record<typeof RECIPIENT_KEY_NAMES[number], string> = {
+    registry: keys.notifications.expiring(scope.tenantId, notificationShard(scope.recipientId)),
+    all: k.all,
+    unread: k.unread,
+    read: k.read,
+    exp: k.expiry,
+    records: k.records,
+    ext: k.external,
+    tmp: k.scratch,
+  }
+  return [...RECIPIENT_KEY_NAMES.map((name) => named[name]), ...NOTIFICATION_DOMAINS.map(k.domain), ...NOTIFICATION_SOURCES.map(k.source)]
+}
+
+const RECIPIENT_KEYS = RECIPIENT_KEY_NAMES.length + NOTIFICATION_DOMAINS.length + NOTIFICATION_SOURCES.length
+
 export class RedisNotificationStore implements NotificationStore {
   private readonly scripts: Record<'create' | 'list' | 'unread' | 'markRead' | 'markAll' | 'purge' | 'cursor' | 'addBroadcast' | 'pruneBroadcasts', Script>
 
-  constructor (private readonly redis: Redis) {
-    const define = (name: string, lua: string, numberOfKeys = 2): Script => {
+  constructor (private readonly redis: RedisClient) {
+    const define = (name: string, lua: string, numberOfKeys = RECIPIENT_KEYS): Script => {
       const command = `notifications_${name}`
       redis.defineCommand(command, { numberOfKeys, lua })
       const fn = (redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[command] as (...args: unknown[]) => Promise<unknown>
@@ -49,61 +65,59 @@ export class RedisNotificationStore implements NotificationStore {
       purge: define('purge', PURGE),
       cursor: define('cursor', ADVANCE_CURSOR, 1),
       addBroadcast: define('add_broadcast', ADD_BROADCAST, 4),
-      pruneBroadcasts: define('prune_broadcasts', PRUNE_BROADCASTS),
+      pruneBroadcasts: define('prune_broadcasts', PRUNE_BROADCASTS, 2),
     }
-  }
-
-  private scopeKeys (scope: RecipientScope): string[] {
-    return [keys.notifications.recipient(scope.tenantId, scope.recipientId), keys.notifications.expiring(scope.tenantId)]
   }
 
   async create (n: Notification, now: number): Promise<Created> {
     const createdAt = Date.parse(n.createdAt)
     const expiresAt = Date.parse(n.expiresAt)
-    const [created, unreadCount] = await this.scripts.create(this.scopeKeys(n), [
-      now, n.recipientId, n.id, n.externalId, createdAt, expiresAt, expiresAt + KEEP_AFTER_EXPIRY_MS, n.domain, n.source, toRecord(n), n.createdAt,
+    const [created, unreadCount] = await this.scripts.create(recipientScriptKeys(n), [
+      now, n.recipientId, n.id, n.externalId, createdAt, expiresAt, n.domain, n.source, toRecord(n), n.createdAt,
     ]) as [number, number]
     return { created: created === 1, unreadCount }
   }
 
   async list (scope: RecipientScope, q: ListQuery, now: number) {
-    const [total, ...fields] = await this.scripts.list(this.scopeKeys(scope), [now, scope.recipientId, q.offset, q.limit, ...filterSets(q)]) as [number, ...string[]]
+    const [total, ...fields] = await this.scripts.list(recipientScriptKeys(scope), [now, scope.recipientId, q.offset, q.limit, ...filterSets(q)]) as [number, ...string[]]
     const notifications: Notification[] = []
     for (let i = 0; i + 2 < fields.length; i += 3) notifications.push(fromRecord(fields[i] as string, fields[i + 1] as string, fields[i + 2] as string))
     return { notifications, total }
   }
 
   async unreadCount (scope: RecipientScope, now: number) {
-    return await this.scripts.unread(this.scopeKeys(scope), [now, scope.recipientId]) as number
+    return await this.scripts.unread(recipientScriptKeys(scope), [now, scope.recipientId]) as number
   }
 
   async markRead (scope: RecipientScope, externalId: string, now: number) {
-    const found = await this.scripts.markRead(this.scopeKeys(scope), [now, scope.recipientId, externalId, new Date(now).toISOString()]) as [string, string, string, number] | null
+    const found = await this.scripts.markRead(recipientScriptKeys(scope), [now, scope.recipientId, externalId, new Date(now).toISOString()]) as [string, string, string, number] | null
     if (!found) return undefined
     return { notification: fromRecord(found[0], found[1], found[2]), unreadCount: found[3] }
   }
 
   async markAllRead (scope: RecipientScope, now: number) {
-    return await this.scripts.markAll(this.scopeKeys(scope), [now, scope.recipientId, new Date(now).toISOString()]) as number
+    return await this.scripts.markAll(recipientScriptKeys(scope), [now, scope.recipientId, new Date(now).toISOString()]) as number
   }
 
   async purgeExpired (tenantId: string, now: number) {
     for (const role of ROLES) await this.scripts.pruneBroadcasts(this.feedKeys(tenantId, role), [now])
-    const registry = keys.notifications.expiring(tenantId)
     let purged = 0
-    for (;;) {
-      // each purge moves the recipient's score past now or removes it, so this ends
-      const due = await this.redis.zrangebyscore(registry, '-inf', now, 'LIMIT', 0, PURGE_BATCH)
-      if (due.length === 0) return purged
-      for (const recipientId of due) {
-        purged += await this.scripts.purge(this.scopeKeys({ tenantId, recipientId }), [now, recipientId]) as number
+    for (let shard = 0; shard < NOTIFICATION_SHARDS; shard++) {
+      const registry = keys.notifications.expiring(tenantId, shard)
+      for (;;) {
+        // each purge moves the recipient's score past now or removes it, so this ends
+        const due = await this.redis.zrangebyscore(registry, '-inf', now, 'LIMIT', 0, PURGE_BATCH)
+        if (due.length === 0) break
+        for (const recipientId of due) {
+          purged += await this.scripts.purge(recipientScriptKeys({ tenantId, recipientId }), [now, recipientId]) as number
+        }
       }
     }
+    return purged
   }
 
   private feedKeys (tenantId: string, role: string): string[] {
-    const feed = keys.notifications.broadcastFeed(tenantId, role)
-    return [feed, `${feed}:exp`]
+    return [keys.notifications.broadcastFeed(tenantId, role), keys.notifications.broadcastFeedExpiry(tenantId, role)]
   }
 
   async addBroadcast (b: Broadcast, now: number) {
@@ -118,6 +132,7 @@ export class RedisNotificationStore implements NotificationStore {
     const entries = await this.redis.zrangebyscore(feed, `(${afterSeq}`, '+inf', 'WITHSCORES')
     if (entries.length === 0) return []
     const ids = entries.filter((_, i) => i % 2 === 0)
+    // the records share the feed's tag, so one MGET reads them on a cluster too
     const raws = await this.redis.mget(ids.map((id) => keys.notifications.broadcast(tenantId, id)))
     const gone = ids.filter((_, i) => !raws[i])
     if (gone.length > 0) await this.redis.zrem(feed, ...gone)
@@ -129,7 +144,7 @@ export class RedisNotificationStore implements NotificationStore {
   }
 
   private cursorKey (scope: RecipientScope, role: string): string {
-    return `${keys.notifications.recipient(scope.tenantId, scope.recipientId)}bc:${role}`
+    return keys.notifications.recipient(scope.tenantId, scope.recipientId).broadcastCursor(role)
   }
 
   async broadcastCursor (scope: RecipientScope, role: string) {

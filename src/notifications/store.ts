@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../plugins/redis.ts'
 import type { Broadcast, ListQuery, Notification, RecipientScope } from './model.ts'
 import { MemoryNotificationStore } from './store-memory.ts'
 import { RedisNotificationStore } from './store-redis.ts'
@@ -38,6 +38,6 @@ export interface NotificationStore {
   setBroadcastCursor (scope: RecipientScope, role: string, seq: number, until: number): Promise<void>
 }
 
-export function createNotificationStore (redis: Redis | null): NotificationStore {
+export function createNotificationStore (redis: RedisClient | null): NotificationStore {
   return redis ? new RedisNotificationStore(redis) : new MemoryNotificationStore()
 }

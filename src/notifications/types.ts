@@ -1,3 +1,5 @@
+import type { Role } from '../auth/tokens.ts'
+
 // The contract other domains use to notify a user (orders events, chat). Implemented by the notifications plugin.
 export const NOTIFICATION_DOMAINS = ['orders', 'appointments', 'crops', 'tasks', 'memberships', 'medical', 'products', 'inventory', 'workforce', 'documents', 'system'] as const
 export type NotificationDomain = typeof NOTIFICATION_DOMAINS[number]
@@ -29,6 +31,8 @@ export interface NotifyInput {
 export interface Notifier {
   /** Stores the notification for the recipient and pushes it to their live streams. */
   notify (input: NotifyInput): Promise<void>
+  /** A notice for everyone of a role in the tenant (each gets their own copy, live and on their next read). */
+  broadcast (input: Omit<NotifyInput, 'recipientId' | 'recipientRole' | 'externalId'> & { recipientRole: Role }): Promise<unknown>
 }
 
 declare module 'fastify' {

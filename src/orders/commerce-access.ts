@@ -41,3 +41,8 @@ export function commerceAccess (app: FastifyInstance, file: TenantsFile, session
     medusaFor: (tenant) => new Medusa(client.forClub(tenant.id), resolveSettings(tenant, file, defaultBaseUrl(app))),
   }
 }
+
+/** Access outside the app (the operator's command): every club's backend at `baseUrl` unless its record says otherwise. */
+export function commerceAccessAt (baseUrl: string, client: CommerceClient, sessions: UpstreamSessionStore): CommerceAccess {
+  return { client, sessions, medusaFor: (tenant) => new Medusa(client, resolveSettings(tenant, {}, baseUrl)) }
+}

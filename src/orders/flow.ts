@@ -115,9 +115,10 @@ export async function createAndProcess (orders: OrdersService, actor: Actor, inp
     const order = await orders.record(actor, orderId, events)
     // The upstream order belongs to a guest customer made from the email; the member reads their notifications
     // under their account's id (their token's subject), which the body may name.
-    const recipient = { ...order, customerId: input.customer.id ?? order.customerId }
+    const recipient = { ...order, customerId: input.customer.id ?? order.customerId, shippingMethod: input.shippingMethod }
     await orders.notify(actor, recipient, 'order.placed')
     await orders.notify(actor, recipient, 'order.shipped')
+    await orders.notify(actor, recipient, 'order.completed')
     return { ok: true, order, timeline }
   } catch (err) {
     const error = asAppError(err)

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../plugins/redis.ts'
 import { keys } from '../stores/keys.ts'
 
 // Idempotency-Key records of the one-call routes, per tenant and key: a first call claims the key while it runs;
@@ -45,12 +45,12 @@ if current then return current end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return false`
 
-type ClaimingRedis = Redis & { idempotencyClaim (key: string, value: string, ttlMs: number): Promise<string | null> }
+type ClaimingRedis = RedisClient & { idempotencyClaim (key: string, value: string, ttlMs: number): Promise<string | null> }
 
 export class RedisIdempotencyStore implements IdempotencyStore {
   private readonly redis: ClaimingRedis
 
-  constructor (redis: Redis) {
+  constructor (redis: RedisClient) {
     if (!('idempotencyClaim' in redis)) redis.defineCommand('idempotencyClaim', { numberOfKeys: 1, lua: CLAIM })
     this.redis = redis as ClaimingRedis
   }
@@ -70,6 +70,6 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 }
 
-export function createIdempotencyStore (redis: Redis | null): IdempotencyStore {
+export function createIdempotencyStore (redis: RedisClient | null): IdempotencyStore {
   return redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore()
 }

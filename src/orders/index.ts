@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import { registerAccounts } from '../accounts/index.ts'
+import { registerClubPeople } from '../club/people.ts'
 import { createUpstreamSessionStore } from '../accounts/sessions.ts'
 import { commerceAccess } from './commerce-access.ts'
 import { flowRoutes } from './flow-routes.ts'
@@ -31,4 +32,5 @@ export default fp(async (app) => {
   app.decorate('storeFront', store)
   await app.register(storeRoutes, { store })
   await registerAccounts(app, access)
+  await registerClubPeople(app, access)
 }, { name: 'orders', dependencies: ['auth', 'commerce', 'notifications', 'locks'] })

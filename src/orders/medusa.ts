@@ -13,7 +13,7 @@ import {
 export const ORDER_FIELDS = [
   'id', 'display_id', 'status', 'payment_status', 'fulfillment_status', 'email', 'currency_code', 'customer_id', 'sales_channel_id',
   'metadata', 'created_at', 'updated_at', 'subtotal', 'item_subtotal', 'discount_total', 'shipping_total', 'tax_total', 'total',
-  '*items', '*shipping_address', '*customer', '*payment_collections', '*payment_collections.payments', '*payment_collections.payments.refunds', '*fulfillments', '*fulfillments.items',
+  '*items', '*shipping_address', '*customer', '*payment_collections', '*payment_collections.payments', '*payment_collections.payments.refunds', '*fulfillments', '*fulfillments.items', '*shipping_methods',
 ].join(',')
 const ORDER_LIST_FIELDS = [
   'id', 'display_id', 'status', 'payment_status', 'fulfillment_status', 'email', 'currency_code', 'customer_id', 'sales_channel_id',

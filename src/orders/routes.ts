@@ -107,8 +107,8 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
     onRequest: admin,
     schema: {
       tags: ['members'],
-      summary: 'The club\'s members (customers of the backend whose clubs include this one)',
-      querystring: pageQuery(20),
+      summary: 'The club\'s members (customers of the backend whose clubs include this one); q searches email and names',
+      querystring: pageQuery(20).extend({ q: z.string().trim().max(200).optional() }),
       response: { 200: z.object({ members: z.array(memberSchema), count: z.number(), offset: z.number(), limit: z.number() }) },
     },
   }, async (request) => {
@@ -121,8 +121,10 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
       members.push(...page.customers.filter((c) => customerTenants(c).includes(tenant.id)))
       if (page.customers.length < MEMBER_SCAN_PAGE || offset + MEMBER_SCAN_PAGE >= page.count) break
     }
-    const { limit, offset } = request.query
-    return { members: members.slice(offset, offset + limit).map(mapMember), count: members.length, offset, limit }
+    const { limit, offset, q } = request.query
+    const needle = q?.toLowerCase()
+    const found = needle ? members.filter((m) => [m.email, m.first_name, m.last_name, [m.first_name, m.last_name].join(' ')].some((t) => t?.toLowerCase().includes(needle))) : members
+    return { members: found.slice(offset, offset + limit).map(mapMember), count: found.length, offset, limit }
   })
 
   app.get('/api/inventory', {

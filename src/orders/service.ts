@@ -10,7 +10,7 @@ import type { Locks } from '../stores/locks.ts'
 import { activity, authorOf, withActivities } from './activity.ts'
 import { fulfillmentStatus, isShippedOrDelivered, mapActivities, mapOrder, mapOrderSummary, orderStatus, paymentStatus } from './mapping.ts'
 import type { Medusa } from './medusa.ts'
-import { notifyMember, type OrderEvent } from './notify.ts'
+import { notifyMember, shippingMethodOf, type NotifiedOrder, type OrderEvent } from './notify.ts'
 import type { Activity, FulfillmentStatus, Order, OrderStatus, OrderSummary, PaymentStatus } from './schemas.ts'
 import type { UpstreamOrder } from './upstream.ts'
 
@@ -129,6 +129,9 @@ export class OrdersService {
     const order = await this.read(actor, orderId)
     const fulfillmentId = await fulfillItems(this.medusa(actor), order, items, locationId)
     const after = await this.record(actor, orderId, [activity('orders:activity.fulfilled', 'success', authorOf(actor))])
+    // a pickup order is ready once packed; a delivery order is news when it ships
+    const shippingMethod = shippingOf(order)
+    if (shippingMethod === 'pickup') await this.notify(actor, { ...after, shippingMethod }, 'order.shipped')
     return { order: after, fulfillmentId }
   }
 
@@ -137,7 +140,7 @@ export class OrdersService {
     const order = await this.read(actor, orderId)
     await shipFulfillment(this.medusa(actor), order, fulfillmentId)
     const after = await this.record(actor, orderId, [activity('orders:activity.shipped', 'success', authorOf(actor))])
-    await this.notify(actor, after, 'order.shipped')
+    await this.notify(actor, { ...after, shippingMethod: shippingOf(order) }, 'order.shipped')
     return after
   }
 
@@ -208,10 +211,12 @@ export class OrdersService {
     })
   }
 
-  async notify (actor: Actor, order: Pick<Order, 'id' | 'displayId' | 'customerId'>, event: OrderEvent): Promise<void> {
+  async notify (actor: Actor, order: NotifiedOrder, event: OrderEvent): Promise<void> {
     await notifyMember(this.deps.notifier, this.deps.log, actor.tenant, order, event)
   }
 }
+
+const shippingOf = (order: UpstreamOrder) => shippingMethodOf((order.shipping_methods ?? []).map((m) => m.name))
 
 /** The backend's customers with this email: the member's account and the guests made for their email. */
 export async function customerIdsWithEmail (medusa: Medusa, email: string): Promise<string[]> {

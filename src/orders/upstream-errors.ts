@@ -44,6 +44,8 @@ export function mapUpstreamStatus (failure: UpstreamFailure): AppError {
   if (status >= 500) return new AppError('BACKEND_ERROR', `The commerce backend failed (HTTP ${status})`)
   if (status === 404) return new AppError('NOT_FOUND', 'Not found in the commerce backend')
   if (status === 409) return new AppError('CONFLICT', 'Conflict with the current state in the commerce backend')
+  // Medusa answers a unique value taken (an email's invite, customer) 422 duplicate_error.
+  if (b.type === 'duplicate_error') return new AppError('CONFLICT', 'It exists already in the commerce backend')
   if (status === 401 || status === 403) return new AppError('BACKEND_ERROR', 'The commerce backend refused the club\'s credentials')
   if (status === 400 && /publishable/i.test(b.message ?? '')) return new AppError('BACKEND_ERROR', 'The commerce backend refused the club\'s publishable key')
   if (isStockConflict(b)) return new AppError('CONFLICT', 'Not enough stock for one of the items')

@@ -92,6 +92,7 @@ export const upstreamOrder = z.object({
   total: amount.nullish(),
   metadata: meta,
   created_at: text,
+  shipping_methods: z.array(z.object({ name: text }).loose()).nullish(),
   updated_at: text,
 }).loose()
 export type UpstreamOrder = z.infer<typeof upstreamOrder>

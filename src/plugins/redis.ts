@@ -1,19 +1,29 @@
 import fp from 'fastify-plugin'
-import { Redis } from 'ioredis'
+import { Cluster, Redis } from 'ioredis'
+
+/** One Redis or a Redis Cluster: both take the same commands, scripts (defineCommand) and pub/sub. */
+export type RedisClient = Redis | Cluster
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** The shared Redis client, or null when the service runs on its embedded in-memory stores. */
-    redis: Redis | null
+    redis: RedisClient | null
   }
 }
 
+export interface RedisNode { host: string, port: number }
+
 export interface RedisPluginOptions {
   url: string | undefined
+  /** Seeds of a Redis Cluster: used instead of `url` when given. */
+  clusterNodes?: readonly RedisNode[] | undefined
   keyPrefix: string
   /** A client made by the caller (tests): used as is and not closed here. */
-  client?: Redis
+  client?: RedisClient
 }
+
+const CONNECT_TIMEOUT_MS = 5_000
+const retryStrategy = (times: number): number => Math.min(times * 200, 2_000)
 
 /** Opens a client the way every part of the service wants it: fail fast while disconnected, never queue forever. */
 export function createRedis (url: string, keyPrefix: string): Redis {
@@ -22,24 +32,55 @@ export function createRedis (url: string, keyPrefix: string): Redis {
     lazyConnect: true,
     maxRetriesPerRequest: 2,
     enableOfflineQueue: true,
-    connectTimeout: 5_000,
-    retryStrategy: (times) => Math.min(times * 200, 2_000),
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    retryStrategy,
   })
+}
+
+/**
+ * The same for a Redis Cluster. ioredis follows MOVED and ASK answers (a slot moved or moving during
+ * resharding) by itself, up to `maxRedirections`, and refreshes its slot map. Sharded pub/sub (SSUBSCRIBE)
+ * needs a subscriber per shard, which `shardedSubscribers` opens.
+ */
+export function createRedisCluster (nodes: readonly RedisNode[], keyPrefix: string): Cluster {
+  return new Cluster(nodes.map((n) => ({ ...n })), {
+    keyPrefix,
+    lazyConnect: true,
+    enableOfflineQueue: true,
+    maxRedirections: 16,
+    shardedSubscribers: true,
+    clusterRetryStrategy: (times) => times > 3 ? null : retryStrategy(times),
+    redisOptions: { maxRetriesPerRequest: 2, connectTimeout: CONNECT_TIMEOUT_MS },
+  })
+}
+
+export const describeNodes = (nodes: readonly RedisNode[]): string => nodes.map((n) => `${n.host}:${n.port}`).join(', ')
+
+/** Connects, or throws one clear line naming what did not answer (start-up must not hang or retry forever). */
+export async function connectRedis (client: RedisClient, target: string): Promise<void> {
+  try {
+    await client.connect()
+    await client.ping()
+  } catch (err) {
+    client.disconnect()
+    throw new Error(`Redis did not answer at ${target}: ${(err as Error).message}`)
+  }
 }
 
 export default fp<RedisPluginOptions>(async (app, opts) => {
   if (opts.client) {
-    app.decorate('redis', opts.client)
+    app.decorate<RedisClient | null>('redis', opts.client)
     return
   }
-  if (!opts.url) {
+  const nodes = opts.clusterNodes
+  if (!nodes && !opts.url) {
     app.log.warn('REDIS_URL is not set: running on in-memory stores (one process, nothing survives a restart)')
     app.decorate('redis', null)
     return
   }
-  const client = createRedis(opts.url, opts.keyPrefix)
-  client.on('error', (err) => app.log.error({ err: { message: err.message } }, 'redis error'))
-  await client.connect()
-  app.decorate('redis', client)
+  const client = nodes ? createRedisCluster(nodes, opts.keyPrefix) : createRedis(opts.url as string, opts.keyPrefix)
+  client.on('error', (err: Error) => app.log.error({ err: { message: err.message } }, 'redis error'))
+  await connectRedis(client, nodes ? `the cluster nodes ${describeNodes(nodes)}` : 'REDIS_URL')
+  app.decorate<RedisClient | null>('redis', client)
   app.addHook('onClose', async () => { await client.quit() })
 }, { name: 'redis' })

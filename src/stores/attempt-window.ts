@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../plugins/redis.ts'
 import { TtlMap, type Clock } from '../chat/linking/memory-ttl.ts'
 
 // Attempts counted per key in a fixed window that starts at the first attempt (login locks of the staff and
@@ -64,7 +64,7 @@ const GIVE_BACK = `
 if redis.call('EXISTS', KEYS[1]) == 1 and redis.call('DECR', KEYS[1]) <= 0 then redis.call('DEL', KEYS[1]) end
 return 0`
 
-type WindowRedis = Redis & {
+type WindowRedis = RedisClient & {
   attemptTake (key: string, limit: number, windowMs: number): Promise<number>
   attemptGiveBack (key: string): Promise<number>
 }
@@ -72,7 +72,7 @@ type WindowRedis = Redis & {
 export class RedisAttemptWindow implements AttemptWindow {
   private readonly redis: WindowRedis
 
-  constructor (redis: Redis, private readonly options: AttemptWindowOptions) {
+  constructor (redis: RedisClient, private readonly options: AttemptWindowOptions) {
     if (!('attemptTake' in redis)) {
       redis.defineCommand('attemptTake', { numberOfKeys: 1, lua: TAKE })
       redis.defineCommand('attemptGiveBack', { numberOfKeys: 1, lua: GIVE_BACK })
@@ -85,6 +85,6 @@ export class RedisAttemptWindow implements AttemptWindow {
   async clear (key: string) { await this.redis.del(key) }
 }
 
-export function createAttemptWindow (redis: Redis | null, options: AttemptWindowOptions): AttemptWindow {
+export function createAttemptWindow (redis: RedisClient | null, options: AttemptWindowOptions): AttemptWindow {
   return redis ? new RedisAttemptWindow(redis, options) : new MemoryAttemptWindow(options)
 }

@@ -1,26 +1,47 @@
+import { shardOf } from '../chat/shards.ts'
+
 // Every Redis key name of the service, in one place. The client's keyPrefix (REDIS_KEY_PREFIX) is added by
 // ioredis, so a Lua script must only touch keys it receives in KEYS.
+//
+// Redis Cluster: the keys that one script, MULTI or pipeline touches share a hash tag (the part in braces,
+// which alone picks the slot): the club list under {tenants}, a club's crops under {crops:<club>}, its content
+// under {content:<club>}, a recipient's notifications under {notif:<club>:<shard>}, its broadcasts under
+// {notif:<club>}, a phone's chat under {chat:<shard>}. Keys only ever used one at a time carry no tag, so they
+// spread over the whole cluster. test/stores/key-slots.test.ts holds each script's keys to one slot.
+
+/** Shards of a club's notification recipients (part of the key names: fixed for the life of the data). */
+export const NOTIFICATION_SHARDS = 16
+
+/** A stable shard of the recipient id (the chat's phone hash), spreading a club's recipients over the cluster. */
+export const notificationShard = (recipientId: string): number => shardOf(recipientId, NOTIFICATION_SHARDS)
+
+const recipientTag = (tenantId: string, recipientId: string): string => `{notif:${tenantId}:${notificationShard(recipientId)}}`
+
 export const keys = {
   tenants: {
-    all: () => 'tenants',
-    one: (tenantId: string) => `tenant:${tenantId}`,
+    all: () => '{tenants}:all',
+    one: (tenantId: string) => `{tenants}:${tenantId}`,
   },
   staff: {
     byEmail: (email: string) => `staff:${email.toLowerCase()}`,
+    // hash email -> role of one club's staff: where "the last admin stays" is decided
+    roster: (tenantId: string) => `t:${tenantId}:staff`,
   },
+  // single-use tokens (staff invites, member password tokens) by the SHA-256 of the token, with their expiry as TTL
+  oneUseToken: (kind: 'staff-invite' | 'member-password', hash: string) => `one-use:${kind}:${hash}`,
   crops: {
     // crop ids of a tenant, scored by creation time
-    index: (tenantId: string) => `t:${tenantId}:crops`,
+    index: (tenantId: string) => `{crops:${tenantId}}:index`,
     // hash: doc (JSON record with its harvests), status, v (version for compare-and-set)
-    one: (tenantId: string, cropId: string) => `t:${tenantId}:crop:${cropId}`,
+    one: (tenantId: string, cropId: string) => `{crops:${tenantId}}:crop:${cropId}`,
     // ids of crops that count against the plan (not FINISHED)
-    active: (tenantId: string) => `t:${tenantId}:crops:active`,
+    active: (tenantId: string) => `{crops:${tenantId}}:active`,
     // list of plant JSON in creation order, and the set of their codes
-    plants: (tenantId: string, cropId: string) => `t:${tenantId}:crop:${cropId}:plants`,
-    plantCodes: (tenantId: string, cropId: string) => `t:${tenantId}:crop:${cropId}:plant-codes`,
-    batchSeq: (tenantId: string) => `t:${tenantId}:harvest-batch-seq`,
+    plants: (tenantId: string, cropId: string) => `{crops:${tenantId}}:crop:${cropId}:plants`,
+    plantCodes: (tenantId: string, cropId: string) => `{crops:${tenantId}}:crop:${cropId}:plant-codes`,
+    batchSeq: (tenantId: string) => `{crops:${tenantId}}:harvest-batch-seq`,
     // hash id -> JSON
-    catalog: (tenantId: string, kind: 'strains' | 'spaces' | 'lights') => `t:${tenantId}:catalog:${kind}`,
+    catalog: (tenantId: string, kind: 'strains' | 'spaces' | 'lights') => `{crops:${tenantId}}:catalog:${kind}`,
   },
   commerce: {
     // the embedded commerce backend keeps all its keys under this root
@@ -49,27 +70,50 @@ export const keys = {
   },
   notifications: {
     root: () => 'notif:',
-    // everything of one recipient in one tenant sits under this base; the Lua scripts derive the per-record
-    // keys (n:<id>, x:<externalId>) and index zsets from it, so the client's prefix still applies
-    recipient: (tenantId: string, recipientId: string) => `notif:t:${tenantId}:u:${encodeURIComponent(recipientId)}:`,
-    // recipients of a tenant scored by their earliest expiry, so the cleanup visits only those with expired notices
-    expiring: (tenantId: string) => `notif:t:${tenantId}:expiring`,
-    broadcastSeq: (tenantId: string) => `notif:t:${tenantId}:bc-seq`,
-    broadcastFeed: (tenantId: string, role: string) => `notif:t:${tenantId}:bc-feed:${role}`,
-    broadcast: (tenantId: string, id: string) => `notif:t:${tenantId}:bc:${id}`,
+    // A recipient's keys share the tag of their shard of the club ({notif:<club>:<shard>}, shard = a stable hash
+    // of the recipient id, NOTIFICATION_SHARDS per club) with that shard's expiry registry, which their scripts
+    // keep up to date; every script gets each of them in KEYS.
+    recipient: (tenantId: string, recipientId: string) => {
+      const base = `${recipientTag(tenantId, recipientId)}:u:${encodeURIComponent(recipientId)}:`
+      return {
+        // zsets of ids scored by createdAt: every notice, unread ones, read ones, by domain, by source
+        all: `${base}all`,
+        unread: `${base}unread`,
+        read: `${base}read`,
+        domain: (domain: string) => `${base}d:${domain}`,
+        source: (source: string) => `${base}s:${source}`,
+        // ids scored by expiresAt
+        expiry: `${base}exp`,
+        // hash of the records: <id>:data (JSON), <id>:readAt, <id>:updatedAt, <id>:ext
+        records: `${base}records`,
+        // hash externalId -> id
+        external: `${base}ext`,
+        // scratch zset of a filtered listing, deleted by the same script
+        scratch: `${base}tmp`,
+        // the recipient's position in a role's broadcast feed
+        broadcastCursor: (role: string) => `${base}bc:${role}`,
+      }
+    },
+    // recipients of a club's shard scored by their earliest expiry, so the cleanup visits only those with expired notices
+    expiring: (tenantId: string, shard: number) => `{notif:${tenantId}:${shard}}:expiring`,
+    // a club's broadcasts: one position counter, per role a feed of ids by position and the same by expiry, the records
+    broadcastSeq: (tenantId: string) => `{notif:${tenantId}}:bc-seq`,
+    broadcastFeed: (tenantId: string, role: string) => `{notif:${tenantId}}:bc-feed:${role}`,
+    broadcastFeedExpiry: (tenantId: string, role: string) => `{notif:${tenantId}}:bc-feed:${role}:exp`,
+    broadcast: (tenantId: string, id: string) => `{notif:${tenantId}}:bc:${id}`,
     remindersLock: () => 'notif:reminders:lock',
     // pub/sub channel names: ioredis does not prefix them, the live hub adds the configured prefix itself
     liveRecipient: (tenantId: string, recipientId: string) => `notif:live:${tenantId}:u:${encodeURIComponent(recipientId)}`,
     liveRole: (tenantId: string, role: string) => `notif:live:${tenantId}:role:${role}`,
   },
   content: {
-    appointments: (tenantId: string) => `t:${tenantId}:content:appointments`,
+    appointments: (tenantId: string) => `{content:${tenantId}}:appointments`,
     // appointment ids scored by startsAt
-    appointmentsByStart: (tenantId: string) => `t:${tenantId}:content:appointments:by-start`,
-    tasks: (tenantId: string) => `t:${tenantId}:content:tasks`,
+    appointmentsByStart: (tenantId: string) => `{content:${tenantId}}:appointments:by-start`,
+    tasks: (tenantId: string) => `{content:${tenantId}}:tasks`,
     // task ids scored by due day; `open` holds only PENDING and IN_PROGRESS ones
-    tasksByDue: (tenantId: string) => `t:${tenantId}:content:tasks:by-due`,
-    tasksOpen: (tenantId: string) => `t:${tenantId}:content:tasks:open`,
+    tasksByDue: (tenantId: string) => `{content:${tenantId}}:tasks:by-due`,
+    tasksOpen: (tenantId: string) => `{content:${tenantId}}:tasks:open`,
   },
   chat: {
     root: () => 'chat:',
@@ -80,6 +124,8 @@ export const keys = {
       accounts: (phone: string) => `chat:link:accounts:${phone}`,
       // present while the login form sent to this phone may be answered
       invite: (phone: string) => `chat:link:invite:${phone}`,
+      // reverse index: phones linked to a club's member (set); a hint checked against the phone's accounts on read
+      members: (tenantId: string, customerId: string) => `chat:link:members:${tenantId}:${encodeURIComponent(customerId)}`,
       // login attempts through the form in the current window
       attempts: (kind: 'phone' | 'email', id: string) => `chat:link:attempts:${kind}:${id}`,
     },
@@ -110,6 +156,10 @@ export const keys = {
       deadIndex: (shard: number) => `{chat:${shard}}:dead:index`,
       // what consuming a link code answered this phone, for a turn re-run after a crash (10 minutes)
       linkResult: (shard: number, phone: string, code: string) => `{chat:${shard}}:link-result:${phone}:${code}`,
+      // epoch ms of the phone's last inbound message (the provider's 24-hour window counts from it)
+      inboundAt: (shard: number, phone: string) => `{chat:${shard}}:inbound-at:${phone}`,
+      // a system message (order update, reminder) already queued for the phone, by its id
+      systemSent: (shard: number, phone: string, id: string) => `{chat:${shard}}:system-sent:${phone}:${id}`,
       // shard pub/sub channel (SPUBLISH): phones with new mail; ioredis does not prefix channels, the caller does
       wake: (shard: number) => `{chat:${shard}}:wake`,
       // conversation history for staff: list of messages (JSON), newest first, capped and expiring with the phone

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../plugins/redis.ts'
 import { AppError } from '../errors.ts'
 
 // Named locks with an expiry, across instances when there is a Redis (SET NX PX, released only by its holder),
@@ -64,7 +64,7 @@ return 0
 export class RedisLocks implements Locks {
   private readonly queue = new KeyedQueue()
 
-  constructor (private readonly redis: Redis) {}
+  constructor (private readonly redis: RedisClient) {}
 
   async withLock<T> (key: string, options: LockOptions, job: () => Promise<T>): Promise<T> {
     return await this.queue.run(key, async () => {
@@ -102,6 +102,6 @@ export class RedisLocks implements Locks {
   }
 }
 
-export function createLocks (redis: Redis | null): Locks {
+export function createLocks (redis: RedisClient | null): Locks {
   return redis ? new RedisLocks(redis) : new MemoryLocks()
 }

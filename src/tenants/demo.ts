@@ -1,40 +1,42 @@
-import type { Staff, Tenant } from './model.ts'
+import { clubRecord, clubSpecSchema, type ClubSpec } from '../club/spec.ts'
+import { clubSetupIds } from '../commerce/ids.ts'
+import type { CommerceSettings, Staff, Tenant } from './model.ts'
 
 // decisions.md section 3: stable ids, so that the README, the simulator and tests can name them.
 export const DEMO_PASSWORD = 'demo-password'
 
-export const demoTenants: Tenant[] = [
-  {
+/** The demo clubs as an operator would describe them (`npm run club -- create` takes the same). */
+export const demoClubSpecs: ClubSpec[] = [
+  clubSpecSchema.parse({
     id: 'club-norte',
     name: 'Club Norte',
-    locale: 'es',
-    currency: 'ARS',
-    plan: { maxActiveCrops: 50 },
-    commerce: {
-      publishableKey: 'pk_club_norte',
-      regionId: 'reg_club_norte',
-      salesChannelId: 'sc_club_norte',
-      stockLocationId: 'sloc_norte',
-      adminEmail: 'admin@club-norte.test',
-      adminPassword: DEMO_PASSWORD,
-    },
-  },
-  {
+    pickup: { address: 'Av. Cabildo 1200, Buenos Aires', hours: 'Lunes a viernes de 14 a 20' },
+    address: { address_1: 'Av. Cabildo 1200', city: 'Buenos Aires', postal_code: 'C1426', province: 'Buenos Aires' },
+    deliveryPrice: 1500,
+  }),
+  clubSpecSchema.parse({
     id: 'club-sur',
     name: 'Club Sur',
-    locale: 'es',
-    currency: 'ARS',
-    plan: { maxActiveCrops: 50 },
-    commerce: {
-      publishableKey: 'pk_club_sur',
-      regionId: 'reg_club_sur',
-      salesChannelId: 'sc_club_sur',
-      stockLocationId: 'sloc_sur',
-      adminEmail: 'admin@club-sur.test',
-      adminPassword: DEMO_PASSWORD,
-    },
-  },
+    pickup: { address: 'Av. Mitre 800, Avellaneda', hours: 'Martes a sábado de 12 a 19' },
+    address: { address_1: 'Av. Mitre 800', city: 'Avellaneda', postal_code: 'B1870', province: 'Buenos Aires' },
+    deliveryPrice: 1500,
+  }),
 ]
+
+/** On the embedded backend, the service calls each demo club's backend as that club's admin. */
+function demoCommerce (spec: ClubSpec): CommerceSettings {
+  const ids = clubSetupIds(spec.id)
+  return {
+    publishableKey: ids.publishableKey,
+    regionId: ids.region,
+    salesChannelId: ids.salesChannel,
+    stockLocationId: ids.stockLocation,
+    adminEmail: `admin@${spec.id}.test`,
+    adminPassword: DEMO_PASSWORD,
+  }
+}
+
+export const demoTenants: Tenant[] = demoClubSpecs.map((spec) => clubRecord(spec, demoCommerce(spec)))
 
 export const demoStaff: Staff[] = [
   { id: 'user_admin_norte', email: 'admin@club-norte.test', name: 'Admin Norte', role: 'admin', tenants: ['club-norte'] },

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ROLES } from '../auth/tokens.ts'
+import { canonicalTimeZone } from './time.ts'
 
 /** How a club reaches its commerce backend (decisions.md section 5); baseUrl falls back to COMMERCE_URL or the embedded one. */
 export const commerceSettingsSchema = z.object({
@@ -13,15 +14,53 @@ export const commerceSettingsSchema = z.object({
 })
 export type CommerceSettings = z.infer<typeof commerceSettingsSchema>
 
+export const TENANT_ID = /^[a-z0-9][a-z0-9-]{1,62}$/
+export const LOCALES = ['es', 'en'] as const
+/** Clubs made before time zones were kept (and the demo) are in Buenos Aires, where the product started. */
+export const DEFAULT_TIME_ZONE = 'America/Argentina/Buenos_Aires'
+
+/** An IANA time zone name, stored in its canonical spelling. */
+export const timeZoneSchema = z.string().trim().min(1).max(64).transform((name, ctx) => {
+  const canonical = canonicalTimeZone(name)
+  if (!canonical) {
+    ctx.addIssue({ code: 'custom', message: `${name} is not an IANA time zone (e.g. America/Argentina/Buenos_Aires)` })
+    return z.NEVER
+  }
+  return canonical
+})
+
+/** Where and when members pick up their orders: shown by the bot. */
+export const pickupSchema = z.object({
+  address: z.string().trim().min(1).max(200),
+  hours: z.string().trim().min(1).max(200),
+})
+export type Pickup = z.infer<typeof pickupSchema>
+
+/** The chat's updates outside the provider's 24-hour window, each sent as the template of this name by default. */
+export const CHAT_TEMPLATE_KINDS = ['order_ready_pickup', 'order_shipped', 'order_canceled', 'order_completed', 'appointment_reminder', 'task_overdue'] as const
+export type ChatTemplateKind = typeof CHAT_TEMPLATE_KINDS[number]
+/** A club's own template name and language for some of them (docs/chat.md, "Order updates"). */
+export const chatTemplatesSchema = z.partialRecord(z.enum(CHAT_TEMPLATE_KINDS), z.object({
+  name: z.string().regex(/^[a-z0-9_]{1,512}$/, 'lower-case letters, digits and _'),
+  language: z.string().regex(/^[a-z]{2}(_[A-Z]{2})?$/, 'a language code such as es or es_AR').optional(),
+}))
+
 export const tenantSchema = z.object({
-  id: z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/),
+  id: z.string().regex(TENANT_ID),
   name: z.string().min(1),
-  locale: z.enum(['es', 'en']),
+  locale: z.enum(LOCALES),
+  timeZone: timeZoneSchema.default(DEFAULT_TIME_ZONE),
   currency: z.string().length(3),
+  /** The country the club sells in (ISO 3166 alpha-2), as provisioned. */
+  country: z.string().length(2).optional(),
   plan: z.object({ maxActiveCrops: z.number().int().min(0) }),
+  pickup: pickupSchema.optional(),
+  chatTemplates: chatTemplatesSchema.optional(),
   commerce: commerceSettingsSchema.optional(),
 })
 export type Tenant = z.infer<typeof tenantSchema>
+/** A tenant as callers write it: the time zone may be left to its default. */
+export type TenantInput = z.input<typeof tenantSchema>
 
 /** Staff directory entry: who a staff login is and where. Passwords live only in the commerce backend. */
 export const staffSchema = z.object({

@@ -1,13 +1,65 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../plugins/redis.ts'
+import type { Role } from '../auth/tokens.ts'
 import { keys } from '../stores/keys.ts'
-import { staffSchema, tenantSchema, type Staff, type Tenant } from './model.ts'
+import { staffSchema, tenantSchema, type Staff, type Tenant, type TenantInput } from './model.ts'
+
+/** What a role change or removal came to: refused when it would leave the club without an admin. */
+export type StaffChange = 'ok' | 'missing' | 'last-admin'
+export type StaffRole = Exclude<Role, 'member'>
 
 export interface TenantStore {
   get (id: string): Promise<Tenant | undefined>
   list (): Promise<Tenant[]>
-  put (tenant: Tenant): Promise<void>
+  /** Writes the tenant whole (creates or replaces). */
+  put (tenant: TenantInput): Promise<Tenant>
+  /** Creates the tenant unless its id is taken; false when taken. */
+  create (tenant: TenantInput): Promise<boolean>
+  /** Changes a tenant with `change` (which may run again if someone wrote in between); undefined when there is none. */
+  update (id: string, change: (tenant: Tenant) => TenantInput): Promise<Tenant | undefined>
   getStaff (email: string): Promise<Staff | undefined>
+  /** Writes a staff entry and puts it on the roster of each of its clubs. */
   putStaff (staff: Staff): Promise<void>
+  /** The club's staff, by email. */
+  listStaff (tenantId: string): Promise<Staff[]>
+  /** Changes a staff member's role at a club, or (role null) takes them off its roster. */
+  changeStaff (tenantId: string, email: string, role: StaffRole | null): Promise<StaffChange>
+}
+
+/** The roster change as one decision, shared by both stores: the last admin is never demoted or removed. */
+export function decideStaffChange (roster: Record<string, string>, email: string, role: StaffRole | null): StaffChange {
+  const current = roster[email]
+  if (!current) return 'missing'
+  if (current !== 'admin' || role === 'admin') return 'ok'
+  return Object.values(roster).filter((r) => r === 'admin').length > 1 ? 'ok' : 'last-admin'
+}
+
+/** KEYS: the club's roster hash (email -> role). ARGV: email, new role ('' removes). Mirrors decideStaffChange. */
+const CHANGE_STAFF = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if not current then return 'missing' end
+if current == 'admin' and ARGV[2] ~= 'admin' then
+  local admins = 0
+  local roster = redis.call('HVALS', KEYS[1])
+  for i = 1, #roster do if roster[i] == 'admin' then admins = admins + 1 end end
+  if admins <= 1 then return 'last-admin' end
+end
+if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+return 'ok'
+`
+
+/** KEYS: the tenant record. ARGV: the record as read, the new one. Compare-and-set: 0 when it changed meanwhile. */
+const REPLACE_TENANT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1
+`
+const UPDATE_ATTEMPTS = 10
+
+/** The staff entry after a roster change at one club (undefined: no club left). */
+function changedEntry (staff: Staff, tenantId: string, role: StaffRole | null): Staff | undefined {
+  if (role) return { ...staff, role }
+  const tenants = staff.tenants.filter((t) => t !== tenantId)
+  return tenants.length > 0 ? { ...staff, tenants } : undefined
 }
 
 export class MemoryTenantStore implements TenantStore {
@@ -16,13 +68,47 @@ export class MemoryTenantStore implements TenantStore {
 
   async get (id: string) { return structuredClone(this.tenants.get(id)) }
   async list () { return [...this.tenants.values()].map((t) => structuredClone(t)).sort((a, b) => a.id.localeCompare(b.id)) }
-  async put (tenant: Tenant) { this.tenants.set(tenant.id, structuredClone(tenant)) }
+  async put (input: TenantInput) {
+    const tenant = tenantSchema.parse(input)
+    this.tenants.set(tenant.id, structuredClone(tenant))
+    return tenant
+  }
+
+  async create (input: TenantInput) {
+    if (this.tenants.has(input.id)) return false
+    await this.put(input)
+    return true
+  }
+
+  async update (id: string, change: (tenant: Tenant) => TenantInput) {
+    const current = this.tenants.get(id)
+    return current ? await this.put(change(structuredClone(current))) : undefined
+  }
+
   async getStaff (email: string) { return structuredClone(this.staff.get(email.toLowerCase())) }
   async putStaff (staff: Staff) { this.staff.set(staff.email.toLowerCase(), structuredClone(staff)) }
+  async listStaff (tenantId: string) {
+    return [...this.staff.values()].filter((s) => s.tenants.includes(tenantId)).map((s) => structuredClone(s)).sort((a, b) => a.email.localeCompare(b.email))
+  }
+
+  async changeStaff (tenantId: string, email: string, role: StaffRole | null) {
+    // No await before the write: the decision and the change happen in one turn, as the script does in Redis.
+    const roster = Object.fromEntries([...this.staff.values()].filter((s) => s.tenants.includes(tenantId)).map((s) => [s.email.toLowerCase(), s.role]))
+    const change = decideStaffChange(roster, email.toLowerCase(), role)
+    const staff = this.staff.get(email.toLowerCase())
+    if (change !== 'ok' || !staff) return change
+    const next = changedEntry(staff, tenantId, role)
+    if (next) this.staff.set(staff.email.toLowerCase(), next)
+    else this.staff.delete(staff.email.toLowerCase())
+    return change
+  }
 }
 
 export class RedisTenantStore implements TenantStore {
-  constructor (private readonly redis: Redis) {}
+  constructor (private readonly redis: RedisClient) {
+    if (!('tenantStaffChange' in redis)) redis.defineCommand('tenantStaffChange', { numberOfKeys: 1, lua: CHANGE_STAFF })
+    if (!('tenantReplace' in redis)) redis.defineCommand('tenantReplace', { numberOfKeys: 1, lua: REPLACE_TENANT })
+  }
 
   async get (id: string) {
     const raw = await this.redis.get(keys.tenants.one(id))
@@ -36,8 +122,29 @@ export class RedisTenantStore implements TenantStore {
     return raws.flatMap((raw) => raw ? [tenantSchema.parse(JSON.parse(raw))] : [])
   }
 
-  async put (tenant: Tenant) {
+  async put (input: TenantInput) {
+    const tenant = tenantSchema.parse(input)
     await this.redis.multi().set(keys.tenants.one(tenant.id), JSON.stringify(tenant)).sadd(keys.tenants.all(), tenant.id).exec()
+    return tenant
+  }
+
+  async create (input: TenantInput) {
+    const tenant = tenantSchema.parse(input)
+    if (await this.redis.set(keys.tenants.one(tenant.id), JSON.stringify(tenant), 'NX') !== 'OK') return false
+    // The list is a set: adding twice is harmless, so it need not share the record's write.
+    await this.redis.sadd(keys.tenants.all(), tenant.id)
+    return true
+  }
+
+  async update (id: string, change: (tenant: Tenant) => TenantInput) {
+    const runner = this.redis as unknown as { tenantReplace: (key: string, was: string, next: string) => Promise<number> }
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const raw = await this.redis.get(keys.tenants.one(id))
+      if (!raw) return undefined
+      const next = tenantSchema.parse(change(tenantSchema.parse(JSON.parse(raw))))
+      if (await runner.tenantReplace(keys.tenants.one(id), raw, JSON.stringify(next)) === 1) return next
+    }
+    throw new Error(`tenant ${id} kept changing while being updated`)
   }
 
   async getStaff (email: string) {
@@ -47,9 +154,30 @@ export class RedisTenantStore implements TenantStore {
 
   async putStaff (staff: Staff) {
     await this.redis.set(keys.staff.byEmail(staff.email), JSON.stringify(staff))
+    for (const tenantId of staff.tenants) await this.redis.hset(keys.staff.roster(tenantId), staff.email.toLowerCase(), staff.role)
+  }
+
+  async listStaff (tenantId: string) {
+    const emails = (await this.redis.hkeys(keys.staff.roster(tenantId))).sort()
+    if (emails.length === 0) return []
+    // one read per person: their records sit in different slots of a cluster, which refuses an MGET across them
+    const raws = await Promise.all(emails.map(async (e) => await this.redis.get(keys.staff.byEmail(e))))
+    return raws.flatMap((raw) => raw ? [staffSchema.parse(JSON.parse(raw))] : [])
+  }
+
+  async changeStaff (tenantId: string, email: string, role: StaffRole | null) {
+    const runner = this.redis as unknown as { tenantStaffChange: (key: string, email: string, role: string) => Promise<StaffChange> }
+    // The roster decides (one script: two admins demoting each other cannot both win); the entry follows.
+    const change = await runner.tenantStaffChange(keys.staff.roster(tenantId), email.toLowerCase(), role ?? '')
+    const staff = await this.getStaff(email)
+    if (change !== 'ok' || !staff) return change
+    const next = changedEntry(staff, tenantId, role)
+    if (next) await this.redis.set(keys.staff.byEmail(email), JSON.stringify(next))
+    else await this.redis.del(keys.staff.byEmail(email))
+    return change
   }
 }
 
-export function createTenantStore (redis: Redis | null): TenantStore {
+export function createTenantStore (redis: RedisClient | null): TenantStore {
   return redis ? new RedisTenantStore(redis) : new MemoryTenantStore()
 }

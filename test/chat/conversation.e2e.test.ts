@@ -43,7 +43,7 @@ describe('chat bot end to end (redis, provider stand-in)', () => {
 
     const greeting = await linked(phone)
     expect(textOf(greeting[0]!)).toBe('¡Hola, Bruno! Tu cuenta quedó vinculada.')
-    expect(choiceIds(greeting[1]!)).toEqual(['menu:browse', 'menu:cart', 'menu:repeat', 'menu:orders', 'menu:notifications', 'menu:person', 'menu:language', 'menu:unlink'])
+    expect(choiceIds(greeting[1]!)).toEqual(['menu:browse', 'menu:cart', 'menu:repeat', 'menu:orders', 'menu:notifications', 'menu:updates-off', 'menu:person', 'menu:language', 'menu:unlink'])
     expect(provider.calls.at(-1)).toMatchObject({ url: '/100000000000001/messages', authorization: 'Bearer dev-chat-api-key' })
 
     const products = await say(phone, { text: '1' })

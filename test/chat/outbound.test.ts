@@ -79,6 +79,15 @@ describe('reply composer', () => {
     expect(es).toMatchObject({ type: 'text', text: { body: expect.stringMatching(/\$\s?1\.234,50/) } })
     expect(en).toMatchObject({ type: 'text', text: { body: expect.stringContaining('$1,234.50') } })
   })
+
+  it('shows the club\'s pickup address and hours with the order summary, when the club has set them', () => {
+    const summary: Reply = { id: 'summary', items: [] }
+    const pickup = { address: 'Av. Cabildo 1200', hours: 'Lun a vie 14 a 20' }
+    const body = (voice: Parameters<typeof compose>[1]) => JSON.stringify(compose(summary, voice))
+    expect(body({ locale: 'es', currency: 'ARS', pickup })).toContain('Retirás en Av. Cabildo 1200 (Lun a vie 14 a 20).')
+    expect(body({ locale: 'en', currency: 'ARS', pickup })).toContain('Pick it up at Av. Cabildo 1200 (Lun a vie 14 a 20).')
+    expect(body({ locale: 'es', currency: 'ARS' })).not.toContain('Retirás en')
+  })
 })
 
 describe('webhook body parser', () => {

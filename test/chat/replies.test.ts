@@ -9,7 +9,7 @@ const voices = [{ locale: 'es', currency: 'ARS' }, { locale: 'en', currency: 'AR
 const line = (i: number): CartItem => ({ variantId: `v${i}`, productId: `p${i}`, title: `Producto de prueba con un nombre muy largo número ${i} (presentación de 10 g)`, quantity: 2, unitPrice: 123_456 })
 const cart16 = Array.from({ length: 16 }, (_, i) => line(i + 1))
 
-const bodyOf = (m: OutboundMessage) => m.type === 'text' ? m.text.body : m.interactive.body.text
+const bodyOf = (m: OutboundMessage) => m.type === 'text' ? m.text.body : m.type === 'interactive' ? m.interactive.body.text : m.template.name
 const ids = (m: OutboundMessage) => m.type === 'interactive' && m.interactive.type === 'button'
   ? m.interactive.action.buttons.map((b) => b.reply.id)
   : m.type === 'interactive' && m.interactive.type === 'list' ? m.interactive.action.sections.flatMap((s) => s.rows.map((r) => r.id)) : []

@@ -2,16 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisChatStore } from '../../src/chat/store-redis.ts'
 import { shardOf } from '../../src/chat/shards.ts'
 import { deadLetterId, MemoryChatStore, type ChatStore, type Commit, type TurnWork } from '../../src/chat/store.ts'
-import { testRedis } from '../helper.ts'
+import { testRedis, testRedisCluster } from '../helper.ts'
 import { newPhone } from './support.ts'
 
 // The same contract on Redis and in memory: arrival order, de-duplication, leases, the atomic commit of a
 // turn (session, applied id, replies, ack), retries, dead letters and the outbox lane.
 
 const SHARDS = 8
-const stores: Array<['redis' | 'memory', () => Promise<{ store: ChatStore, cleanup: () => Promise<void> }>]> = [
+const stores: Array<['redis' | 'cluster' | 'memory', () => Promise<{ store: ChatStore, cleanup: () => Promise<void> }>]> = [
   ['redis', async () => {
     const r = await testRedis()
+    return { store: new RedisChatStore(r.redis, SHARDS), cleanup: r.cleanup }
+  }],
+  ['cluster', async () => {
+    const r = await testRedisCluster()
     return { store: new RedisChatStore(r.redis, SHARDS), cleanup: r.cleanup }
   }],
   ['memory', async () => ({ store: new MemoryChatStore(SHARDS), cleanup: async () => {} })],
@@ -19,7 +23,7 @@ const stores: Array<['redis' | 'memory', () => Promise<{ store: ChatStore, clean
 
 const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
-describe.each(stores)('chat store (%s)', (_name, make) => {
+describe.each(stores)('chat store (%s)', (name, make) => {
   let store: ChatStore
   let cleanup: () => Promise<void>
   beforeAll(async () => { ({ store, cleanup } = await make()) })

@@ -73,6 +73,7 @@ export function choiceIds (body: SendBody): string[] {
 }
 
 export function textOf (body: SendBody): string {
+  if (body.type === 'template') return body.template.components?.[0]?.parameters.map((p) => p.text).join(' | ') ?? ''
   return body.type === 'text' ? body.text.body : body.interactive.body.text
 }
 

@@ -5,7 +5,7 @@ import { messageBody, newPhone, outbox, postWebhook, textOf } from './support.ts
 
 // The webhook through the real app: signature first, then de-duplication, then the mailbox; the bot answers after.
 
-describe.each(['redis', 'memory'] as const)('chat webhook (%s)', (store) => {
+describe.each(['redis', 'cluster', 'memory'] as const)('chat webhook (%s)', (store) => {
   let t: TestApp
   beforeAll(async () => { t = await buildTestApp({ store }) })
   afterAll(async () => { await t.close() })

@@ -49,10 +49,10 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
     expect(afterCapture).toMatchObject({ status: 'pending', payment_status: 'captured', fulfillment_status: 'not_fulfilled' })
 
     const item = afterCapture.items[0]
-    const tooMany = await b.call('POST', `/admin/orders/${order.id}/fulfillments`, { headers: admin, body: { items: [{ id: item.id, quantity: 3 }], location_id: 'sloc_norte' } })
+    const tooMany = await b.call('POST', `/admin/orders/${order.id}/fulfillments`, { headers: admin, body: { items: [{ id: item.id, quantity: 3 }], location_id: 'sloc_club_norte' } })
     expect(tooMany.body).toEqual({ type: 'invalid_data', message: `Quantity to fulfill exceeds the reserved quantity for the item: ${item.id}` })
     expect(shapeDiff(tooMany.body, sample('fulfill_bad'))).toEqual([])
-    const fulfilled = await b.call('POST', `/admin/orders/${order.id}/fulfillments`, { headers: admin, body: { items: [{ id: item.id, quantity: 2 }], location_id: 'sloc_norte' } })
+    const fulfilled = await b.call('POST', `/admin/orders/${order.id}/fulfillments`, { headers: admin, body: { items: [{ id: item.id, quantity: 2 }], location_id: 'sloc_club_norte' } })
     expect(shapeDiff(fulfilled.body, sample('fulfill'), DEEP)).toEqual([])
     const afterFulfill = await read(order.id)
     expect(shapeDiff({ order: afterFulfill }, sample('order_after_ful'))).toEqual([])
@@ -80,7 +80,7 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
     const completed = await b.call('POST', `/admin/orders/${order.id}/complete`, { headers: admin })
     expect(completed.body.order.status).toBe('completed')
 
-    const inventory = await b.call('GET', '/admin/inventory-items?sku=NORTE-AMNESIA-5&location_levels[location_id]=sloc_norte', { headers: admin })
+    const inventory = await b.call('GET', '/admin/inventory-items?sku=NORTE-AMNESIA-5&location_levels[location_id]=sloc_club_norte', { headers: admin })
     expect(shapeDiff(inventory.body, sample('inv_list'))).toEqual([])
     expect(inventory.body.inventory_items[0]).toMatchObject({ stocked_quantity: before.stocked - 2, reserved_quantity: before.reserved - 2 })
   })
@@ -180,7 +180,7 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
     expect(shapeDiff(channels.body, sample('sc_list'))).toEqual([])
     expect(channels.body.sales_channels.map((c: any) => c.id)).toEqual(['sc_club_norte'])
     const locations = await b.call('GET', '/admin/stock-locations', { headers: admin })
-    expect(locations.body.stock_locations.map((l: any) => l.id)).toEqual(['sloc_norte'])
+    expect(locations.body.stock_locations.map((l: any) => l.id)).toEqual(['sloc_club_norte'])
     const options = await b.call('GET', '/admin/shipping-options', { headers: admin })
     expect(options.body.shipping_options.map((o: any) => o.id).sort()).toEqual(['so_club_norte_delivery', 'so_club_norte_pickup'])
     const me = await b.call('GET', '/admin/users/me', { headers: admin })
@@ -206,12 +206,12 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
     const product = created.body.product
     expect(product.sales_channels.map((c: any) => c.id)).toEqual(['sc_club_norte'])
     const itemId = product.variants[0].inventory_items[0].inventory_item_id
-    const level = await b.call('POST', `/admin/inventory-items/${itemId}/location-levels`, { headers: admin, body: { location_id: 'sloc_norte', stocked_quantity: 7 } })
+    const level = await b.call('POST', `/admin/inventory-items/${itemId}/location-levels`, { headers: admin, body: { location_id: 'sloc_club_norte', stocked_quantity: 7 } })
     expect(shapeDiff(level.body, sample('inv_level'))).toEqual([])
-    expect(level.body.inventory_item.location_levels[0]).toMatchObject({ location_id: 'sloc_norte', stocked_quantity: 7, available_quantity: 7 })
-    const moved = await b.call('POST', `/admin/inventory-items/${itemId}/location-levels/sloc_norte`, { headers: admin, body: { stocked_quantity: 9 } })
+    expect(level.body.inventory_item.location_levels[0]).toMatchObject({ location_id: 'sloc_club_norte', stocked_quantity: 7, available_quantity: 7 })
+    const moved = await b.call('POST', `/admin/inventory-items/${itemId}/location-levels/sloc_club_norte`, { headers: admin, body: { stocked_quantity: 9 } })
     expect(moved.body.inventory_item.stocked_quantity).toBe(9)
-    const elsewhere = await b.call('POST', `/admin/inventory-items/${itemId}/location-levels/sloc_sur`, { headers: admin, body: { stocked_quantity: 9 } })
+    const elsewhere = await b.call('POST', `/admin/inventory-items/${itemId}/location-levels/sloc_club_sur`, { headers: admin, body: { stocked_quantity: 9 } })
     expect(elsewhere.status).toBe(404)
 
     const storefront = await b.call('GET', `/store/products/${product.id}?region_id=reg_club_norte`, { headers: PK_NORTE })

@@ -72,15 +72,15 @@ describe.each(['redis', 'memory'] as const)('commerce errors (%s)', (store) => {
 
   it('c2_complete: the loser of the last unit gets not_allowed with the item and location', async () => {
     const variant = await variantOf(b, 'norte-semillas-gorilla')
-    await b.call('POST', `/admin/inventory-items/${variant.inventoryItemId}/location-levels/sloc_norte`, { headers: admin, body: { stocked_quantity: 1 } })
+    await b.call('POST', `/admin/inventory-items/${variant.inventoryItemId}/location-levels/sloc_club_norte`, { headers: admin, body: { stocked_quantity: 1 } })
     const first = await readyCart(b, ana, variant.id, 1)
     const second = await readyCart(b, ana, variant.id, 1)
     expect((await b.call('POST', `/store/carts/${first}/complete`, { headers: PK_NORTE })).status).toBe(200)
     const lost = await b.call('POST', `/store/carts/${second}/complete`, { headers: PK_NORTE })
     expect(lost.status).toBe(400)
-    expect(lost.body).toEqual({ code: 'insufficient_inventory', type: 'not_allowed', message: `Not enough stock available for item ${variant.inventoryItemId} at location sloc_norte` })
+    expect(lost.body).toEqual({ code: 'insufficient_inventory', type: 'not_allowed', message: `Not enough stock available for item ${variant.inventoryItemId} at location sloc_club_norte` })
     expect(Object.keys(sample('c2_complete') as object).every((k) => k in lost.body)).toBe(true)
-    const lowered = await b.call('POST', `/admin/inventory-items/${variant.inventoryItemId}/location-levels/sloc_norte`, { headers: admin, body: { stocked_quantity: 0 } })
+    const lowered = await b.call('POST', `/admin/inventory-items/${variant.inventoryItemId}/location-levels/sloc_club_norte`, { headers: admin, body: { stocked_quantity: 0 } })
     expect(lowered.status).toBe(400)
   })
 })

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { addDays, utcDay, type Appointment, type Task } from '../../src/content/model.ts'
+import { addDays, type Appointment, type Task } from '../../src/content/model.ts'
 import { createContentStore, type ContentStore } from '../../src/content/store.ts'
-import { buildTestApp, testRedis, type TestApp } from '../helper.ts'
+import { zonedDay } from '../../src/tenants/time.ts'
+import { buildTestApp, storeRedis, type TestApp } from '../helper.ts'
 
-describe.each(['redis', 'memory'] as const)('content store contract (%s)', (kind) => {
+describe.each(['redis', 'cluster', 'memory'] as const)('content store contract (%s)', (kind) => {
   let store: ContentStore
   let cleanup = async (): Promise<void> => {}
   beforeAll(async () => {
-    const r = kind === 'redis' ? await testRedis() : undefined
+    const r = await storeRedis(kind)
     store = createContentStore(r?.redis ?? null)
     if (r) cleanup = r.cleanup
   })
@@ -68,8 +69,10 @@ describe.each(['redis', 'memory'] as const)('content routes (%s)', (store) => {
     expect(res.statusCode).toBe(200)
     const body = res.json()
     expect(body).toMatchObject({ count: 3, offset: 0, limit: 20 })
-    const tomorrow = addDays(utcDay(Date.now()), 1)
-    expect(body.appointments.filter((a: Appointment) => a.startsAt.startsWith(tomorrow)).map((a: Appointment) => a.memberId).sort()).toEqual(['cus_ana', 'cus_bruno'])
+    // The demo clubs' days are Buenos Aires days.
+    const zone = 'America/Argentina/Buenos_Aires'
+    const tomorrow = addDays(zonedDay(Date.now(), zone), 1)
+    expect(body.appointments.filter((a: Appointment) => zonedDay(Date.parse(a.startsAt), zone) === tomorrow).map((a: Appointment) => a.memberId).sort()).toEqual(['cus_ana', 'cus_bruno'])
     const sur = await t.app.inject({ url: '/api/appointments', headers: await t.auth('admin', 'club-sur') })
     expect(sur.json().appointments.map((a: Appointment) => a.id)).toEqual(['appt_demo_sur_ana'])
   })

@@ -308,7 +308,7 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
     const { order } = await ok('POST', '/api/orders/create-and-process', as.admin, { ...body, customer: { ...body.customer, id: subOf(as.ana) } })
     const { notifications } = await ok('GET', '/api/notifications?domain=orders&limit=100', as.ana)
     expect(notifications.filter((n: Json) => n.resourceId === order.id).map((n: Json) => [n.event, n.recipientId]).sort())
-      .toEqual([['order.placed', subOf(as.ana)], ['order.shipped', subOf(as.ana)]])
+      .toEqual([['order.completed', subOf(as.ana)], ['order.placed', subOf(as.ana)], ['order.shipped', subOf(as.ana)]])
 
     const before = (await ok('GET', '/api/orders?limit=0', as.admin)).count
     const wrong = await fails(422, 'VALIDATION_ERROR', 'POST', '/api/orders/create-and-process', as.admin, { ...body, customer: { ...body.customer, id: subOf(as.bruno) } })

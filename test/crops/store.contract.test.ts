@@ -4,7 +4,7 @@ import { MemoryCatalogStore, MemoryCropStore } from '../../src/crops/store/memor
 import { MAX_CHANGE_ATTEMPTS, type CatalogStore, type CropStore } from '../../src/crops/store/port.ts'
 import { RedisCatalogStore, RedisCropStore } from '../../src/crops/store/redis.ts'
 import { keys } from '../../src/stores/keys.ts'
-import { testRedis } from '../helper.ts'
+import { testRedis, testRedisCluster } from '../helper.ts'
 import { cropRecord, plants } from './fixtures.ts'
 
 interface Stores {
@@ -14,8 +14,8 @@ interface Stores {
   close: () => Promise<void>
 }
 
-async function redisStores (): Promise<Stores> {
-  const r = await testRedis()
+async function redisStores (open: typeof testRedis | typeof testRedisCluster = testRedis): Promise<Stores> {
+  const r = await open()
   const other = r.redis.duplicate()
   return {
     crops: [new RedisCropStore(r.redis), new RedisCropStore(other)],
@@ -32,7 +32,7 @@ async function memoryStores (): Promise<Stores> {
 let tenantSeq = 0
 const freshTenant = () => `tenant-${++tenantSeq}-${Date.now()}`
 
-describe.each([['redis', redisStores], ['memory', memoryStores]] as const)('crop store contract (%s)', (_name, make) => {
+describe.each([['redis', redisStores], ['cluster', async () => await redisStores(testRedisCluster)], ['memory', memoryStores]] as const)('crop store contract (%s)', (_name, make) => {
   let s: Stores
   let store: CropStore
   let racer: CropStore

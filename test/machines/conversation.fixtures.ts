@@ -18,14 +18,14 @@ export const CATALOG: Product[] = [
 
 /** Numbers, codes, garbage, emoji and the words of both languages: enough to take every move of the machine. */
 export const TEXTS = [
-  'hola', '1', '2', '3', '4', '5', '6', '7', '8', '0', 'dos', 'menu', 'cancelar', 'ayuda', 'si', 'no',
+  'hola', '1', '2', '3', '4', '5', '6', '7', '8', '9', '0', 'dos', 'menu', 'cancelar', 'ayuda', 'si', 'no',
   'English', 'Español', 'repetir', 'carrito', 'norte', '🙂', 'gelato', CODE, `LINK-${CODE}`, 'LINK-nope',
 ]
 /** More of the same kinds, for the random walks. */
 export const MORE_TEXTS = ['8', '10', '99', 'help', 'cancel', 'español', 'Club Sur', 'asdfgh', 'quiero 2 gelato', 'flores 5g', 'yes', 'hi']
 export const REPLIES = [
   'link:login', 'link:code', 'tenant:club-norte', 'tenant:club-sur', 'tenant:club-x',
-  'menu:browse', 'menu:cart', 'menu:repeat', 'menu:orders', 'menu:notifications', 'menu:crops', 'menu:switch-club', 'menu:language', 'menu:unlink',
+  'menu:browse', 'menu:cart', 'menu:repeat', 'menu:orders', 'menu:notifications', 'menu:crops', 'menu:switch-club', 'menu:language', 'menu:unlink', 'menu:updates-off',
   'product:p1', 'product:p2', 'product:p3', 'product:p4', 'variant:v2a', 'variant:v2b', 'products:more', 'products:first',
   'cart:checkout', 'cart:browse', 'cart:edit', 'cart:all', 'cart:clear', 'line:v1', 'line:remove', 'confirm:yes', 'confirm:no',
   'order:confirm', 'order:cancel',
@@ -83,6 +83,8 @@ export function eventsAt (at: number, accounts: AccountRef[], selectedVariantId:
     { type: 'REPLY', id: 'menu:browse', title: '', at, accounts: [EXPIRED] },
     { type: 'LINKED', at, accounts: [NORTE] },
     { type: 'LINKED', at, accounts: [NORTE, SUR] },
+    // the member has turned chat updates off: the menu offers them on again (7th for a grower of one club)
+    ...[{ type: 'REPLY' as const, id: 'menu:updates-on', title: '' }, { type: 'TEXT' as const, text: 'menu' }, { type: 'TEXT' as const, text: '7' }].map((e) => ({ ...e, at, accounts: accounts.map((a) => ({ ...a, updates: false })) })),
     ...results(selectedVariantId),
   ]
 }

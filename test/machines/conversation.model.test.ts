@@ -29,6 +29,7 @@ const traversal = {
       c.pending?.kind,
       [...new Set(c.options.map((o) => o.split(':')[0]))].join(),
       c.options.at(-1),
+      c.options.includes('menu:updates-on'),
       c.accounts.map((a) => `${a.tenantId}:${a.expiresAt > c.lastActivity}`),
     ])
   },

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DAY_MS, newNotificationId, type Broadcast, type Notification } from '../../src/notifications/model.ts'
 import { createNotificationStore, type NotificationStore } from '../../src/notifications/store.ts'
 import { keys } from '../../src/stores/keys.ts'
-import { testRedis } from '../helper.ts'
+import { storeRedis, testRedis } from '../helper.ts'
 
 const T0 = Date.parse('2030-05-01T12:00:00.000Z')
 
@@ -52,20 +52,16 @@ function broadcast (tenantId: string, id: string, expiresAt: number): Broadcast 
 
 const ALL = { offset: 0, limit: 1000 }
 
-describe.each(['redis', 'memory'] as const)('notification store contract (%s)', (kind) => {
+describe.each(['redis', 'cluster', 'memory'] as const)('notification store contract (%s)', (kind) => {
   let store: NotificationStore
   let cleanup = async (): Promise<void> => {}
   let tenant: string
   const scope = (recipientId: string) => ({ tenantId: tenant, recipientId })
 
   beforeAll(async () => {
-    if (kind === 'redis') {
-      const r = await testRedis()
-      store = createNotificationStore(r.redis)
-      cleanup = r.cleanup
-    } else {
-      store = createNotificationStore(null)
-    }
+    const r = await storeRedis(kind)
+    store = createNotificationStore(r?.redis ?? null)
+    if (r) cleanup = r.cleanup
   })
   afterAll(async () => { await cleanup() })
   // a fresh tenant per test keeps the cases apart on one Redis
@@ -211,12 +207,12 @@ describe('notification store, role feed keys (redis)', () => {
     await store.addBroadcast(broadcast(tenant, 'bc3', T0 + DAY_MS), T0 + 2000)
     expect(await r.redis.zrange(feed, 0, -1)).toEqual(['bc2', 'bc3'])
     await store.purgeExpired(tenant, T0 + 2 * DAY_MS)
-    expect(await r.redis.keys(`${r.prefix}notif:t:${tenant}:bc-*`)).toEqual([`${r.prefix}${keys.notifications.broadcastSeq(tenant)}`])
+    expect(await r.redis.keys(`${r.prefix}{notif:${tenant}}:bc-*`)).toEqual([`${r.prefix}${keys.notifications.broadcastSeq(tenant)}`])
   })
 
   it('keeps a recipient\'s feed position until the last broadcast it covers expires, never shorter', async () => {
     const scope = { tenantId: `t-${randomUUID()}`, recipientId: 'u1' }
-    const cursor = `${keys.notifications.recipient(scope.tenantId, scope.recipientId)}bc:member`
+    const cursor = keys.notifications.recipient(scope.tenantId, scope.recipientId).broadcastCursor('member')
     await store.setBroadcastCursor(scope, 'member', 5, T0 + DAY_MS)
     expect(await r.redis.pexpiretime(cursor)).toBe(T0 + DAY_MS)
     await store.setBroadcastCursor(scope, 'member', 3, T0 + 1000)

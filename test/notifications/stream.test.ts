@@ -1,6 +1,8 @@
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { buildApp, type BuiltApp } from '../../src/app.ts'
+import { createRedis, createRedisCluster, type RedisClient } from '../../src/plugins/redis.ts'
+import { toNode } from '../../scripts/lib/redis-cluster.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
 import { HEARTBEAT_MS } from '../../src/notifications/stream.ts'
 import { notice } from './fixtures.ts'
@@ -8,10 +10,10 @@ import { eventually, openSse, type SseClient, type SseEvent } from './sse-client
 
 const isCount = (n: number) => (e: SseEvent): boolean => e.event === 'unread-count' && (e.data as { count: number }).count === n
 
-describe('live updates across instances sharing a Redis', () => {
+describe.each(['redis', 'cluster'] as const)('live updates across instances sharing a Redis (%s)', (store) => {
   let a: TestApp
   let b: BuiltApp
-  let bRedis: Redis
+  let bRedis: RedisClient
   let base: string
   const clients: SseClient[] = []
   const connect = async (headers: Record<string, string>): Promise<SseClient> => {
@@ -21,9 +23,11 @@ describe('live updates across instances sharing a Redis', () => {
   }
 
   beforeAll(async () => {
-    a = await buildTestApp({ store: 'redis' })
+    a = await buildTestApp({ store })
     // a second instance: same config (so the same key prefix), its own connection
-    bRedis = new Redis(inject('redisUrl'), { keyPrefix: a.config.redisKeyPrefix })
+    const prefix = a.config.redisKeyPrefix
+    bRedis = store === 'cluster' ? createRedisCluster(inject('redisClusterNodes').map(toNode), prefix) : createRedis(inject('redisUrl'), prefix)
+    await bRedis.connect()
     b = await buildApp(a.config, { redis: bRedis, logger: false })
     await b.ready()
     base = await a.app.listen({ port: 0, host: '127.0.0.1' })
@@ -76,7 +80,8 @@ describe('live updates across instances sharing a Redis', () => {
   })
 
   it('publishes on channels under the configured key prefix (ioredis does not prefix channels)', async () => {
-    const listener = new Redis(inject('redisUrl'))
+    // a cluster forwards PUBLISH to every node, so one member hears it
+    const listener = store === 'cluster' ? new Redis(`redis://${inject('redisClusterNodes')[0] ?? ''}`) : new Redis(inject('redisUrl'))
     const heard: string[] = []
     listener.on('pmessage', (_pattern: string, channel: string) => heard.push(channel))
     await listener.psubscribe('*notif:live:*')

@@ -143,7 +143,7 @@ describe.each(['redis', 'memory'] as const)('orders against the embedded backend
     expect(order.customerId).toBe('cus_ana')
     const inbox = (await t.app.inject({ url: '/api/notifications?domain=orders&limit=100', headers: ana })).json().notifications
     expect(inbox.filter((n: { resourceId?: string }) => n.resourceId === order.id).map((n: { event: string, recipientId: string }) => [n.event, n.recipientId]).sort())
-      .toEqual([['order.placed', 'cus_ana'], ['order.shipped', 'cus_ana']])
+      .toEqual([['order.completed', 'cus_ana'], ['order.placed', 'cus_ana'], ['order.shipped', 'cus_ana']])
 
     const bruno = await login('customer', 'bruno@example.com', 'club-norte')
     for (const id of ['cus_bruno', 'cus_nobody']) {
@@ -179,6 +179,6 @@ describe.each(['redis', 'memory'] as const)('orders against the embedded backend
     expect(members).toEqual({ members: [], count: 2, offset: 0, limit: 0 })
     const inventory = (await t.app.inject({ url: '/api/inventory?limit=2', headers: admin })).json()
     expect(inventory.items).toHaveLength(2)
-    expect(inventory.items[0].locationId).toBe('sloc_norte')
+    expect(inventory.items[0].locationId).toBe('sloc_club_norte')
   })
 })

@@ -48,7 +48,7 @@ describe('create-and-process over a loopback backend', () => {
     expect(fake.calls.find((c) => c.method === 'POST' && c.path.split('?')[0] === '/store/carts/cart_1')?.body)
       .toEqual({ shipping_address: { first_name: 'Ana', last_name: 'Pereyra', country_code: 'ar' } })
     expect(order_('POST /store/carts/cart_1/complete')).toBeLessThan(order_(`POST /admin/orders/${ORDER}/complete`))
-    expect(fake.calls.find((c) => c.path === `/admin/orders/${ORDER}/fulfillments`)?.body.location_id).toBe('sloc_norte')
+    expect(fake.calls.find((c) => c.path === `/admin/orders/${ORDER}/fulfillments`)?.body.location_id).toBe('sloc_club_norte')
   })
 
   it('streams one data event per step with the spec\'s progress, ending with success', async () => {

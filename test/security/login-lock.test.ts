@@ -10,12 +10,12 @@ import { startFakeUpstream, type FakeUpstream } from '../orders/fake-upstream.ts
 
 const PARALLEL = 40
 
-describe('login lock under parallel guessing', () => {
+describe.each(['redis', 'cluster'] as const)('login lock under parallel guessing (%s)', (store) => {
   let fake: FakeUpstream
   let t: TestApp
   beforeAll(async () => {
     fake = await startFakeUpstream()
-    t = await buildTestApp({ env: { COMMERCE_URL: fake.url } })
+    t = await buildTestApp({ store, env: { COMMERCE_URL: fake.url } })
   })
   afterAll(async () => {
     await t.close()

@@ -2,15 +2,18 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AppError } from '../../src/errors.ts'
 import { MemoryLocks, RedisLocks, type Locks } from '../../src/stores/locks.ts'
-import { testRedis } from '../helper.ts'
+import { testRedis, testRedisCluster } from '../helper.ts'
 
 // Two "instances": on Redis, two clients of one server; in memory, one process, so the same object twice.
-const backends: Array<[string, () => Promise<{ a: Locks, b: Locks, cleanup: () => Promise<void> }>]> = [
-  ['redis', async () => {
-    const r = await testRedis()
-    const other = r.redis.duplicate()
-    return { a: new RedisLocks(r.redis), b: new RedisLocks(other), cleanup: async () => { other.disconnect(); await r.cleanup() } }
-  }],
+type Backend = () => Promise<{ a: Locks, b: Locks, cleanup: () => Promise<void> }>
+const onRedis = (open: typeof testRedis | typeof testRedisCluster): Backend => async () => {
+  const r = await open()
+  const other = r.redis.duplicate()
+  return { a: new RedisLocks(r.redis), b: new RedisLocks(other), cleanup: async () => { other.disconnect(); await r.cleanup() } }
+}
+const backends: Array<[string, Backend]> = [
+  ['redis', onRedis(testRedis)],
+  ['cluster', onRedis(testRedisCluster)],
   ['memory', async () => {
     const locks = new MemoryLocks()
     return { a: locks, b: locks, cleanup: async () => {} }

@@ -42,6 +42,10 @@ export interface InboxDeps {
 /** What a message says, for a person reading the history. */
 function readable (body: SendBody): { text: string, choice?: string } {
   if (body.type === 'text') return { text: body.text.body }
+  if (body.type === 'template') {
+    const params = (body.template.components ?? []).flatMap((c) => c.parameters.map((x) => x.text))
+    return { text: `[template ${body.template.name}] ${params.join(' | ')}`.trim() }
+  }
   const i = body.interactive
   const options = i.type === 'button'
     ? i.action.buttons.map((b) => b.reply.title)
@@ -90,6 +94,11 @@ export class ChatInbox {
     const recorded = entries.map((e) => outboundHistory(e, author))
     await this.record(phone, tenantId, recorded)
     return recorded
+  }
+
+  /** A system message (an order update) queued by another part of the service. */
+  async recordSystem (entry: OutboxEntry): Promise<void> {
+    if (entry.tenantId) await this.record(entry.phone, entry.tenantId, [outboundHistory(entry, 'system')])
   }
 
   /** A committed turn: the member's message and the bot's replies (outbox entries as JSON). */

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../../plugins/redis.ts'
 import { parseHandoff, type Handoff } from '../../../machines/handoff.ts'
 import { keys } from '../../stores/keys.ts'
 import { shardOf } from '../shards.ts'
@@ -78,11 +78,11 @@ return 1`
 interface InboxCommands { chatHandoffCas (...keysThenArgs: Array<string | number>): Promise<number> }
 
 export class RedisInboxStore implements InboxStore {
-  private readonly redis: Redis & InboxCommands
+  private readonly redis: RedisClient & InboxCommands
 
-  constructor (redis: Redis, private readonly shards: number, private readonly limits: InboxLimits, private readonly now: () => number) {
+  constructor (redis: RedisClient, private readonly shards: number, private readonly limits: InboxLimits, private readonly now: () => number) {
     if (!('chatHandoffCas' in redis)) redis.defineCommand('chatHandoffCas', { numberOfKeys: 2, lua: HANDOFF_CAS })
-    this.redis = redis as Redis & InboxCommands
+    this.redis = redis as RedisClient & InboxCommands
   }
 
   private keysOf (phone: string) {
@@ -204,6 +204,6 @@ export class MemoryInboxStore implements InboxStore {
   }
 }
 
-export function createInboxStore (redis: Redis | null, shards: number, limits: InboxLimits, now: () => number): InboxStore {
+export function createInboxStore (redis: RedisClient | null, shards: number, limits: InboxLimits, now: () => number): InboxStore {
   return redis ? new RedisInboxStore(redis, shards, limits, now) : new MemoryInboxStore(shards, limits, now)
 }

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import { signAccessToken } from '../../auth/tokens.ts'
 import { flowRoutes } from './flow-routes.ts'
 import { createLinkCodeStore } from './link-code-store.ts'
+import type { LinkRecord } from './link-record.ts'
 import { consumeLinkCode } from './link-service.ts'
 import { linkRoutes } from './link-routes.ts'
 import { createLinkedAccountStore } from './linked-account-store.ts'
@@ -15,7 +16,10 @@ export default fp(async (app) => {
   app.decorate('loginFormInvites', createLoginFormInvites(app.redis))
 
   const codes = createLinkCodeStore(app.redis)
-  app.decorate('linkCodes', { consume: async (code: string) => await consumeLinkCode(codes, code) })
+  app.decorate('linkCodes', {
+    consume: async (code: string) => await consumeLinkCode(codes, code),
+    create: async (code: string, record: LinkRecord) => { await codes.create(code, record) },
+  })
   await app.register(linkRoutes, { codes })
   await app.register(flowRoutes, {
     form: {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../../plugins/redis.ts'
 import { keys } from '../../stores/keys.ts'
 import { LINK_CODE_TTL_MS, linkRecordSchema, type LinkRecord } from './link-record.ts'
 import { TtlMap, type Clock } from './memory-ttl.ts'
@@ -31,7 +31,7 @@ export class MemoryLinkCodeStore implements LinkCodeStore {
 export class RedisLinkCodeStore implements LinkCodeStore {
   private readonly ttlMs: number
 
-  constructor (private readonly redis: Redis, options: Pick<LinkCodeStoreOptions, 'ttlMs'> = {}) {
+  constructor (private readonly redis: RedisClient, options: Pick<LinkCodeStoreOptions, 'ttlMs'> = {}) {
     this.ttlMs = options.ttlMs ?? LINK_CODE_TTL_MS
   }
 
@@ -46,6 +46,6 @@ export class RedisLinkCodeStore implements LinkCodeStore {
   }
 }
 
-export function createLinkCodeStore (redis: Redis | null, options: LinkCodeStoreOptions = {}): LinkCodeStore {
+export function createLinkCodeStore (redis: RedisClient | null, options: LinkCodeStoreOptions = {}): LinkCodeStore {
   return redis ? new RedisLinkCodeStore(redis, options) : new MemoryLinkCodeStore(options)
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../../plugins/redis.ts'
 import { z } from 'zod'
 import { ROLES } from '../../auth/tokens.ts'
 import { keys } from '../../stores/keys.ts'
@@ -20,11 +20,17 @@ const linkedAccountSchema = z.object({
   locale: z.enum(['es', 'en']).optional(),
 }) satisfies z.ZodType<LinkedAccount>
 
+// The member's choice to have no chat updates sits in the phone's hash beside the accounts, under a field no
+// tenant id can be (tenant ids have no ':').
+const UPDATES_OFF = (tenantId: string): string => `updates-off:${tenantId}`
+const isAccountField = (field: string): boolean => !field.includes(':')
+
 const byTenant = (a: LinkedAccount, b: LinkedAccount): number => a.tenantId.localeCompare(b.tenantId)
 
 /** One entry per (phone, club); linking the same club again replaces it. */
 export class MemoryLinkedAccountStore implements LinkedAccountStore {
   private readonly phones = new Map<string, Map<string, LinkedAccount>>()
+  private readonly off = new Set<string>()
 
   async list (phone: string) {
     return [...(this.phones.get(phone)?.values() ?? [])].map((a) => structuredClone(a)).sort(byTenant)
@@ -40,27 +46,68 @@ export class MemoryLinkedAccountStore implements LinkedAccountStore {
     const accounts = this.phones.get(phone)
     accounts?.delete(tenantId)
     if (accounts?.size === 0) this.phones.delete(phone)
+    this.off.delete(`${phone}\n${tenantId}`)
+  }
+
+  async phonesOf (tenantId: string, customerId: string) {
+    return [...this.phones].filter(([, accounts]) => accounts.get(tenantId)?.customerId === customerId).map(([phone]) => phone).sort()
+  }
+
+  async updatesOn (phone: string, tenantId: string) { return !this.off.has(`${phone}\n${tenantId}`) }
+
+  async setUpdates (phone: string, tenantId: string, on: boolean) {
+    if (on) this.off.delete(`${phone}\n${tenantId}`)
+    else this.off.add(`${phone}\n${tenantId}`)
   }
 }
 
-/** A hash per phone: tenantId -> account JSON. */
+/**
+ * A hash per phone: tenantId -> account JSON, and a set per (club, member) of their phones. The two live on
+ * different cluster slots, so the set is a hint: it is written before the account and cleaned after it, and
+ * every phone it names is checked against that phone's accounts when read.
+ */
 export class RedisLinkedAccountStore implements LinkedAccountStore {
-  constructor (private readonly redis: Redis) {}
+  constructor (private readonly redis: RedisClient) {}
+
+  private async account (phone: string, tenantId: string): Promise<LinkedAccount | undefined> {
+    const raw = await this.redis.hget(keys.chat.linking.accounts(phone), tenantId)
+    return raw === null ? undefined : linkedAccountSchema.parse(JSON.parse(raw))
+  }
 
   async list (phone: string) {
     const all = await this.redis.hgetall(keys.chat.linking.accounts(phone))
-    return Object.values(all).map((raw) => linkedAccountSchema.parse(JSON.parse(raw))).sort(byTenant)
+    return Object.entries(all).filter(([field]) => isAccountField(field)).map(([, raw]) => linkedAccountSchema.parse(JSON.parse(raw))).sort(byTenant)
   }
 
   async put (phone: string, account: LinkedAccount) {
+    const before = await this.account(phone, account.tenantId)
+    await this.redis.sadd(keys.chat.linking.members(account.tenantId, account.customerId), phone)
     await this.redis.hset(keys.chat.linking.accounts(phone), account.tenantId, JSON.stringify(linkedAccountSchema.parse(account)))
+    if (before && before.customerId !== account.customerId) await this.redis.srem(keys.chat.linking.members(before.tenantId, before.customerId), phone)
   }
 
   async remove (phone: string, tenantId: string) {
-    await this.redis.hdel(keys.chat.linking.accounts(phone), tenantId)
+    const before = await this.account(phone, tenantId)
+    await this.redis.hdel(keys.chat.linking.accounts(phone), tenantId, UPDATES_OFF(tenantId))
+    if (before) await this.redis.srem(keys.chat.linking.members(tenantId, before.customerId), phone)
+  }
+
+  async phonesOf (tenantId: string, customerId: string) {
+    const phones = await this.redis.smembers(keys.chat.linking.members(tenantId, customerId))
+    const found = await Promise.all(phones.map(async (phone) => (await this.account(phone, tenantId))?.customerId === customerId ? phone : undefined))
+    return found.filter((p): p is string => p !== undefined).sort()
+  }
+
+  async updatesOn (phone: string, tenantId: string) {
+    return (await this.redis.hexists(keys.chat.linking.accounts(phone), UPDATES_OFF(tenantId))) === 0
+  }
+
+  async setUpdates (phone: string, tenantId: string, on: boolean) {
+    if (on) await this.redis.hdel(keys.chat.linking.accounts(phone), UPDATES_OFF(tenantId))
+    else await this.redis.hset(keys.chat.linking.accounts(phone), UPDATES_OFF(tenantId), '1')
   }
 }
 
-export function createLinkedAccountStore (redis: Redis | null): LinkedAccountStore {
+export function createLinkedAccountStore (redis: RedisClient | null): LinkedAccountStore {
   return redis ? new RedisLinkedAccountStore(redis) : new MemoryLinkedAccountStore()
 }

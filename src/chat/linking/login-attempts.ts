@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../../plugins/redis.ts'
 import { keys } from '../../stores/keys.ts'
 import { MemoryAttemptWindow, RedisAttemptWindow, type AttemptWindow, type AttemptWindowOptions } from '../../stores/attempt-window.ts'
 import type { Clock } from './memory-ttl.ts'
@@ -59,9 +59,9 @@ export class MemoryLoginAttemptLimiter extends TwoCounterLimiter {
 }
 
 export class RedisLoginAttemptLimiter extends TwoCounterLimiter {
-  constructor (redis: Redis, options: Omit<LimiterOptions, 'now'> = {}) { super(new RedisAttemptWindow(redis, windowOptions(options))) }
+  constructor (redis: RedisClient, options: Omit<LimiterOptions, 'now'> = {}) { super(new RedisAttemptWindow(redis, windowOptions(options))) }
 }
 
-export function createLoginAttemptLimiter (redis: Redis | null, options: LimiterOptions = {}): LoginAttemptLimiter {
+export function createLoginAttemptLimiter (redis: RedisClient | null, options: LimiterOptions = {}): LoginAttemptLimiter {
   return redis ? new RedisLoginAttemptLimiter(redis, options) : new MemoryLoginAttemptLimiter(options)
 }

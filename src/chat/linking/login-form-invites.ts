@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../../plugins/redis.ts'
 import { keys } from '../../stores/keys.ts'
 import { TtlMap, type Clock } from './memory-ttl.ts'
 import type { LoginFormInvites } from './types.ts'
@@ -27,7 +27,7 @@ export class MemoryLoginFormInvites implements LoginFormInvites {
 export class RedisLoginFormInvites implements LoginFormInvites {
   private readonly ttlMs: number
 
-  constructor (private readonly redis: Redis, options: Pick<InviteOptions, 'ttlMs'> = {}) {
+  constructor (private readonly redis: RedisClient, options: Pick<InviteOptions, 'ttlMs'> = {}) {
     this.ttlMs = options.ttlMs ?? LOGIN_FORM_INVITE_TTL_MS
   }
 
@@ -35,6 +35,6 @@ export class RedisLoginFormInvites implements LoginFormInvites {
   async wasSent (phone: string) { return await this.redis.exists(keys.chat.linking.invite(phone)) === 1 }
 }
 
-export function createLoginFormInvites (redis: Redis | null, options: InviteOptions = {}): LoginFormInvites {
+export function createLoginFormInvites (redis: RedisClient | null, options: InviteOptions = {}): LoginFormInvites {
   return redis ? new RedisLoginFormInvites(redis, options) : new MemoryLoginFormInvites(options)
 }

@@ -25,6 +25,11 @@ export interface LinkedAccountStore {
   list (phone: string): Promise<LinkedAccount[]>
   put (phone: string, account: LinkedAccount): Promise<void>
   remove (phone: string, tenantId: string): Promise<void>
+  /** The phones linked to this member of the club (none: an empty list). */
+  phonesOf (tenantId: string, customerId: string): Promise<string[]>
+  /** Whether the phone gets order updates and reminders in the chat for this club (default on). */
+  updatesOn (phone: string, tenantId: string): Promise<boolean>
+  setUpdates (phone: string, tenantId: string, on: boolean): Promise<void>
 }
 
 /** The login form may only be answered for a phone the bot sent it to in the last hour. */
@@ -41,6 +46,8 @@ export interface ChatBot {
 /** Link codes as the bot consumes them: single use; an unknown, expired or used code is a NOT_FOUND AppError. */
 export interface LinkCodes {
   consume (code: string): Promise<LinkRecord>
+  /** A code a club makes for one of its members (src/club/members.ts). */
+  create (code: string, record: LinkRecord): Promise<void>
 }
 
 declare module 'fastify' {

@@ -58,9 +58,23 @@ const flowInteractive = z.object({
   }),
 })
 
+/** A pre-approved template: the only kind the provider delivers outside its 24-hour window. */
+const templateMessage = z.object({
+  type: z.literal('template'),
+  template: z.object({
+    name: z.string().regex(/^[a-z0-9_]{1,512}$/),
+    language: z.object({ code: z.string().min(2).max(15) }),
+    components: z.array(z.object({
+      type: z.literal('body'),
+      parameters: z.array(z.object({ type: z.literal('text'), text: z.string().min(1).max(LIMITS.interactiveBody) })),
+    })).optional(),
+  }),
+})
+
 export const outboundMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.object({ body: z.string().min(1).max(LIMITS.textBody), preview_url: z.boolean().optional() }) }),
   z.object({ type: z.literal('interactive'), interactive: z.discriminatedUnion('type', [buttonInteractive, listInteractive, flowInteractive]) }),
+  templateMessage,
 ])
 export type OutboundMessage = z.infer<typeof outboundMessage>
 

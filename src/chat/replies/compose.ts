@@ -11,6 +11,8 @@ import { COPY, money, statusName, type Copy, type Locale } from './copy.ts'
 export interface Voice {
   locale: Locale
   currency: string
+  /** Where and when the club's members pick up, shown with the order summary. */
+  pickup?: { address: string, hours: string } | undefined
 }
 
 interface Choice {
@@ -162,11 +164,12 @@ export function compose (reply: Reply, voice: Voice): OutboundMessage[] {
       const b = copy.confirmButtons
       const titles: Record<string, string> = { [CHOICE.confirmOrder]: b.confirm, [CHOICE.cancelOrder]: b.cancel, [CHOICE.all]: copy.cartButtons.all }
       const options = (optionsOf(reply) ?? []).map((id) => ({ id, title: titles[id] ?? id }))
-      return [choices(cartBody(copy.summary, reply.items, [copy.pickupCash], copy, fmt), options, copy.menuButton)]
+      return [choices(cartBody(copy.summary, reply.items, [copy.pickupCash, ...(voice.pickup ? [copy.pickupAt(voice.pickup.address, voice.pickup.hours)] : [])], copy, fmt), options, copy.menuButton)]
     }
     case 'repeated': return [text(copy.repeated(reply.missing))]
     case 'repeatFailed': return [text(copy.repeatFailed(reply.reason))]
     case 'language': return [text(COPY[reply.locale].language)]
+    case 'updates': return [text(reply.on ? copy.updatesOn : copy.updatesOff)]
     case 'orderPlaced': return [text(copy.orderPlaced(reply.displayId, fmt(reply.total)))]
     case 'orderFailed': return [text(copy.orderFailed(reply.reason))]
     case 'timeout': return [text(copy.timeout)]

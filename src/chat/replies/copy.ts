@@ -65,10 +65,15 @@ export interface Copy {
   repeated: (missing: string[]) => string
   repeatFailed: (reason: 'none' | CommerceFailure) => string
   language: string
+  /** Answers to turning order updates and reminders in the chat on / off. */
+  updatesOn: string
+  updatesOff: string
   cartEmpty: string
   cartCleared: string
   summary: string
   pickupCash: string
+  /** The club's pickup details, when it has set them (PATCH /api/club). */
+  pickupAt: (address: string, hours: string) => string
   confirmButtons: { confirm: string, cancel: string }
   orderPlaced: (displayId: string, total: string) => string
   orderFailed: (reason: CommerceFailure) => string
@@ -124,6 +129,8 @@ const es: Copy = {
     'switch-club': 'Cambiar de club',
     person: 'Hablar con una persona',
     language: 'English',
+    'updates-off': 'Apagar avisos',
+    'updates-on': 'Encender avisos',
     unlink: 'Desvincular',
   },
   products: (from, to, count) => `Productos ${from}-${to} de ${count}. Elegí uno:`,
@@ -167,10 +174,13 @@ const es: Copy = {
     ? 'Todavía no tenés pedidos para repetir.'
     : reason === 'stock' ? 'Los productos de tu último pedido no están disponibles ahora.' : 'No pudimos traer tu último pedido. Probá de nuevo en un momento.',
   language: 'Listo, te escribo en español.',
+  updatesOn: 'Listo: te aviso por acá cuando tu pedido esté listo, y te mando los recordatorios.',
+  updatesOff: 'Listo: no te mando más avisos por acá. Los seguís viendo en la app.',
   cartEmpty: 'Tu carrito está vacío.',
   cartCleared: 'Vaciamos tu carrito.',
   summary: 'Revisá tu pedido:',
   pickupCash: 'Retiro en el club, pago en efectivo.',
+  pickupAt: (address, hours) => `Retirás en ${address} (${hours}).`,
   confirmButtons: { confirm: 'Confirmar', cancel: 'Volver' },
   orderPlaced: (id, total) => `¡Listo! Pedido #${id} realizado (${total}). Te avisamos cuando esté para retirar.`,
   orderFailed: (reason) => reason === 'stock'
@@ -250,6 +260,8 @@ const en: Copy = {
     'switch-club': 'Switch club',
     person: 'Talk to a person',
     language: 'Español',
+    'updates-off': 'Turn updates off',
+    'updates-on': 'Turn updates on',
     unlink: 'Unlink',
   },
   products: (from, to, count) => `Products ${from}-${to} of ${count}. Pick one:`,
@@ -293,10 +305,13 @@ const en: Copy = {
     ? 'You have no orders to repeat yet.'
     : reason === 'stock' ? 'The products of your last order are not available right now.' : 'We could not fetch your last order. Please try again in a moment.',
   language: 'Done, I will write in English.',
+  updatesOn: 'Done: I will tell you here when your order is ready, and send you reminders.',
+  updatesOff: 'Done: no more updates here. You still see them in the app.',
   cartEmpty: 'Your cart is empty.',
   cartCleared: 'Your cart is now empty.',
   summary: 'Please review your order:',
   pickupCash: 'Pickup at the club, cash payment.',
+  pickupAt: (address, hours) => `Pick it up at ${address} (${hours}).`,
   confirmButtons: { confirm: 'Confirm', cancel: 'Back' },
   orderPlaced: (id, total) => `Done! Order #${id} placed (${total}). We will let you know when it is ready for pickup.`,
   orderFailed: (reason) => reason === 'stock'

@@ -7,7 +7,7 @@ import { apiKeyView, inventoryItemView, salesChannelView, shippingOptionView, st
 import { regionView } from '../views/common.ts'
 import { capturedPaymentView } from '../views/payments.ts'
 import { customerView, userView } from '../views/people.ts'
-import { clubsOf, getCustomer, getUser, listCustomers, updateCustomer } from '../services/accounts.ts'
+import { clubsOf, createAdminCustomer, getCustomer, getUser, listCustomers, updateCustomer } from '../services/accounts.ts'
 import {
   buildProduct, getInventoryItem, getProduct, listInventoryItems, listProducts, matchesQuery, newLevelBody, saveProduct, setStockLevel,
   stockedQuantityBody, updateProduct,
@@ -258,6 +258,15 @@ export async function adminRoutes (app: FastifyInstance, { ctx }: RouteDeps): Pr
     if (!await visibleCustomer(scope, customer)) throw notFound(`Customer with id: ${id} was not found`)
     return customer
   }
+
+  app.post('/admin/customers', async (request) => {
+    const scope = await scopeOf(request)
+    const metadata = (request.body as { metadata?: { clubs?: unknown } } | undefined)?.metadata
+    // Embedded only: staff register members into their own clubs.
+    const clubs = Array.isArray(metadata?.clubs) ? metadata.clubs : []
+    if (clubs.some((c) => typeof c !== 'string' || !scope.actor.tenants.includes(c))) throw invalidData('Customers are registered only into your own clubs')
+    return one('customer', customerView(await createAdminCustomer(ctx, request.body)), query(fieldsQuery, request).fields)
+  })
 
   app.get('/admin/customers/:id', async (request) => one('customer', customerView(await customerOf(request)), query(fieldsQuery, request).fields))
 

@@ -55,10 +55,23 @@ export async function createIdentity (ctx: CommerceContext, actorType: ActorType
   return await ctx.store.create('auth_identity', identity, [], [{ name: LOOKUP.authIdentity(actorType), value: email }]) ? identity : undefined
 }
 
-/** POST /auth/customer/emailpass/register: a registration token, for POST /store/customers. */
-export async function register (ctx: CommerceContext, input: unknown): Promise<string> {
+/** Sets the password of an email/password identity, making the identity when there is none. */
+export async function setIdentityPassword (ctx: CommerceContext, actorType: ActorType, email: string, password: string, actorId: string | null): Promise<void> {
+  if (await createIdentity(ctx, actorType, email, password, actorId)) return
+  const identity = await identityOf(ctx, actorType, email)
+  if (!identity) throw new MedusaError('unknown_error', `Identity of ${email} vanished while its password was set`)
+  const hash = await hashPassword(password)
+  await mutate(ctx.store, 'auth_identity', identity.id, () => notFound('Auth identity not found'), (doc) => {
+    doc.password_hash = hash
+    if (actorId) doc.actor_id = actorId
+    return undefined
+  })
+}
+
+/** POST /auth/{actor}/emailpass/register: a registration token, for POST /store/customers or an invite's accept. */
+export async function register (ctx: CommerceContext, input: unknown, actorType: ActorType = 'customer'): Promise<string> {
   const { email, password } = parseInput(credentialsBody, input)
-  const identity = await createIdentity(ctx, 'customer', email, password, null)
+  const identity = await createIdentity(ctx, actorType, email, password, null)
   if (!identity) throw new MedusaError('unauthorized', 'Identity with email already exists')
   return await tokenFor(ctx, identity)
 }
@@ -90,11 +103,52 @@ export async function createCustomer (ctx: CommerceContext, registration: { auth
     created_at: now,
     updated_at: now,
   }
-  if (!await saveCustomer(ctx, customer)) throw new MedusaError('duplicate_error', `A customer with email ${body.email} already exists`)
+  const taken = await saveCustomer(ctx, customer) ? customer : await takeOverAdminMade(ctx, body.email, customer)
+  if (!taken) throw new MedusaError('duplicate_error', `A customer with email ${body.email} already exists`)
   await mutate(ctx.store, 'auth_identity', identity.id, () => notFound('Auth identity not found'), (doc) => {
-    doc.actor_id = customer.id
+    doc.actor_id = taken.id
     return undefined
   })
+  return taken
+}
+
+/**
+ * A customer an admin made (no account yet) becomes the account of whoever registers its email, keeping its
+ * clubs: an admin registers a member, the member then sets a password. Undefined when it has an account.
+ */
+async function takeOverAdminMade (ctx: CommerceContext, email: string, registering: CustomerDoc): Promise<CustomerDoc | undefined> {
+  const id = await ctx.store.lookup(LOOKUP.customerEmail, email)
+  if (!id) return undefined
+  let took = false
+  const doc = await mutate(ctx.store, 'customer', id, () => customerMissing(id), (c) => {
+    if (c.has_account) return undefined
+    took = true
+    c.has_account = true
+    c.first_name = registering.first_name ?? c.first_name
+    c.last_name = registering.last_name ?? c.last_name
+    c.phone = registering.phone ?? c.phone
+    c.metadata = { ...c.metadata, clubs: [...new Set([...clubsOf(c), ...((registering.metadata?.clubs as string[] | undefined) ?? [])])] }
+    return undefined
+  })
+  return took ? doc : undefined
+}
+
+/** POST /admin/customers: a customer without an account, in the clubs its metadata names. */
+export async function createAdminCustomer (ctx: CommerceContext, input: unknown): Promise<CustomerDoc> {
+  const body = parseInput(createCustomerBody, input)
+  const now = nowIso()
+  const customer: CustomerDoc = {
+    id: newId('cus'),
+    email: body.email,
+    first_name: body.first_name ?? null,
+    last_name: body.last_name ?? null,
+    phone: body.phone ?? null,
+    has_account: false,
+    metadata: body.metadata ?? null,
+    created_at: now,
+    updated_at: now,
+  }
+  if (!await saveCustomer(ctx, customer)) throw new MedusaError('duplicate_error', `Customer with email: ${body.email}, has_account: false, already exists.`)
   return customer
 }
 

@@ -21,6 +21,7 @@ export const INDEX = {
   inventoryItems: 'inventory_items',
   customers: 'customers',
   users: 'users',
+  invites: 'invites',
   ordersOfChannel: (salesChannelId: string) => `orders:sc:${salesChannelId}`,
   ordersOfCustomer: (customerId: string) => `orders:customer:${customerId}`,
 } as const
@@ -34,4 +35,5 @@ export const LOOKUP = {
   guestEmail: 'guest-email',
   paymentCollection: 'payment-collection',
   payment: 'payment',
+  inviteToken: 'invite-token',
 } as const

@@ -1,14 +1,14 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../../plugins/redis.ts'
 import { MemoryCatalogStore, MemoryCropStore } from './memory.ts'
 import type { CatalogStore, CropStore } from './port.ts'
 import { RedisCatalogStore, RedisCropStore } from './redis.ts'
 
 export type { AddPlantsResult, CatalogStore, CreateCropResult, CropChange, CropStore } from './port.ts'
 
-export function createCropStore (redis: Redis | null): CropStore {
+export function createCropStore (redis: RedisClient | null): CropStore {
   return redis ? new RedisCropStore(redis) : new MemoryCropStore()
 }
 
-export function createCatalogStore (redis: Redis | null): CatalogStore {
+export function createCatalogStore (redis: RedisClient | null): CatalogStore {
   return redis ? new RedisCatalogStore(redis) : new MemoryCatalogStore()
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../../plugins/redis.ts'
 import { isActive, type CropStatus } from '../../../machines/crop.machine.ts'
 import { AppError } from '../../errors.ts'
 import { keys } from '../../stores/keys.ts'
@@ -21,7 +21,7 @@ const plantArgs = (plants: Plant[]) => plants.flatMap((p) => [p.code, JSON.strin
 export class RedisCropStore implements CropStore {
   private readonly scripts: CropScripts
 
-  constructor (private readonly redis: Redis) {
+  constructor (private readonly redis: RedisClient) {
     redis.defineCommand('cropCreate', { numberOfKeys: 5, lua: CREATE_CROP })
     redis.defineCommand('cropUpdate', { numberOfKeys: 2, lua: UPDATE_CROP })
     redis.defineCommand('cropAddPlants', { numberOfKeys: 3, lua: ADD_PLANTS })
@@ -120,7 +120,7 @@ export class RedisCropStore implements CropStore {
 }
 
 export class RedisCatalogStore implements CatalogStore {
-  constructor (private readonly redis: Redis) {}
+  constructor (private readonly redis: RedisClient) {}
 
   async list<K extends CatalogKind> (tenantId: string, kind: K) {
     const raws = await this.redis.hvals(keys.crops.catalog(tenantId, kind))

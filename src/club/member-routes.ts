@@ -1,0 +1,67 @@
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { bearerToken } from '../auth/tokens.ts'
+import { memberSchema } from '../orders/schemas.ts'
+import { errorEnvelopeSchema } from '../schemas/common.ts'
+import type { MemberService } from './members.ts'
+import { passwordSchema } from './staff-routes.ts'
+
+// POST /api/members (admins register members), their chat link, and the member's first password through
+// Medusa's route POST /auth/customer/emailpass/update (Authorization: Bearer <password token>).
+
+const errors = { '4xx': errorEnvelopeSchema, '5xx': errorEnvelopeSchema }
+const phone = z.string().trim().regex(/^\+?[0-9 ()-]{6,20}$/, 'a phone number, e.g. +5491122334455').transform((p) => p.replace(/[^0-9+]/g, ''))
+
+export async function memberRoutes (fastify: FastifyInstance, opts: { members: MemberService }) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>()
+  const admin = app.guard({ roles: ['admin'] })
+
+  app.post('/api/members', {
+    onRequest: admin,
+    schema: {
+      tags: ['members'],
+      summary: 'Register a member (409 when already one): answers a single-use password token (72 h) when they have no password yet',
+      body: z.object({
+        email: z.email().max(320),
+        firstName: z.string().trim().min(1).max(100),
+        lastName: z.string().trim().min(1).max(100),
+        phone: phone.optional(),
+      }),
+      response: { 201: z.object({ member: memberSchema, passwordToken: z.string().nullable() }), ...errors },
+    },
+  }, async (request, reply) => reply.code(201).send(await opts.members.register(request.tenant, request.body)))
+
+  app.post('/api/members/:memberId/chat-link', {
+    onRequest: admin,
+    schema: {
+      tags: ['members'],
+      summary: 'A link code (10 minutes, single use) for a member with a phone: sent to the bot from that phone as `text` (LINK-<code>), it links the chat without a password',
+      params: z.object({ memberId: z.string().min(1).max(200) }),
+      response: { 201: z.object({ code: z.uuid(), text: z.string(), phone: z.string(), expiresAt: z.string() }), ...errors },
+    },
+  }, async (request, reply) => reply.code(201).send(await opts.members.chatLink(request.tenant, request.params.memberId)))
+
+  app.post('/api/members/:memberId/password-token', {
+    onRequest: admin,
+    schema: {
+      tags: ['members'],
+      summary: 'A new single-use password token (72 h) for a member without a password yet; 409 once they have one',
+      params: z.object({ memberId: z.string().min(1).max(200) }),
+      response: { 201: z.object({ passwordToken: z.string(), expiresAt: z.string() }), ...errors },
+    },
+  }, async (request, reply) => reply.code(201).send(await opts.members.reissuePasswordToken(request.tenant, request.params.memberId)))
+
+  app.post('/auth/customer/emailpass/update', {
+    schema: {
+      tags: ['auth'],
+      summary: 'A member sets their password with the password token (Authorization: Bearer <token>), then logs in',
+      headers: z.object({ authorization: z.string().min(1) }).loose(),
+      body: z.object({ password: passwordSchema }),
+      response: { 200: z.object({ success: z.boolean() }), ...errors },
+    },
+  }, async (request) => {
+    await opts.members.setPassword(bearerToken(request.headers.authorization), request.body.password)
+    return { success: true }
+  })
+}

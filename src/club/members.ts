@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto'
+import { z } from 'zod'
+import { signAccessToken } from '../auth/tokens.ts'
+import { AppError, conflict, notFound } from '../errors.ts'
+import type { CommerceAccess } from '../orders/commerce-access.ts'
+import { customerTenants, mapMember } from '../orders/mapping.ts'
+import type { Member } from '../orders/schemas.ts'
+import { customerAnswer, customersAnswer, type UpstreamCustomer } from '../orders/upstream.ts'
+import type { LinkCodes } from '../chat/linking/types.ts'
+import { LINK_CODE_TTL_MS } from '../chat/linking/link-record.ts'
+import type { Tenant } from '../tenants/model.ts'
+import type { TenantStore } from '../tenants/store.ts'
+import type { OneUseTokens } from './one-use-tokens.ts'
+
+// Members registered by a club's admins. Upstream a member is a customer of the club's backend whose
+// `metadata.clubs` names the club (as the demo's are). Without a password yet, the member gets a single-use
+// password token; setting it registers their email/password identity upstream and makes the customer theirs.
+
+const PASSWORD_TOKEN_TTL_MS = 72 * 3600_000
+// The bot acts for a linked member with this token, as it does with one from a web login.
+const CHAT_TOKEN_TTL_S = 24 * 3600
+
+const passwordRecord = z.object({ tenantId: z.string(), customerId: z.string(), email: z.string(), expiresAt: z.number() })
+type PasswordRecord = z.infer<typeof passwordRecord>
+const tokenAnswer = z.object({ token: z.string().min(1) })
+
+export interface NewMember { email: string, firstName: string, lastName: string, phone?: string | undefined }
+
+export interface MemberDeps {
+  tenants: TenantStore
+  access: CommerceAccess
+  tokens: OneUseTokens
+  linkCodes: () => LinkCodes
+  jwtSecret: string
+}
+
+export const invalidPasswordToken = (): AppError => new AppError('INVALID_TOKEN', 'The password token is unknown, expired or already used')
+
+export class MemberService {
+  constructor (private readonly deps: MemberDeps) {}
+
+  private upstream (tenant: Tenant) {
+    const { settings } = this.deps.access.medusaFor(tenant)
+    const admin = { kind: 'admin' as const, email: settings.adminEmail, password: settings.adminPassword }
+    return { client: this.deps.access.client, settings, admin }
+  }
+
+  private async byEmail (tenant: Tenant, email: string): Promise<UpstreamCustomer | undefined> {
+    const { client, settings, admin } = this.upstream(tenant)
+    const { customers } = await client.call(settings.baseUrl, 'GET', '/admin/customers', { caller: admin, query: { email, limit: 10 }, schema: customersAnswer })
+    return customers.find((c) => c.email?.toLowerCase() === email && (c.has_account ?? true)) ?? customers.find((c) => c.email?.toLowerCase() === email)
+  }
+
+  private async setClubs (tenant: Tenant, customerId: string, clubs: string[]): Promise<UpstreamCustomer> {
+    const { client, settings, admin } = this.upstream(tenant)
+    return (await client.call(settings.baseUrl, 'POST', `/admin/customers/${encodeURIComponent(customerId)}`, { caller: admin, body: { metadata: { clubs } }, schema: customerAnswer })).customer
+  }
+
+  /** 409 when the email is already registered (in this club, or as another club's member: customers are global upstream). */
+  async register (tenant: Tenant, input: NewMember): Promise<{ member: Member, passwordToken: string | null }> {
+    const email = input.email.trim().toLowerCase()
+    const existing = await this.byEmail(tenant, email)
+    if (existing) throw conflict(customerTenants(existing).includes(tenant.id) ? `${email} is already a member of this club` : `${email} is already registered`)
+    const { client, settings, admin } = this.upstream(tenant)
+    let customer: UpstreamCustomer
+    try {
+      customer = (await client.call(settings.baseUrl, 'POST', '/admin/customers', {
+        caller: admin,
+        body: { email, first_name: input.firstName, last_name: input.lastName, ...(input.phone ? { phone: input.phone } : {}), metadata: { clubs: [tenant.id] } },
+        schema: customerAnswer,
+      })).customer
+    } catch (err) {
+      // A customer this club's login cannot see (another club's, on the embedded backend).
+      if (err instanceof AppError && err.code === 'CONFLICT') throw conflict(`${email} is already registered`)
+      throw err
+    }
+    const passwordToken = (customer.has_account ?? true) ? null : (await this.issuePasswordToken(tenant, customer.id, email)).passwordToken
+    return { member: mapMember(customer), passwordToken }
+  }
+
+  private async issuePasswordToken (tenant: Tenant, customerId: string, email: string): Promise<{ passwordToken: string, expiresAt: string }> {
+    const expiresAt = Date.now() + PASSWORD_TOKEN_TTL_MS
+    const record: PasswordRecord = { tenantId: tenant.id, customerId, email, expiresAt }
+    return { passwordToken: await this.deps.tokens.issue('member-password', record, PASSWORD_TOKEN_TTL_MS), expiresAt: new Date(expiresAt).toISOString() }
+  }
+
+  /** A new password token for a member of the club who has not set a password yet (the first one expired or got lost). */
+  async reissuePasswordToken (tenant: Tenant, customerId: string): Promise<{ passwordToken: string, expiresAt: string }> {
+    const customer = await this.memberOf(tenant, customerId)
+    if (customer.has_account ?? true) throw conflict('The member has a password already: they log in with it')
+    return await this.issuePasswordToken(tenant, customer.id, (customer.email ?? '').toLowerCase())
+  }
+
+  private async memberOf (tenant: Tenant, customerId: string): Promise<UpstreamCustomer> {
+    const { client, settings, admin } = this.upstream(tenant)
+    const { customer } = await client.call(settings.baseUrl, 'GET', `/admin/customers/${encodeURIComponent(customerId)}`, { caller: admin, schema: customerAnswer })
+    if (!customerTenants(customer).includes(tenant.id)) throw notFound(`Member ${customerId}`)
+    return customer
+  }
+
+  /** POST /auth/customer/emailpass/update with a password token: the member's first password, once. */
+  async setPassword (token: string, password: string): Promise<void> {
+    const taken = passwordRecord.safeParse(await this.deps.tokens.take('member-password', token))
+    if (!taken.success) throw invalidPasswordToken()
+    try {
+      await this.claimAccount(taken.data, password)
+    } catch (err) {
+      await this.deps.tokens.restore('member-password', token, taken.data, taken.data.expiresAt)
+      throw err
+    }
+  }
+
+  private async claimAccount (record: PasswordRecord, password: string): Promise<void> {
+    const tenant = await this.deps.tenants.get(record.tenantId)
+    if (!tenant) throw notFound(`Tenant ${record.tenantId}`)
+    const { client, settings, admin } = this.upstream(tenant)
+    const made = (await client.call(settings.baseUrl, 'GET', `/admin/customers/${encodeURIComponent(record.customerId)}`, { caller: admin, schema: customerAnswer })).customer
+    let registration: string
+    try {
+      ;({ token: registration } = await client.call(settings.baseUrl, 'POST', '/auth/customer/emailpass/register', {
+        caller: { kind: 'none' }, body: { email: record.email, password }, schema: tokenAnswer,
+      }))
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'BACKEND_ERROR' && /credentials/.test(err.message)) throw conflict(`${record.email} already has a password: log in`)
+      throw err
+    }
+    const { customer } = await client.call(settings.baseUrl, 'POST', '/store/customers', {
+      caller: { kind: 'store', publishableKey: settings.publishableKey, token: registration },
+      body: { email: record.email, first_name: made.first_name ?? undefined, last_name: made.last_name ?? undefined, ...(made.phone ? { phone: made.phone } : {}) },
+      schema: customerAnswer,
+    })
+    // The backend may take the admin-made customer over (the embedded one does) or make a second one (then the
+    // clubs move to the account, and the admin-made record leaves them).
+    await this.setClubs(tenant, customer.id, [...new Set([...customerTenants(customer), ...customerTenants(made)])])
+    if (customer.id !== made.id) await this.setClubs(tenant, made.id, [])
+  }
+
+  /** A link code for a member registered with a phone: typed in the chat, it links that chat without a password. */
+  async chatLink (tenant: Tenant, customerId: string): Promise<{ code: string, text: string, phone: string, expiresAt: string }> {
+    const customer = await this.memberOf(tenant, customerId)
+    if (!customer.phone) throw new AppError('VALIDATION_ERROR', 'The member has no phone: add one first', { status: 422 })
+    const member = mapMember(customer)
+    const name = [member.firstName, member.lastName].filter(Boolean).join(' ') || member.email
+    const token = await signAccessToken(this.deps.jwtSecret, { sub: customer.id, role: 'member', tenants: [tenant.id], email: member.email, name }, CHAT_TOKEN_TTL_S)
+    const code = randomUUID()
+    await this.deps.linkCodes().create(code, { customerId: customer.id, tenantId: tenant.id, tenantName: tenant.name, email: member.email, name, token })
+    // What the member sends the bot (the bot takes `LINK-<code>` in any state).
+    return { code, text: `LINK-${code}`, phone: customer.phone, expiresAt: new Date(Date.now() + LINK_CODE_TTL_MS).toISOString() }
+  }
+}

@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { notFound } from '../errors.ts'
+import { errorEnvelopeSchema } from '../schemas/common.ts'
+import { chatTemplatesSchema, LOCALES, pickupSchema, timeZoneSchema, type Tenant } from '../tenants/model.ts'
+
+// GET/PATCH /api/club: the settings of the caller's club that its admins may change themselves.
+
+export const clubSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  locale: z.enum(LOCALES),
+  timeZone: z.string(),
+  currency: z.string(),
+  plan: z.object({ maxActiveCrops: z.number() }),
+  pickup: pickupSchema.nullable(),
+  chatTemplates: chatTemplatesSchema.describe('Template name and language per chat update sent outside the 24-hour window; absent: the default name, the member\'s language'),
+}).meta({ id: 'Club' })
+
+const clubPatch = z.object({
+  name: z.string().trim().min(1).max(100).optional(),
+  locale: z.enum(LOCALES).optional(),
+  timeZone: timeZoneSchema.optional(),
+  /** null clears the pickup details. */
+  pickup: pickupSchema.nullable().optional(),
+  /** Replaces the club's template choices whole; {} goes back to the defaults. */
+  chatTemplates: chatTemplatesSchema.optional(),
+}).strict()
+
+export const clubView = (t: Tenant): z.infer<typeof clubSchema> => ({
+  id: t.id, name: t.name, locale: t.locale, timeZone: t.timeZone, currency: t.currency, plan: t.plan, pickup: t.pickup ?? null, chatTemplates: t.chatTemplates ?? {},
+})
+
+export type ClubPatch = z.infer<typeof clubPatch>
+
+/** The tenant with a patch applied: fields left out stay, pickup null clears it. */
+export function applyClubPatch (tenant: Tenant, patch: ClubPatch): Tenant {
+  const { pickup, ...rest } = patch
+  const next: Tenant = { ...tenant, ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) }
+  if (pickup === null) delete next.pickup
+  else if (pickup) next.pickup = pickup
+  return next
+}
+
+export async function clubSettingsRoutes (fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>()
+  const admin = app.guard({ roles: ['admin'] })
+  const errors = { '4xx': errorEnvelopeSchema }
+
+  app.get('/api/club', {
+    onRequest: admin,
+    schema: { tags: ['club'], summary: 'The club\'s settings', response: { 200: z.object({ club: clubSchema }), ...errors } },
+  }, async (request) => ({ club: clubView(request.tenant) }))
+
+  app.patch('/api/club', {
+    onRequest: admin,
+    schema: {
+      tags: ['club'],
+      summary: 'Change the club\'s name, language (es|en), IANA time zone, pickup details or chat templates',
+      body: clubPatch,
+      response: { 200: z.object({ club: clubSchema }), ...errors },
+    },
+  }, async (request) => {
+    const updated = await app.tenants.update(request.tenant.id, (current) => applyClubPatch(current, request.body))
+    if (!updated) throw notFound(`Tenant ${request.tenant.id}`)
+    return { club: clubView(updated) }
+  })
+}
