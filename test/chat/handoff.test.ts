@@ -44,6 +44,8 @@ describe('human handoff and the staff inbox (redis, provider stand-in)', () => {
 
     const asked = await say(phone, { text: 'quiero hablar con una persona' })
     expect(asked.map(textOf)).toEqual([expect.stringMatching(/^Listo, le avisamos a Club Norte\. Una persona del club te va a responder/)])
+    // when: the club's hours from its settings
+    expect(textOf(asked[0]!)).toContain('(horario: Lunes a viernes de 14 a 20)')
 
     const list = await staff('GET', '/api/chat/conversations?needsPerson=true')
     expect(list.statusCode).toBe(200)

@@ -128,20 +128,21 @@ export class ChatInbox {
   async request (phone: string, doc: string | undefined, now: number): Promise<string> {
     const session = sessionView(doc)
     const tenantId = session.tenantId as string
-    const { locale, club } = await this.wording(tenantId, session)
+    const { locale, club, hours } = await this.wording(tenantId, session)
     const flag = await this.flagOf(phone, tenantId)
     const next = requestHandoff(flag, now, this.deps.handoffTimeoutMs)
     if (next !== flag && await this.deps.store.setHandoff(phone, flag, next)) {
       this.deps.activity(tenantId, { phone, kind: 'handoff', handoff: next })
       await this.notifyStaff(tenantId, phone)
     }
-    return COPY[locale].handoff.requested(club, undefined)
+    return COPY[locale].handoff.requested(club, hours)
   }
 
-  private async wording (tenantId: string, session: SessionView = {}): Promise<{ locale: Locale, club: string }> {
+  /** The member's language, the club's name and its opening hours (the pickup hours of the club's settings). */
+  private async wording (tenantId: string, session: SessionView = {}): Promise<{ locale: Locale, club: string, hours: string | undefined }> {
     const tenant = await this.deps.tenants.get(tenantId)
     const account = session.accounts?.find((a) => a.tenantId === tenantId)
-    return { locale: account?.locale ?? tenant?.locale ?? 'es', club: account?.tenantName ?? tenant?.name ?? tenantId }
+    return { locale: account?.locale ?? tenant?.locale ?? 'es', club: account?.tenantName ?? tenant?.name ?? tenantId, hours: tenant?.pickup?.hours }
   }
 
   private async notifyStaff (tenantId: string, phone: string): Promise<void> {
