@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helper.ts'
+import { openSse } from '../notifications/sse-client.ts'
 import { choiceIds, linkCode, newPhone, outbox, say as sayTo, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
 
 // Staff in the loop, through the routes and a loopback provider: a member asks for a person, staff see the
@@ -97,6 +98,24 @@ describe('human handoff and the staff inbox (redis, provider stand-in)', () => {
     ])
     const after = await staff('GET', '/api/chat/conversations')
     expect(after.json().conversations.find((c: { phone: string }) => c.phone === phone)).toMatchObject({ needsPerson: false, handoff: null, unread: 0 })
+  })
+
+  it('the club\'s live stream (Redis pub/sub) shows the request and the member\'s words; a member may not open it', async () => {
+    const base = await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const headers = await t.auth('grower', 'club-norte', { sub: 'user_grower_norte' })
+    const stream = await openSse(`${base}/api/chat/conversations/stream`, headers)
+    try {
+      expect(stream.status).toBe(200)
+      const phone = await linked()
+      await say(phone, { text: 'agente' })
+      const flagged = await stream.waitFor((e) => e.event === 'handoff' && (e.data as { phone: string }).phone === phone)
+      expect(flagged.data).toMatchObject({ handoff: { status: 'requested' } })
+      await stream.waitFor((e) => e.event === 'message' && (e.data as { message: { text: string } }).message.text === 'agente')
+    } finally {
+      stream.close()
+    }
+    const member = await fetch(`${base}/api/chat/conversations/stream`, { headers: await t.auth('member', 'club-norte') })
+    expect(member.status).toBe(403)
   })
 
   it('a request nobody takes goes back to the bot with an apology', async () => {
