@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { requestHandoff, takeOver, type Handoff } from '../../machines/handoff.ts'
+import { MemoryInboxStore, RedisInboxStore, type HistoryMessage, type InboxStore } from '../../src/chat/inbox/store.ts'
+import { shardOf } from '../../src/chat/shards.ts'
+import { testRedis, testRedisCluster } from '../helper.ts'
+import { newPhone } from './support.ts'
+
+// The conversation history and handoff flag, the same contract on Redis, on a Redis Cluster and in memory.
+
+const SHARDS = 8
+const DAY = 24 * 60 * 60_000
+let now = Date.now()
+const limits = { historyMs: 90 * DAY, historyMax: 5 }
+const stores: Array<['redis' | 'cluster' | 'memory', () => Promise<{ store: InboxStore, cleanup: () => Promise<void> }>]> = [
+  ['redis', async () => { const r = await testRedis(); return { store: new RedisInboxStore(r.redis, SHARDS, limits, () => now), cleanup: r.cleanup } }],
+  ['cluster', async () => { const r = await testRedisCluster(); return { store: new RedisInboxStore(r.redis, SHARDS, limits, () => now), cleanup: r.cleanup } }],
+  ['memory', async () => ({ store: new MemoryInboxStore(SHARDS, limits, () => now), cleanup: async () => {} })],
+]
+
+const msg = (n: number, direction: 'in' | 'out' = 'in'): HistoryMessage =>
+  ({ id: `m${n}`, at: now + n, direction, author: direction === 'in' ? 'member' : 'bot', type: 'text', text: `message ${n}` })
+
+describe.each(stores)('chat inbox store (%s)', (_name, make) => {
+  let store: InboxStore
+  let cleanup: () => Promise<void>
+  beforeAll(async () => { ({ store, cleanup } = await make()) })
+  afterAll(async () => { await cleanup() })
+
+  it('keeps the latest messages newest first, capped; counts unread inbound until read; lists the club by activity', async () => {
+    const [a, b] = [newPhone(), newPhone()]
+    const club = `club-${a}`
+    await store.record(a, club, [msg(1), msg(2, 'out'), msg(3), msg(4, 'out')])
+    await store.record(b, club, [msg(5)])
+    await store.record(a, club, [msg(6), msg(7, 'out')])
+    expect((await store.history(a, 0, 100)).map((m) => m.id)).toEqual(['m7', 'm6', 'm4', 'm3', 'm2'])
+    expect((await store.history(a, 1, 2)).map((m) => m.id)).toEqual(['m6', 'm4'])
+    expect(await store.conversation(a)).toMatchObject({ tenantId: club, unread: 3, lastAt: now + 7, lastInboundAt: now + 6, last: { id: 'm7' } })
+    await store.markRead(a)
+    expect((await store.conversation(a))?.unread).toBe(0)
+    expect(await store.clubPhones(club, 0, 10)).toEqual([a, b])
+    expect(await store.clubSize(club)).toBe(2)
+    await store.forget(club, b)
+    expect(await store.clubPhones(club, 0, 10)).toEqual([a])
+    expect(await store.conversation(newPhone())).toBeUndefined()
+  })
+
+  it('changes the handoff flag only from the flag as read, and lists requests past their deadline by shard', async () => {
+    const phone = newPhone()
+    await store.record(phone, 'club-norte', [msg(1)])
+    const requested = requestHandoff(undefined, now, 1_000)
+    expect(await store.setHandoff(phone, undefined, requested)).toBe(true)
+    expect(await store.setHandoff(phone, undefined, requested)).toBe(false)
+    expect((await store.conversation(phone))?.handoff).toEqual(requested)
+    expect(await store.dueHandoffs(shardOf(phone, SHARDS), now + 999, 100)).not.toContain(phone)
+    expect(await store.dueHandoffs(shardOf(phone, SHARDS), now + 1_000, 100)).toContain(phone)
+    const taken = (takeOver(requested, 'user_a', now) as { flag: Handoff }).flag
+    expect(await store.setHandoff(phone, requested, taken)).toBe(true)
+    // taken: no deadline any more
+    expect(await store.dueHandoffs(shardOf(phone, SHARDS), now + 10_000, 100)).not.toContain(phone)
+    expect(await store.setHandoff(phone, requested, undefined)).toBe(false)
+    expect(await store.setHandoff(phone, taken, undefined)).toBe(true)
+    expect((await store.conversation(phone))?.handoff).toBeUndefined()
+  })
+
+  it('does not show messages older than the history window', async () => {
+    const phone = newPhone()
+    await store.record(phone, 'club-norte', [msg(1)])
+    now += 91 * DAY
+    try {
+      expect(await store.history(phone, 0, 10)).toEqual([])
+    } finally {
+      now -= 91 * DAY
+    }
+  })
+})
