@@ -7,15 +7,13 @@ import type { OutboxEntry } from './outbound/messenger.ts'
 import { sendBodyFor, type OutboundMessage } from './outbound/messages.ts'
 import { UPDATE_COPY, type UpdateKind } from './replies/updates-copy.ts'
 import type { ChatStore } from './store.ts'
+import { insideReplyWindow } from './reply-window.ts'
 
 // Order updates and reminders in the chat. The in-app notice is the source: each member notice of a known event
 // is also queued, through the phone's outbox, to every phone linked to that member of the club that has updates
 // on, in the member's language. Inside the provider's 24-hour window (since the member last wrote) it is a text;
 // outside it the club's template for the event. The notice's externalId (event, order) names the chat message
 // too, so the same event twice (a retried step, racing instances) is queued once per phone.
-
-/** The provider delivers free text only this long after the member's last message. */
-export const WINDOW_MS = 24 * 60 * 60_000
 
 /** The notice event behind each update, and the template it falls back to (docs/chat.md, "Order updates"). */
 const KINDS: Record<string, (n: NotifyInput) => UpdateKind | undefined> = {
@@ -76,7 +74,7 @@ export class ChatUpdates {
     const where = tenant.pickup ? copy.pickupAt(tenant.pickup.address, tenant.pickup.hours) : copy.pickupAtClub
     const params = kind === 'order_ready_pickup' ? [displayId, where] : kind.startsWith('order_') ? [displayId] : [notice.body]
     const last = await this.deps.store.lastInbound(phone)
-    if (last !== undefined && this.deps.clock() - last < WINDOW_MS) return { type: 'text', text: { body: copy.text[kind](params) } }
+    if (insideReplyWindow(last, this.deps.clock())) return { type: 'text', text: { body: copy.text[kind](params) } }
     const chosen = tenant.chatTemplates?.[kind]
     return {
       type: 'template',

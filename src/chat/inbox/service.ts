@@ -10,13 +10,11 @@ import type { OutboxEntry } from '../outbound/messenger.ts'
 import { COPY } from '../replies/copy.ts'
 import type { ChatStore } from '../store.ts'
 import type { Author, Conversation, HistoryMessage, InboxStore } from './store.ts'
+import { insideReplyWindow } from '../reply-window.ts'
 
 // Staff in the loop: the history of each conversation, the handoff flag (machines/handoff.ts) and what staff
 // do with a conversation. Every message staff or the system send goes through the phone's outbox, behind the
 // bot's replies, so it is as durable and ordered as theirs; the history records it as it is queued.
-
-/** The provider takes free-form messages only within 24 hours of the member's last message. */
-export const REPLY_WINDOW_MS = 24 * 60 * 60_000
 
 export interface ActivityEvent {
   phone: string
@@ -236,7 +234,7 @@ export class ChatInbox {
   async send (tenantId: string, phone: string, staffId: string, text: string, key: string): Promise<HistoryMessage> {
     const c = await this.owned(tenantId, phone)
     const now = this.deps.clock()
-    if (c.lastInboundAt === undefined || now - c.lastInboundAt > REPLY_WINDOW_MS) {
+    if (!insideReplyWindow(c.lastInboundAt, now)) {
       throw conflict('The member wrote more than 24 hours ago: the provider takes only a template message now, not free text', { lastInboundAt: c.lastInboundAt === undefined ? null : new Date(c.lastInboundAt).toISOString() })
     }
     await this.takeOver(tenantId, phone, staffId)
