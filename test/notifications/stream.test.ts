@@ -4,7 +4,7 @@ import { buildApp, type BuiltApp } from '../../src/app.ts'
 import { createRedis, createRedisCluster, type RedisClient } from '../../src/plugins/redis.ts'
 import { toNode } from '../../scripts/lib/redis-cluster.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
-import { HEARTBEAT_MS } from '../../src/notifications/stream.ts'
+import { HEARTBEAT_MS } from '../../src/sse.ts'
 import { notice } from './fixtures.ts'
 import { eventually, openSse, type SseClient, type SseEvent } from './sse-client.ts'
 
