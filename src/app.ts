@@ -17,7 +17,9 @@ import healthRoutes from './health.ts'
 import seedPlugin from './seed.ts'
 import clubPlugin from './club/index.ts'
 import cropsPlugin from './crops/index.ts'
-import commercePlugin from './commerce/plugin.ts'
+import embeddedCommercePlugin from './embedded-commerce/plugin.ts'
+import commercePlugin from './commerce/index.ts'
+import accountsPlugin from './accounts/index.ts'
 import ordersPlugin from './orders/index.ts'
 import contentPlugin from './content/index.ts'
 import notificationsPlugin from './notifications/index.ts'
@@ -91,13 +93,15 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   await app.register(rateLimitPlugin, config.rateLimit)
   // Unknown routes count against the limit too, so scanning the API is throttled.
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, notFoundHandler)
-  await app.register(healthRoutes)
+  await app.register(embeddedCommercePlugin)
   await app.register(commercePlugin)
+  await app.register(healthRoutes)
   await app.register(clubPlugin)
   await app.register(cropsPlugin)
   await app.register(contentPlugin)
   await app.register(notificationsPlugin)
   await app.register(ordersPlugin)
+  await app.register(accountsPlugin)
   await app.register(chatLinkingPlugin)
   await app.register(chatPlugin, deps.chat ?? {})
   await app.register(seedPlugin)

@@ -31,7 +31,7 @@ async function commerceReport (app: FastifyInstance): Promise<CommerceReport> {
   const entries = await Promise.all((await app.tenants.list()).map(async (tenant): Promise<[string, BackendState]> => {
     let baseUrl: string
     try {
-      baseUrl = app.commerceAccess.medusaFor(tenant).settings.baseUrl
+      baseUrl = app.commerce.medusaFor(tenant).settings.baseUrl
     } catch {
       return [tenant.id, 'unconfigured']
     }
@@ -84,4 +84,4 @@ export default fp(async (fastify: FastifyInstance) => {
     })
     return { status: 'ready' as const, redis: app.redis ? 'up' as const : 'memory' as const, commerce }
   })
-}, { name: 'health', dependencies: ['redis', 'tenants'] })
+}, { name: 'health', dependencies: ['redis', 'tenants', 'commerce'] })

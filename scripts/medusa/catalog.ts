@@ -1,6 +1,6 @@
 // The project's demo data (shared/design/decisions.md, section 3) as Medusa fixtures: the same clubs, catalog,
-// stock, staff and members as the embedded backend's seed (src/commerce/demo.ts, src/tenants/demo.ts).
-import { DEMO_CLUBS } from '../../src/commerce/demo.ts'
+// stock, staff and members as the embedded backend's seed (src/embedded-commerce/demo.ts, src/tenants/demo.ts).
+import { DEMO_CLUBS } from '../../src/embedded-commerce/demo.ts'
 import type { ClubSpec } from '../../src/club/spec.ts'
 import { DEMO_PASSWORD as PASSWORD, demoClubSpecs, demoMembers } from '../../src/tenants/demo.ts'
 

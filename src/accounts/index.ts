@@ -1,11 +1,10 @@
-import type { FastifyInstance } from 'fastify'
-import type { CommerceAccess } from '../orders/commerce-access.ts'
+import fp from 'fastify-plugin'
 import { createLoginLock } from './failed-logins.ts'
 import { LoginService } from './login.ts'
 import { accountRoutes } from './routes.ts'
 
-/** Registers the login routes; called from the orders plugin, which owns the commerce access they share. */
-export async function registerAccounts (app: FastifyInstance, access: CommerceAccess): Promise<void> {
-  const login = new LoginService({ access, tenants: app.tenants, lock: createLoginLock(app.redis), jwtSecret: app.config.jwtSecret, log: app.log })
+// Staff and member login, against each club's commerce backend.
+export default fp(async (app) => {
+  const login = new LoginService({ access: app.commerce, tenants: app.tenants, lock: createLoginLock(app.redis), jwtSecret: app.config.jwtSecret, log: app.log })
   await app.register(accountRoutes, { login })
-}
+}, { name: 'accounts', dependencies: ['auth', 'tenants', 'commerce', 'rate-limit'] })

@@ -1,7 +1,17 @@
 import fp from 'fastify-plugin'
+import { memberRoutes } from './member-routes.ts'
+import { MemberService } from './members.ts'
+import { createOneUseTokens } from './one-use-tokens.ts'
 import { clubSettingsRoutes } from './settings-routes.ts'
+import { StaffService } from './staff.ts'
+import { staffRoutes } from './staff-routes.ts'
 
-// A club run by its own admins: its settings (and, registered by the orders plugin, its staff and members).
+// A club run by its own admins: its settings, its staff and its members.
 export default fp(async (app) => {
   await app.register(clubSettingsRoutes)
-}, { name: 'club', dependencies: ['auth', 'tenants'] })
+  const tokens = createOneUseTokens(app.redis)
+  await app.register(staffRoutes, { staff: new StaffService({ tenants: app.tenants, access: app.commerce, tokens }) })
+  // The chat-linking plugin registers after this one: its code store is looked up when a code is made.
+  const members = new MemberService({ tenants: app.tenants, access: app.commerce, tokens, linkCodes: () => app.linkCodes, jwtSecret: app.config.jwtSecret })
+  await app.register(memberRoutes, { members })
+}, { name: 'club', dependencies: ['auth', 'tenants', 'commerce'] })

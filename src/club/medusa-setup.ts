@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { CommerceClient } from '../orders/client.ts'
+import type { CommerceClient } from '../commerce/client.ts'
 import type { CommerceSetup } from './provision.ts'
 import { countryName, locationAddress } from './spec.ts'
 

@@ -4,11 +4,11 @@ import type { Actor } from '../auth/actor.ts'
 import { AppError, conflict } from '../errors.ts'
 import { activity, authorOf } from './activity.ts'
 import type { IdempotencyStore } from './idempotency.ts'
-import type { Medusa } from './medusa.ts'
+import type { Medusa } from '../commerce/medusa.ts'
 import { capturePayments, customerIdsWithEmail, fulfillItems, shipFulfillment, type OrdersService } from './service.ts'
 import { chooseShipping, PAYMENT_METHODS, startPayment } from './storefront.ts'
 import type { Activity, Order } from './schemas.ts'
-import type { UpstreamCart } from './upstream.ts'
+import type { UpstreamCart } from '../commerce/upstream.ts'
 
 // The one-call order (spec: POST /api/orders/create-and-process): nine steps in order, each reported as it
 // starts. Once the order exists, a failing step is written to its activity log before the error goes out.

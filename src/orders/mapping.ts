@@ -1,7 +1,7 @@
 import type {
   UpstreamCart, UpstreamCustomer, UpstreamFulfillment, UpstreamInventoryItem, UpstreamItem, UpstreamOrder, UpstreamPayment,
   UpstreamProduct, UpstreamShippingOption,
-} from './upstream.ts'
+} from '../commerce/upstream.ts'
 import {
   activitySchema, type Activity, type Address, type Cart, type Customer, type Fulfillment, type FulfillmentStatus, type InventoryLevel,
   type Item, type Member, type Order, type OrderStatus, type OrderSummary, type Payment, type PaymentStatus, type Product, type ShippingOption,

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { actorOf } from '../auth/actor.ts'
 import { optionalBody, pageQuery } from '../schemas/common.ts'
-import type { CommerceAccess } from './commerce-access.ts'
+import type { CommerceAccess } from '../commerce/access.ts'
 import { customerTenants, mapInventoryLevel, mapMember } from './mapping.ts'
 import {
   activitySchema, FULFILLMENT_STATUSES, inventoryLevelSchema, memberSchema, ORDER_STATUSES, orderSchema, orderSummarySchema, PAYMENT_STATUSES,

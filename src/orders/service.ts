@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { requireRole, type Actor } from '../auth/actor.ts'
 import type { Role } from '../auth/tokens.ts'
-import type { UpstreamSessionStore } from '../accounts/sessions.ts'
+import type { UpstreamSessionStore } from '../commerce/sessions.ts'
 import { AppError, conflict, notFound } from '../errors.ts'
 import type { Notifier } from '../notifications/types.ts'
 import type { Tenant } from '../tenants/model.ts'
@@ -9,10 +9,10 @@ import { keys } from '../stores/keys.ts'
 import type { Locks } from '../stores/locks.ts'
 import { activity, authorOf, withActivities } from './activity.ts'
 import { fulfillmentStatus, isShippedOrDelivered, mapActivities, mapOrder, mapOrderSummary, orderStatus, paymentStatus } from './mapping.ts'
-import type { Medusa } from './medusa.ts'
+import type { Medusa } from '../commerce/medusa.ts'
 import { notifyMember, shippingMethodOf, type NotifiedOrder, type OrderEvent } from './notify.ts'
 import type { Activity, FulfillmentStatus, Order, OrderStatus, OrderSummary, PaymentStatus } from './schemas.ts'
-import type { UpstreamOrder } from './upstream.ts'
+import type { UpstreamOrder } from '../commerce/upstream.ts'
 
 // Orders as the club's staff and members see them: reads scoped to the tenant's sales channel (and, for a
 // member, to their own orders), and the admin steps, each followed by a re-read of the order.

@@ -1,12 +1,12 @@
-import type { UpstreamSessionStore } from '../accounts/sessions.ts'
+import type { UpstreamSessionStore } from '../commerce/sessions.ts'
 import type { Actor } from '../auth/actor.ts'
 import { AppError, conflict, notFound } from '../errors.ts'
 import { activity, authorOf } from './activity.ts'
 import { mapCart, mapProduct, mapShippingOption } from './mapping.ts'
-import type { Medusa } from './medusa.ts'
+import type { Medusa } from '../commerce/medusa.ts'
 import { seesEveryOrder, type OrdersService } from './service.ts'
 import type { Cart, Order, Product, ShippingOption } from './schemas.ts'
-import type { UpstreamCart } from './upstream.ts'
+import type { UpstreamCart } from '../commerce/upstream.ts'
 
 // The member's store front (decisions.md section 5) in front of the backend's store API: the member's
 // upstream login (or, without one, the caller's own token) rides along with the club's publishable key.

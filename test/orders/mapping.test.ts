@@ -6,7 +6,7 @@ import {
 } from '../../src/orders/mapping.ts'
 import { withActivities, activity } from '../../src/orders/activity.ts'
 import { ACTIVITY_DESCRIPTIONS, FULFILLMENT_STATUSES, ORDER_STATUSES, orderSchema, PAYMENT_STATUSES } from '../../src/orders/schemas.ts'
-import { cartAnswer, orderAnswer, productsAnswer, shippingOptionsAnswer, upstreamInventoryItem, upstreamOrder } from '../../src/orders/upstream.ts'
+import { cartAnswer, orderAnswer, productsAnswer, shippingOptionsAnswer, upstreamInventoryItem, upstreamOrder } from '../../src/commerce/upstream.ts'
 import { sample } from './samples.ts'
 
 function snakeKeys (value: unknown, path = ''): string[] {

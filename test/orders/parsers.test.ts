@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ERROR_CODES } from '../../src/errors.ts'
-import { parseTenantsFile, TenantsFileError } from '../../src/orders/settings.ts'
-import { mapTransportError, mapUpstreamStatus } from '../../src/orders/upstream-errors.ts'
-import { queryString } from '../../src/orders/client.ts'
+import { parseTenantsFile, TenantsFileError } from '../../src/commerce/settings.ts'
+import { mapTransportError, mapUpstreamStatus } from '../../src/commerce/upstream-errors.ts'
+import { queryString } from '../../src/commerce/client.ts'
 
 // Parsers of outside input: the tenants file and upstream error answers.
 

@@ -1,28 +1,16 @@
 import type { FastifyInstance } from 'fastify'
 import { Histogram } from 'prom-client'
-import type { UpstreamSessionStore } from '../accounts/sessions.ts'
+import type { UpstreamSessionStore } from './sessions.ts'
 import type { Tenant } from '../tenants/model.ts'
 import { CommerceClient } from './client.ts'
 import { Medusa } from './medusa.ts'
 import { resolveSettings, type TenantsFile } from './settings.ts'
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Each club's commerce backend, also read by /ready. Decorated by the orders plugin. */
-    commerceAccess: CommerceAccess
-  }
-}
 
 /** What the orders and accounts routes share: one client, each club's backend, and the upstream logins. */
 export interface CommerceAccess {
   client: CommerceClient
   sessions: UpstreamSessionStore
   medusaFor (tenant: Tenant): Medusa
-}
-
-/** The base URL the commerce plugin publishes (the embedded backend, or COMMERCE_URL). */
-function defaultBaseUrl (app: FastifyInstance): string | undefined {
-  return (app as unknown as { commerceUrl?: string }).commerceUrl ?? app.config.commerce.url
 }
 
 export function commerceAccess (app: FastifyInstance, file: TenantsFile, sessions: UpstreamSessionStore): CommerceAccess {
@@ -37,8 +25,8 @@ export function commerceAccess (app: FastifyInstance, file: TenantsFile, session
   return {
     client,
     sessions,
-    // Resolved per request: the embedded backend's URL is known only once it listens.
-    medusaFor: (tenant) => new Medusa(client.forClub(tenant.id), resolveSettings(tenant, file, defaultBaseUrl(app))),
+    // Resolved per call: a club's record, and so its commerce settings, may change while the service runs.
+    medusaFor: (tenant) => new Medusa(client.forClub(tenant.id), resolveSettings(tenant, file, app.commerceUrl)),
   }
 }
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MemoryCommerceStore } from '../../src/commerce/store/memory.ts'
-import { RedisCommerceStore } from '../../src/commerce/store/redis.ts'
-import type { CommerceStore } from '../../src/commerce/store/port.ts'
-import type { CartDoc, OrderDoc, RegionDoc } from '../../src/commerce/model.ts'
+import { MemoryCommerceStore } from '../../src/embedded-commerce/store/memory.ts'
+import { RedisCommerceStore } from '../../src/embedded-commerce/store/redis.ts'
+import type { CommerceStore } from '../../src/embedded-commerce/store/port.ts'
+import type { CartDoc, OrderDoc, RegionDoc } from '../../src/embedded-commerce/model.ts'
 import { testRedis } from '../helper.ts'
 
 // The same cases against both implementations of the commerce store port.

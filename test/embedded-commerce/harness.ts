@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { buildCommerceBackend } from '../../src/commerce/backend.ts'
+import { buildCommerceBackend } from '../../src/embedded-commerce/backend.ts'
 import { testRedis, TEST_SECRETS } from '../helper.ts'
 
 export type StoreKind = 'redis' | 'memory'

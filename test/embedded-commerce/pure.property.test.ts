@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { parseFields, project } from '../../src/commerce/fields.ts'
-import { fulfillmentStatus, paymentStatus } from '../../src/commerce/calc.ts'
-import { mergeDeltas, type StockDelta } from '../../src/commerce/store/port.ts'
-import type { Fulfillment, OrderLineItem, PaymentCollection } from '../../src/commerce/model.ts'
+import { parseFields, project } from '../../src/embedded-commerce/fields.ts'
+import { fulfillmentStatus, paymentStatus } from '../../src/embedded-commerce/calc.ts'
+import { mergeDeltas, type StockDelta } from '../../src/embedded-commerce/store/port.ts'
+import type { Fulfillment, OrderLineItem, PaymentCollection } from '../../src/embedded-commerce/model.ts'
 
 const answer = fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.oneof(fc.integer(), fc.string(), fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.integer())))
 

@@ -1,13 +1,6 @@
 import fp from 'fastify-plugin'
 import { buildCommerceBackend } from './backend.ts'
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Base URL of the commerce backend: COMMERCE_URL, or the embedded one on a loopback port. Set at registration. */
-    commerceUrl: string
-  }
-}
-
 // Starts the embedded commerce backend when COMMERCE_URL is unset. It listens while this plugin registers, so
 // that `app.commerceUrl` is a working URL for every plugin registered after this one.
 export default fp(async (app) => {
@@ -29,4 +22,4 @@ export default fp(async (app) => {
   app.decorate('commerceUrl', `http://127.0.0.1:${port}`)
   app.log.info({ url: `http://127.0.0.1:${port}` }, 'embedded commerce backend listening')
   app.addHook('onClose', async () => { await backend.close() })
-}, { name: 'commerce', dependencies: ['redis', 'tenants'] })
+}, { name: 'embedded-commerce', dependencies: ['redis', 'tenants'] })

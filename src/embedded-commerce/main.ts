@@ -5,7 +5,7 @@ import { loggerOptions } from '../logger.ts'
 import { createRedis } from '../plugins/redis.ts'
 import { buildCommerceBackend } from './backend.ts'
 
-// The embedded commerce backend on its own: `tsx src/commerce/main.ts` (PORT, HOST, REDIS_URL, JWT_SECRET, SEED).
+// The embedded commerce backend on its own: `tsx src/embedded-commerce/main.ts` (PORT, HOST, REDIS_URL, JWT_SECRET, SEED).
 async function main (): Promise<void> {
   const config = loadConfigOrExit()
   const logger = pino(loggerOptions(config.logLevel, config.env))
