@@ -1,5 +1,6 @@
 import type { RedisClient } from '../plugins/redis.ts'
 import { TtlMap, type Clock } from '../chat/linking/memory-ttl.ts'
+import { defineScript } from './define-script.ts'
 
 // Attempts counted per key in a fixed window that starts at the first attempt (login locks of the staff and
 // member routes and of the chat login form). An attempt is taken BEFORE the guarded work (a password check)
@@ -47,7 +48,10 @@ export class MemoryAttemptWindow implements AttemptWindow {
 }
 
 // Compare, count and start the window in one step: 0 when counted, else the window's remaining ms.
-const TAKE = `
+const take = defineScript<[limit: number, windowMs: number], number>({
+  name: 'attemptTake',
+  keys: 1,
+  lua: `
 local n = tonumber(redis.call('GET', KEYS[1]) or '0')
 if n >= tonumber(ARGV[1]) then
   local ttl = redis.call('PTTL', KEYS[1])
@@ -58,30 +62,22 @@ if n >= tonumber(ARGV[1]) then
   return ttl
 end
 if redis.call('INCR', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0`
+return 0`,
+})
 
-const GIVE_BACK = `
+const giveBack = defineScript<[], unknown>({
+  name: 'attemptGiveBack',
+  keys: 1,
+  lua: `
 if redis.call('EXISTS', KEYS[1]) == 1 and redis.call('DECR', KEYS[1]) <= 0 then redis.call('DEL', KEYS[1]) end
-return 0`
-
-type WindowRedis = RedisClient & {
-  attemptTake (key: string, limit: number, windowMs: number): Promise<number>
-  attemptGiveBack (key: string): Promise<number>
-}
+return 0`,
+})
 
 export class RedisAttemptWindow implements AttemptWindow {
-  private readonly redis: WindowRedis
+  constructor (private readonly redis: RedisClient, private readonly options: AttemptWindowOptions) {}
 
-  constructor (redis: RedisClient, private readonly options: AttemptWindowOptions) {
-    if (!('attemptTake' in redis)) {
-      redis.defineCommand('attemptTake', { numberOfKeys: 1, lua: TAKE })
-      redis.defineCommand('attemptGiveBack', { numberOfKeys: 1, lua: GIVE_BACK })
-    }
-    this.redis = redis as WindowRedis
-  }
-
-  async take (key: string) { return await this.redis.attemptTake(key, this.options.limit, this.options.windowMs) }
-  async giveBack (key: string) { await this.redis.attemptGiveBack(key) }
+  async take (key: string) { return await take(this.redis, [key], this.options.limit, this.options.windowMs) }
+  async giveBack (key: string) { await giveBack(this.redis, [key]) }
   async clear (key: string) { await this.redis.del(key) }
 }
 

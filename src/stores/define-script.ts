@@ -1,0 +1,39 @@
+import type { RedisClient } from '../plugins/redis.ts'
+
+// One way to declare a Lua script: its name, how many keys it takes, its Lua, and the TypeScript types of its
+// arguments and result. The script is loaded on a client the first time it runs there (ioredis' defineCommand:
+// EVALSHA, falling back to EVAL once after a restart or failover), so a store needs no set-up step, and a call
+// with the wrong number of keys fails here, before Redis, instead of shifting KEYS into ARGV.
+
+export type ScriptArg = string | number | Buffer
+
+export interface ScriptSpec<Result> {
+  /** Unique among the service's scripts: it names the command ioredis defines on the client. */
+  name: string
+  keys: number
+  lua: string
+  /** Turns the raw Redis reply into the result (a parse, a count, a tuple); the raw reply when absent. */
+  decode?: (raw: unknown) => Result
+}
+
+export type Script<Args extends readonly ScriptArg[], Result> =
+  (redis: RedisClient, keys: readonly string[], ...args: Args) => Promise<Result>
+
+type Callable = (...keysAndArgs: ScriptArg[]) => Promise<unknown>
+
+const names = new Set<string>()
+
+export function defineScript<Args extends readonly ScriptArg[], Result> (spec: ScriptSpec<Result>): Script<Args, Result> {
+  if (names.has(spec.name)) throw new Error(`a Redis script named ${spec.name} is defined twice`)
+  names.add(spec.name)
+  const decode = spec.decode ?? ((raw: unknown) => raw as Result)
+  return async (redis, keys, ...args) => {
+    if (keys.length !== spec.keys) throw new Error(`script ${spec.name} takes ${spec.keys} keys, was given ${keys.length}`)
+    let command = (redis as unknown as Record<string, Callable | undefined>)[spec.name]
+    if (!command) {
+      redis.defineCommand(spec.name, { numberOfKeys: spec.keys, lua: spec.lua })
+      command = (redis as unknown as Record<string, Callable>)[spec.name] as Callable
+    }
+    return decode(await command.call(redis, ...keys, ...args))
+  }
+}
