@@ -1,6 +1,6 @@
 import { provisionCommerce } from '../club/provision.ts'
 import { DEMO_PASSWORD, demoClubSpecs, demoMembers, demoStaff, demoTenants } from '../tenants/demo.ts'
-import { clubSetupIds } from './ids.ts'
+import { clubSetupIds } from '../club/setup-ids.ts'
 import { embeddedSetup } from './provision.ts'
 import type { CommerceContext } from './services/context.ts'
 import { nowIso } from './services/context.ts'

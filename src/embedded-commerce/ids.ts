@@ -23,24 +23,3 @@ function encodeRandom (): string {
 export function newId (prefix: string, now = Date.now()): string {
   return `${prefix}_${encodeTime(now)}${encodeRandom()}`
 }
-
-/**
- * The embedded backend's ids of a club's commerce setup, derived from the club's id: provisioning twice finds
- * what the first run made, and the demo's ids stay stable for tests and docs.
- */
-export function clubSetupIds (tenantId: string) {
-  const code = tenantId.replace(/-/g, '_')
-  return {
-    region: `reg_${code}`,
-    salesChannel: `sc_${code}`,
-    apiKey: `apk_${code}`,
-    publishableKey: `pk_${code}`,
-    stockLocation: `sloc_${code}`,
-    locationAddress: `laddr_${code}`,
-    fulfillmentSet: `fuset_${code}`,
-    serviceZone: `serzo_${code}`,
-    shippingProfile: `sp_${code}`,
-    shippingOption: (name: string) => `so_${code}_${name}`,
-    serviceUser: `user_service_${code}`,
-  }
-}

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { CommerceSetup } from '../club/provision.ts'
 import { countryName, locationAddress } from '../club/spec.ts'
-import { clubSetupIds } from './ids.ts'
+import { clubSetupIds } from '../club/setup-ids.ts'
 import { saveUser, setIdentityPassword } from './services/accounts.ts'
 import { PAYMENT_PROVIDERS } from './services/carts.ts'
 import { nowIso, type CommerceContext } from './services/context.ts'

@@ -1,5 +1,5 @@
 import { clubRecord, clubSpecSchema, type ClubSpec } from '../club/spec.ts'
-import { clubSetupIds } from '../embedded-commerce/ids.ts'
+import { clubSetupIds } from '../club/setup-ids.ts'
 import type { CommerceSettings, Staff, Tenant } from './model.ts'
 
 // decisions.md section 3: stable ids, so that the README, the simulator and tests can name them.
