@@ -10,7 +10,8 @@ export type ScriptArg = string | number | Buffer
 export interface ScriptSpec<Result> {
   /** Unique among the service's scripts: it names the command ioredis defines on the client. */
   name: string
-  keys: number
+  /** How many keys it takes; `'list'` for a script over a list of keys (their count is sent with each call). */
+  keys: number | 'list'
   lua: string
   /** Turns the raw Redis reply into the result (a parse, a count, a tuple); the raw reply when absent. */
   decode?: (raw: unknown) => Result
@@ -28,12 +29,13 @@ export function defineScript<Args extends readonly ScriptArg[], Result> (spec: S
   names.add(spec.name)
   const decode = spec.decode ?? ((raw: unknown) => raw as Result)
   return async (redis, keys, ...args) => {
-    if (keys.length !== spec.keys) throw new Error(`script ${spec.name} takes ${spec.keys} keys, was given ${keys.length}`)
+    if (spec.keys !== 'list' && keys.length !== spec.keys) throw new Error(`script ${spec.name} takes ${spec.keys} keys, was given ${keys.length}`)
     let command = (redis as unknown as Record<string, Callable | undefined>)[spec.name]
     if (!command) {
-      redis.defineCommand(spec.name, { numberOfKeys: spec.keys, lua: spec.lua })
+      redis.defineCommand(spec.name, spec.keys === 'list' ? { lua: spec.lua } : { numberOfKeys: spec.keys, lua: spec.lua })
       command = (redis as unknown as Record<string, Callable>)[spec.name] as Callable
     }
-    return decode(await command.call(redis, ...keys, ...args))
+    const count = spec.keys === 'list' ? [keys.length] : []
+    return decode(await command.call(redis, ...count, ...keys, ...args))
   }
 }

@@ -1,7 +1,16 @@
-// The Redis store's atomic steps. Keys come only through KEYS (the client adds its key prefix to those).
+import { defineScript, type ScriptArg } from '../../stores/define-script.ts'
+import type { ReplaceResult } from './port.ts'
 
-/** KEYS: doc, indexes..., lookups...  ARGV: json, id, score, index count. 0 when the doc or a lookup exists. */
-export const CREATE = `
+// The Redis store's atomic steps. Every key comes through KEYS (the client adds its key prefix to those); the
+// keys of one step belong to several records that share no hash tag, which is why the embedded backend refuses
+// a Redis Cluster (config.ts and createCommerceStore).
+
+/** KEYS: doc, indexes..., lookups...  ARGV: json, id, score, index count. False when the doc or a lookup exists. */
+export const createDoc = defineScript<[json: string, id: string, score: number, indexCount: number], boolean>({
+  name: 'commerceCreate',
+  keys: 'list',
+  decode: (raw) => raw === 1,
+  lua: `
 local nIdx = tonumber(ARGV[4])
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 for i = 2 + nIdx, #KEYS do
@@ -11,13 +20,17 @@ redis.call('HSET', KEYS[1], 'rev', 1, 'doc', ARGV[1])
 for i = 2, 1 + nIdx do redis.call('ZADD', KEYS[i], ARGV[3], ARGV[2]) end
 for i = 2 + nIdx, #KEYS do redis.call('SET', KEYS[i], ARGV[2]) end
 return 1
-`
+`,
+})
 
 /**
  * KEYS: doc, cart-order marker (checked when ARGV[3] is '1'), stock hashes...
  * ARGV: expected rev, json, guard flag, now, then per stock hash: location, stocked delta, reserved delta.
  */
-export const REPLACE = `
+export const replaceDoc = defineScript<[rev: number, json: string, guard: '0' | '1', now: string, ...levels: ScriptArg[]], ReplaceResult>({
+  name: 'commerceReplace',
+  keys: 'list',
+  lua: `
 local rev = redis.call('HGET', KEYS[1], 'rev')
 if not rev or tonumber(rev) ~= tonumber(ARGV[1]) then return 'conflict' end
 if ARGV[3] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return 'completed' end
@@ -37,10 +50,14 @@ for i = 3, #KEYS do
 end
 redis.call('HSET', KEYS[1], 'rev', tonumber(rev) + 1, 'doc', ARGV[2])
 return 'ok'
-`
+`,
+})
 
 /** KEYS: stock hash.  ARGV: location, quantity, level id, now. */
-export const SET_STOCKED = `
+export const setStocked = defineScript<[location: string, quantity: number, levelId: string, now: string], 'ok' | 'below_reserved'>({
+  name: 'commerceSetStocked',
+  keys: 1,
+  lua: `
 local loc = ARGV[1]
 if tonumber(ARGV[2]) < tonumber(redis.call('HGET', KEYS[1], loc .. ':reserved') or '0') then return 'below_reserved' end
 if redis.call('HSETNX', KEYS[1], loc .. ':id', ARGV[3]) == 1 then
@@ -48,14 +65,34 @@ if redis.call('HSETNX', KEYS[1], loc .. ':id', ARGV[3]) == 1 then
 end
 redis.call('HSET', KEYS[1], loc .. ':stocked', ARGV[2], loc .. ':updated_at', ARGV[4])
 return 'ok'
-`
+`,
+})
 
 /**
  * KEYS: cart-order marker, cart doc, order doc, display_id sequence, indexes..., lookups..., stock hashes...
  * ARGV: cart rev, order json (display_id as "__DISPLAY_ID__"), order id, score, now, index count, lookup count,
  *       then per stock hash: location, quantity.
  */
-export const COMPLETE_CART = `
+export type CompleteCartReply =
+  | { kind: 'created', displayId: number }
+  | { kind: 'existing', orderId: string }
+  | { kind: 'conflict' }
+  /** `level`: the position (0-based) among the stock hashes of the one that falls short. */
+  | { kind: 'insufficient', level: number }
+
+type CompleteCartArgs = [cartRev: number, orderJson: string, orderId: string, score: number, now: string, indexCount: number, lookupCount: number, ...levels: ScriptArg[]]
+
+export const completeCart = defineScript<CompleteCartArgs, CompleteCartReply>({
+  name: 'commerceCompleteCart',
+  keys: 'list',
+  decode: (raw) => {
+    const [kind, value] = raw as [string, string]
+    if (kind === 'existing') return { kind, orderId: value }
+    if (kind === 'created') return { kind, displayId: Number(value) }
+    if (kind === 'insufficient') return { kind, level: Number(value) - 1 }
+    return { kind: 'conflict' }
+  },
+  lua: `
 local existing = redis.call('GET', KEYS[1])
 if existing then return {'existing', existing} end
 local rev = redis.call('HGET', KEYS[2], 'rev')
@@ -82,4 +119,5 @@ for i = 5, 4 + nIdx do redis.call('ZADD', KEYS[i], ARGV[4], ARGV[3]) end
 for i = 5 + nIdx, 4 + nIdx + nLk do redis.call('SET', KEYS[i], ARGV[3]) end
 redis.call('SET', KEYS[1], ARGV[3])
 return {'created', tostring(seq)}
-`
+`,
+})

@@ -1,34 +1,17 @@
 import type { Redis } from 'ioredis'
 import type { DocKinds, Kind, StockLevel } from '../model.ts'
 import { keys } from '../../stores/keys.ts'
-import { COMPLETE_CART, CREATE, REPLACE, SET_STOCKED } from './lua.ts'
+import { completeCart, createDoc, replaceDoc, setStocked } from './lua.ts'
 import {
   levelsFromHash, mergeDeltas, mergeReservations,
   type CommerceStore, type CompleteCartInput, type CompleteCartResult, type IndexEntry, type Lookup, type ReplaceOptions, type ReplaceResult, type Versioned,
 } from './port.ts'
 
-type Args = Array<string | number>
-
-interface Scripts {
-  commerceCreate (numKeys: number, ...args: Args): Promise<number>
-  commerceReplace (numKeys: number, ...args: Args): Promise<ReplaceResult>
-  commerceSetStocked (numKeys: number, ...args: Args): Promise<'ok' | 'below_reserved'>
-  commerceCompleteCart (numKeys: number, ...args: Args): Promise<[string, string]>
-}
-
 const DISPLAY_ID_SLOT = '__DISPLAY_ID__'
 
 /** Records are hashes {rev, doc}; every read-check-write is one of the scripts in lua.ts. */
 export class RedisCommerceStore implements CommerceStore {
-  private readonly scripts: Scripts
-
-  constructor (private readonly redis: Redis) {
-    redis.defineCommand('commerceCreate', { lua: CREATE })
-    redis.defineCommand('commerceReplace', { lua: REPLACE })
-    redis.defineCommand('commerceSetStocked', { lua: SET_STOCKED })
-    redis.defineCommand('commerceCompleteCart', { lua: COMPLETE_CART })
-    this.scripts = redis as unknown as Scripts
-  }
+  constructor (private readonly redis: Redis) {}
 
   async get<K extends Kind> (kind: K, id: string): Promise<Versioned<DocKinds[K]> | undefined> {
     const [rev, doc] = await this.redis.hmget(keys.commerce.doc(kind, id), 'rev', 'doc')
@@ -52,15 +35,15 @@ export class RedisCommerceStore implements CommerceStore {
   async create<K extends Kind> (kind: K, doc: DocKinds[K] & { id: string }, indexes: IndexEntry[], lookups: Lookup[]): Promise<boolean> {
     const keyList = [keys.commerce.doc(kind, doc.id), ...indexes.map((i) => keys.commerce.index(i.index)), ...lookups.map((l) => keys.commerce.lookup(l.name, l.value))]
     const score = indexes[0]?.score ?? 0
-    return await this.scripts.commerceCreate(keyList.length, ...keyList, JSON.stringify(doc), doc.id, score, indexes.length) === 1
+    return await createDoc(this.redis, keyList, JSON.stringify(doc), doc.id, score, indexes.length)
   }
 
   async replace<K extends Kind> (kind: K, rev: number, doc: DocKinds[K] & { id: string }, options: ReplaceOptions = {}): Promise<ReplaceResult> {
     const deltas = mergeDeltas(options.stock ?? [])
     const guard = options.unlessCartCompleted
     const keyList = [keys.commerce.doc(kind, doc.id), keys.commerce.cartOrder(guard ?? doc.id), ...deltas.map((d) => keys.commerce.stock(d.inventoryItemId))]
-    const args: Args = [rev, JSON.stringify(doc), guard ? '1' : '0', new Date().toISOString(), ...deltas.flatMap((d) => [d.locationId, d.stocked, d.reserved])]
-    return await this.scripts.commerceReplace(keyList.length, ...keyList, ...args)
+    return await replaceDoc(this.redis, keyList, rev, JSON.stringify(doc), guard ? '1' : '0', new Date().toISOString(),
+      ...deltas.flatMap((d) => [d.locationId, d.stocked, d.reserved]))
   }
 
   async ids (index: string): Promise<string[]> {
@@ -80,7 +63,7 @@ export class RedisCommerceStore implements CommerceStore {
   }
 
   async setStocked (inventoryItemId: string, locationId: string, quantity: number, levelId: string, now: string): Promise<'ok' | 'below_reserved'> {
-    return await this.scripts.commerceSetStocked(1, keys.commerce.stock(inventoryItemId), locationId, quantity, levelId, now)
+    return await setStocked(this.redis, [keys.commerce.stock(inventoryItemId)], locationId, quantity, levelId, now)
   }
 
   async cartOrder (cartId: string): Promise<string | undefined> {
@@ -100,17 +83,11 @@ export class RedisCommerceStore implements CommerceStore {
     ]
     const orderJson = JSON.stringify({ ...input.order, display_id: DISPLAY_ID_SLOT })
     const score = input.indexes[0]?.score ?? 0
-    const [kind, value] = await this.scripts.commerceCompleteCart(
-      keyList.length, ...keyList,
+    const reply = await completeCart(this.redis, keyList,
       input.cartRev, orderJson, input.order.id, score, input.now, input.indexes.length, input.lookups.length,
-      ...reservations.flatMap((r) => [r.locationId, r.quantity])
-    )
-    if (kind === 'existing') return { kind, orderId: value }
-    if (kind === 'conflict') return { kind }
-    if (kind === 'insufficient') {
-      const r = reservations[Number(value) - 1] as (typeof reservations)[number]
-      return { kind, inventoryItemId: r.inventoryItemId, locationId: r.locationId }
-    }
-    return { kind: 'created', displayId: Number(value) }
+      ...reservations.flatMap((r) => [r.locationId, r.quantity]))
+    if (reply.kind !== 'insufficient') return reply
+    const r = reservations[reply.level] as (typeof reservations)[number]
+    return { kind: 'insufficient', inventoryItemId: r.inventoryItemId, locationId: r.locationId }
   }
 }
