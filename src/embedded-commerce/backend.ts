@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { RedisClient } from '../plugins/redis.ts'
-import { commerceErrorHandler, commerceNotFoundHandler, invalidData } from './errors.ts'
+import { commerceErrorHandler, commerceNotFoundHandler, invalidData, validatorCompiler } from './errors.ts'
 import { createCommerceStore } from './store/index.ts'
 import type { CommerceContext } from './services/context.ts'
 import { seedDemo } from './demo.ts'
@@ -47,6 +47,8 @@ export async function buildCommerceBackend (options: CommerceBackendOptions): Pr
   })
   app.decorateRequest('commerceChannels', null as unknown as string[])
   app.decorateRequest('commerceActor', undefined)
+  app.decorateRequest('commerceRegistration', undefined)
+  app.setValidatorCompiler(validatorCompiler)
   app.setErrorHandler(commerceErrorHandler)
   app.setNotFoundHandler(commerceNotFoundHandler)
 

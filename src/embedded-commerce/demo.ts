@@ -6,6 +6,7 @@ import type { CommerceContext } from './services/context.ts'
 import { nowIso } from './services/context.ts'
 import { createIdentity, saveCustomer, saveUser } from './services/accounts.ts'
 import { buildProduct, saveProduct } from './services/catalog.ts'
+import { createProductBody } from './requests.ts'
 
 // The demo clubs' commerce data (decisions.md section 3), with the stable ids of src/tenants/demo.ts. The
 // clubs' setup is provisioned as any club's is (src/club/provision.ts); the catalog and people are the demo's.
@@ -97,7 +98,7 @@ async function seedClub (ctx: CommerceContext, club: DemoClub, now: string): Pro
   for (const p of club.products) {
     const id = demoIds.product(club.short, p.key)
     if (await ctx.store.get('product', id)) continue
-    const built = buildProduct({
+    const built = buildProduct(createProductBody.parse({
       title: p.title,
       handle: `${club.short}-${p.key}`,
       description: p.description,
@@ -105,7 +106,7 @@ async function seedClub (ctx: CommerceContext, club: DemoClub, now: string): Pro
       sales_channels: [{ id: salesChannelId }],
       options: [{ title: p.option, values: p.variants.map((v) => v.title) }],
       variants: p.variants.map((v) => ({ title: v.title, sku: v.sku, options: { [p.option]: v.title }, prices: [{ currency_code: 'ars', amount: v.price }] })),
-    }, now, { product: id })
+    }), now, { product: id })
     if (!await saveProduct(ctx, built)) continue
     for (const [i, v] of built.product.variants.entries()) {
       const stock = p.variants[i]?.stock ?? 0

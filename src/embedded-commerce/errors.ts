@@ -1,36 +1,41 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify'
 import type { z } from 'zod'
 
-// Medusa v2's error bodies: {type, message, code?}; statuses as a real Medusa 2.21 answers them.
+// The embedded backend's one error mechanism: everything it refuses is a MedusaError carrying the status and
+// body a real Medusa 2.21 answers (test/embedded-commerce/samples/), and one handler writes it. Route schemas
+// (the validator compiler below) and Fastify's own refusals end up as MedusaErrors too.
+
 export type MedusaErrorType = 'invalid_data' | 'not_allowed' | 'not_found' | 'unauthorized' | 'duplicate_error' | 'conflict' | 'unknown_error'
 
-const STATUS: Record<MedusaErrorType, number> = {
-  invalid_data: 400,
-  not_allowed: 400,
-  not_found: 404,
-  unauthorized: 401,
-  duplicate_error: 422,
-  conflict: 409,
-  unknown_error: 500,
+export interface MedusaErrorBody {
+  code?: string
+  type?: MedusaErrorType
+  message: string
 }
 
 export class MedusaError extends Error {
   override name = 'MedusaError'
-  readonly status: number
-  constructor (readonly type: MedusaErrorType, message: string, readonly code?: string) {
-    super(message)
-    this.status = STATUS[type]
+  /** Fixed when made: Fastify writes its own `code` on the validation errors it passes on. */
+  readonly body: MedusaErrorBody
+  constructor (readonly status: number, body: MedusaErrorBody) {
+    super(body.message)
+    this.body = body
   }
 }
 
-/** Admin routes (and the customer's own routes) without a valid token: 401 with no `type`, as unauth_admin.json. */
-export class UnauthorizedError extends Error {
-  override name = 'UnauthorizedError'
-}
+const typed = (status: number, type: MedusaErrorType) => (message: string, code?: string): MedusaError =>
+  new MedusaError(status, code ? { code, type, message } : { type, message })
 
-export const invalidData = (message: string): MedusaError => new MedusaError('invalid_data', message)
-export const notAllowed = (message: string, code?: string): MedusaError => new MedusaError('not_allowed', message, code)
-export const notFound = (message: string): MedusaError => new MedusaError('not_found', message)
+export const invalidData = typed(400, 'invalid_data')
+export const notAllowed = typed(400, 'not_allowed')
+export const notFound = typed(404, 'not_found')
+export const unauthorized = typed(401, 'unauthorized')
+export const duplicate = typed(422, 'duplicate_error')
+export const conflict = typed(409, 'conflict')
+export const unknownError = typed(500, 'unknown_error')
+
+/** No valid token for the route: Medusa's authentication middleware answers 401 with no `type` (unauth_admin.json). */
+export const unauthenticated = (): MedusaError => new MedusaError(401, { message: 'Unauthorized' })
 
 function fieldName (path: ReadonlyArray<PropertyKey>): string {
   return path.map(String).join('.')
@@ -55,11 +60,14 @@ export function medusaValidationMessage (error: z.ZodError): string {
   return `Invalid request: ${parts.join('; ')}`
 }
 
-/** Parses outside input with a zod schema; a failure is 400 invalid_data in Medusa's words. */
-export function parseInput<S extends z.ZodType> (schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input ?? {}, { reportInput: true })
-  if (!result.success) throw invalidData(medusaValidationMessage(result.error))
-  return result.data
+/**
+ * Validates a route's params, querystring and body with their zod schemas (typed by fastify-type-provider-zod's
+ * ZodTypeProvider). Unlike that package's compiler it keeps each issue's input, which Medusa's message quotes,
+ * and reads a missing body as {} (Express's body parser does). A failure is 400 invalid_data.
+ */
+export const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema }) => (data) => {
+  const result = schema.safeParse(data ?? {}, { reportInput: true })
+  return result.success ? { value: result.data } : { error: invalidData(medusaValidationMessage(result.error)) }
 }
 
 const FASTIFY_ERRORS: Record<string, { status: number, message?: string }> = {
@@ -68,19 +76,17 @@ const FASTIFY_ERRORS: Record<string, { status: number, message?: string }> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400 },
 }
 
-export function commerceErrorHandler (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
-  if (error instanceof UnauthorizedError) {
-    reply.status(401).send({ message: 'Unauthorized' })
-    return
-  }
-  if (error instanceof MedusaError) {
-    request.log.info({ type: error.type, status: error.status }, error.message)
-    reply.status(error.status).send(error.code ? { code: error.code, type: error.type, message: error.message } : { type: error.type, message: error.message })
-    return
-  }
+function asMedusaError (error: FastifyError | Error): MedusaError | undefined {
+  if (error instanceof MedusaError) return error
   const known = FASTIFY_ERRORS[(error as FastifyError).code ?? '']
-  if (known) {
-    reply.status(known.status).send({ type: 'invalid_data', message: known.message ?? error.message })
+  return known && new MedusaError(known.status, { type: 'invalid_data', message: known.message ?? error.message })
+}
+
+export function commerceErrorHandler (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
+  const medusa = asMedusaError(error)
+  if (medusa) {
+    request.log.info({ type: medusa.body.type, status: medusa.status }, medusa.message)
+    reply.status(medusa.status).send(medusa.body)
     return
   }
   // Whatever else went wrong stays in the log; the body is Medusa's generic one.

@@ -2,7 +2,7 @@ import { jwtVerify, SignJWT } from 'jose'
 import { bearerToken, verifyAccessToken } from '../auth/tokens.ts'
 import type { Role } from '../auth/tokens.ts'
 import type { ActorType } from './model.ts'
-import { UnauthorizedError } from './errors.ts'
+import { unauthenticated } from './errors.ts'
 
 // Tokens in Medusa's form (decisions.md section 2): HS256, actor_id, actor_type, auth_identity_id and
 // app_metadata {role, tenants, customer_id | user_id}, 24 h. Verification of whole tokens is the service's own
@@ -55,17 +55,23 @@ export async function actorFrom (secret: string, authorization: string | undefin
     const p = await verifyAccessToken(secret, bearerToken(authorization))
     return { type: p.role === 'member' ? 'customer' : 'user', id: p.sub, role: p.role, tenants: p.tenants }
   } catch {
-    throw new UnauthorizedError()
+    throw unauthenticated()
   }
 }
 
+/** Who a registration token stands for: an email/password identity, with no customer or user yet (actorId empty). */
+export interface Registration {
+  authIdentityId: string
+  actorId: string
+}
+
 /** The identity a registration token (actor_id empty) stands for; anything else is a 401. */
-export async function registrationIdentity (secret: string, authorization: string | undefined, actorType: ActorType = 'customer'): Promise<{ authIdentityId: string, actorId: string }> {
+export async function registrationIdentity (secret: string, authorization: string | undefined, actorType: ActorType = 'customer'): Promise<Registration> {
   try {
     const { payload } = await jwtVerify(bearerToken(authorization), encoder.encode(secret), { algorithms: ['HS256'], requiredClaims: ['exp'] })
-    if (payload.actor_type !== actorType || typeof payload.auth_identity_id !== 'string' || typeof payload.actor_id !== 'string') throw new UnauthorizedError()
+    if (payload.actor_type !== actorType || typeof payload.auth_identity_id !== 'string' || typeof payload.actor_id !== 'string') throw unauthenticated()
     return { authIdentityId: payload.auth_identity_id, actorId: payload.actor_id }
   } catch {
-    throw new UnauthorizedError()
+    throw unauthenticated()
   }
 }

@@ -1,24 +1,26 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { invalidData, notFound, parseInput, UnauthorizedError } from '../errors.ts'
+import { invalidData, notFound } from '../errors.ts'
 import type { CustomerDoc, OrderDoc, ProductDoc } from '../model.ts'
-import { actorFrom, type Actor } from '../tokens.ts'
+import {
+  cancelFulfillmentBody, captureBody, createCustomerBody, createProductBody, fieldsQuery, filterValues, fulfillBody, fulfillmentParams, idParams,
+  levelParams, listQuery, newLevelBody, shipmentBody, stockedQuantityBody, updateCustomerBody, updateOrderBody, updateProductBody,
+} from '../requests.ts'
+import type { Actor } from '../tokens.ts'
 import { apiKeyView, inventoryItemView, salesChannelView, shippingOptionView, stockLocationView } from '../views/catalog.ts'
 import { regionView } from '../views/common.ts'
 import { capturedPaymentView } from '../views/payments.ts'
 import { customerView, userView } from '../views/people.ts'
 import { clubsOf, createAdminCustomer, getCustomer, getUser, listCustomers, updateCustomer } from '../services/accounts.ts'
+import { buildProduct, getInventoryItem, getProduct, listInventoryItems, listProducts, matchesQuery, saveProduct, setStockLevel, updateProduct } from '../services/catalog.ts'
 import {
-  buildProduct, getInventoryItem, getProduct, listInventoryItems, listProducts, matchesQuery, newLevelBody, saveProduct, setStockLevel,
-  stockedQuantityBody, updateProduct,
-} from '../services/catalog.ts'
-import {
-  cancelFulfillment, cancelOrder, capturePayment, completeOrder, createFulfillment, createShipment, filterValues, getOrder, markDelivered, matchesOrder,
+  cancelFulfillment, cancelOrder, capturePayment, completeOrder, createFulfillment, createShipment, getOrder, markDelivered, matchesOrder,
   orderMissing, ordersOfChannels, ordersOfCustomer, sortOrders, updateOrder,
 } from '../services/orders.ts'
 import { channelsOfTenants, getRegion, listApiKeys, listRegions, listShippingOptions, listStockLocations } from '../services/setup.ts'
 import { renderOrder, renderOrders, renderProducts } from './render.ts'
-import { fieldsQuery, idParams, listQuery, many, one, paged, query, type RouteDeps } from './shared.ts'
+import { actorOf, many, one, paged, staffOnly, type RouteDeps } from './shared.ts'
 
 /** What a staff user may see and act on: the sales channels (and their stock locations) of their clubs. */
 interface Scope {
@@ -27,98 +29,95 @@ interface Scope {
   locationIds: string[]
 }
 
-const fulfillmentParams = z.object({ id: z.string().min(1), fulfillment_id: z.string().min(1) })
-const levelParams = z.object({ id: z.string().min(1), location_id: z.string().min(1) })
+/** Renames query keys as some of Medusa's clients send them (`status[]=`, `location_levels[location_id]=`). */
+const renamedKeys = (rename: (key: string) => string) => (raw: unknown): unknown =>
+  typeof raw === 'object' && raw !== null ? Object.fromEntries(Object.entries(raw).map(([k, v]) => [rename(k), v])) : raw
+
+const orderListQuery = z.preprocess(renamedKeys((k) => k.replace(/\[\]$/, '')), listQuery(20).extend({
+  q: z.string().optional(),
+  status: filterValues,
+  customer_id: filterValues,
+  sales_channel_id: filterValues,
+  payment_status: filterValues,
+  fulfillment_status: filterValues,
+}))
+
+const inventoryListQuery = z.preprocess(renamedKeys((k) => k === 'location_levels[location_id]' ? 'location_id' : k),
+  listQuery(20).extend({ q: z.string().optional(), sku: filterValues, id: filterValues, location_id: filterValues }))
+
+const byId = { params: idParams, querystring: fieldsQuery }
+const byFulfillment = { params: fulfillmentParams, querystring: fieldsQuery }
 
 // /admin/*: a staff token (Medusa's user form, or the service's own admin/grower token) is required.
-export async function adminRoutes (app: FastifyInstance, { ctx }: RouteDeps): Promise<void> {
-  app.addHook('onRequest', async (request) => {
-    const actor = await actorFrom(ctx.jwtSecret, request.headers.authorization)
-    if (!actor || actor.type !== 'user') throw new UnauthorizedError()
-    request.commerceActor = actor
-  })
+export async function adminRoutes (fastify: FastifyInstance, { ctx }: RouteDeps): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>()
+  app.addHook('onRequest', staffOnly(ctx))
 
   const scopeOf = async (request: FastifyRequest): Promise<Scope> => {
-    const actor = request.commerceActor as Actor
+    const actor = actorOf(request)
     const channelIds = (await channelsOfTenants(ctx, actor.tenants)).map((c) => c.id)
     const locationIds = (await listStockLocations(ctx)).filter((l) => l.sales_channel_ids.some((c) => channelIds.includes(c))).map((l) => l.id)
     return { actor, channelIds, locationIds }
   }
 
-  const visibleOrder = async (request: FastifyRequest): Promise<{ scope: Scope, order: OrderDoc }> => {
-    const { id } = parseInput(idParams, request.params)
+  const visibleOrder = async (request: FastifyRequest, id: string): Promise<{ scope: Scope, order: OrderDoc }> => {
     const scope = await scopeOf(request)
     const order = await getOrder(ctx, id)
     if (!scope.channelIds.includes(order.sales_channel_id)) throw orderMissing(id)
     return { scope, order }
   }
 
-  const orderAnswer = async (order: OrderDoc, request: FastifyRequest) => one('order', await renderOrder(ctx, order), query(fieldsQuery, request).fields)
+  const orderAnswer = async (order: OrderDoc, fields: string | undefined) => one('order', await renderOrder(ctx, order), fields)
 
-  const orderListQuery = listQuery(20).extend({
-    q: z.string().optional(),
-    status: filterValues,
-    customer_id: filterValues,
-    sales_channel_id: filterValues,
-    payment_status: filterValues,
-    fulfillment_status: filterValues,
-  })
-
-  app.get('/admin/orders', async (request) => {
-    const raw = request.query as Record<string, unknown>
-    // Medusa's clients also send filters as `status[]=`.
-    const normalized = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k.replace(/\[\]$/, ''), v]))
-    const q = parseInput(orderListQuery, normalized)
+  app.get('/admin/orders', { schema: { querystring: orderListQuery } }, async (request) => {
+    const q = request.query
     const scope = await scopeOf(request)
     const channelIds = q.sales_channel_id?.length ? scope.channelIds.filter((c) => q.sales_channel_id?.includes(c)) : scope.channelIds
     const orders = sortOrders((await ordersOfChannels(ctx, channelIds)).filter((o) => matchesOrder(o, q)), q.order)
     return paged('orders', await renderOrders(ctx, orders.slice(q.offset, q.offset + q.limit)), orders.length, q)
   })
 
-  app.get('/admin/orders/:id', async (request) => await orderAnswer((await visibleOrder(request)).order, request))
+  app.get('/admin/orders/:id', { schema: byId }, async (request) =>
+    await orderAnswer((await visibleOrder(request, request.params.id)).order, request.query.fields))
 
-  app.post('/admin/orders/:id', async (request) => {
-    const { order } = await visibleOrder(request)
-    return await orderAnswer(await updateOrder(ctx, order.id, request.body), request)
+  app.post('/admin/orders/:id', { schema: { ...byId, body: updateOrderBody } }, async (request) => {
+    const { order } = await visibleOrder(request, request.params.id)
+    return await orderAnswer(await updateOrder(ctx, order.id, request.body), request.query.fields)
   })
 
-  app.post('/admin/orders/:id/cancel', async (request) => {
-    const { scope, order } = await visibleOrder(request)
-    return await orderAnswer(await cancelOrder(ctx, scope.actor, order.id), request)
+  app.post('/admin/orders/:id/cancel', { schema: byId }, async (request) => {
+    const { scope, order } = await visibleOrder(request, request.params.id)
+    return await orderAnswer(await cancelOrder(ctx, scope.actor, order.id), request.query.fields)
   })
 
-  app.post('/admin/orders/:id/complete', async (request) => {
-    const { order } = await visibleOrder(request)
-    return await orderAnswer(await completeOrder(ctx, order.id), request)
+  app.post('/admin/orders/:id/complete', { schema: byId }, async (request) => {
+    const { order } = await visibleOrder(request, request.params.id)
+    return await orderAnswer(await completeOrder(ctx, order.id), request.query.fields)
   })
 
-  app.post('/admin/orders/:id/fulfillments', async (request) => {
-    const { scope, order } = await visibleOrder(request)
-    return await orderAnswer(await createFulfillment(ctx, scope.actor, order.id, request.body), request)
+  app.post('/admin/orders/:id/fulfillments', { schema: { ...byId, body: fulfillBody } }, async (request) => {
+    const { scope, order } = await visibleOrder(request, request.params.id)
+    return await orderAnswer(await createFulfillment(ctx, scope.actor, order.id, request.body), request.query.fields)
   })
 
-  app.post('/admin/orders/:id/fulfillments/:fulfillment_id/shipments', async (request) => {
-    const { fulfillment_id: fulfillmentId } = parseInput(fulfillmentParams, request.params)
-    const { scope, order } = await visibleOrder(request)
-    return await orderAnswer(await createShipment(ctx, scope.actor, order.id, fulfillmentId, request.body), request)
+  app.post('/admin/orders/:id/fulfillments/:fulfillment_id/shipments', { schema: { ...byFulfillment, body: shipmentBody } }, async (request) => {
+    const { scope, order } = await visibleOrder(request, request.params.id)
+    return await orderAnswer(await createShipment(ctx, scope.actor, order.id, request.params.fulfillment_id, request.body), request.query.fields)
   })
 
-  app.post('/admin/orders/:id/fulfillments/:fulfillment_id/cancel', async (request) => {
-    const { fulfillment_id: fulfillmentId } = parseInput(fulfillmentParams, request.params)
-    const { order } = await visibleOrder(request)
-    return await orderAnswer(await cancelFulfillment(ctx, order.id, fulfillmentId, request.body), request)
+  app.post('/admin/orders/:id/fulfillments/:fulfillment_id/cancel', { schema: { ...byFulfillment, body: cancelFulfillmentBody } }, async (request) => {
+    const { order } = await visibleOrder(request, request.params.id)
+    return await orderAnswer(await cancelFulfillment(ctx, order.id, request.params.fulfillment_id), request.query.fields)
   })
 
-  app.post('/admin/orders/:id/fulfillments/:fulfillment_id/mark-as-delivered', async (request) => {
-    const { fulfillment_id: fulfillmentId } = parseInput(fulfillmentParams, request.params)
-    const { scope, order } = await visibleOrder(request)
-    return await orderAnswer(await markDelivered(ctx, order.id, fulfillmentId, scope.actor), request)
+  app.post('/admin/orders/:id/fulfillments/:fulfillment_id/mark-as-delivered', { schema: byFulfillment }, async (request) => {
+    const { scope, order } = await visibleOrder(request, request.params.id)
+    return await orderAnswer(await markDelivered(ctx, order.id, request.params.fulfillment_id, scope.actor), request.query.fields)
   })
 
-  app.post('/admin/payments/:id/capture', async (request) => {
-    const { id } = parseInput(idParams, request.params)
+  app.post('/admin/payments/:id/capture', { schema: { params: idParams, body: captureBody } }, async (request) => {
     const scope = await scopeOf(request)
-    const { payment, collectionId } = await capturePayment(ctx, scope.actor, id, request.body, (o) => scope.channelIds.includes(o.sales_channel_id))
+    const { payment, collectionId } = await capturePayment(ctx, scope.actor, request.params.id, request.body, (o) => scope.channelIds.includes(o.sales_channel_id))
     return { payment: capturedPaymentView(payment, collectionId) }
   })
 
@@ -126,8 +125,10 @@ export async function adminRoutes (app: FastifyInstance, { ctx }: RouteDeps): Pr
   const productAnswer = async (product: ProductDoc, scope: Scope, fields: string | undefined) =>
     one('product', (await renderProducts(ctx, [product], scope.locationIds, undefined))[0], fields)
 
-  app.get('/admin/products', async (request) => {
-    const q = query(listQuery(20).extend({ q: z.string().optional(), id: filterValues, handle: filterValues, status: filterValues, sales_channel_id: filterValues }), request)
+  const productListQuery = listQuery(20).extend({ q: z.string().optional(), id: filterValues, handle: filterValues, status: filterValues, sales_channel_id: filterValues })
+
+  app.get('/admin/products', { schema: { querystring: productListQuery } }, async (request) => {
+    const q = request.query
     const scope = await scopeOf(request)
     const products = (await listProducts(ctx)).filter((p) => visibleProduct(scope)(p) &&
       matchesQuery(p, q.q) &&
@@ -138,32 +139,32 @@ export async function adminRoutes (app: FastifyInstance, { ctx }: RouteDeps): Pr
     return many('products', await renderProducts(ctx, products, scope.locationIds, undefined), q)
   })
 
-  app.get('/admin/products/:id', async (request) => {
-    const { id } = parseInput(idParams, request.params)
+  app.get('/admin/products/:id', { schema: byId }, async (request) => {
+    const { id } = request.params
     const scope = await scopeOf(request)
     const product = await getProduct(ctx, id)
     if (!visibleProduct(scope)(product)) throw notFound(`Product with id: ${id} was not found`)
-    return await productAnswer(product, scope, query(fieldsQuery, request).fields)
+    return await productAnswer(product, scope, request.query.fields)
   })
 
-  app.post('/admin/products', async (request) => {
+  app.post('/admin/products', { schema: { querystring: fieldsQuery, body: createProductBody } }, async (request) => {
     const scope = await scopeOf(request)
-    const body = (request.body ?? {}) as Record<string, unknown>
+    const body = request.body
     // Without sales channels, a product is sold in the channels of the staff user's clubs.
     const built = buildProduct(body.sales_channels === undefined ? { ...body, sales_channels: scope.channelIds.map((id) => ({ id })) } : body)
     const foreign = built.product.sales_channel_ids.filter((c) => !scope.channelIds.includes(c))
     if (foreign.length > 0) throw invalidData(`Sales channels ${foreign.join(', ')} do not exist`)
     await saveProduct(ctx, built)
-    return await productAnswer(built.product, scope, query(fieldsQuery, request).fields)
+    return await productAnswer(built.product, scope, request.query.fields)
   })
 
-  app.post('/admin/products/:id', async (request) => {
-    const { id } = parseInput(idParams, request.params)
+  app.post('/admin/products/:id', { schema: { ...byId, body: updateProductBody } }, async (request) => {
+    const { id } = request.params
     const scope = await scopeOf(request)
     if (!visibleProduct(scope)(await getProduct(ctx, id))) throw notFound(`Product with id: ${id} was not found`)
     const product = await updateProduct(ctx, id, request.body)
     if (product.sales_channel_ids.some((c) => !scope.channelIds.includes(c))) throw invalidData('Sales channels outside your clubs cannot be assigned')
-    return await productAnswer(product, scope, query(fieldsQuery, request).fields)
+    return await productAnswer(product, scope, request.query.fields)
   })
 
   /** Inventory items of products sold in the user's clubs (and items no product uses yet). */
@@ -191,11 +192,8 @@ export async function adminRoutes (app: FastifyInstance, { ctx }: RouteDeps): Pr
     return scope
   }
 
-  app.get('/admin/inventory-items', async (request) => {
-    const raw = request.query as Record<string, unknown>
-    const q = parseInput(listQuery(20).extend({ q: z.string().optional(), sku: filterValues, id: filterValues, location_id: filterValues }), {
-      ...raw, location_id: raw.location_id ?? raw['location_levels[location_id]'],
-    })
+  app.get('/admin/inventory-items', { schema: { querystring: inventoryListQuery } }, async (request) => {
+    const q = request.query
     const scope = await scopeOf(request)
     const visible = await visibleItems(scope)
     const needle = q.q?.toLowerCase()
@@ -209,29 +207,21 @@ export async function adminRoutes (app: FastifyInstance, { ctx }: RouteDeps): Pr
     return many('inventory_items', shown, q)
   })
 
-  app.get('/admin/inventory-items/:id', async (request) => {
-    const { id } = parseInput(idParams, request.params)
-    return await itemAnswer(id, await visibleItem(request, id), query(fieldsQuery, request).fields)
-  })
+  app.get('/admin/inventory-items/:id', { schema: byId }, async (request) =>
+    await itemAnswer(request.params.id, await visibleItem(request, request.params.id), request.query.fields))
 
-  const setLevel = async (request: FastifyRequest, id: string, locationId: string, quantity: number) => {
+  const setLevel = async (request: FastifyRequest, id: string, locationId: string, quantity: number, fields: string | undefined) => {
     const scope = await visibleItem(request, id)
     if (!scope.locationIds.includes(locationId)) throw notFound(`Stock location with id: ${locationId} was not found`)
     await setStockLevel(ctx, id, locationId, quantity)
-    return await itemAnswer(id, scope, query(fieldsQuery, request).fields)
+    return await itemAnswer(id, scope, fields)
   }
 
-  app.post('/admin/inventory-items/:id/location-levels', async (request) => {
-    const { id } = parseInput(idParams, request.params)
-    const body = parseInput(newLevelBody, request.body)
-    return await setLevel(request, id, body.location_id, body.stocked_quantity)
-  })
+  app.post('/admin/inventory-items/:id/location-levels', { schema: { ...byId, body: newLevelBody } }, async (request) =>
+    await setLevel(request, request.params.id, request.body.location_id, request.body.stocked_quantity, request.query.fields))
 
-  app.post('/admin/inventory-items/:id/location-levels/:location_id', async (request) => {
-    const { id, location_id: locationId } = parseInput(levelParams, request.params)
-    const body = parseInput(stockedQuantityBody, request.body)
-    return await setLevel(request, id, locationId, body.stocked_quantity)
-  })
+  app.post('/admin/inventory-items/:id/location-levels/:location_id', { schema: { params: levelParams, querystring: fieldsQuery, body: stockedQuantityBody } }, async (request) =>
+    await setLevel(request, request.params.id, request.params.location_id, request.body.stocked_quantity, request.query.fields))
 
   // Members of the staff's clubs; and a guest (the customer a cart's email makes, as in Medusa, whose admins see
   // every customer) once it has an order in the staff's channels, so that a member's guest orders can be found.
@@ -239,8 +229,10 @@ export async function adminRoutes (app: FastifyInstance, { ctx }: RouteDeps): Pr
     clubsOf(c).some((t) => scope.actor.tenants.includes(t)) ||
     (!c.has_account && (await ordersOfCustomer(ctx, c.id)).some((o) => scope.channelIds.includes(o.sales_channel_id)))
 
-  app.get('/admin/customers', async (request) => {
-    const q = query(listQuery(20).extend({ q: z.string().optional(), email: filterValues, has_account: z.enum(['true', 'false']).optional() }), request)
+  const customerListQuery = listQuery(20).extend({ q: z.string().optional(), email: filterValues, has_account: z.enum(['true', 'false']).optional() })
+
+  app.get('/admin/customers', { schema: { querystring: customerListQuery } }, async (request) => {
+    const q = request.query
     const scope = await scopeOf(request)
     const needle = q.q?.toLowerCase()
     const matching = (await listCustomers(ctx)).filter((c) =>
@@ -251,71 +243,63 @@ export async function adminRoutes (app: FastifyInstance, { ctx }: RouteDeps): Pr
     return many('customers', matching.filter((_, i) => visible[i]).map(customerView), q)
   })
 
-  const customerOf = async (request: FastifyRequest) => {
-    const { id } = parseInput(idParams, request.params)
+  const visibleCustomerOf = async (request: FastifyRequest, id: string) => {
     const scope = await scopeOf(request)
     const customer = await getCustomer(ctx, id)
     if (!await visibleCustomer(scope, customer)) throw notFound(`Customer with id: ${id} was not found`)
     return customer
   }
 
-  app.post('/admin/customers', async (request) => {
+  app.post('/admin/customers', { schema: { querystring: fieldsQuery, body: createCustomerBody } }, async (request) => {
     const scope = await scopeOf(request)
-    const metadata = (request.body as { metadata?: { clubs?: unknown } } | undefined)?.metadata
     // Embedded only: staff register members into their own clubs.
-    const clubs = Array.isArray(metadata?.clubs) ? metadata.clubs : []
-    if (clubs.some((c) => typeof c !== 'string' || !scope.actor.tenants.includes(c))) throw invalidData('Customers are registered only into your own clubs')
-    return one('customer', customerView(await createAdminCustomer(ctx, request.body)), query(fieldsQuery, request).fields)
+    const clubs = request.body.metadata?.clubs
+    if (Array.isArray(clubs) && clubs.some((c) => typeof c !== 'string' || !scope.actor.tenants.includes(c))) throw invalidData('Customers are registered only into your own clubs')
+    return one('customer', customerView(await createAdminCustomer(ctx, request.body)), request.query.fields)
   })
 
-  app.get('/admin/customers/:id', async (request) => one('customer', customerView(await customerOf(request)), query(fieldsQuery, request).fields))
+  app.get('/admin/customers/:id', { schema: byId }, async (request) =>
+    one('customer', customerView(await visibleCustomerOf(request, request.params.id)), request.query.fields))
 
-  app.post('/admin/customers/:id', async (request) => {
-    const customer = await customerOf(request)
-    return one('customer', customerView(await updateCustomer(ctx, customer.id, request.body)), query(fieldsQuery, request).fields)
+  app.post('/admin/customers/:id', { schema: { ...byId, body: updateCustomerBody } }, async (request) => {
+    const customer = await visibleCustomerOf(request, request.params.id)
+    return one('customer', customerView(await updateCustomer(ctx, customer.id, request.body)), request.query.fields)
   })
 
-  app.get('/admin/users/me', async (request) => {
-    const actor = request.commerceActor as Actor
-    return { user: userView(await getUser(ctx, actor.id)) }
-  })
+  app.get('/admin/users/me', async (request) => ({ user: userView(await getUser(ctx, actorOf(request).id)) }))
 
-  app.get('/admin/regions', async (request) => many('regions', (await listRegions(ctx)).map(regionView), query(listQuery(20), request)))
-  app.get('/admin/regions/:id', async (request) => {
-    const { id } = parseInput(idParams, request.params)
-    return one('region', regionView(await getRegion(ctx, id)), query(fieldsQuery, request).fields)
-  })
+  app.get('/admin/regions', { schema: { querystring: listQuery(20) } }, async (request) => many('regions', (await listRegions(ctx)).map(regionView), request.query))
 
-  app.get('/admin/sales-channels', async (request) => {
-    const actor = request.commerceActor as Actor
-    return many('sales_channels', (await channelsOfTenants(ctx, actor.tenants)).map(salesChannelView), query(listQuery(20), request))
-  })
+  app.get('/admin/regions/:id', { schema: byId }, async (request) =>
+    one('region', regionView(await getRegion(ctx, request.params.id)), request.query.fields))
 
-  app.get('/admin/api-keys', async (request) => {
-    const actor = request.commerceActor as Actor
-    const channels = await channelsOfTenants(ctx, actor.tenants)
+  app.get('/admin/sales-channels', { schema: { querystring: listQuery(20) } }, async (request) =>
+    many('sales_channels', (await channelsOfTenants(ctx, actorOf(request).tenants)).map(salesChannelView), request.query))
+
+  app.get('/admin/api-keys', { schema: { querystring: listQuery(20) } }, async (request) => {
+    const channels = await channelsOfTenants(ctx, actorOf(request).tenants)
     const keys = (await listApiKeys(ctx)).filter((k) => k.sales_channel_ids.some((c) => channels.some((ch) => ch.id === c)))
-    return many('api_keys', keys.map((k) => apiKeyView(k, channels.filter((c) => k.sales_channel_ids.includes(c.id)))), query(listQuery(20), request))
+    return many('api_keys', keys.map((k) => apiKeyView(k, channels.filter((c) => k.sales_channel_ids.includes(c.id)))), request.query)
   })
 
-  app.get('/admin/stock-locations', async (request) => {
+  app.get('/admin/stock-locations', { schema: { querystring: listQuery(20) } }, async (request) => {
     const scope = await scopeOf(request)
     const channels = await channelsOfTenants(ctx, scope.actor.tenants)
     const locations = (await listStockLocations(ctx)).filter((l) => scope.locationIds.includes(l.id))
-    return many('stock_locations', locations.map((l) => stockLocationView(l, channels.filter((c) => l.sales_channel_ids.includes(c.id)))), query(listQuery(20), request))
+    return many('stock_locations', locations.map((l) => stockLocationView(l, channels.filter((c) => l.sales_channel_ids.includes(c.id)))), request.query)
   })
 
-  app.get('/admin/stock-locations/:id', async (request) => {
-    const { id } = parseInput(idParams, request.params)
+  app.get('/admin/stock-locations/:id', { schema: byId }, async (request) => {
+    const { id } = request.params
     const scope = await scopeOf(request)
     const location = (await listStockLocations(ctx)).find((l) => l.id === id && scope.locationIds.includes(l.id))
     if (!location) throw notFound(`Stock location with id: ${id} was not found`)
     const channels = await channelsOfTenants(ctx, scope.actor.tenants)
-    return one('stock_location', stockLocationView(location, channels.filter((c) => location.sales_channel_ids.includes(c.id))), query(fieldsQuery, request).fields)
+    return one('stock_location', stockLocationView(location, channels.filter((c) => location.sales_channel_ids.includes(c.id))), request.query.fields)
   })
 
-  app.get('/admin/shipping-options', async (request) => {
-    const q = query(listQuery(20).extend({ stock_location_id: filterValues }), request)
+  app.get('/admin/shipping-options', { schema: { querystring: listQuery(20).extend({ stock_location_id: filterValues }) } }, async (request) => {
+    const q = request.query
     const scope = await scopeOf(request)
     const locations = new Map((await listStockLocations(ctx)).map((l) => [l.id, l]))
     const options = (await listShippingOptions(ctx)).filter((o) => scope.locationIds.includes(o.stock_location_id) &&

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify'
-import { z } from 'zod'
 import { parseFields, project } from '../fields.ts'
-import { parseInput, UnauthorizedError } from '../errors.ts'
+import { unauthenticated } from '../errors.ts'
 import type { CommerceContext } from '../services/context.ts'
-import type { Actor } from '../tokens.ts'
+import type { ActorType } from '../model.ts'
+import { actorFrom, registrationIdentity, type Actor, type Registration } from '../tokens.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,27 +11,13 @@ declare module 'fastify' {
     commerceChannels: string[]
     /** Embedded commerce backend: who the bearer token says is calling, if anyone. */
     commerceActor: Actor | undefined
+    /** Embedded commerce backend: the identity of a registration token (registration and invite routes). */
+    commerceRegistration: Registration | undefined
   }
 }
 
 export interface RouteDeps {
   ctx: CommerceContext
-}
-
-/** limit/offset/fields/order of Medusa's list routes; other keys are the route's filters. */
-export function listQuery (defaultLimit: number) {
-  return z.looseObject({
-    limit: z.coerce.number().int().min(0).default(defaultLimit),
-    offset: z.coerce.number().int().min(0).default(0),
-    fields: z.string().optional(),
-    order: z.string().optional(),
-  })
-}
-
-export const fieldsQuery = z.looseObject({ fields: z.string().optional() })
-
-export function query<S extends z.ZodType> (schema: S, request: FastifyRequest): z.output<S> {
-  return parseInput(schema, request.query)
 }
 
 /** A record with `fields` applied. */
@@ -45,20 +31,48 @@ export function one (name: string, value: unknown, fields: string | undefined): 
 }
 
 /** An already cut page (`items`) of `count` records, with `fields` applied to each. */
-export function paged (name: string, items: readonly unknown[], count: number, q: { offset: number, limit: number, fields?: string }): Record<string, unknown> {
+export function paged (name: string, items: readonly unknown[], count: number, q: { offset: number, limit: number, fields?: string | undefined }): Record<string, unknown> {
   const selection = parseFields(q.fields)
   return { [name]: items.map((v) => project(v, selection)), count, offset: q.offset, limit: q.limit }
 }
 
 /** A page of records under their name, with count/offset/limit, and `fields` applied to each. */
-export function many (name: string, all: readonly unknown[], q: { offset: number, limit: number, fields?: string }): Record<string, unknown> {
+export function many (name: string, all: readonly unknown[], q: { offset: number, limit: number, fields?: string | undefined }): Record<string, unknown> {
   return paged(name, all.slice(q.offset, q.offset + q.limit), all.length, q)
 }
 
-export function requireActor (request: FastifyRequest, type: Actor['type']): Actor {
-  const actor = request.commerceActor
-  if (!actor || actor.type !== type) throw new UnauthorizedError()
-  return actor
+// Who may call is settled in hooks (onRequest or preValidation), before the route's schemas are checked: without
+// a valid token the answer is 401 whatever the request holds, as from Medusa's authentication middleware.
+
+/** A staff token (Medusa's user form, or the service's own admin/grower token). */
+export function staffOnly (ctx: CommerceContext) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const actor = await actorFrom(ctx.jwtSecret, request.headers.authorization)
+    if (!actor || actor.type !== 'user') throw unauthenticated()
+    request.commerceActor = actor
+  }
 }
 
-export const idParams = z.object({ id: z.string().min(1) })
+/** A registration token of `actorType` (registering a customer, accepting an invite). */
+export function registeringOnly (ctx: CommerceContext, actorType: ActorType) {
+  return async (request: FastifyRequest): Promise<void> => {
+    request.commerceRegistration = await registrationIdentity(ctx.jwtSecret, request.headers.authorization, actorType)
+  }
+}
+
+/** preValidation, after the store's onRequest hook has read the token: a customer token. */
+export async function customerOnly (request: FastifyRequest): Promise<void> {
+  if (request.commerceActor?.type !== 'customer') throw unauthenticated()
+}
+
+/** The caller a route's hook (staffOnly, customerOnly) has admitted. */
+export function actorOf (request: FastifyRequest): Actor {
+  if (!request.commerceActor) throw unauthenticated()
+  return request.commerceActor
+}
+
+/** The identity of a registration token a route's hook has checked. */
+export function registrationOf (request: FastifyRequest): Registration {
+  if (!request.commerceRegistration) throw unauthenticated()
+  return request.commerceRegistration
+}

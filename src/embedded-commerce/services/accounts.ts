@@ -1,16 +1,14 @@
-import { z } from 'zod'
 import { newId } from '../ids.ts'
 import type { ActorType, AuthIdentityDoc, CustomerDoc, UserDoc } from '../model.ts'
 import { hashPassword, verifyPassword } from '../passwords.ts'
-import { signActorToken, type Actor } from '../tokens.ts'
-import { invalidData, MedusaError, notFound, parseInput } from '../errors.ts'
+import { signActorToken, type Actor, type Registration } from '../tokens.ts'
+import { duplicate, invalidData, notFound, unauthorized, unknownError, type MedusaError } from '../errors.ts'
+import type { CreateCustomerInput, Credentials, UpdateCustomerInput } from '../requests.ts'
 import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
 import { listDocs, loadDoc, mutate } from './repo.ts'
 import { mergeMetadata } from './catalog.ts'
 
 // Email/password identities, customers (members) and users (staff), and the tokens they log in with.
-
-export const credentialsBody = z.object({ email: z.string().trim().toLowerCase().pipe(z.email()), password: z.string().min(1) })
 
 export const customerMissing = (id: string): MedusaError => notFound(`Customer with id: ${id} was not found`)
 
@@ -39,11 +37,10 @@ async function tokenFor (ctx: CommerceContext, identity: AuthIdentityDoc): Promi
 }
 
 /** POST /auth/{actor}/emailpass: a wrong email and a wrong password answer alike, after the same work. */
-export async function login (ctx: CommerceContext, actorType: ActorType, input: unknown): Promise<string> {
-  const { email, password } = parseInput(credentialsBody, input)
+export async function login (ctx: CommerceContext, actorType: ActorType, { email, password }: Credentials): Promise<string> {
   const identity = await identityOf(ctx, actorType, email)
   const ok = await verifyPassword(password, identity?.password_hash)
-  if (!identity || !ok) throw new MedusaError('unauthorized', 'Invalid email or password')
+  if (!identity || !ok) throw unauthorized('Invalid email or password')
   return await tokenFor(ctx, identity)
 }
 
@@ -59,7 +56,7 @@ export async function createIdentity (ctx: CommerceContext, actorType: ActorType
 export async function setIdentityPassword (ctx: CommerceContext, actorType: ActorType, email: string, password: string, actorId: string | null): Promise<void> {
   if (await createIdentity(ctx, actorType, email, password, actorId)) return
   const identity = await identityOf(ctx, actorType, email)
-  if (!identity) throw new MedusaError('unknown_error', `Identity of ${email} vanished while its password was set`)
+  if (!identity) throw unknownError(`Identity of ${email} vanished while its password was set`)
   const hash = await hashPassword(password)
   await mutate(ctx.store, 'auth_identity', identity.id, () => notFound('Auth identity not found'), (doc) => {
     doc.password_hash = hash
@@ -69,24 +66,14 @@ export async function setIdentityPassword (ctx: CommerceContext, actorType: Acto
 }
 
 /** POST /auth/{actor}/emailpass/register: a registration token, for POST /store/customers or an invite's accept. */
-export async function register (ctx: CommerceContext, input: unknown, actorType: ActorType = 'customer'): Promise<string> {
-  const { email, password } = parseInput(credentialsBody, input)
+export async function register (ctx: CommerceContext, { email, password }: Credentials, actorType: ActorType = 'customer'): Promise<string> {
   const identity = await createIdentity(ctx, actorType, email, password, null)
-  if (!identity) throw new MedusaError('unauthorized', 'Identity with email already exists')
+  if (!identity) throw unauthorized('Identity with email already exists')
   return await tokenFor(ctx, identity)
 }
 
-export const createCustomerBody = z.object({
-  email: z.string().trim().toLowerCase().pipe(z.email()),
-  first_name: z.string().nullish(),
-  last_name: z.string().nullish(),
-  phone: z.string().nullish(),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
-})
-
 /** POST /store/customers with a registration token: the customer, a member of the key's club. */
-export async function createCustomer (ctx: CommerceContext, registration: { authIdentityId: string, actorId: string }, clubs: string[], input: unknown): Promise<CustomerDoc> {
-  const body = parseInput(createCustomerBody, input)
+export async function createCustomer (ctx: CommerceContext, registration: Registration, clubs: string[], body: CreateCustomerInput): Promise<CustomerDoc> {
   if (registration.actorId) throw invalidData('Request already authenticated as a customer.')
   const identity = await loadDoc(ctx.store, 'auth_identity', registration.authIdentityId, () => notFound('Auth identity not found'))
   if (identity.actor_id) throw invalidData('Request already authenticated as a customer.')
@@ -104,7 +91,7 @@ export async function createCustomer (ctx: CommerceContext, registration: { auth
     updated_at: now,
   }
   const taken = await saveCustomer(ctx, customer) ? customer : await takeOverAdminMade(ctx, body.email, customer)
-  if (!taken) throw new MedusaError('duplicate_error', `A customer with email ${body.email} already exists`)
+  if (!taken) throw duplicate(`A customer with email ${body.email} already exists`)
   await mutate(ctx.store, 'auth_identity', identity.id, () => notFound('Auth identity not found'), (doc) => {
     doc.actor_id = taken.id
     return undefined
@@ -134,8 +121,7 @@ async function takeOverAdminMade (ctx: CommerceContext, email: string, registeri
 }
 
 /** POST /admin/customers: a customer without an account, in the clubs its metadata names. */
-export async function createAdminCustomer (ctx: CommerceContext, input: unknown): Promise<CustomerDoc> {
-  const body = parseInput(createCustomerBody, input)
+export async function createAdminCustomer (ctx: CommerceContext, body: CreateCustomerInput): Promise<CustomerDoc> {
   const now = nowIso()
   const customer: CustomerDoc = {
     id: newId('cus'),
@@ -148,7 +134,7 @@ export async function createAdminCustomer (ctx: CommerceContext, input: unknown)
     created_at: now,
     updated_at: now,
   }
-  if (!await saveCustomer(ctx, customer)) throw new MedusaError('duplicate_error', `Customer with email: ${body.email}, has_account: false, already exists.`)
+  if (!await saveCustomer(ctx, customer)) throw duplicate(`Customer with email: ${body.email}, has_account: false, already exists.`)
   return customer
 }
 
@@ -190,15 +176,7 @@ export async function customerForCart (ctx: CommerceContext, actor: Actor | unde
   return guest
 }
 
-export const updateCustomerBody = z.object({
-  first_name: z.string().nullish(),
-  last_name: z.string().nullish(),
-  phone: z.string().nullish(),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
-})
-
-export async function updateCustomer (ctx: CommerceContext, id: string, input: unknown): Promise<CustomerDoc> {
-  const body = parseInput(updateCustomerBody, input)
+export async function updateCustomer (ctx: CommerceContext, id: string, body: UpdateCustomerInput): Promise<CustomerDoc> {
   return await mutate(ctx.store, 'customer', id, () => customerMissing(id), (c) => {
     if (body.first_name !== undefined) c.first_name = body.first_name ?? null
     if (body.last_name !== undefined) c.last_name = body.last_name ?? null

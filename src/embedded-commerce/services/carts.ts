@@ -1,10 +1,10 @@
-import { z } from 'zod'
 import { totals } from '../calc.ts'
 import { newId } from '../ids.ts'
 import type { CartDoc, LineItem, OrderDoc, PaymentCollection, RegionDoc, SalesChannelDoc, ShippingOptionDoc, StoredAddress } from '../model.ts'
 import type { Actor } from '../tokens.ts'
 import type { Reservation } from '../store/port.ts'
-import { invalidData, MedusaError, notAllowed, notFound, parseInput } from '../errors.ts'
+import { conflict, invalidData, notAllowed, notFound, type MedusaError } from '../errors.ts'
+import type { AddressInput, CreateCartInput, LineItemInput, LineQuantityInput, PaymentSessionInput, UpdateCartInput } from '../requests.ts'
 import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
 import { loadDoc } from './repo.ts'
 import { availableAt, findVariant, mergeMetadata } from './catalog.ts'
@@ -16,54 +16,6 @@ import { getRegion, listRegions, listShippingOptions, locationsOfChannel } from 
 export const PAYMENT_PROVIDERS = ['pp_system_default', 'pp_cash', 'pp_onlinepay', 'pp_transfer'] as const
 
 export const cartMissing = (id: string): MedusaError => notFound(`Cart with id '${id}' not found`)
-
-const addressFields = {
-  first_name: z.string().nullish(),
-  last_name: z.string().nullish(),
-  company: z.string().nullish(),
-  address_1: z.string().nullish(),
-  address_2: z.string().nullish(),
-  city: z.string().nullish(),
-  postal_code: z.string().nullish(),
-  province: z.string().nullish(),
-  country_code: z.string().nullish(),
-  phone: z.string().nullish(),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
-}
-const addressBody = z.object({ ...addressFields, country_code: z.string().trim().toLowerCase().nullish() })
-// Medusa 2.21 compares an update's country as sent ("AR" is not within a region of "ar").
-const updateAddressBody = z.object(addressFields)
-type AddressInput = z.output<typeof updateAddressBody>
-
-const lineBody = z.object({
-  variant_id: z.string().min(1),
-  quantity: z.number().int().min(1),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
-})
-
-export const createCartBody = z.object({
-  region_id: z.string().min(1).optional(),
-  email: z.string().trim().toLowerCase().pipe(z.email()).optional(),
-  sales_channel_id: z.string().min(1).optional(),
-  shipping_address: addressBody.optional(),
-  billing_address: addressBody.optional(),
-  items: z.array(lineBody).optional(),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
-})
-
-export const updateCartBody = z.object({
-  region_id: z.string().min(1).optional(),
-  email: z.string().trim().toLowerCase().pipe(z.email()).optional(),
-  shipping_address: updateAddressBody.optional(),
-  billing_address: updateAddressBody.optional(),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
-})
-
-export const lineItemBody = lineBody
-export const lineQuantityBody = z.object({ quantity: z.number().int().min(0), metadata: z.record(z.string(), z.unknown()).nullish() })
-export const shippingMethodBody = z.object({ option_id: z.string().min(1), data: z.record(z.string(), z.unknown()).optional() })
-export const paymentCollectionBody = z.object({ cart_id: z.string().min(1) })
-export const paymentSessionBody = z.object({ provider_id: z.string().min(1), data: z.record(z.string(), z.unknown()).optional() })
 
 /** A new address, replacing the cart's whole (Medusa makes a new one: fields not sent are null, the country too). */
 function toAddress (input: AddressInput, region: RegionDoc): StoredAddress {
@@ -162,7 +114,7 @@ async function changeCart (ctx: CommerceContext, id: string, change: (cart: Cart
     if (outcome === 'ok') return cart
     if (outcome === 'completed') throw invalidData(`Cart ${id} is already completed`)
   }
-  throw new MedusaError('conflict', `Cart ${id} is being changed by another request, try again`)
+  throw conflict(`Cart ${id} is being changed by another request, try again`)
 }
 
 async function addLine (ctx: CommerceContext, cart: CartDoc, variantId: string, quantity: number, metadata: Record<string, unknown> | null | undefined): Promise<void> {
@@ -172,8 +124,7 @@ async function addLine (ctx: CommerceContext, cart: CartDoc, variantId: string, 
   cart.items = existing ? cart.items.map((i) => i.id === existing.id ? line : i) : [...cart.items, line]
 }
 
-export async function createCart (ctx: CommerceContext, channelIds: readonly string[], actor: Actor | undefined, input: unknown): Promise<CartDoc> {
-  const body = parseInput(createCartBody, input)
+export async function createCart (ctx: CommerceContext, channelIds: readonly string[], actor: Actor | undefined, body: CreateCartInput): Promise<CartDoc> {
   const salesChannelId = body.sales_channel_id ?? channelIds[0] as string
   if (!channelIds.includes(salesChannelId)) throw invalidData(`Sales channel ${salesChannelId} is not associated with the publishable key`)
   const channel = (await ctx.store.get('sales_channel', salesChannelId))?.doc
@@ -202,8 +153,7 @@ export async function createCart (ctx: CommerceContext, channelIds: readonly str
   return cart
 }
 
-export async function updateCart (ctx: CommerceContext, id: string, actor: Actor | undefined, input: unknown): Promise<CartDoc> {
-  const body = parseInput(updateCartBody, input)
+export async function updateCart (ctx: CommerceContext, id: string, actor: Actor | undefined, body: UpdateCartInput): Promise<CartDoc> {
   return await changeCart(ctx, id, async (cart) => {
     let region = await getRegion(ctx, cart.region_id)
     if (body.region_id && body.region_id !== cart.region_id) {
@@ -222,8 +172,7 @@ export async function updateCart (ctx: CommerceContext, id: string, actor: Actor
   })
 }
 
-export async function addLineItem (ctx: CommerceContext, id: string, input: unknown): Promise<CartDoc> {
-  const body = parseInput(lineItemBody, input)
+export async function addLineItem (ctx: CommerceContext, id: string, body: LineItemInput): Promise<CartDoc> {
   return await changeCart(ctx, id, async (cart) => { await addLine(ctx, cart, body.variant_id, body.quantity, body.metadata) })
 }
 
@@ -233,8 +182,7 @@ function lineOf (cart: CartDoc, lineId: string): LineItem {
   return line
 }
 
-export async function updateLineItem (ctx: CommerceContext, id: string, lineId: string, input: unknown): Promise<CartDoc> {
-  const body = parseInput(lineQuantityBody, input)
+export async function updateLineItem (ctx: CommerceContext, id: string, lineId: string, body: LineQuantityInput): Promise<CartDoc> {
   return await changeCart(ctx, id, async (cart) => {
     const line = lineOf(cart, lineId)
     if (body.quantity === 0) {
@@ -262,10 +210,9 @@ export async function shippingOptionsFor (ctx: CommerceContext, cart: CartDoc): 
     .sort((a, b) => a.amount - b.amount || a.name.localeCompare(b.name))
 }
 
-export async function addShippingMethod (ctx: CommerceContext, id: string, input: unknown): Promise<CartDoc> {
-  const body = parseInput(shippingMethodBody, input)
+export async function addShippingMethod (ctx: CommerceContext, id: string, optionId: string): Promise<CartDoc> {
   return await changeCart(ctx, id, async (cart) => {
-    const option = (await shippingOptionsFor(ctx, cart)).find((o) => o.id === body.option_id)
+    const option = (await shippingOptionsFor(ctx, cart)).find((o) => o.id === optionId)
     if (!option) throw invalidData('Shipping Options are invalid for cart.')
     const now = nowIso()
     cart.shipping_methods = [{ id: newId('casm'), name: option.name, shipping_option_id: option.id, amount: option.amount, created_at: now, updated_at: now }]
@@ -273,8 +220,7 @@ export async function addShippingMethod (ctx: CommerceContext, id: string, input
 }
 
 /** POST /store/payment-collections: the cart's collection, made on first call. */
-export async function paymentCollectionFor (ctx: CommerceContext, channelIds: readonly string[], input: unknown): Promise<PaymentCollection> {
-  const { cart_id: cartId } = parseInput(paymentCollectionBody, input)
+export async function paymentCollectionFor (ctx: CommerceContext, channelIds: readonly string[], cartId: string): Promise<PaymentCollection> {
   await cartOfChannels(ctx, cartId, channelIds)
   const cart = await changeCart(ctx, cartId, (c) => {
     if (c.payment_collection) return
@@ -287,8 +233,7 @@ export async function paymentCollectionFor (ctx: CommerceContext, channelIds: re
 }
 
 /** POST /store/payment-collections/{id}/payment-sessions: one pending session with the chosen provider. */
-export async function startPaymentSession (ctx: CommerceContext, channelIds: readonly string[], collectionId: string, input: unknown): Promise<PaymentCollection> {
-  const body = parseInput(paymentSessionBody, input)
+export async function startPaymentSession (ctx: CommerceContext, channelIds: readonly string[], collectionId: string, body: PaymentSessionInput): Promise<PaymentCollection> {
   const missing = (): MedusaError => notFound(`Payment collection with id: ${collectionId} was not found`)
   const cartId = await ctx.store.lookup(LOOKUP.paymentCollection, collectionId)
   if (!cartId) throw missing()
@@ -397,7 +342,7 @@ export async function completeCart (ctx: CommerceContext, channelIds: readonly s
       throw notAllowed(`Not enough stock available for item ${result.inventoryItemId} at location ${result.locationId}`, 'insufficient_inventory')
     }
   }
-  throw new MedusaError('conflict', `Cart ${id} is being changed by another request, try again`)
+  throw conflict(`Cart ${id} is being changed by another request, try again`)
 }
 
 /** When the cart became an order, the order's creation time. */

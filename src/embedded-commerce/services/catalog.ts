@@ -1,7 +1,7 @@
-import { z } from 'zod'
 import { newId } from '../ids.ts'
 import type { InventoryItemDoc, Metadata, ProductDoc, ProductOption, StockLevel, VariantDoc } from '../model.ts'
-import { invalidData, MedusaError, notFound, parseInput } from '../errors.ts'
+import { duplicate, invalidData, notFound, type MedusaError } from '../errors.ts'
+import type { CreateProductInput, UpdateProductInput } from '../requests.ts'
 import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
 import { listDocs, loadDoc, mutate } from './repo.ts'
 
@@ -48,62 +48,6 @@ export function quantityFrom (stock: Map<string, StockLevel[]>, locationIds: rea
   }
 }
 
-const metadataSchema = z.record(z.string(), z.unknown()).nullable()
-const priceSchema = z.object({ currency_code: z.string().min(3).max(3).transform((c) => c.toLowerCase()), amount: z.number().int().min(0) })
-const variantSchema = z.object({
-  title: z.string().min(1),
-  sku: z.string().min(1).nullish(),
-  manage_inventory: z.boolean().default(true),
-  allow_backorder: z.boolean().default(false),
-  variant_rank: z.number().int().optional(),
-  options: z.record(z.string(), z.string()).optional(),
-  prices: z.array(priceSchema).default([]),
-  metadata: metadataSchema.optional(),
-})
-const productStatus = z.enum(['draft', 'proposed', 'published', 'rejected'])
-const channelRefs = z.array(z.object({ id: z.string().min(1) }))
-// Fields Medusa accepts on create that the embedded backend keeps no record of.
-const ignored = {
-  shipping_profile_id: z.string().optional(),
-  is_giftcard: z.boolean().optional(),
-  discountable: z.boolean().optional(),
-  images: z.array(z.unknown()).optional(),
-  tags: z.array(z.unknown()).optional(),
-  type_id: z.string().nullish(),
-  collection_id: z.string().nullish(),
-}
-
-export const createProductBody = z.strictObject({
-  title: z.string().min(1),
-  subtitle: z.string().nullish(),
-  description: z.string().nullish(),
-  handle: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lowercase letters, digits and dashes').optional(),
-  status: productStatus.default('draft'),
-  thumbnail: z.string().nullish(),
-  metadata: metadataSchema.optional(),
-  sales_channels: channelRefs.optional(),
-  options: z.array(z.object({ title: z.string().min(1), values: z.array(z.string().min(1)).min(1) })).optional(),
-  variants: z.array(variantSchema).optional(),
-  ...ignored,
-})
-
-export const updateProductBody = z.strictObject({
-  title: z.string().min(1).optional(),
-  subtitle: z.string().nullish(),
-  description: z.string().nullish(),
-  status: productStatus.optional(),
-  thumbnail: z.string().nullish(),
-  metadata: metadataSchema.optional(),
-  sales_channels: channelRefs.optional(),
-  variants: z.array(z.strictObject({
-    id: z.string().min(1),
-    title: z.string().min(1).optional(),
-    sku: z.string().min(1).nullish(),
-    prices: z.array(priceSchema).optional(),
-  })).optional(),
-  ...ignored,
-})
-
 /** Metadata updates merge key by key; a key set to null or "" is removed. */
 export function mergeMetadata (current: Metadata, patch: Metadata | undefined): Metadata {
   if (patch === undefined) return current
@@ -121,7 +65,7 @@ function slug (title: string): string {
   return s || 'product'
 }
 
-function buildOptions (input: z.output<typeof createProductBody>['options']): ProductOption[] {
+function buildOptions (input: CreateProductInput['options']): ProductOption[] {
   const given = input ?? [{ title: 'Default option', values: ['Default option value'] }]
   return given.map((o) => ({ id: newId('opt'), title: o.title, values: o.values.map((value) => ({ id: newId('optval'), value })) }))
 }
@@ -143,8 +87,7 @@ export interface NewProduct {
 }
 
 /** Builds a product from a create body (no I/O): ids, options, variants with prices and inventory items. */
-export function buildProduct (input: unknown, now = nowIso(), ids: { product?: string } = {}): NewProduct {
-  const body = parseInput(createProductBody, input)
+export function buildProduct (body: CreateProductInput, now = nowIso(), ids: { product?: string } = {}): NewProduct {
   const options = buildOptions(body.options)
   const inventoryItems: InventoryItemDoc[] = []
   const variants = (body.variants ?? []).map((v, rank): VariantDoc => {
@@ -193,20 +136,19 @@ export async function saveProduct (ctx: CommerceContext, built: NewProduct): Pro
   const { product } = built
   const owner = await ctx.store.lookup(LOOKUP.handle, product.handle)
   if (owner === product.id) return false
-  if (owner) throw new MedusaError('duplicate_error', `Product with handle: ${product.handle}, already exists.`)
+  if (owner) throw duplicate(`Product with handle: ${product.handle}, already exists.`)
   for (const item of built.inventoryItems) {
     await ctx.store.create('inventory_item', item, [{ index: INDEX.inventoryItems, score: score(item.created_at) }], [])
   }
   const lookups = [{ name: LOOKUP.handle, value: product.handle }, ...product.variants.map((v) => ({ name: LOOKUP.variant, value: v.id }))]
   const created = await ctx.store.create('product', product, [{ index: INDEX.products, score: score(product.created_at) }], lookups)
   if (!created && await ctx.store.lookup(LOOKUP.handle, product.handle) !== product.id) {
-    throw new MedusaError('duplicate_error', `Product with handle: ${product.handle}, already exists.`)
+    throw duplicate(`Product with handle: ${product.handle}, already exists.`)
   }
   return created
 }
 
-export async function updateProduct (ctx: CommerceContext, id: string, input: unknown): Promise<ProductDoc> {
-  const body = parseInput(updateProductBody, input)
+export async function updateProduct (ctx: CommerceContext, id: string, body: UpdateProductInput): Promise<ProductDoc> {
   return await mutate(ctx.store, 'product', id, () => productMissing(id), (p) => {
     if (body.title !== undefined) p.title = body.title
     if (body.subtitle !== undefined) p.subtitle = body.subtitle ?? null
@@ -242,9 +184,6 @@ export async function getInventoryItem (ctx: CommerceContext, id: string): Promi
 export async function listInventoryItems (ctx: CommerceContext): Promise<InventoryItemDoc[]> {
   return await listDocs(ctx.store, 'inventory_item', INDEX.inventoryItems)
 }
-
-export const stockedQuantityBody = z.object({ stocked_quantity: z.number().int().min(0) })
-export const newLevelBody = stockedQuantityBody.extend({ location_id: z.string().min(1) })
 
 /** Sets how many units of an item are stocked at a location (the level is created on first use). */
 export async function setStockLevel (ctx: CommerceContext, inventoryItemId: string, locationId: string, quantity: number): Promise<void> {

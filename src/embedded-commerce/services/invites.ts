@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { z } from 'zod'
 import { newId } from '../ids.ts'
 import type { InviteDoc, UserDoc } from '../model.ts'
-import { invalidData, MedusaError, notFound, parseInput } from '../errors.ts'
+import { duplicate, invalidData, notFound, unauthorized, unknownError, type MedusaError } from '../errors.ts'
+import type { AcceptInviteInput, CreateInviteInput } from '../requests.ts'
 import type { Actor } from '../tokens.ts'
 import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
 import { listDocs, loadDoc, mutate } from './repo.ts'
@@ -14,16 +14,6 @@ import { saveUser } from './accounts.ts'
 // makes (Medusa's users have neither: the service's staff directory says them there).
 
 const INVITE_TTL_MS = 24 * 3600_000
-
-export const createInviteBody = z.object({
-  email: z.string().trim().toLowerCase().pipe(z.email()),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
-})
-export const acceptInviteBody = z.object({
-  email: z.string().trim().toLowerCase().pipe(z.email()).optional(),
-  first_name: z.string().nullish(),
-  last_name: z.string().nullish(),
-})
 
 const inviteMissing = (id: string): MedusaError => notFound(`Invite with id: ${id} was not found`)
 const newToken = (): string => randomBytes(32).toString('base64url')
@@ -39,11 +29,10 @@ function checkScope (actor: Actor, metadata: InviteDoc['metadata']): void {
 
 export const listInvites = async (ctx: CommerceContext): Promise<InviteDoc[]> => await listDocs(ctx.store, 'invite', INDEX.invites)
 
-export async function createInvite (ctx: CommerceContext, actor: Actor, input: unknown): Promise<InviteDoc> {
-  const body = parseInput(createInviteBody, input)
+export async function createInvite (ctx: CommerceContext, actor: Actor, body: CreateInviteInput): Promise<InviteDoc> {
   checkScope(actor, body.metadata ?? null)
   if ((await listInvites(ctx)).some((i) => i.email === body.email && !i.accepted)) {
-    throw new MedusaError('duplicate_error', `Invite with email: ${body.email}, already exists.`)
+    throw duplicate(`Invite with email: ${body.email}, already exists.`)
   }
   if (await ctx.store.lookup(LOOKUP.authIdentity('user'), body.email) && (await listDocs(ctx.store, 'user', INDEX.users)).some((u) => u.email === body.email)) {
     throw invalidData(`User account for following email(s) already exist: ${body.email}`)
@@ -51,7 +40,7 @@ export async function createInvite (ctx: CommerceContext, actor: Actor, input: u
   const now = nowIso()
   const invite: InviteDoc = { id: newId('invite'), email: body.email, accepted: false, token: newToken(), expires_at: expiry(), metadata: body.metadata ?? null, created_at: now, updated_at: now }
   if (!await ctx.store.create('invite', invite, [{ index: INDEX.invites, score: score(now) }], [{ name: LOOKUP.inviteToken, value: invite.token }])) {
-    throw new MedusaError('unknown_error', 'Invite could not be stored')
+    throw unknownError('Invite could not be stored')
   }
   return invite
 }
@@ -61,7 +50,7 @@ export async function resendInvite (ctx: CommerceContext, actor: Actor, id: stri
   const current = await loadDoc(ctx.store, 'invite', id, () => inviteMissing(id))
   checkScope(actor, current.metadata)
   const token = newToken()
-  if (!await ctx.store.claim(LOOKUP.inviteToken, token, id)) throw new MedusaError('unknown_error', 'Invite token could not be stored')
+  if (!await ctx.store.claim(LOOKUP.inviteToken, token, id)) throw unknownError('Invite token could not be stored')
   return await mutate(ctx.store, 'invite', id, () => inviteMissing(id), (doc) => {
     doc.token = token
     doc.expires_at = expiry()
@@ -70,18 +59,17 @@ export async function resendInvite (ctx: CommerceContext, actor: Actor, id: stri
 }
 
 /** POST /admin/invites/accept?token=: a registration token's identity becomes the invited user, once. */
-export async function acceptInvite (ctx: CommerceContext, registration: { authIdentityId: string }, token: string | undefined, input: unknown): Promise<UserDoc> {
-  const body = parseInput(acceptInviteBody, input)
+export async function acceptInvite (ctx: CommerceContext, registration: { authIdentityId: string }, token: string | undefined, body: AcceptInviteInput): Promise<UserDoc> {
   const id = token ? await ctx.store.lookup(LOOKUP.inviteToken, token) : undefined
   const invite = id ? (await ctx.store.get('invite', id))?.doc : undefined
-  if (!invite || invite.token !== token || invite.accepted) throw new MedusaError('unauthorized', 'Invalid invite token')
-  if (Date.parse(invite.expires_at) <= Date.now()) throw new MedusaError('unauthorized', 'The invite has expired')
+  if (!invite || invite.token !== token || invite.accepted) throw unauthorized('Invalid invite token')
+  if (Date.parse(invite.expires_at) <= Date.now()) throw unauthorized('The invite has expired')
   const identity = await loadDoc(ctx.store, 'auth_identity', registration.authIdentityId, () => notFound('Auth identity not found'))
   if (identity.actor_id) throw invalidData('Request already authenticated as a user.')
   if (identity.email !== invite.email || (body.email !== undefined && body.email !== invite.email)) throw invalidData('The email does not match the invite')
   // Accepting flips the invite first (a compare-and-set): of two accepts racing, one makes the user.
   await mutate(ctx.store, 'invite', invite.id, () => inviteMissing(invite.id), (doc) => {
-    if (doc.accepted) throw new MedusaError('unauthorized', 'Invalid invite token')
+    if (doc.accepted) throw unauthorized('Invalid invite token')
     doc.accepted = true
     return undefined
   })

@@ -1,10 +1,10 @@
-import { z } from 'zod'
 import { collectionAmounts, fulfillmentStatus, paymentStatus } from '../calc.ts'
 import { newId } from '../ids.ts'
 import type { Fulfillment, OrderDoc, Payment, PaymentCollection } from '../model.ts'
 import type { Actor } from '../tokens.ts'
 import type { StockDelta } from '../store/port.ts'
-import { invalidData, MedusaError, notAllowed, notFound, parseInput } from '../errors.ts'
+import { invalidData, notAllowed, notFound, type MedusaError } from '../errors.ts'
+import type { CaptureInput, FulfillInput, ShipmentInput, UpdateOrderInput } from '../requests.ts'
 import { INDEX, LOOKUP, nowIso, type CommerceContext } from './context.ts'
 import { listDocs, loadDoc, mutate } from './repo.ts'
 import { mergeMetadata } from './catalog.ts'
@@ -32,10 +32,6 @@ export async function ordersOfChannels (ctx: CommerceContext, channelIds: readon
 export async function ordersOfCustomer (ctx: CommerceContext, customerId: string): Promise<OrderDoc[]> {
   return await listDocs(ctx.store, 'order', INDEX.ordersOfCustomer(customerId))
 }
-
-/** A query filter value: `a`, `a,b`, repeated keys or `key[]` all mean "any of". */
-export const filterValues = z.union([z.string(), z.array(z.string())]).optional()
-  .transform((v) => v === undefined ? undefined : (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
 
 export interface OrderFilters {
   status?: string[]
@@ -82,14 +78,11 @@ function findPayment (order: OrderDoc, paymentId: string): { pc: PaymentCollecti
   throw notFound(`Payment with id: ${paymentId} was not found`)
 }
 
-export const captureBody = z.object({ amount: z.number().int().positive().optional() })
-
 /**
  * POST /admin/payments/{id}/capture: captures `amount` (default: what is left). Capturing again when all is
  * captured answers the payment as it is (capture_again.json); more than is left is 400 (capture_over.json).
  */
-export async function capturePayment (ctx: CommerceContext, actor: Actor, paymentId: string, input: unknown, visible: (order: OrderDoc) => boolean): Promise<{ payment: Payment, collectionId: string }> {
-  const body = parseInput(captureBody, input)
+export async function capturePayment (ctx: CommerceContext, actor: Actor, paymentId: string, body: CaptureInput, visible: (order: OrderDoc) => boolean): Promise<{ payment: Payment, collectionId: string }> {
   const missing = (): MedusaError => notFound(`Payment with id: ${paymentId} was not found`)
   const orderId = await ctx.store.lookup(LOOKUP.payment, paymentId)
   if (!orderId || !visible(await getOrder(ctx, orderId))) throw missing()
@@ -113,16 +106,8 @@ export async function capturePayment (ctx: CommerceContext, actor: Actor, paymen
   return { payment, collectionId: pc.id }
 }
 
-export const fulfillBody = z.object({
-  items: z.array(z.object({ id: z.string().min(1), quantity: z.number().int().positive() })).min(1),
-  location_id: z.string().min(1).optional(),
-  no_notification: z.boolean().optional(),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
-})
-
 /** POST /admin/orders/{id}/fulfillments: takes the units out of stock at `location_id` and out of the reservation. */
-export async function createFulfillment (ctx: CommerceContext, actor: Actor, id: string, input: unknown): Promise<OrderDoc> {
-  const body = parseInput(fulfillBody, input)
+export async function createFulfillment (ctx: CommerceContext, actor: Actor, id: string, body: FulfillInput): Promise<OrderDoc> {
   const current = await getOrder(ctx, id)
   const locationId = body.location_id ?? current.stock_location_id
   const locations = (await locationsOfChannel(ctx, current.sales_channel_id)).map((l) => l.id)
@@ -182,15 +167,8 @@ function addToItems (order: OrderDoc, f: Fulfillment, field: 'shipped_quantity' 
   }
 }
 
-export const shipmentBody = z.object({
-  items: z.array(z.object({ id: z.string().min(1), quantity: z.number().int().positive() })).optional(),
-  labels: z.array(z.object({ tracking_number: z.string(), tracking_url: z.string(), label_url: z.string() })).optional(),
-  no_notification: z.boolean().optional(),
-})
-
 /** Marks a whole fulfillment shipped; shipping it again answers the order unchanged. */
-export async function createShipment (ctx: CommerceContext, actor: Actor, id: string, fulfillmentId: string, input: unknown): Promise<OrderDoc> {
-  const body = parseInput(shipmentBody, input)
+export async function createShipment (ctx: CommerceContext, actor: Actor, id: string, fulfillmentId: string, body: ShipmentInput): Promise<OrderDoc> {
   return await changeOrder(ctx, id, (order) => {
     refuseIfCanceled(order)
     const f = fulfillmentOf(order, fulfillmentId)
@@ -226,19 +204,12 @@ export async function markDelivered (ctx: CommerceContext, id: string, fulfillme
   })
 }
 
-// Medusa validates this body strictly (an unknown field is 400 invalid_data).
-export const cancelFulfillmentBody = z.strictObject({
-  no_notification: z.boolean().optional(),
-  additional_data: z.record(z.string(), z.unknown()).optional(),
-})
-
 /**
  * POST /admin/orders/{id}/fulfillments/{fid}/cancel, as Medusa 2.21's workflow: refused once the order is
  * canceled, or the fulfillment canceled or shipped. The packed units go back into stock at the fulfillment's
  * location and back into the order's reservation, as before fulfilling.
  */
-export async function cancelFulfillment (ctx: CommerceContext, id: string, fulfillmentId: string, input: unknown): Promise<OrderDoc> {
-  parseInput(cancelFulfillmentBody, input)
+export async function cancelFulfillment (ctx: CommerceContext, id: string, fulfillmentId: string): Promise<OrderDoc> {
   return await changeOrder(ctx, id, (order) => {
     refuseIfCanceled(order)
     const f = order.fulfillments.find((x) => x.id === fulfillmentId)
@@ -304,14 +275,8 @@ export async function completeOrder (ctx: CommerceContext, id: string): Promise<
   })
 }
 
-export const updateOrderBody = z.object({
-  email: z.string().trim().toLowerCase().pipe(z.email()).optional(),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
-})
-
 /** POST /admin/orders/{id}: email and metadata (merged key by key, as the activity log and invoice flags use it). */
-export async function updateOrder (ctx: CommerceContext, id: string, input: unknown): Promise<OrderDoc> {
-  const body = parseInput(updateOrderBody, input)
+export async function updateOrder (ctx: CommerceContext, id: string, body: UpdateOrderInput): Promise<OrderDoc> {
   return await changeOrder(ctx, id, (order) => {
     refuseIfCanceled(order)
     if (body.email) order.email = body.email

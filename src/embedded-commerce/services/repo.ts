@@ -1,6 +1,6 @@
 import type { DocKinds, Kind } from '../model.ts'
 import type { CommerceStore, StockDelta } from '../store/port.ts'
-import { MedusaError, notAllowed } from '../errors.ts'
+import { conflict, invalidData, notAllowed, type MedusaError } from '../errors.ts'
 
 // Typed record access over the store port, with the compare-and-set retry loop every change goes through.
 const MAX_ATTEMPTS = 20
@@ -35,8 +35,8 @@ export async function mutate<K extends Kind> (
     doc.updated_at = options.now?.() ?? new Date().toISOString()
     const outcome = await store.replace(kind, found.rev, doc as DocKinds[K] & { id: string }, { stock: result.stock, unlessCartCompleted: options.unlessCartCompleted })
     if (outcome === 'ok') return doc
-    if (outcome === 'completed') throw new MedusaError('invalid_data', `Cart ${id} is already completed`)
+    if (outcome === 'completed') throw invalidData(`Cart ${id} is already completed`)
     if (outcome === 'stock') throw notAllowed('Not enough stock to apply this change', 'insufficient_inventory')
   }
-  throw new MedusaError('conflict', `${kind} ${id} is being changed by another request, try again`)
+  throw conflict(`${kind} ${id} is being changed by another request, try again`)
 }

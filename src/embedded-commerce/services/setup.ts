@@ -1,5 +1,5 @@
 import type { ApiKeyDoc, RegionDoc, SalesChannelDoc, ShippingOptionDoc, StockLocationDoc } from '../model.ts'
-import { MedusaError, notFound } from '../errors.ts'
+import { notAllowed, notFound, type MedusaError } from '../errors.ts'
 import { INDEX, LOOKUP, score, type CommerceContext } from './context.ts'
 import { listDocs, loadDoc } from './repo.ts'
 
@@ -37,12 +37,12 @@ export const listShippingOptions = async (ctx: CommerceContext): Promise<Shippin
 /** The sales channels a publishable key opens; a missing, unknown or revoked key is 400 not_allowed. */
 export async function channelsOfKey (ctx: CommerceContext, token: string | undefined): Promise<string[]> {
   if (!token) {
-    throw new MedusaError('not_allowed', 'Publishable API key required in the request header: x-publishable-api-key. You can manage your keys in settings in the dashboard.')
+    throw notAllowed('Publishable API key required in the request header: x-publishable-api-key. You can manage your keys in settings in the dashboard.')
   }
   const id = await ctx.store.lookup(LOOKUP.publishableKey, token)
   const key = id ? (await ctx.store.get('api_key', id))?.doc : undefined
   if (!key || key.revoked_at || key.sales_channel_ids.length === 0) {
-    throw new MedusaError('not_allowed', 'A valid publishable key is required to proceed with the request')
+    throw notAllowed('A valid publishable key is required to proceed with the request')
   }
   return key.sales_channel_ids
 }
