@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import { notFound, parseInput } from '../errors.ts'
+import { invalidData, notFound, parseInput } from '../errors.ts'
 import { actorFrom, registrationIdentity } from '../tokens.ts'
 import { regionView } from '../views/common.ts'
 import { shippingOptionView } from '../views/catalog.ts'
@@ -16,6 +16,13 @@ import { filterValues, getOrder, ordersOfCustomer, sortOrders } from '../service
 import { channelsOfKey, getRegion, listRegions, listStockLocations, tenantOf } from '../services/setup.ts'
 import { renderCart, renderOrder, renderOrders, renderProducts } from './render.ts'
 import { fieldsQuery, idParams, listQuery, many, one, paged, query, requireActor, select, type RouteDeps } from './shared.ts'
+
+/** Medusa narrows a store list to the sales channels asked for, each of which must be one of the publishable key's. */
+function channelsAsked (keyChannels: string[], asked: string[] | undefined): string[] {
+  if (!asked?.length) return keyChannels
+  if (asked.some((c) => !keyChannels.includes(c))) throw invalidData('Requested sales channel is not part of the publishable key mappings')
+  return asked
+}
 
 const cartParams = z.object({ id: z.string().min(1) })
 const lineParams = cartParams.extend({ line_id: z.string().min(1) })
@@ -43,11 +50,11 @@ export async function storeRoutes (app: FastifyInstance, { ctx }: RouteDeps): Pr
     return one('region', regionView(await getRegion(ctx, id)), query(fieldsQuery, request).fields)
   })
 
-  const productQuery = listQuery(50).extend({ region_id: z.string().optional(), q: z.string().optional(), id: filterValues, handle: filterValues })
+  const productQuery = listQuery(50).extend({ region_id: z.string().optional(), q: z.string().optional(), id: filterValues, handle: filterValues, sales_channel_id: filterValues })
 
   app.get('/store/products', async (request) => {
     const q = query(productQuery, request)
-    const channels = request.commerceChannels
+    const channels = channelsAsked(request.commerceChannels, q.sales_channel_id)
     const region = q.region_id ? await getRegion(ctx, q.region_id) : undefined
     const products = (await listProducts(ctx)).filter((p) => p.status === 'published' &&
       p.sales_channel_ids.some((c) => channels.includes(c)) &&
