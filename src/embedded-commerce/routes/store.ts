@@ -20,7 +20,7 @@ import { fieldsQuery, idParams, listQuery, many, one, paged, query, requireActor
 /** Medusa narrows a store list to the sales channels asked for, each of which must be one of the publishable key's. */
 function channelsAsked (keyChannels: string[], asked: string[] | undefined): string[] {
   if (!asked?.length) return keyChannels
-  if (asked.some((c) => !keyChannels.includes(c))) throw invalidData('Requested sales channel is not part of the publishable key mappings')
+  if (asked.some((c) => !keyChannels.includes(c))) throw invalidData('Requested sales channel is not part of the publishable key')
   return asked
 }
 
