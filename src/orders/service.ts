@@ -49,6 +49,8 @@ export interface OrdersDeps {
 }
 
 export class OrdersService {
+  private readonly customerIds = new WeakMap<Actor, Promise<string[] | undefined>>()
+
   constructor (private readonly deps: OrdersDeps) {}
 
   get log (): FastifyBaseLogger {
@@ -65,6 +67,17 @@ export class OrdersService {
    * their club login, and their email's customers.
    */
   async memberCustomerIds (actor: Actor): Promise<string[] | undefined> {
+    // Looked up once per actor, that is per request or bot turn: a turn that lists the orders and then reads one asks once.
+    let ids = this.customerIds.get(actor)
+    if (!ids) {
+      ids = this.lookUpCustomerIds(actor)
+      this.customerIds.set(actor, ids)
+      ids.catch(() => this.customerIds.delete(actor))
+    }
+    return await ids
+  }
+
+  private async lookUpCustomerIds (actor: Actor): Promise<string[] | undefined> {
     if (seesEveryOrder(actor)) return undefined
     const session = await this.deps.sessions.get(actor.tenant.id, actor.sub)
     const ids = new Set([actor.sub, ...(session?.customerId ? [session.customerId] : [])])

@@ -132,6 +132,33 @@ describe('commerce calls per bot turn (redis, counting loopback)', () => {
     expect(await ordersOfAna()).toEqual(ordersBefore)
   })
 
+  it('the other shopping turns: a search adds in one call, a cart edit reads the cart once, a repeat order asks each thing once', async () => {
+    const phone = await linked()
+    await say(t, phone, { reply: 'menu:browse' })
+    await say(t, phone, { text: 'menu' })
+    // The search looks through the kept catalog; the new cart is made with its line.
+    expect(await turn(phone, { text: 'quiero 3 aceite' })).toEqual(['POST /store/carts'])
+    await say(t, phone, { text: 'menu' })
+    const added = await turn(phone, { text: '2 sustrato' })
+    const cart = /^GET \/store\/carts\/(cart_\w+)$/.exec(added[0] ?? '')?.[1]
+    expect(added).toEqual([`GET /store/carts/${cart!}`, `POST /store/carts/${cart!}/line-items`])
+    await say(t, phone, { reply: 'cart:edit' })
+    await say(t, phone, { reply: choiceIds(await lastReply(phone))[0]! })
+    // Fewer of a line: the cart read once, the line removed and added again at the new quantity.
+    expect(await turn(phone, { text: 'uno' })).toEqual([
+      `GET /store/carts/${cart!}`,
+      expect.stringMatching(new RegExp(`^DELETE /store/carts/${cart!}/line-items/cali_\\w+$`)),
+      `POST /store/carts/${cart!}/line-items`,
+    ])
+    await say(t, phone, { reply: 'cart:checkout' })
+    await say(t, phone, { reply: 'order:confirm' })
+    await say(t, phone, { text: 'hola' })
+    // The member's customer ids, their orders, the latest order, then its two lines into a new cart.
+    const repeat = await turn(phone, { text: 'repetir' })
+    expect(repeat.slice(0, 3)).toEqual(['GET /admin/customers', 'GET /admin/orders', expect.stringMatching(/^GET \/admin\/orders\/order_\w+$/)])
+    expect(new Set(repeat).size).toBe(repeat.length)
+  })
+
   async function backend (method: string, path: string, token: string | undefined, body: unknown): Promise<Record<string, unknown>> {
     const res = await fetch(`${t.app.commerceUrl}${path}`, {
       method,
