@@ -44,6 +44,7 @@ const envSchema = z.object({
   COMMERCE_PORT: port.default(0),
   COMMERCE_ADMIN_EMAIL: optionalString,
   COMMERCE_ADMIN_PASSWORD: optionalString,
+  CATALOG_CACHE_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   SEED: z.enum(['demo', 'none']).optional(),
   RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
@@ -98,6 +99,8 @@ export interface Config {
     /** The Medusa admin login `npm run club` provisions with, and stores for the clubs it makes. */
     readonly adminEmail: string | undefined
     readonly adminPassword: string | undefined
+    /** How old the bot's copy of a club's catalog may get (0: read it from the backend every time). */
+    readonly catalogCacheMs: number
   }
   readonly seed: 'demo' | 'none'
   readonly rateLimit: { readonly max: number, readonly windowMs: number }
@@ -189,6 +192,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
       embeddedPort: env.COMMERCE_PORT,
       adminEmail: env.COMMERCE_ADMIN_EMAIL,
       adminPassword: env.COMMERCE_ADMIN_PASSWORD,
+      catalogCacheMs: env.CATALOG_CACHE_MS,
     }),
     seed: env.SEED ?? (env.REDIS_URL || env.REDIS_CLUSTER_NODES ? 'none' : 'demo'),
     rateLimit: Object.freeze({ max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS }),

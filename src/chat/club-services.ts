@@ -35,8 +35,6 @@ export function mapResult<T, U> (res: Result<T>, f: (value: T) => U): Result<U> 
 const ORDERS_REPORTED = 5
 const NOTIFICATIONS_REPORTED = 5
 const CROPS_REPORTED = 50
-const CATALOG_PAGE = 100
-const CATALOG_MAX = 500
 
 const failureOf = (status: number): Failure =>
   status === 401 ? 'auth' : status === 400 || status === 409 || status === 422 ? 'rejected' : 'unavailable'
@@ -85,11 +83,19 @@ export class ClubServices {
     })
   }
 
+  /** A page of the club's kept catalog (at most CATALOG_CACHE_MS old: usually no call to the backend). */
   async products (who: Behalf, offset: number, limit: number): Promise<Result<{ products: Product[], count: number }>> {
     return await this.attempt('products', async () => {
-      const { store } = this.deps
-      const page = await store.products(await store.shopper(who.actor, who.token), { limit, offset })
+      const page = await this.deps.store.catalogPage(who.actor, { limit, offset })
       return { count: page.count, products: page.products.map((p) => chatProduct(p, who.actor.tenant.currency)) }
+    })
+  }
+
+  /** One product of the club's kept catalog; undefined when the club does not sell it. */
+  async product (who: Behalf, productId: string): Promise<Result<Product | undefined>> {
+    return await this.attempt('product', async () => {
+      const found = await this.deps.store.product(who.actor, productId)
+      return found && chatProduct(found, who.actor.tenant.currency)
     })
   }
 
@@ -115,30 +121,17 @@ export class ClubServices {
 
   // Calls of the bot's search, cart editing and repeat order.
 
-  /** The club's whole catalog (up to CATALOG_MAX products), for a search by words. */
+  /** The club's kept catalog (up to CATALOG_MAX products), for a search by words. */
   async catalog (who: Behalf): Promise<Result<Product[]>> {
-    return await this.attempt('catalog', async () => {
-      const { store } = this.deps
-      const shopper = await store.shopper(who.actor, who.token)
-      const products: Product[] = []
-      for (let offset = 0; offset < CATALOG_MAX; offset += CATALOG_PAGE) {
-        const page = await store.products(shopper, { limit: CATALOG_PAGE, offset })
-        products.push(...page.products.map((p) => chatProduct(p, who.actor.tenant.currency)))
-        if (offset + CATALOG_PAGE >= page.count) break
-      }
-      return products
-    })
+    return await this.attempt('catalog', async () =>
+      (await this.deps.store.catalog(who.actor)).products.map((p) => chatProduct(p, who.actor.tenant.currency)))
   }
 
   /** The variant's line at exactly `quantity` (0 removes it): fewer is a removal and a fresh add. */
   async setLine (who: Behalf, cartId: string, variantId: string, quantity: number): Promise<Result<string>> {
     return await this.attempt('set cart line', async () => {
       const { store } = this.deps
-      const shopper = await store.shopper(who.actor, who.token)
-      const lines = (await store.getCart(shopper, cartId)).items.filter((i) => i.variantId === variantId)
-      const held = lines.reduce((sum, i) => sum + i.quantity, 0)
-      if (quantity < held) for (const line of lines) await store.removeItem(shopper, cartId, line.id)
-      if (quantity > 0 && quantity !== held) await store.holdAtLeast(shopper, cartId, variantId, quantity)
+      await store.setLine(await store.shopper(who.actor, who.token), cartId, variantId, quantity)
       return cartId
     })
   }

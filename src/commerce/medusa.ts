@@ -2,7 +2,7 @@ import type { CommerceClient, Query } from './client.ts'
 import type { ResolvedSettings } from './settings.ts'
 import {
   anyObject, cartAnswer, completeAnswer, customerAnswer, customersAnswer, inventoryAnswer, orderAnswer, ordersAnswer, paymentCollectionAnswer,
-  paymentProvidersAnswer, productsAnswer, shippingOptionsAnswer, stockLocationAnswer,
+  orderUpdatedAnswer, paymentProvidersAnswer, productsAnswer, shippingOptionsAnswer, stockLocationAnswer,
 } from './upstream.ts'
 
 // One club's commerce backend, in the Medusa v2 dialect (reference/medusa-v2/README.md): every call this
@@ -37,17 +37,21 @@ export class Medusa {
 
   // Store (the member's side)
 
+  /** The club's products only: its sales channel named, as Medusa allows for a channel of the publishable key. */
   async listProducts (page: { limit: number, offset: number }, token?: string) {
     return await this.client.call(this.settings.baseUrl, 'GET', '/store/products', {
       caller: this.store(token),
-      query: { region_id: this.settings.regionId, fields: PRODUCT_FIELDS, limit: page.limit, offset: page.offset },
+      query: { region_id: this.settings.regionId, sales_channel_id: this.settings.salesChannelId, fields: PRODUCT_FIELDS, limit: page.limit, offset: page.offset },
       schema: productsAnswer,
     })
   }
 
-  async createCart (email: string | undefined, token?: string) {
+  /** A cart, with its first lines when `items` are given (one call instead of two). */
+  async createCart (email: string | undefined, token?: string, items: Array<{ variant_id: string, quantity: number }> = []) {
     return (await this.client.call(this.settings.baseUrl, 'POST', '/store/carts', {
-      caller: this.store(token), body: { region_id: this.settings.regionId, ...(email ? { email } : {}) }, schema: cartAnswer,
+      caller: this.store(token),
+      body: { region_id: this.settings.regionId, ...(email ? { email } : {}), ...(items.length > 0 ? { items } : {}) },
+      schema: cartAnswer,
     })).cart
   }
 
@@ -158,8 +162,9 @@ export class Medusa {
     await this.client.call(this.settings.baseUrl, 'POST', `/admin/orders/${enc(orderId)}/complete`, { caller: this.admin, schema: anyObject })
   }
 
+  /** Answers the order's new `updated_at` when the backend sends it (its statuses are not reliable here: see ORDER_FIELDS). */
   async updateOrderMetadata (orderId: string, metadata: Record<string, unknown>) {
-    await this.client.call(this.settings.baseUrl, 'POST', `/admin/orders/${enc(orderId)}`, { caller: this.admin, body: { metadata }, schema: anyObject })
+    return (await this.client.call(this.settings.baseUrl, 'POST', `/admin/orders/${enc(orderId)}`, { caller: this.admin, body: { metadata }, schema: orderUpdatedAnswer })).order?.updated_at ?? undefined
   }
 
   async listCustomers (page: { limit: number, offset: number, email?: string }) {

@@ -98,6 +98,8 @@ export const upstreamOrder = z.object({
 export type UpstreamOrder = z.infer<typeof upstreamOrder>
 
 export const orderAnswer = z.object({ order: upstreamOrder })
+/** What this service reads of the answer to an order's update: when it changed (its statuses are computed on GET only). */
+export const orderUpdatedAnswer = z.object({ order: z.object({ updated_at: text }).optional() })
 export const ordersAnswer = z.object({ orders: z.array(upstreamOrder), count: z.number().int() })
 
 export const upstreamCart = z.object({

@@ -3,7 +3,8 @@ import { flowRoutes } from './flow-routes.ts'
 import { createIdempotencyStore } from './idempotency.ts'
 import { orderRoutes } from './routes.ts'
 import { OrdersService } from './service.ts'
-import { StoreFront } from './storefront.ts'
+import { StoreFront, type Catalog } from './storefront.ts'
+import { CatalogCache } from '../commerce/catalog-cache.ts'
 import { storeRoutes } from './store-routes.ts'
 
 declare module 'fastify' {
@@ -19,7 +20,7 @@ export default fp(async (app) => {
   const orders = new OrdersService({ sessions: access.sessions, notifier: app.notifier, locks: app.locks, log: app.log, medusaFor: access.medusaFor })
   await app.register(orderRoutes, { access, orders })
   await app.register(flowRoutes, { orders, idempotency: createIdempotencyStore(app.redis) })
-  const store = new StoreFront(orders, access.sessions)
+  const store = new StoreFront(orders, access.sessions, new CatalogCache<Catalog>(app.config.commerce.catalogCacheMs))
   app.decorate('orders', orders)
   app.decorate('storeFront', store)
   await app.register(storeRoutes, { store })

@@ -49,6 +49,8 @@ export interface OrdersDeps {
 }
 
 export class OrdersService {
+  private readonly customerIds = new WeakMap<Actor, Promise<string[] | undefined>>()
+
   constructor (private readonly deps: OrdersDeps) {}
 
   get log (): FastifyBaseLogger {
@@ -65,6 +67,17 @@ export class OrdersService {
    * their club login, and their email's customers.
    */
   async memberCustomerIds (actor: Actor): Promise<string[] | undefined> {
+    // Looked up once per actor, that is per request or bot turn: a turn that lists the orders and then reads one asks once.
+    let ids = this.customerIds.get(actor)
+    if (!ids) {
+      ids = this.lookUpCustomerIds(actor)
+      this.customerIds.set(actor, ids)
+      ids.catch(() => this.customerIds.delete(actor))
+    }
+    return await ids
+  }
+
+  private async lookUpCustomerIds (actor: Actor): Promise<string[] | undefined> {
     if (seesEveryOrder(actor)) return undefined
     const session = await this.deps.sessions.get(actor.tenant.id, actor.sub)
     const ids = new Set([actor.sub, ...(session?.customerId ? [session.customerId] : [])])
@@ -200,14 +213,19 @@ export class OrdersService {
     return await this.append(actor, orderId, (log) => log.some((a) => a.description === event.description) ? [] : [event])
   }
 
+  /**
+   * The order is read once, under the lock: the metadata written is the only change, so the answer is that
+   * read with the new metadata (and the backend's new `updated_at`), not a second read.
+   */
   private async append (actor: Actor, orderId: string, pick: (log: Activity[]) => Activity[], patch: Record<string, unknown> = {}): Promise<{ order: Order, added: boolean }> {
     return await this.deps.locks.withLock(keys.orders.metadataLock(actor.tenant.id, orderId), METADATA_LOCK, async () => {
       const medusa = this.medusa(actor)
       const current = await medusa.getOrder(orderId)
       const events = pick(mapActivities(current.metadata))
       if (events.length === 0) return { order: mapOrder(current), added: false }
-      await medusa.updateOrderMetadata(orderId, withActivities(current.metadata, events, patch))
-      return { order: mapOrder(await medusa.getOrder(orderId)), added: true }
+      const metadata = withActivities(current.metadata, events, patch)
+      const updatedAt = await medusa.updateOrderMetadata(orderId, metadata)
+      return { order: mapOrder({ ...current, metadata, updated_at: updatedAt ?? current.updated_at }), added: true }
     })
   }
 

@@ -7,6 +7,7 @@ import type { Medusa } from '../commerce/medusa.ts'
 import { seesEveryOrder, type OrdersService } from './service.ts'
 import type { Cart, Order, Product, ShippingOption } from './schemas.ts'
 import type { UpstreamCart } from '../commerce/upstream.ts'
+import type { CatalogCache } from '../commerce/catalog-cache.ts'
 
 // The member's store front (decisions.md section 5) in front of the backend's store API: the member's
 // upstream login (or, without one, the caller's own token) rides along with the club's publishable key.
@@ -40,8 +41,31 @@ export async function chooseShipping (medusa: Medusa, cartId: string, name: stri
   return await medusa.addShippingMethod(cartId, option.id, token)
 }
 
+/** How many of a club's products the kept catalog holds, read in one call (the bot's search looks through them). */
+export const CATALOG_MAX = 500
+
+/** A club's products as the bot browses them: up to CATALOG_MAX of `count`. */
+export interface Catalog {
+  products: Product[]
+  count: number
+}
+
+/** A page of the club's products (its sales channel only), as the backend answers it now. */
+async function productPage (medusa: Medusa, page: { limit: number, offset: number }, token?: string): Promise<Catalog> {
+  // limit=0 still needs the count: ask for one row and drop it.
+  const answer = await medusa.listProducts({ limit: Math.max(page.limit, 1), offset: page.offset }, token)
+  return { products: answer.products.slice(0, page.limit).map(mapProduct), count: answer.count }
+}
+
+const heldOf = (cart: UpstreamCart, variantId: string): number =>
+  (cart.items ?? []).filter((i) => i.variant_id === variantId).reduce((sum, i) => sum + i.quantity, 0)
+
 export class StoreFront {
-  constructor (private readonly orders: OrdersService, private readonly sessions: UpstreamSessionStore) {}
+  constructor (
+    private readonly orders: OrdersService,
+    private readonly sessions: UpstreamSessionStore,
+    private readonly catalogs: CatalogCache<Catalog>
+  ) {}
 
   /** The member's upstream login when they logged in through us; else `ownToken`, which the backend may accept. */
   async shopper (actor: Actor, ownToken: string | undefined): Promise<ShopperActor> {
@@ -49,9 +73,33 @@ export class StoreFront {
     return { ...actor, medusa: this.orders.medusa(actor), upstreamToken: session?.token ?? ownToken }
   }
 
-  async products (actor: ShopperActor, page: { limit: number, offset: number }): Promise<{ products: Product[], count: number }> {
-    const answer = await actor.medusa.listProducts({ limit: Math.max(page.limit, 1), offset: page.offset }, actor.upstreamToken)
-    return { products: answer.products.slice(0, page.limit).map(mapProduct), count: answer.count }
+  /** A page as the backend has it now (the store route: stock as of this moment). */
+  async products (actor: ShopperActor, page: { limit: number, offset: number }): Promise<Catalog> {
+    return await productPage(actor.medusa, page, actor.upstreamToken)
+  }
+
+  /**
+   * The club's catalog for the bot, at most CATALOG_CACHE_MS old: one backend call per club and instance in that
+   * time. Read with the club's publishable key alone, the same for every member (no customer-group prices).
+   */
+  async catalog (actor: Actor): Promise<Catalog> {
+    const medusa = this.orders.medusa(actor)
+    const { baseUrl, publishableKey, regionId, salesChannelId } = medusa.settings
+    return await this.catalogs.get(actor.tenant.id, [baseUrl, publishableKey, regionId, salesChannelId].join(' '), async () =>
+      await productPage(medusa, { limit: CATALOG_MAX, offset: 0 }))
+  }
+
+  /** A page of the kept catalog; one past what it holds (a club of more than CATALOG_MAX products) from the backend. */
+  async catalogPage (actor: Actor, page: { limit: number, offset: number }): Promise<Catalog> {
+    const catalog = await this.catalog(actor)
+    const end = page.offset + page.limit
+    if (end <= catalog.products.length || catalog.products.length >= catalog.count) return { products: catalog.products.slice(page.offset, end), count: catalog.count }
+    return await productPage(this.orders.medusa(actor), page)
+  }
+
+  /** One product of the kept catalog, by id; undefined when the club does not sell it (or it is past CATALOG_MAX). */
+  async product (actor: Actor, productId: string): Promise<Product | undefined> {
+    return (await this.catalog(actor)).products.find((p) => p.id === productId)
   }
 
   /** A cart in the club's region; another region is refused (the club sells in one). */
@@ -76,10 +124,22 @@ export class StoreFront {
    * made again (a chat turn run twice) adds nothing more. The cart read once.
    */
   async holdAtLeast (actor: ShopperActor, cartId: string | undefined, variantId: string, quantity: number): Promise<Cart> {
-    const cart = cartId ? await this.ownCart(actor, cartId) : await actor.medusa.createCart(actor.email, actor.upstreamToken)
-    const held = mapCart(cart).items.filter((i) => i.variantId === variantId).reduce((sum, i) => sum + i.quantity, 0)
+    if (!cartId) return mapCart(await actor.medusa.createCart(actor.email, actor.upstreamToken, [{ variant_id: variantId, quantity }]))
+    const cart = await this.ownCart(actor, cartId)
+    const held = heldOf(cart, variantId)
     if (held >= quantity) return mapCart(cart)
     return mapCart(await actor.medusa.addLineItem(cart.id, variantId, quantity - held, actor.upstreamToken))
+  }
+
+  /** The variant's line at exactly `quantity` (0 removes it): fewer is a removal and a fresh add. The cart read once. */
+  async setLine (actor: ShopperActor, cartId: string, variantId: string, quantity: number): Promise<void> {
+    const cart = await this.ownCart(actor, cartId)
+    let held = heldOf(cart, variantId)
+    if (quantity < held) {
+      for (const line of (cart.items ?? []).filter((i) => i.variant_id === variantId)) await actor.medusa.removeLineItem(cartId, line.id, actor.upstreamToken)
+      held = 0
+    }
+    if (quantity > held) await actor.medusa.addLineItem(cartId, variantId, quantity - held, actor.upstreamToken)
   }
 
   async removeItem (actor: ShopperActor, cartId: string, lineItemId: string): Promise<Cart> {
@@ -114,8 +174,9 @@ export class StoreFront {
   }
 
   /**
-   * Shipping by name (or the first offered), a payment session, then completion, the cart read once. A cart
-   * completed already (the request made again) answers the order it became.
+   * Shipping by name (or the first offered), a payment session, then completion, each call made once: the cart
+   * is read once and passed along. The backend checks stock again at completion (what the bot showed may be as
+   * old as its kept catalog). A cart completed already (the request made again) answers the order it became.
    */
   async checkout (actor: ShopperActor, cartId: string, choice: { shipping: string, payment: PaymentMethod }): Promise<Order> {
     const cart = await this.ownCart(actor, cartId, true)

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { notFound } from '../errors.ts'
+import { invalidData, notFound } from '../errors.ts'
 import type { CartDoc } from '../model.ts'
 import {
   createCartBody, createCustomerBody, fieldsQuery, filterValues, idParams, lineItemBody, lineParams, lineQuantityBody, listQuery,
@@ -23,6 +23,13 @@ import { channelsOfKey, getRegion, listRegions, listStockLocations, tenantOf } f
 import { renderCart, renderOrder, renderOrders, renderProducts } from './render.ts'
 import { actorOf, customerOnly, many, one, paged, registeringOnly, registrationOf, select, type RouteDeps } from './shared.ts'
 
+/** Medusa narrows a store list to the sales channels asked for, each of which must be one of the publishable key's. */
+function channelsAsked (keyChannels: string[], asked: string[] | undefined): string[] {
+  if (!asked?.length) return keyChannels
+  if (asked.some((c) => !keyChannels.includes(c))) throw invalidData('Requested sales channel is not part of the publishable key')
+  return asked
+}
+
 // /store/*: every call carries a publishable key, whose sales channels scope what it sees.
 export async function storeRoutes (fastify: FastifyInstance, { ctx }: RouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
@@ -43,11 +50,11 @@ export async function storeRoutes (fastify: FastifyInstance, { ctx }: RouteDeps)
   app.get('/store/regions/:id', { schema: { params: idParams, querystring: fieldsQuery } }, async (request) =>
     one('region', regionView(await getRegion(ctx, request.params.id)), request.query.fields))
 
-  const productQuery = listQuery(50).extend({ region_id: z.string().optional(), q: z.string().optional(), id: filterValues, handle: filterValues })
+  const productQuery = listQuery(50).extend({ region_id: z.string().optional(), q: z.string().optional(), id: filterValues, handle: filterValues, sales_channel_id: filterValues })
 
   app.get('/store/products', { schema: { querystring: productQuery } }, async (request) => {
     const q = request.query
-    const channels = request.commerceChannels
+    const channels = channelsAsked(request.commerceChannels, q.sales_channel_id)
     const region = q.region_id ? await getRegion(ctx, q.region_id) : undefined
     const products = (await listProducts(ctx)).filter((p) => p.status === 'published' &&
       p.sales_channel_ids.some((c) => channels.includes(c)) &&
