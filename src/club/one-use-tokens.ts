@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import type { RedisClient } from '../plugins/redis.ts'
+import type { RedisClient } from '../stores/redis-client.ts'
 import { ExpiringMap } from '../stores/expiring-map.ts'
 import { keys } from '../stores/keys.ts'
 

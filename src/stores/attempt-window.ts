@@ -1,4 +1,4 @@
-import type { RedisClient } from '../plugins/redis.ts'
+import type { RedisClient } from './redis-client.ts'
 import { ExpiringMap, type Clock } from './expiring-map.ts'
 import { defineScript } from './define-script.ts'
 

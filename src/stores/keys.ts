@@ -1,4 +1,4 @@
-import { shardOf } from '../chat/shards.ts'
+import { shardOf } from './shards.ts'
 
 // Every Redis key name of the service, in one place. The client's keyPrefix (REDIS_KEY_PREFIX) is added by
 // ioredis, so a Lua script must only touch keys it receives in KEYS.
@@ -130,7 +130,7 @@ export const keys = {
       attempts: (kind: 'phone' | 'email', id: string) => `chat:link:attempts:${kind}:${id}`,
     },
     // Everything of one phone, and the per-shard queues its scripts touch, share the hash tag {chat:<shard>}
-    // (shard = a stable hash of the phone, src/chat/shards.ts), so each script runs on one Redis Cluster slot
+    // (shard = a stable hash of the phone, shards.ts), so each script runs on one Redis Cluster slot
     // and no key is written by every turn.
     bot: {
       // conversation session: hash {v: compare-and-set version, doc: session JSON, applied: recent inbound

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { RedisClient } from '../plugins/redis.ts'
+import type { RedisClient } from './redis-client.ts'
 import { AppError } from '../errors.ts'
 import { defineScript } from './define-script.ts'
 

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../plugins/redis.ts'
+import type { RedisClient } from '../stores/redis-client.ts'
 import type { Role } from '../auth/tokens.ts'
 import { defineScript } from '../stores/define-script.ts'
 import { keys } from '../stores/keys.ts'

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../plugins/redis.ts'
+import type { RedisClient } from '../../stores/redis-client.ts'
 import { keys } from '../../stores/keys.ts'
 import { LINK_CODE_TTL_MS, linkRecordSchema, type LinkRecord } from './link-record.ts'
 import { ExpiringMap, type Clock } from '../../stores/expiring-map.ts'

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../plugins/redis.ts'
+import type { RedisClient } from '../../stores/redis-client.ts'
 import { keys } from '../../stores/keys.ts'
 import { MemoryAttemptWindow, RedisAttemptWindow, type AttemptWindow, type AttemptWindowOptions } from '../../stores/attempt-window.ts'
 import type { Clock } from '../../stores/expiring-map.ts'

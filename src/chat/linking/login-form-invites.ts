@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../plugins/redis.ts'
+import type { RedisClient } from '../../stores/redis-client.ts'
 import { keys } from '../../stores/keys.ts'
 import { ExpiringMap, type Clock } from '../../stores/expiring-map.ts'
 import type { LoginFormInvites } from './types.ts'

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../plugins/redis.ts'
+import type { RedisClient } from '../../stores/redis-client.ts'
 import { MemoryCatalogStore, MemoryCropStore } from './memory.ts'
 import type { CatalogStore, CropStore } from './port.ts'
 import { RedisCatalogStore, RedisCropStore } from './redis.ts'

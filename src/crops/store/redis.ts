@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../plugins/redis.ts'
+import type { RedisClient } from '../../stores/redis-client.ts'
 import { isActive, type CropStatus } from '../../../machines/crop.machine.ts'
 import { AppError } from '../../errors.ts'
 import { keys } from '../../stores/keys.ts'

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../plugins/redis.ts'
+import type { RedisClient } from '../../stores/redis-client.ts'
 import { MemoryNotificationStore } from './memory.ts'
 import type { NotificationStore } from './port.ts'
 import { RedisNotificationStore } from './redis.ts'

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../plugins/redis.ts'
+import type { RedisClient } from '../../stores/redis-client.ts'
 import { keys, NOTIFICATION_SHARDS, notificationShard } from '../../stores/keys.ts'
 import { ROLES } from '../../auth/tokens.ts'
 import { NOTIFICATION_DOMAINS, NOTIFICATION_SOURCES } from '../types.ts'
