@@ -120,7 +120,7 @@ export const keys = {
     linking: {
       // pending link code (spec, Link record), deleted when consumed
       code: (code: string) => `chat:link:code:${code}`,
-      // hash tenantId -> linked account JSON
+      // hash tenantId -> linked account JSON, and updates-off:<tenantId> -> '1' where the member turned chat updates off
       accounts: (phone: string) => `chat:link:accounts:${phone}`,
       // present while the login form sent to this phone may be answered
       invite: (phone: string) => `chat:link:invite:${phone}`,
