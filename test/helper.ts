@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Writable } from 'node:stream'
 import { Cluster, Redis } from 'ioredis'
-import { inject } from 'vitest'
+import { afterAll, beforeAll, inject } from 'vitest'
 import { deleteKeysWithPrefix } from '../scripts/lib/redis-server.ts'
 import { deleteClusterKeysWithPrefix, toNode } from '../scripts/lib/redis-cluster.ts'
 import { createRedisCluster, type RedisClient } from '../src/plugins/redis.ts'
@@ -49,6 +49,22 @@ export type StoreKind = 'redis' | 'cluster' | 'memory'
 export async function storeRedis (kind: StoreKind): Promise<{ redis: RedisClient, prefix: string, cleanup: () => Promise<void> } | undefined> {
   if (kind === 'memory') return undefined
   return kind === 'cluster' ? await testRedisCluster() : await testRedis()
+}
+
+/** The store a contract suite of `kind` runs on: made before its cases, its Redis cleaned after them. */
+export function contractStore<T> (kind: StoreKind, create: (redis: RedisClient | null) => T): () => T {
+  let store: T | undefined
+  let cleanup = async (): Promise<void> => {}
+  beforeAll(async () => {
+    const r = await storeRedis(kind)
+    store = create(r?.redis ?? null)
+    if (r) cleanup = r.cleanup
+  })
+  afterAll(async () => { await cleanup() })
+  return () => {
+    if (store === undefined) throw new Error('the contract store is made in beforeAll')
+    return store
+  }
 }
 
 export interface TestApp {

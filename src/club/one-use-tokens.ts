@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
-import type { RedisClient } from '../plugins/redis.ts'
+import type { RedisClient } from '../stores/redis-client.ts'
+import { ExpiringMap } from '../stores/expiring-map.ts'
 import { keys } from '../stores/keys.ts'
 
 // Single-use, expiring tokens (staff invites, member password tokens). Only the token's SHA-256 is stored, so
@@ -19,6 +20,25 @@ export interface OneUseTokens {
 const digest = (token: string): string => createHash('sha256').update(token).digest('hex')
 const newToken = (): string => randomBytes(32).toString('base64url')
 
+export class MemoryOneUseTokens implements OneUseTokens {
+  private readonly records = new ExpiringMap<string>()
+
+  async issue (kind: TokenKind, record: object, ttlMs: number) {
+    const token = newToken()
+    this.records.set(keys.oneUseToken(kind, digest(token)), JSON.stringify(record), ttlMs)
+    return token
+  }
+
+  async take (kind: TokenKind, token: string) {
+    const json = this.records.take(keys.oneUseToken(kind, digest(token)))
+    return json === undefined ? undefined : JSON.parse(json) as unknown
+  }
+
+  async restore (kind: TokenKind, token: string, record: object, expiresAt: number) {
+    this.records.setUntil(keys.oneUseToken(kind, digest(token)), JSON.stringify(record), expiresAt)
+  }
+}
+
 export class RedisOneUseTokens implements OneUseTokens {
   constructor (private readonly redis: RedisClient) {}
 
@@ -36,27 +56,6 @@ export class RedisOneUseTokens implements OneUseTokens {
   async restore (kind: TokenKind, token: string, record: object, expiresAt: number) {
     const ttl = expiresAt - Date.now()
     if (ttl > 0) await this.redis.set(keys.oneUseToken(kind, digest(token)), JSON.stringify(record), 'PX', ttl)
-  }
-}
-
-export class MemoryOneUseTokens implements OneUseTokens {
-  private readonly records = new Map<string, { json: string, expiresAt: number }>()
-
-  async issue (kind: TokenKind, record: object, ttlMs: number) {
-    const token = newToken()
-    this.records.set(`${kind}:${digest(token)}`, { json: JSON.stringify(record), expiresAt: Date.now() + ttlMs })
-    return token
-  }
-
-  async take (kind: TokenKind, token: string) {
-    const key = `${kind}:${digest(token)}`
-    const found = this.records.get(key)
-    this.records.delete(key)
-    return found && found.expiresAt > Date.now() ? JSON.parse(found.json) as unknown : undefined
-  }
-
-  async restore (kind: TokenKind, token: string, record: object, expiresAt: number) {
-    if (expiresAt > Date.now()) this.records.set(`${kind}:${digest(token)}`, { json: JSON.stringify(record), expiresAt })
   }
 }
 

@@ -1,4 +1,5 @@
-import type { RedisClient } from '../plugins/redis.ts'
+import type { RedisClient } from '../stores/redis-client.ts'
+import { ExpiringMap } from '../stores/expiring-map.ts'
 import { keys } from '../stores/keys.ts'
 
 // The upstream (commerce backend) login of a user of ours, per club, kept server-side for the calls made on
@@ -20,15 +21,15 @@ export interface UpstreamSessionStore {
 const ttlMs = (s: UpstreamSession): number => Math.max(1, Math.floor(s.expiresAt * 1000 - Date.now()))
 
 export class MemoryUpstreamSessionStore implements UpstreamSessionStore {
-  private readonly sessions = new Map<string, UpstreamSession>()
+  private readonly sessions = new ExpiringMap<UpstreamSession>()
 
   async put (tenantId: string, subject: string, session: UpstreamSession) {
-    this.sessions.set(keys.orders.upstreamToken(tenantId, subject), { ...session })
+    this.sessions.setUntil(keys.orders.upstreamToken(tenantId, subject), { ...session }, session.expiresAt * 1000)
   }
 
   async get (tenantId: string, subject: string) {
     const found = this.sessions.get(keys.orders.upstreamToken(tenantId, subject))
-    return found && found.expiresAt * 1000 > Date.now() ? { ...found } : undefined
+    return found ? { ...found } : undefined
   }
 }
 

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../plugins/redis.ts'
+import type { RedisClient } from '../stores/redis-client.ts'
 import { keys } from '../stores/keys.ts'
 import { appointmentSchema, dayStartMs, isOpenTask, taskSchema, type Appointment, type AppointmentStatus, type Task, type TaskStatus } from './model.ts'
 

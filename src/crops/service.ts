@@ -17,17 +17,10 @@ import type { CatalogService } from './catalog.ts'
 import type { Author, CropRecord, CropSummary, Harvest, Light, Plant, Space, Strain, TimelineEntry } from './model.ts'
 import { nextPlantNumber, plantCodes } from './plant-codes.ts'
 import type { CreateCropInput, HarvestInput, PatchCropInput, PatchHarvestInput, PlantsInput, TimelineInput } from './requests.ts'
-import type { CropStore } from './store/index.ts'
+import type { CropFilters, CropStore } from './store/index.ts'
 
 /** Who sees and works the club's crops (decisions.md section 2). */
 export const CROP_KEEPERS: readonly Role[] = ['grower', 'admin']
-
-export interface CropFilters {
-  status?: CropStatus | undefined
-  strain?: string | undefined
-  spaceId?: string | undefined
-  search?: string | undefined
-}
 
 /** A crop with what its views show beside the record. */
 export interface CropDetails {
@@ -77,13 +70,8 @@ export class CropService {
   /** A page of the club's crops that match every filter given, and how many match. */
   async list (actor: Actor, filters: CropFilters, page: { limit: number, offset: number }): Promise<{ crops: CropSummary[], count: number }> {
     requireRole(actor, CROP_KEEPERS)
-    const search = filters.search?.toLocaleLowerCase()
-    const matching = (await this.crops.list(actor.tenant.id)).filter((crop) =>
-      (!filters.status || crop.status === filters.status) &&
-      (!filters.strain || crop.strain.id === filters.strain) &&
-      (!filters.spaceId || crop.spaceIds.includes(filters.spaceId)) &&
-      (!search || crop.name.toLocaleLowerCase().includes(search)))
-    return { crops: matching.slice(page.offset, page.offset + page.limit), count: matching.length }
+    const { crops, total } = await this.crops.list(actor.tenant.id, { ...filters, ...page })
+    return { crops, count: total }
   }
 
   async create (tenant: Tenant, input: CreateCropInput): Promise<CropRecord> {

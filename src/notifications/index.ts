@@ -5,7 +5,7 @@ import { generateReminders, type ReminderReport } from './reminders.ts'
 import { notificationRoutes } from './routes.ts'
 import { scheduleDaily } from './schedule.ts'
 import { NotificationService } from './service.ts'
-import { createNotificationStore } from './store.ts'
+import { createNotificationStore } from './store/index.ts'
 import { notificationStreamRoutes } from './stream.ts'
 
 declare module 'fastify' {

@@ -4,7 +4,7 @@ import { AppError, validationError } from '../errors.ts'
 import { keys } from '../stores/keys.ts'
 import type { LiveHub, LiveMessage } from './live.ts'
 import { broadcastSchema, DEFAULT_TTL_MS, newNotificationId, noticeContentSchema, notifyInputSchema, type Broadcast, type ListQuery, type Notification, type RecipientScope } from './model.ts'
-import type { NotificationStore } from './store.ts'
+import type { NotificationStore } from './store/index.ts'
 import type { Notifier, NotifyInput } from './types.ts'
 
 /** The caller of a read: their records, and the role whose broadcasts they receive. */

@@ -1,4 +1,6 @@
-import type { RedisClient } from '../plugins/redis.ts'
+import type { RedisClient } from '../stores/redis-client.ts'
+import { defineScript } from '../stores/define-script.ts'
+import { ExpiringMap } from '../stores/expiring-map.ts'
 import { keys } from '../stores/keys.ts'
 
 // Idempotency-Key records of the one-call routes, per tenant and key: a first call claims the key while it runs;
@@ -20,18 +22,18 @@ export interface IdempotencyStore {
 }
 
 export class MemoryIdempotencyStore implements IdempotencyStore {
-  private readonly records = new Map<string, { record: IdempotencyRecord, expiresAt: number }>()
+  private readonly records = new ExpiringMap<IdempotencyRecord>()
 
   async claim (tenantId: string, key: string, fingerprint: string) {
     const k = keys.orders.idempotency(tenantId, key)
     const found = this.records.get(k)
-    if (found && found.expiresAt > Date.now()) return structuredClone(found.record)
-    this.records.set(k, { record: { state: 'running', fingerprint }, expiresAt: Date.now() + RUNNING_TTL_MS })
+    if (found) return structuredClone(found)
+    this.records.set(k, { state: 'running', fingerprint }, RUNNING_TTL_MS)
     return undefined
   }
 
   async finish (tenantId: string, key: string, record: Extract<IdempotencyRecord, { state: 'done' }>) {
-    this.records.set(keys.orders.idempotency(tenantId, key), { record: structuredClone(record), expiresAt: Date.now() + DONE_TTL_MS })
+    this.records.set(keys.orders.idempotency(tenantId, key), structuredClone(record), DONE_TTL_MS)
   }
 
   async release (tenantId: string, key: string) {
@@ -39,26 +41,24 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   }
 }
 
-const CLAIM = `
+// The record already there, or (nil) the claim written with its TTL.
+const claim = defineScript<[record: string, ttlMs: number], IdempotencyRecord | undefined>({
+  name: 'idempotencyClaim',
+  keys: 1,
+  lua: `
 local current = redis.call('GET', KEYS[1])
 if current then return current end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return false`
-
-type ClaimingRedis = RedisClient & { idempotencyClaim (key: string, value: string, ttlMs: number): Promise<string | null> }
+return false`,
+  decode: (raw) => typeof raw === 'string' ? JSON.parse(raw) as IdempotencyRecord : undefined,
+})
 
 export class RedisIdempotencyStore implements IdempotencyStore {
-  private readonly redis: ClaimingRedis
-
-  constructor (redis: RedisClient) {
-    if (!('idempotencyClaim' in redis)) redis.defineCommand('idempotencyClaim', { numberOfKeys: 1, lua: CLAIM })
-    this.redis = redis as ClaimingRedis
-  }
+  constructor (private readonly redis: RedisClient) {}
 
   async claim (tenantId: string, key: string, fingerprint: string) {
     const record: IdempotencyRecord = { state: 'running', fingerprint }
-    const current = await this.redis.idempotencyClaim(keys.orders.idempotency(tenantId, key), JSON.stringify(record), RUNNING_TTL_MS)
-    return current ? JSON.parse(current) as IdempotencyRecord : undefined
+    return await claim(this.redis, [keys.orders.idempotency(tenantId, key)], JSON.stringify(record), RUNNING_TTL_MS)
   }
 
   async finish (tenantId: string, key: string, record: Extract<IdempotencyRecord, { state: 'done' }>) {

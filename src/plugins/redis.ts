@@ -1,8 +1,9 @@
 import fp from 'fastify-plugin'
 import { Cluster, Redis } from 'ioredis'
+import type { RedisClient } from '../stores/redis-client.ts'
 
-/** One Redis or a Redis Cluster: both take the same commands, scripts (defineCommand) and pub/sub. */
-export type RedisClient = Redis | Cluster
+// Stores take the client type from src/stores, so they import nothing from the plugins that register them.
+export type { RedisClient }
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,5 +1,5 @@
-import type { RedisClient } from '../plugins/redis.ts'
-import { TtlMap, type Clock } from '../chat/linking/memory-ttl.ts'
+import type { RedisClient } from './redis-client.ts'
+import { ExpiringMap, type Clock } from './expiring-map.ts'
 import { defineScript } from './define-script.ts'
 
 // Attempts counted per key in a fixed window that starts at the first attempt (login locks of the staff and
@@ -23,12 +23,12 @@ export interface AttemptWindow {
 }
 
 export class MemoryAttemptWindow implements AttemptWindow {
-  private readonly counts: TtlMap<number>
+  private readonly counts: ExpiringMap<number>
   private readonly now: Clock
 
   constructor (private readonly options: AttemptWindowOptions) {
     this.now = options.now ?? Date.now
-    this.counts = new TtlMap(this.now)
+    this.counts = new ExpiringMap(this.now)
   }
 
   async take (key: string) {

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../plugins/redis.ts'
+import type { RedisClient } from './redis-client.ts'
 
 // One way to declare a Lua script: its name, how many keys it takes, its Lua, and the TypeScript types of its
 // arguments and result. The script is loaded on a client the first time it runs there (ioredis' defineCommand:

@@ -1,4 +1,4 @@
-import { shardOf } from '../chat/shards.ts'
+import { shardOf } from './shards.ts'
 
 // Every Redis key name of the service, in one place. The client's keyPrefix (REDIS_KEY_PREFIX) is added by
 // ioredis, so a Lua script must only touch keys it receives in KEYS.
@@ -120,7 +120,7 @@ export const keys = {
     linking: {
       // pending link code (spec, Link record), deleted when consumed
       code: (code: string) => `chat:link:code:${code}`,
-      // hash tenantId -> linked account JSON
+      // hash tenantId -> linked account JSON, and updates-off:<tenantId> -> '1' where the member turned chat updates off
       accounts: (phone: string) => `chat:link:accounts:${phone}`,
       // present while the login form sent to this phone may be answered
       invite: (phone: string) => `chat:link:invite:${phone}`,
@@ -130,7 +130,7 @@ export const keys = {
       attempts: (kind: 'phone' | 'email', id: string) => `chat:link:attempts:${kind}:${id}`,
     },
     // Everything of one phone, and the per-shard queues its scripts touch, share the hash tag {chat:<shard>}
-    // (shard = a stable hash of the phone, src/chat/shards.ts), so each script runs on one Redis Cluster slot
+    // (shard = a stable hash of the phone, shards.ts), so each script runs on one Redis Cluster slot
     // and no key is written by every turn.
     bot: {
       // conversation session: hash {v: compare-and-set version, doc: session JSON, applied: recent inbound

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { RedisClient } from '../plugins/redis.ts'
+import type { RedisClient } from './redis-client.ts'
 import { AppError } from '../errors.ts'
+import { defineScript } from './define-script.ts'
 
 // Named locks with an expiry, across instances when there is a Redis (SET NX PX, released only by its holder),
 // in this process otherwise. Within one process, waiters queue in order before touching Redis at all.
@@ -56,10 +57,14 @@ export class MemoryLocks implements Locks {
   }
 }
 
-const RELEASE = `
+// Deletes the lock only while it is still ours (it may have expired and been taken by another holder).
+const release = defineScript<[token: string], unknown>({
+  name: 'lockRelease',
+  keys: 1,
+  lua: `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`
+return 0`,
+})
 
 export class RedisLocks implements Locks {
   private readonly queue = new KeyedQueue()
@@ -98,7 +103,7 @@ export class RedisLocks implements Locks {
   }
 
   private async release (key: string, token: string): Promise<void> {
-    await this.redis.eval(RELEASE, 1, key, token)
+    await release(this.redis, [key], token)
   }
 }
 

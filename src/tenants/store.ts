@@ -1,5 +1,6 @@
-import type { RedisClient } from '../plugins/redis.ts'
+import type { RedisClient } from '../stores/redis-client.ts'
 import type { Role } from '../auth/tokens.ts'
+import { defineScript } from '../stores/define-script.ts'
 import { keys } from '../stores/keys.ts'
 import { staffSchema, tenantSchema, type Staff, type Tenant, type TenantInput } from './model.ts'
 
@@ -33,26 +34,6 @@ export function decideStaffChange (roster: Record<string, string>, email: string
   return Object.values(roster).filter((r) => r === 'admin').length > 1 ? 'ok' : 'last-admin'
 }
 
-/** KEYS: the club's roster hash (email -> role). ARGV: email, new role ('' removes). Mirrors decideStaffChange. */
-const CHANGE_STAFF = `
-local current = redis.call('HGET', KEYS[1], ARGV[1])
-if not current then return 'missing' end
-if current == 'admin' and ARGV[2] ~= 'admin' then
-  local admins = 0
-  local roster = redis.call('HVALS', KEYS[1])
-  for i = 1, #roster do if roster[i] == 'admin' then admins = admins + 1 end end
-  if admins <= 1 then return 'last-admin' end
-end
-if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
-return 'ok'
-`
-
-/** KEYS: the tenant record. ARGV: the record as read, the new one. Compare-and-set: 0 when it changed meanwhile. */
-const REPLACE_TENANT = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2])
-return 1
-`
 const UPDATE_ATTEMPTS = 10
 
 /** The staff entry after a roster change at one club (undefined: no club left). */
@@ -104,11 +85,36 @@ export class MemoryTenantStore implements TenantStore {
   }
 }
 
+/** KEYS: the club's roster hash (email -> role). ARGV: email, new role ('' removes). Mirrors decideStaffChange. */
+const changeStaff = defineScript<[email: string, role: string], StaffChange>({
+  name: 'tenantStaffChange',
+  keys: 1,
+  lua: `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if not current then return 'missing' end
+if current == 'admin' and ARGV[2] ~= 'admin' then
+  local admins = 0
+  local roster = redis.call('HVALS', KEYS[1])
+  for i = 1, #roster do if roster[i] == 'admin' then admins = admins + 1 end end
+  if admins <= 1 then return 'last-admin' end
+end
+if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+return 'ok'`,
+})
+
+/** KEYS: the tenant record. ARGV: the record as read, the new one. Compare-and-set: false when it changed meanwhile. */
+const replaceTenant = defineScript<[was: string, next: string], boolean>({
+  name: 'tenantReplace',
+  keys: 1,
+  lua: `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1`,
+  decode: (raw) => raw === 1,
+})
+
 export class RedisTenantStore implements TenantStore {
-  constructor (private readonly redis: RedisClient) {
-    if (!('tenantStaffChange' in redis)) redis.defineCommand('tenantStaffChange', { numberOfKeys: 1, lua: CHANGE_STAFF })
-    if (!('tenantReplace' in redis)) redis.defineCommand('tenantReplace', { numberOfKeys: 1, lua: REPLACE_TENANT })
-  }
+  constructor (private readonly redis: RedisClient) {}
 
   async get (id: string) {
     const raw = await this.redis.get(keys.tenants.one(id))
@@ -137,12 +143,11 @@ export class RedisTenantStore implements TenantStore {
   }
 
   async update (id: string, change: (tenant: Tenant) => TenantInput) {
-    const runner = this.redis as unknown as { tenantReplace: (key: string, was: string, next: string) => Promise<number> }
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const raw = await this.redis.get(keys.tenants.one(id))
       if (!raw) return undefined
       const next = tenantSchema.parse(change(tenantSchema.parse(JSON.parse(raw))))
-      if (await runner.tenantReplace(keys.tenants.one(id), raw, JSON.stringify(next)) === 1) return next
+      if (await replaceTenant(this.redis, [keys.tenants.one(id)], raw, JSON.stringify(next))) return next
     }
     throw new Error(`tenant ${id} kept changing while being updated`)
   }
@@ -166,9 +171,8 @@ export class RedisTenantStore implements TenantStore {
   }
 
   async changeStaff (tenantId: string, email: string, role: StaffRole | null) {
-    const runner = this.redis as unknown as { tenantStaffChange: (key: string, email: string, role: string) => Promise<StaffChange> }
     // The roster decides (one script: two admins demoting each other cannot both win); the entry follows.
-    const change = await runner.tenantStaffChange(keys.staff.roster(tenantId), email.toLowerCase(), role ?? '')
+    const change = await changeStaff(this.redis, [keys.staff.roster(tenantId)], email.toLowerCase(), role ?? '')
     const staff = await this.getStaff(email)
     if (change !== 'ok' || !staff) return change
     const next = changedEntry(staff, tenantId, role)

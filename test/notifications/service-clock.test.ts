@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { MemoryLiveHub } from '../../src/notifications/live.ts'
 import { NotificationService } from '../../src/notifications/service.ts'
-import { MemoryNotificationStore } from '../../src/notifications/store-memory.ts'
+import { MemoryNotificationStore } from '../../src/notifications/store/memory.ts'
 
 // A role notice that expires while a member's read is copying it must not fail that read.
 describe('broadcast delivery and the clock', () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DAY_MS, newNotificationId, type Broadcast, type Notification } from '../../src/notifications/model.ts'
-import { createNotificationStore, type NotificationStore } from '../../src/notifications/store.ts'
+import { createNotificationStore, type NotificationStore } from '../../src/notifications/store/index.ts'
 import { keys } from '../../src/stores/keys.ts'
 import { storeRedis, testRedis } from '../helper.ts'
 
@@ -151,6 +151,16 @@ describe.each(['redis', 'cluster', 'memory'] as const)('notification store contr
     await store.setBroadcastCursor(scope('u1'), 'member', s1, T0 + DAY_MS)
     expect(await store.broadcastCursor(scope('u1'), 'member')).toBe(s3)
     expect(await store.broadcastCursor(scope('u2'), 'member')).toBe(0)
+  })
+
+  // `until` is a moment on the store's clock (Redis' own, or the process' for memory), so real time here.
+  it('forgets a feed position once the moment it is kept until has passed, and never keeps it for less', async () => {
+    fresh()
+    await store.setBroadcastCursor(scope('u1'), 'member', 4, Date.now() - 1)
+    expect(await store.broadcastCursor(scope('u1'), 'member')).toBe(0)
+    await store.setBroadcastCursor(scope('u2'), 'member', 5, Date.now() + DAY_MS)
+    await store.setBroadcastCursor(scope('u2'), 'member', 6, Date.now() - 1)
+    expect(await store.broadcastCursor(scope('u2'), 'member')).toBe(6)
   })
 
   // Property: whatever creates and mark-reads happen, the count, the unread filter and the list agree.

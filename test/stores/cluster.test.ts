@@ -91,7 +91,7 @@ describe('resharding a slot while the service uses it', () => {
       expect((await ownerOf(admin, slot)).port).toBe(toPort)
       expect(await renamed).toBe('renamed')
       expect(await store.create(cropRecord(tenant, { id: 'crop_2' }), [], 10)).toEqual({ ok: true })
-      expect((await store.list(tenant)).map((c) => [c.id, c.name])).toEqual([['crop_2', 'Test crop'], ['crop_1', 'Renamed']])
+      expect((await store.list(tenant, { limit: 10, offset: 0 })).crops.map((c) => [c.id, c.name])).toEqual([['crop_2', 'Test crop'], ['crop_1', 'Renamed']])
     } finally {
       for (const client of open) client.disconnect()
       await r.cleanup()

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { recipientScriptKeys } from '../../src/notifications/store-redis.ts'
+import { recipientScriptKeys } from '../../src/notifications/store/redis.ts'
 import { keys } from '../../src/stores/keys.ts'
 
 // Redis Cluster runs a script, MULTI or pipeline only when all its keys sit in one slot. Each group below is

@@ -49,8 +49,13 @@ describe.each(backends)('locks (%s)', (_name, make) => {
 
   it('tryLock skips a job while the key is held, and runs it once free', async () => {
     let release!: () => void
-    const held = a.withLock('job', { ttlMs: 5_000 }, async () => { await new Promise<void>((resolve) => { release = resolve }) })
-    await sleep(20)
+    let started!: () => void
+    const running = new Promise<void>((resolve) => { started = resolve })
+    const held = a.withLock('job', { ttlMs: 5_000 }, async () => {
+      started()
+      await new Promise<void>((resolve) => { release = resolve })
+    })
+    await running
     expect(await b.tryLock('job', 5_000, async () => 'ran')).toEqual({ ran: false })
     release()
     await held

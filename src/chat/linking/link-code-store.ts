@@ -1,7 +1,7 @@
-import type { RedisClient } from '../../plugins/redis.ts'
+import type { RedisClient } from '../../stores/redis-client.ts'
 import { keys } from '../../stores/keys.ts'
 import { LINK_CODE_TTL_MS, linkRecordSchema, type LinkRecord } from './link-record.ts'
-import { TtlMap, type Clock } from './memory-ttl.ts'
+import { ExpiringMap, type Clock } from '../../stores/expiring-map.ts'
 
 /** Pending link codes: created once, consumed at most once (atomically across instances), gone after the TTL. */
 export interface LinkCodeStore {
@@ -16,11 +16,11 @@ export interface LinkCodeStoreOptions {
 }
 
 export class MemoryLinkCodeStore implements LinkCodeStore {
-  private readonly codes: TtlMap<LinkRecord>
+  private readonly codes: ExpiringMap<LinkRecord>
   private readonly ttlMs: number
 
   constructor (options: LinkCodeStoreOptions = {}) {
-    this.codes = new TtlMap(options.now)
+    this.codes = new ExpiringMap(options.now)
     this.ttlMs = options.ttlMs ?? LINK_CODE_TTL_MS
   }
 

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../plugins/redis.ts'
+import type { RedisClient } from '../../stores/redis-client.ts'
 import { z } from 'zod'
 import { ROLES } from '../../auth/tokens.ts'
 import { keys } from '../../stores/keys.ts'

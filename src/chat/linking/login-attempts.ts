@@ -1,7 +1,7 @@
-import type { RedisClient } from '../../plugins/redis.ts'
+import type { RedisClient } from '../../stores/redis-client.ts'
 import { keys } from '../../stores/keys.ts'
 import { MemoryAttemptWindow, RedisAttemptWindow, type AttemptWindow, type AttemptWindowOptions } from '../../stores/attempt-window.ts'
-import type { Clock } from './memory-ttl.ts'
+import type { Clock } from '../../stores/expiring-map.ts'
 
 // Login attempts through the in-chat form, counted per phone and per email in a fixed window that starts at
 // the first attempt. Every attempt counts (taken before the password is checked, so concurrent tries cannot

@@ -1,6 +1,6 @@
-import type { RedisClient } from '../../plugins/redis.ts'
+import type { RedisClient } from '../../stores/redis-client.ts'
 import { keys } from '../../stores/keys.ts'
-import { TtlMap, type Clock } from './memory-ttl.ts'
+import { ExpiringMap, type Clock } from '../../stores/expiring-map.ts'
 import type { LoginFormInvites } from './types.ts'
 
 // decisions.md section 2: the form may be answered only within an hour of the bot sending it.
@@ -12,11 +12,11 @@ export interface InviteOptions {
 }
 
 export class MemoryLoginFormInvites implements LoginFormInvites {
-  private readonly sent: TtlMap<true>
+  private readonly sent: ExpiringMap<true>
   private readonly ttlMs: number
 
   constructor (options: InviteOptions = {}) {
-    this.sent = new TtlMap(options.now)
+    this.sent = new ExpiringMap(options.now)
     this.ttlMs = options.ttlMs ?? LOGIN_FORM_INVITE_TTL_MS
   }
 

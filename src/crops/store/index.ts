@@ -1,9 +1,9 @@
-import type { RedisClient } from '../../plugins/redis.ts'
+import type { RedisClient } from '../../stores/redis-client.ts'
 import { MemoryCatalogStore, MemoryCropStore } from './memory.ts'
 import type { CatalogStore, CropStore } from './port.ts'
 import { RedisCatalogStore, RedisCropStore } from './redis.ts'
 
-export type { AddPlantsResult, CatalogStore, CreateCropResult, CropChange, CropStore } from './port.ts'
+export type { AddPlantsResult, CatalogStore, CreateCropResult, CropChange, CropFilters, CropPage, CropQuery, CropStore } from './port.ts'
 
 export function createCropStore (redis: RedisClient | null): CropStore {
   return redis ? new RedisCropStore(redis) : new MemoryCropStore()

@@ -1,6 +1,6 @@
 import { isActive, type CropStatus } from '../../../machines/crop.machine.ts'
 import { summarize, type CatalogItems, type CatalogKind, type CropRecord, type CropSummary, type Plant } from '../model.ts'
-import type { AddPlantsResult, CatalogStore, CreateCropResult, CropChange, CropStore } from './port.ts'
+import { pageOf, type AddPlantsResult, type CatalogStore, type CreateCropResult, type CropChange, type CropQuery, type CropStore } from './port.ts'
 
 interface Entry {
   crop: CropRecord
@@ -39,8 +39,8 @@ export class MemoryCropStore implements CropStore {
     return structuredClone(this.crops(tenantId).get(cropId)?.crop)
   }
 
-  async list (tenantId: string) {
-    return [...this.crops(tenantId).values()].reverse().map((e) => summarize(e.crop)).sort(byCreatedDesc)
+  async list (tenantId: string, query: CropQuery) {
+    return pageOf([...this.crops(tenantId).values()].reverse().map((e) => summarize(e.crop)).sort(byCreatedDesc), query)
   }
 
   async update<T> (tenantId: string, cropId: string, change: (crop: CropRecord) => CropChange<T>) {
@@ -70,10 +70,6 @@ export class MemoryCropStore implements CropStore {
       entry.codes.add(plant.code)
     }
     return { ok: true }
-  }
-
-  async activeCount (tenantId: string) {
-    return this.countActive(this.crops(tenantId))
   }
 
   async nextBatchNumber (tenantId: string) {

@@ -1,33 +1,16 @@
-import type { RedisClient } from '../../plugins/redis.ts'
+import type { RedisClient } from '../../stores/redis-client.ts'
 import { isActive, type CropStatus } from '../../../machines/crop.machine.ts'
 import { AppError } from '../../errors.ts'
 import { keys } from '../../stores/keys.ts'
 import { summarize, type CatalogItems, type CatalogKind, type CropRecord, type CropSummary, type Plant } from '../model.ts'
-import { MAX_CHANGE_ATTEMPTS, type AddPlantsResult, type CatalogStore, type CreateCropResult, type CropChange, type CropStore } from './port.ts'
-import { ADD_PLANTS, CREATE_CROP, REMOVE_CROP, UPDATE_CROP } from './scripts.ts'
-
-type Reply = Array<string | number>
-
-interface CropScripts {
-  cropCreate (...args: string[]): Promise<Reply>
-  cropUpdate (...args: string[]): Promise<number>
-  cropAddPlants (...args: string[]): Promise<Reply>
-  cropRemove (...args: string[]): Promise<number>
-}
+import { MAX_CHANGE_ATTEMPTS, narrows, pageOf, type AddPlantsResult, type CatalogStore, type CreateCropResult, type CropChange, type CropPage, type CropQuery, type CropStore } from './port.ts'
+import * as script from './scripts.ts'
 
 const flag = (status: CropStatus) => isActive(status) ? '1' : '0'
 const plantArgs = (plants: Plant[]) => plants.flatMap((p) => [p.code, JSON.stringify(p)])
 
 export class RedisCropStore implements CropStore {
-  private readonly scripts: CropScripts
-
-  constructor (private readonly redis: RedisClient) {
-    redis.defineCommand('cropCreate', { numberOfKeys: 5, lua: CREATE_CROP })
-    redis.defineCommand('cropUpdate', { numberOfKeys: 2, lua: UPDATE_CROP })
-    redis.defineCommand('cropAddPlants', { numberOfKeys: 3, lua: ADD_PLANTS })
-    redis.defineCommand('cropRemove', { numberOfKeys: 5, lua: REMOVE_CROP })
-    this.scripts = redis as unknown as CropScripts
-  }
+  constructor (private readonly redis: RedisClient) {}
 
   private cropKeys (tenantId: string, cropId: string): string[] {
     const k = keys.crops
@@ -35,14 +18,9 @@ export class RedisCropStore implements CropStore {
   }
 
   async create (crop: CropRecord, plants: Plant[], maxActive: number): Promise<CreateCropResult> {
-    const [outcome, current] = await this.scripts.cropCreate(
-      ...this.cropKeys(crop.tenantId, crop.id),
-      crop.id, JSON.stringify(crop), crop.status, flag(crop.status), String(maxActive), String(Date.parse(crop.createdAt)),
-      JSON.stringify(summarize(crop)), ...plantArgs(plants)
-    )
-    if (outcome === 'EXISTS') return { ok: false, reason: 'EXISTS' }
-    if (outcome === 'LIMIT_EXCEEDED') return { ok: false, reason: 'LIMIT_EXCEEDED', current: Number(current) }
-    return { ok: true }
+    return await script.createCrop(this.redis, this.cropKeys(crop.tenantId, crop.id),
+      crop.id, JSON.stringify(crop), crop.status, flag(crop.status), maxActive, Date.parse(crop.createdAt),
+      JSON.stringify(summarize(crop)), ...plantArgs(plants))
   }
 
   async get (tenantId: string, cropId: string) {
@@ -50,8 +28,17 @@ export class RedisCropStore implements CropStore {
     return doc ? JSON.parse(doc) as CropRecord : undefined
   }
 
-  async list (tenantId: string): Promise<CropSummary[]> {
-    const ids = await this.redis.zrevrange(keys.crops.index(tenantId), 0, -1)
+  // Without filters only the page is read; a filter needs every summary (a club has hundreds of crops, not millions).
+  async list (tenantId: string, query: CropQuery): Promise<CropPage> {
+    const index = keys.crops.index(tenantId)
+    if (narrows(query)) return pageOf(await this.summaries(tenantId, await this.redis.zrevrange(index, 0, -1)), query)
+    if (query.limit <= 0) return { crops: [], total: await this.redis.zcard(index) }
+    const [total, ids] = await Promise.all([this.redis.zcard(index), this.redis.zrevrange(index, query.offset, query.offset + query.limit - 1)])
+    return { crops: await this.summaries(tenantId, ids), total }
+  }
+
+  /** The summaries of these crops, in this order; a crop gone meanwhile is left out. */
+  private async summaries (tenantId: string, ids: string[]): Promise<CropSummary[]> {
     const sums = await this.fieldOfEach(tenantId, ids, 'sum')
     // A crop stored before summaries were kept is summarised from its record.
     const older = ids.filter((_, i) => sums[i] === null)
@@ -82,7 +69,7 @@ export class RedisCropStore implements CropStore {
       const [doc, version] = await this.redis.hmget(key, 'doc', 'v')
       if (!doc || !version) return undefined
       const { crop, result } = change(JSON.parse(doc) as CropRecord)
-      const written = await this.scripts.cropUpdate(key, keys.crops.active(tenantId), version, JSON.stringify(crop), crop.status, cropId, flag(crop.status), JSON.stringify(summarize(crop)))
+      const written = await script.updateCrop(this.redis, [key, keys.crops.active(tenantId)], version, JSON.stringify(crop), crop.status, cropId, flag(crop.status), JSON.stringify(summarize(crop)))
       if (written === 1) return result
       if (written === 0) return undefined
     }
@@ -90,7 +77,7 @@ export class RedisCropStore implements CropStore {
   }
 
   async remove (tenantId: string, cropId: string) {
-    return await this.scripts.cropRemove(...this.cropKeys(tenantId, cropId), cropId) === 1
+    return await script.removeCrop(this.redis, this.cropKeys(tenantId, cropId), cropId)
   }
 
   async plants (tenantId: string, cropId: string) {
@@ -100,18 +87,8 @@ export class RedisCropStore implements CropStore {
 
   async addPlants (tenantId: string, cropId: string, plants: Plant[], frozen: readonly CropStatus[]): Promise<AddPlantsResult> {
     const k = keys.crops
-    const [outcome, ...rest] = await this.scripts.cropAddPlants(
-      k.one(tenantId, cropId), k.plantCodes(tenantId, cropId), k.plants(tenantId, cropId),
-      `,${frozen.join(',')},`, ...plantArgs(plants)
-    )
-    if (outcome === 'NOT_FOUND') return { ok: false, reason: 'NOT_FOUND' }
-    if (outcome === 'FROZEN') return { ok: false, reason: 'FROZEN', status: rest[0] as CropStatus }
-    if (outcome === 'DUPLICATE') return { ok: false, reason: 'DUPLICATE', codes: rest.map(String) }
-    return { ok: true }
-  }
-
-  async activeCount (tenantId: string) {
-    return await this.redis.scard(keys.crops.active(tenantId))
+    return await script.addPlants(this.redis, [k.one(tenantId, cropId), k.plantCodes(tenantId, cropId), k.plants(tenantId, cropId)],
+      `,${frozen.join(',')},`, ...plantArgs(plants))
   }
 
   async nextBatchNumber (tenantId: string) {

@@ -1,7 +1,4 @@
-import type { RedisClient } from '../plugins/redis.ts'
-import type { Broadcast, ListQuery, Notification, RecipientScope } from './model.ts'
-import { MemoryNotificationStore } from './store-memory.ts'
-import { RedisNotificationStore } from './store-redis.ts'
+import type { Broadcast, ListQuery, Notification, RecipientScope } from '../model.ts'
 
 export interface Created {
   /** false when the recipient already had a notification with this externalId (nothing was written). */
@@ -36,8 +33,4 @@ export interface NotificationStore {
    * expired: a position lost after that makes no one miss or get twice a broadcast still to be delivered.
    */
   setBroadcastCursor (scope: RecipientScope, role: string, seq: number, until: number): Promise<void>
-}
-
-export function createNotificationStore (redis: RedisClient | null): NotificationStore {
-  return redis ? new RedisNotificationStore(redis) : new MemoryNotificationStore()
 }

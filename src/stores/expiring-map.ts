@@ -1,21 +1,24 @@
 /** Milliseconds since the epoch; injectable so tests can move time. */
 export type Clock = () => number
 
-interface Entry<V> {
+export interface ExpiringEntry<V> {
   value: V
   expiresAt: number
 }
 
 const SWEEP_EVERY = 256
 
-/** A map whose entries vanish after their time to live, as Redis keys with PX do: the in-memory stores' base. */
-export class TtlMap<V> {
-  private readonly entries = new Map<string, Entry<V>>()
+/**
+ * A map whose entries vanish at their deadline, as Redis keys with PX or PXAT do: the one way the in-memory
+ * stores expire things, so each behaves like its Redis twin without a timer.
+ */
+export class ExpiringMap<V> {
+  private readonly entries = new Map<string, ExpiringEntry<V>>()
   private writes = 0
 
   constructor (private readonly now: Clock = Date.now) {}
 
-  entry (key: string): Entry<V> | undefined {
+  entry (key: string): ExpiringEntry<V> | undefined {
     const found = this.entries.get(key)
     if (found && found.expiresAt <= this.now()) {
       this.entries.delete(key)
@@ -28,12 +31,17 @@ export class TtlMap<V> {
     return this.entry(key)?.value
   }
 
+  /** SET PX: the entry lives `ttlMs` from now. */
   set (key: string, value: V, ttlMs: number): void {
     this.setUntil(key, value, this.now() + ttlMs)
   }
 
-  /** Keeps an existing deadline, as INCR keeps a key's TTL. */
+  /** SET PXAT, or a write that keeps an existing deadline as INCR keeps a key's TTL; a past deadline deletes. */
   setUntil (key: string, value: V, expiresAt: number): void {
+    if (expiresAt <= this.now()) {
+      this.entries.delete(key)
+      return
+    }
     this.entries.set(key, { value, expiresAt })
     if (++this.writes % SWEEP_EVERY === 0) this.sweep()
   }

@@ -1,4 +1,5 @@
-import { NOTIFICATION_DOMAINS, NOTIFICATION_SOURCES } from './types.ts'
+import { defineScript, type ScriptArg } from '../../stores/define-script.ts'
+import { NOTIFICATION_DOMAINS, NOTIFICATION_SOURCES } from '../types.ts'
 
 // Lua scripts of the Redis notification store. Every key of the recipient arrives in KEYS, in the order of
 // RECIPIENT_KEY_NAMES and then one per domain and one per source (which records a script touches, as in
@@ -50,10 +51,20 @@ local function fields(id)
 end
 `
 
-const script = (body: string): string => `${PRELUDE}\n${body}`
+/** How many keys a recipient's script takes: the named ones, then one per domain and one per source. */
+const RECIPIENT_KEYS = RECIPIENT_KEY_NAMES.length + NOTIFICATION_DOMAINS.length + NOTIFICATION_SOURCES.length
 
-/** ARGV[3..10]: id, externalId, createdAtMs, expiresAtMs, domain, source, data, createdAt ISO. */
-export const CREATE = script(`
+/** Every recipient script starts with now (ms) and the recipient id. */
+type RecipientArgs<Rest extends readonly ScriptArg[]> = [now: number, recipientId: string, ...rest: Rest]
+
+const recipientScript = <Rest extends readonly ScriptArg[], Result>(name: string, body: string, decode?: (raw: unknown) => Result) =>
+  defineScript<RecipientArgs<Rest>, Result>({ name, keys: RECIPIENT_KEYS, lua: `${PRELUDE}\n${body}`, ...(decode ? { decode } : {}) })
+
+/** A record's three stored parts: its fixed JSON, readAt ('' when unread), updatedAt. */
+export type StoredFields = [data: string, readAt: string, updatedAt: string]
+
+/** ARGV[3..10]: id, externalId, createdAtMs, expiresAtMs, domain, source, data, createdAt ISO. Answers {created 1|0, unread}. */
+export const create = recipientScript<[id: string, externalId: string, createdAtMs: number, expiresAtMs: number, domain: string, source: string, data: string, createdAt: string], [number, number]>('notificationsCreate', `
 purge()
 local id, ext = ARGV[3], ARGV[4]
 if redis.call('HEXISTS', EXT, ext) == 1 then return {0, redis.call('ZCARD', UNREAD)} end
@@ -70,7 +81,7 @@ return {1, redis.call('ZCARD', UNREAD)}
  * Answers {total, data1, readAt1, updatedAt1, ...}: one zset is ranged directly; several are intersected
  * into the scratch key bounded by the smallest of them.
  */
-export const LIST = script(`
+export const list = recipientScript<[offset: number, limit: number, ...sets: string[]], { total: number, records: StoredFields[] }>('notificationsList', `
 purge()
 local sets = {}
 for i = 5, #ARGV do sets[#sets + 1] = SETS[ARGV[i]] end
@@ -99,15 +110,20 @@ if limit > 0 and offset < total then
 end
 if #sets > 1 then redis.call('DEL', src) end
 return out
-`)
+`, (raw) => {
+  const [total, ...fields] = raw as [number, ...string[]]
+  const records: StoredFields[] = []
+  for (let i = 0; i + 2 < fields.length; i += 3) records.push([fields[i] as string, fields[i + 1] as string, fields[i + 2] as string])
+  return { total, records }
+})
 
-export const UNREAD_COUNT = script(`
+export const unreadCount = recipientScript<[], number>('notificationsUnread', `
 purge()
 return redis.call('ZCARD', UNREAD)
 `)
 
 /** ARGV[3] externalId, ARGV[4] now ISO. Answers {data, readAt, updatedAt, unreadCount} or nil. */
-export const MARK_READ = script(`
+export const markRead = recipientScript<[externalId: string, at: string], [...StoredFields, number] | null>('notificationsMarkRead', `
 purge()
 local id = redis.call('HGET', EXT, ARGV[3])
 if not id then return false end
@@ -124,7 +140,7 @@ return {r[1], r[2], r[3], redis.call('ZCARD', UNREAD)}
 `)
 
 /** ARGV[3] now ISO. Answers how many were marked. */
-export const MARK_ALL_READ = script(`
+export const markAllRead = recipientScript<[at: string], number>('notificationsMarkAll', `
 purge()
 local entries = redis.call('ZRANGE', UNREAD, 0, -1, 'WITHSCORES')
 for i = 1, #entries, 2 do
@@ -137,7 +153,7 @@ return #entries / 2
 `)
 
 /** The cleanup job's step for one recipient: purge, and always leave the registry right. */
-export const PURGE = script(`
+export const purge = recipientScript<[], number>('notificationsPurge', `
 local purged = purge()
 syncRegistry()
 return purged
@@ -147,14 +163,17 @@ return purged
  * KEYS[1] a cursor key, ARGV[1] a feed position, ARGV[2] when the broadcasts it covers have all expired (ms).
  * The position only moves forward and its expiry only later (measured on Redis' clock, as PTTL is).
  */
-export const ADVANCE_CURSOR = `
+export const advanceCursor = defineScript<[seq: number, untilMs: number], unknown>({
+  name: 'notificationsCursor',
+  keys: 1,
+  lua: `
 local seq, untilMs = tonumber(ARGV[1]), tonumber(ARGV[2])
 if seq > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], seq, 'KEEPTTL') end
 local left = redis.call('PTTL', KEYS[1])
 local t = redis.call('TIME')
 if left < 0 or tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + left < untilMs then redis.call('PEXPIREAT', KEYS[1], untilMs) end
-return 1
-`
+return 1`,
+})
 
 // A role's feed: KEYS[1] ids by position, KEYS[2] the same ids by expiry; ARGV[1] now (ms).
 const PRUNE_FEED = `
@@ -164,17 +183,20 @@ redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 `
 
 /** Drops the role feed's expired broadcasts. */
-export const PRUNE_BROADCASTS = `${PRUNE_FEED}\nreturn 1`
+export const pruneBroadcasts = defineScript<[now: number], unknown>({ name: 'notificationsPruneBroadcasts', keys: 2, lua: `${PRUNE_FEED}\nreturn 1` })
 
 /**
  * Prunes the feed, then appends a broadcast: KEYS[3] the tenant's position counter, KEYS[4] the record;
  * ARGV[2] its id, ARGV[3] its JSON, ARGV[4] its expiry (ms). Answers its position.
  */
-export const ADD_BROADCAST = `
+export const addBroadcast = defineScript<[now: number, id: string, json: string, expiresAtMs: number], number>({
+  name: 'notificationsAddBroadcast',
+  keys: 4,
+  lua: `
 ${PRUNE_FEED}
 local seq = redis.call('INCR', KEYS[3])
 redis.call('SET', KEYS[4], ARGV[3], 'PXAT', ARGV[4])
 redis.call('ZADD', KEYS[1], seq, ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[2])
-return seq
-`
+return seq`,
+})

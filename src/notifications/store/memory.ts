@@ -1,5 +1,6 @@
-import type { Broadcast, ListQuery, Notification, RecipientScope } from './model.ts'
-import type { Created, NotificationStore } from './store.ts'
+import { ExpiringMap, type Clock } from '../../stores/expiring-map.ts'
+import type { Broadcast, ListQuery, Notification, RecipientScope } from '../model.ts'
+import type { Created, NotificationStore } from './port.ts'
 
 interface Inbox {
   byId: Map<string, Notification>
@@ -19,12 +20,20 @@ const matches = (q: ListQuery) => (n: Notification): boolean =>
   (q.source === undefined || n.source === q.source) &&
   (q.isRead === undefined || n.isRead === q.isRead)
 
-/** One process, nothing survives a restart (REDIS_URL unset); same behaviour as the Redis store. */
+/**
+ * One process, nothing survives a restart (REDIS_URL unset); same behaviour as the Redis store, the contract
+ * suite runs on both. Notices and broadcasts expire by the `now` each call is given; a broadcast cursor by the
+ * clock (Redis' own on the other side), as its `until` is a moment, not a duration.
+ */
 export class MemoryNotificationStore implements NotificationStore {
   private readonly tenants = new Map<string, Map<string, Inbox>>()
   private readonly feeds = new Map<string, Feed>()
-  private readonly cursors = new Map<string, number>()
+  private readonly cursors: ExpiringMap<number>
   private seq = 0
+
+  constructor (clock: Clock = Date.now) {
+    this.cursors = new ExpiringMap(clock)
+  }
 
   private recipients (tenantId: string): Map<string, Inbox> {
     let inboxes = this.tenants.get(tenantId)
@@ -124,8 +133,9 @@ export class MemoryNotificationStore implements NotificationStore {
     return this.cursors.get(cursorKey(scope, role)) ?? 0
   }
 
-  async setBroadcastCursor (scope: RecipientScope, role: string, seq: number) {
+  async setBroadcastCursor (scope: RecipientScope, role: string, seq: number, until: number) {
     const key = cursorKey(scope, role)
-    this.cursors.set(key, Math.max(this.cursors.get(key) ?? 0, seq))
+    const current = this.cursors.entry(key)
+    this.cursors.setUntil(key, Math.max(current?.value ?? 0, seq), Math.max(current?.expiresAt ?? 0, until))
   }
 }

@@ -1,12 +1,10 @@
-import type { RedisClient } from '../plugins/redis.ts'
-import { keys, NOTIFICATION_SHARDS, notificationShard } from '../stores/keys.ts'
-import { ROLES } from '../auth/tokens.ts'
-import { ADD_BROADCAST, ADVANCE_CURSOR, CREATE, LIST, MARK_ALL_READ, MARK_READ, PRUNE_BROADCASTS, PURGE, RECIPIENT_KEY_NAMES, UNREAD_COUNT } from './lua.ts'
-import { NOTIFICATION_DOMAINS, NOTIFICATION_SOURCES } from './types.ts'
-import { broadcastSchema, notificationSchema, type Broadcast, type ListQuery, type Notification, type RecipientScope } from './model.ts'
-import type { Created, NotificationStore } from './store.ts'
-
-type Script = (keys: string[], args: Array<string | number>) => Promise<unknown>
+import type { RedisClient } from '../../stores/redis-client.ts'
+import { keys, NOTIFICATION_SHARDS, notificationShard } from '../../stores/keys.ts'
+import { ROLES } from '../../auth/tokens.ts'
+import { NOTIFICATION_DOMAINS, NOTIFICATION_SOURCES } from '../types.ts'
+import { broadcastSchema, notificationSchema, type Broadcast, type ListQuery, type Notification, type RecipientScope } from '../model.ts'
+import type { Created, NotificationStore } from './port.ts'
+import * as script from './scripts.ts'
 
 const PURGE_BATCH = 500
 
@@ -28,10 +26,10 @@ function filterSets (q: ListQuery): string[] {
   return sets
 }
 
-/** Every key a recipient's script touches, in the order the scripts read KEYS (see lua.ts). */
+/** Every key a recipient's script touches, in the order the scripts read KEYS (see scripts.ts). */
 export function recipientScriptKeys (scope: RecipientScope): string[] {
   const k = keys.notifications.recipient(scope.tenantId, scope.recipientId)
-  const named: Record<typeof RECIPIENT_KEY_NAMES[number], string> = {
+  const named: Record<typeof script.RECIPIENT_KEY_NAMES[number], string> = {
     registry: keys.notifications.expiring(scope.tenantId, notificationShard(scope.recipientId)),
     all: k.all,
     unread: k.unread,
@@ -41,66 +39,41 @@ export function recipientScriptKeys (scope: RecipientScope): string[] {
     ext: k.external,
     tmp: k.scratch,
   }
-  return [...RECIPIENT_KEY_NAMES.map((name) => named[name]), ...NOTIFICATION_DOMAINS.map(k.domain), ...NOTIFICATION_SOURCES.map(k.source)]
+  return [...script.RECIPIENT_KEY_NAMES.map((name) => named[name]), ...NOTIFICATION_DOMAINS.map(k.domain), ...NOTIFICATION_SOURCES.map(k.source)]
 }
 
-const RECIPIENT_KEYS = RECIPIENT_KEY_NAMES.length + NOTIFICATION_DOMAINS.length + NOTIFICATION_SOURCES.length
-
 export class RedisNotificationStore implements NotificationStore {
-  private readonly scripts: Record<'create' | 'list' | 'unread' | 'markRead' | 'markAll' | 'purge' | 'cursor' | 'addBroadcast' | 'pruneBroadcasts', Script>
-
-  constructor (private readonly redis: RedisClient) {
-    const define = (name: string, lua: string, numberOfKeys = RECIPIENT_KEYS): Script => {
-      const command = `notifications_${name}`
-      redis.defineCommand(command, { numberOfKeys, lua })
-      const fn = (redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[command] as (...args: unknown[]) => Promise<unknown>
-      return async (k, a) => await fn.call(redis, ...k, ...a)
-    }
-    this.scripts = {
-      create: define('create', CREATE),
-      list: define('list', LIST),
-      unread: define('unread', UNREAD_COUNT),
-      markRead: define('mark_read', MARK_READ),
-      markAll: define('mark_all', MARK_ALL_READ),
-      purge: define('purge', PURGE),
-      cursor: define('cursor', ADVANCE_CURSOR, 1),
-      addBroadcast: define('add_broadcast', ADD_BROADCAST, 4),
-      pruneBroadcasts: define('prune_broadcasts', PRUNE_BROADCASTS, 2),
-    }
-  }
+  constructor (private readonly redis: RedisClient) {}
 
   async create (n: Notification, now: number): Promise<Created> {
     const createdAt = Date.parse(n.createdAt)
     const expiresAt = Date.parse(n.expiresAt)
-    const [created, unreadCount] = await this.scripts.create(recipientScriptKeys(n), [
-      now, n.recipientId, n.id, n.externalId, createdAt, expiresAt, n.domain, n.source, toRecord(n), n.createdAt,
-    ]) as [number, number]
+    const [created, unreadCount] = await script.create(this.redis, recipientScriptKeys(n),
+      now, n.recipientId, n.id, n.externalId, createdAt, expiresAt, n.domain, n.source, toRecord(n), n.createdAt)
     return { created: created === 1, unreadCount }
   }
 
   async list (scope: RecipientScope, q: ListQuery, now: number) {
-    const [total, ...fields] = await this.scripts.list(recipientScriptKeys(scope), [now, scope.recipientId, q.offset, q.limit, ...filterSets(q)]) as [number, ...string[]]
-    const notifications: Notification[] = []
-    for (let i = 0; i + 2 < fields.length; i += 3) notifications.push(fromRecord(fields[i] as string, fields[i + 1] as string, fields[i + 2] as string))
-    return { notifications, total }
+    const { total, records } = await script.list(this.redis, recipientScriptKeys(scope), now, scope.recipientId, q.offset, q.limit, ...filterSets(q))
+    return { notifications: records.map((r) => fromRecord(...r)), total }
   }
 
   async unreadCount (scope: RecipientScope, now: number) {
-    return await this.scripts.unread(recipientScriptKeys(scope), [now, scope.recipientId]) as number
+    return await script.unreadCount(this.redis, recipientScriptKeys(scope), now, scope.recipientId)
   }
 
   async markRead (scope: RecipientScope, externalId: string, now: number) {
-    const found = await this.scripts.markRead(recipientScriptKeys(scope), [now, scope.recipientId, externalId, new Date(now).toISOString()]) as [string, string, string, number] | null
+    const found = await script.markRead(this.redis, recipientScriptKeys(scope), now, scope.recipientId, externalId, new Date(now).toISOString())
     if (!found) return undefined
     return { notification: fromRecord(found[0], found[1], found[2]), unreadCount: found[3] }
   }
 
   async markAllRead (scope: RecipientScope, now: number) {
-    return await this.scripts.markAll(recipientScriptKeys(scope), [now, scope.recipientId, new Date(now).toISOString()]) as number
+    return await script.markAllRead(this.redis, recipientScriptKeys(scope), now, scope.recipientId, new Date(now).toISOString())
   }
 
   async purgeExpired (tenantId: string, now: number) {
-    for (const role of ROLES) await this.scripts.pruneBroadcasts(this.feedKeys(tenantId, role), [now])
+    for (const role of ROLES) await script.pruneBroadcasts(this.redis, this.feedKeys(tenantId, role), now)
     let purged = 0
     for (let shard = 0; shard < NOTIFICATION_SHARDS; shard++) {
       const registry = keys.notifications.expiring(tenantId, shard)
@@ -109,7 +82,7 @@ export class RedisNotificationStore implements NotificationStore {
         const due = await this.redis.zrangebyscore(registry, '-inf', now, 'LIMIT', 0, PURGE_BATCH)
         if (due.length === 0) break
         for (const recipientId of due) {
-          purged += await this.scripts.purge(recipientScriptKeys({ tenantId, recipientId }), [now, recipientId]) as number
+          purged += await script.purge(this.redis, recipientScriptKeys({ tenantId, recipientId }), now, recipientId)
         }
       }
     }
@@ -121,10 +94,9 @@ export class RedisNotificationStore implements NotificationStore {
   }
 
   async addBroadcast (b: Broadcast, now: number) {
-    return await this.scripts.addBroadcast(
+    return await script.addBroadcast(this.redis,
       [...this.feedKeys(b.tenantId, b.recipientRole), keys.notifications.broadcastSeq(b.tenantId), keys.notifications.broadcast(b.tenantId, b.id)],
-      [now, b.id, JSON.stringify(b), Date.parse(b.expiresAt)]
-    ) as number
+      now, b.id, JSON.stringify(b), Date.parse(b.expiresAt))
   }
 
   async broadcastsAfter (tenantId: string, role: string, afterSeq: number, now: number) {
@@ -152,6 +124,6 @@ export class RedisNotificationStore implements NotificationStore {
   }
 
   async setBroadcastCursor (scope: RecipientScope, role: string, seq: number, until: number) {
-    await this.scripts.cursor([this.cursorKey(scope, role)], [seq, until])
+    await script.advanceCursor(this.redis, [this.cursorKey(scope, role)], seq, until)
   }
 }
