@@ -203,8 +203,11 @@ export async function startService (env: Record<string, string>, nodeArgs: strin
   }, nodeArgs)
 }
 
-/** Sums every series of each named metric in the service's /metrics (counters, gauges, a histogram's _count). */
-export async function scrape (service: Child, names: readonly string[]): Promise<Record<string, number>> {
+/**
+ * Sums every series of each named metric in the service's /metrics (counters, gauges, a histogram's _count). A
+ * labelled metric nothing was counted in yet is absent: 0 when `absentIsZero`, else an error (a renamed metric).
+ */
+export async function scrape (service: Child, names: readonly string[], absentIsZero = false): Promise<Record<string, number>> {
   const { status, body } = await send(service.pool, { path: '/metrics', method: 'GET', headers: {} })
   if (status !== 200) throw new Error(`/metrics answered ${status}`)
   const totals: Record<string, number> = {}
@@ -213,7 +216,11 @@ export async function scrape (service: Child, names: readonly string[]): Promise
     if (!names.includes(name)) continue
     totals[name] = (totals[name] ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1))
   }
-  for (const name of names) if (totals[name] === undefined) throw new Error(`/metrics has no ${name}`)
+  for (const name of names) {
+    if (totals[name] !== undefined) continue
+    if (!absentIsZero) throw new Error(`/metrics has no ${name}`)
+    totals[name] = 0
+  }
   return totals
 }
 
