@@ -71,8 +71,7 @@ async function timedStep (service: Child, phones: readonly string[], make: (phon
   const base = (await scrape(service, [TURNS_APPLIED]))[TURNS_APPLIED] ?? 0
   const started = performance.now()
   await closedLoop(service.pool, requests.length, 64, (i) => requests[i] as Request)
-  await applied(service, base + phones.length)
-  const seconds = (performance.now() - started) / 1000
+  const seconds = (await applied(service, base + phones.length) - started) / 1000
   await drained(service, base + phones.length)
   return seconds
 }
@@ -104,7 +103,7 @@ async function measureRates (service: Child, bare: Child): Promise<Rates> {
   add(UNLINKED, greeters.length, await timedStep(service, greeters, (p) => webhook(p, { text: 'hola' })))
 
   // linked members: link, then rounds of browsing and ordering, with staff reading orders and the inbox meanwhile
-  const members = Array.from({ length: scaled(200, 20) }, (_, i) => phoneOf(3_000_000, i))
+  const members = Array.from({ length: scaled(400, 20) }, (_, i) => phoneOf(3_000_000, i))
   add(LINK, members.length, await timedStep(service, members, async (p, i) => await linkRequest(service.pool, p, memberOf(i))))
   const staff: number[] = []
   const mix = { running: true }
