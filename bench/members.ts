@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Redis } from 'ioredis'
@@ -228,6 +229,7 @@ export interface MembersResult { targets: Target[], profile: string | undefined 
 
 export async function run (): Promise<MembersResult> {
   const profileDir = process.env.BENCH_PROFILE ? join(process.cwd(), 'bench', '.profiles') : undefined
+  if (profileDir) rmSync(profileDir, { recursive: true, force: true })
   const [redis, countedRedis, commerceRedis] = await Promise.all([startRedisServer(), startRedisServer(), startRedisServer()])
   const provider = await startProvider()
   const commerce = await startCommerce(commerceRedis.url)
