@@ -1,4 +1,4 @@
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import { run as members } from './members.ts'
 import { run as notifications } from './notifications.ts'
 import { printTopSelfTime } from './profile.ts'
@@ -8,7 +8,7 @@ import { printTargets, SCALE, type Target } from './lib.ts'
 // `npm run bench`: every benchmark in turn, each printing its figures, then every target of issue 16 next to its
 // figure (met / NOT met). Targets live here, never in tests. BENCH_SCALE=0.1 for a short run while developing;
 // BENCH_PROFILE=1 also writes a CPU profile of the service during the members' mix and prints its top self time.
-process.stdout.write(`machine: ${cpus().length} cores, ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}${SCALE === 1 ? '' : `, BENCH_SCALE=${SCALE}`}\n`)
+process.stdout.write(`machine: ${cpus().length} cores, ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the start${SCALE === 1 ? '' : `, BENCH_SCALE=${SCALE}`}\n`)
 
 const targets: Target[] = []
 process.stdout.write('\n== members: acks, turns by kind vs a bare route, Redis and commerce work per turn, bytes per idle phone\n')

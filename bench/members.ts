@@ -130,7 +130,7 @@ async function measureRates (service: Child, bare: Child): Promise<Rates> {
   return { bare: bareRate, acks, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), acksAtRate: latencies.length, kinds, staff: staff.sort((a, b) => a - b) }
 }
 
-interface Counted { inputs: number, commands: number, roundTripsWebhook: number, roundTripsAfter: number, replies: number, commerce: number, commercePaths: Set<string>, repeatedCommerce: number, byCommand: Map<string, number> }
+interface Counted { inputs: number, commands: number, roundTripsWebhook: number, roundTripsAfter: number, replies: number, commerce: number, commercePaths: Map<string, number>, repeatedCommerce: number, byCommand: Map<string, number> }
 
 /** Commands the server ran, by name (INFO commandstats; scripts' own calls included). */
 async function commandStats (redis: Redis): Promise<Map<string, number>> {
@@ -173,7 +173,7 @@ async function measureCounts (redis: RedisServer, proxy: RedisProxy, service: Ch
       }, 30_000, 60)
       const after = await commandStats(direct)
       const seconds = (performance.now() - before.t) / 1000
-      const c = kinds.get(kind) ?? { inputs: 0, commands: 0, roundTripsWebhook: 0, roundTripsAfter: 0, replies: 0, commerce: 0, commercePaths: new Set<string>(), repeatedCommerce: 0, byCommand: new Map<string, number>() }
+      const c = kinds.get(kind) ?? { inputs: 0, commands: 0, roundTripsWebhook: 0, roundTripsAfter: 0, replies: 0, commerce: 0, commercePaths: new Map<string, number>(), repeatedCommerce: 0, byCommand: new Map<string, number>() }
       const rts = proxy.roundTrips.slice(before.rts)
       const paths = commerce.paths.slice(before.paths)
       c.inputs++
@@ -182,7 +182,11 @@ async function measureCounts (redis: RedisServer, proxy: RedisProxy, service: Ch
       c.roundTripsAfter += rts.filter((t) => t > acked).length - idle.roundTrips * seconds
       c.replies += provider.sent.length - before.sent
       c.commerce += commerce.calls() - before.commerce
-      for (const p of paths) c.commercePaths.add(p)
+      for (const p of paths) {
+        // one line per route: ids and the query string left out
+        const route = (p.split('?')[0] ?? p).replace(/([a-z]+_)[0-9A-Z]{20,}/g, '$1<id>')
+        c.commercePaths.set(route, (c.commercePaths.get(route) ?? 0) + 1)
+      }
       c.repeatedCommerce += paths.length - new Set(paths).size
       for (const [name, n] of after) c.byCommand.set(name, (c.byCommand.get(name) ?? 0) + n - (before.stats.get(name) ?? 0))
       kinds.set(kind, c)
@@ -279,7 +283,11 @@ function report (rates: Rates, counts: Counting): void {
     }),
     '  commands by name, per input:',
     ...[...counts.kinds].map(([kind, c]) => `    ${kind.padEnd(30)} ${[...c.byCommand].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ${(n / c.inputs).toFixed(1)}`).join(', ')}`),
-    `  commerce calls of a product list:  ${[...(counts.kinds.get('product list')?.commercePaths ?? [])].join(', ') || 'none'}`,
+    ...['product list', 'confirm the order'].map((kind) => {
+      const c = counts.kinds.get(kind)
+      const calls = [...(c?.commercePaths ?? [])].map(([path, n]) => `      ${(n / (c?.inputs ?? 1)).toFixed(1)} x ${path}`)
+      return [`  commerce calls per input, ${kind}:`, ...calls].join('\n')
+    }),
     '',
     ...(['unlinked', 'linked'] as const).map((which) => {
       const b = counts.bytes[which]
