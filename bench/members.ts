@@ -232,7 +232,7 @@ async function measureCounts (redis: RedisServer, proxy: RedisProxy, service: Ch
 export interface MembersResult { targets: Target[], profile: string | undefined }
 
 export async function run (): Promise<MembersResult> {
-  const profileDir = process.env.BENCH_PROFILE ? join(process.cwd(), 'bench', '.profiles') : undefined
+  const profileDir = process.env.BENCH_PROFILE !== '0' ? join(process.cwd(), 'bench', '.profiles') : undefined
   if (profileDir) rmSync(profileDir, { recursive: true, force: true })
   const [redis, countedRedis, commerceRedis] = await Promise.all([startRedisServer(), startRedisServer(), startRedisServer()])
   const provider = await startProvider()
