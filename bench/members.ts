@@ -40,6 +40,7 @@ const ROUND: Array<{ kind: string, input: (m: Member) => Input }> = [
   { kind: 'checkout', input: () => ({ reply: 'cart:checkout' }) },
   { kind: 'confirm the order', input: () => ({ reply: 'order:confirm' }) },
 ]
+const COMMERCE_CALLS = 'club_commerce_request_duration_seconds_count'
 const UNLINKED = 'greeting, unlinked'
 const LINK = 'link by code'
 const KINDS = [UNLINKED, LINK, ...ROUND.map((s) => s.kind)]
@@ -130,7 +131,7 @@ async function measureRates (service: Child, bare: Child): Promise<Rates> {
   return { bare: bareRate, acks, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), acksAtRate: latencies.length, kinds, staff: staff.sort((a, b) => a - b) }
 }
 
-interface Counted { inputs: number, commands: number, roundTripsWebhook: number, roundTripsAfter: number, replies: number, commerce: number, commercePaths: Map<string, number>, repeatedCommerce: number, byCommand: Map<string, number> }
+interface Counted { inputs: number, commands: number, roundTripsWebhook: number, roundTripsAfter: number, replies: number, commerce: number, commerceCounted: number, commercePaths: Map<string, number>, repeatedCommerce: number, byCommand: Map<string, number> }
 
 /** Commands the server ran, by name (INFO commandstats; scripts' own calls included). */
 async function commandStats (redis: Redis): Promise<Map<string, number>> {
@@ -159,6 +160,9 @@ async function measureCounts (redis: RedisServer, proxy: RedisProxy, service: Ch
 
     const kinds = new Map<string, Counted>()
     const marks = new Map<string, string[]>()
+    // the service's own count of its commerce calls, read after each input's Redis figures are taken (a scrape reads Redis)
+    const commerceCounted = async (): Promise<number> => (await scrape(service, [COMMERCE_CALLS], true))[COMMERCE_CALLS] ?? 0
+    let counted = await commerceCounted()
     const count = async (kind: string, phone: string | undefined, act: () => Promise<void>): Promise<void> => {
       const before = { stats: await commandStats(direct), rts: proxy.roundTrips.length, commerce: commerce.calls(), paths: commerce.paths.length, sent: provider.sent.length, t: performance.now() }
       let acked = performance.now()
@@ -173,7 +177,7 @@ async function measureCounts (redis: RedisServer, proxy: RedisProxy, service: Ch
       }, 30_000, 60)
       const after = await commandStats(direct)
       const seconds = (performance.now() - before.t) / 1000
-      const c = kinds.get(kind) ?? { inputs: 0, commands: 0, roundTripsWebhook: 0, roundTripsAfter: 0, replies: 0, commerce: 0, commercePaths: new Map<string, number>(), repeatedCommerce: 0, byCommand: new Map<string, number>() }
+      const c = kinds.get(kind) ?? { inputs: 0, commands: 0, roundTripsWebhook: 0, roundTripsAfter: 0, replies: 0, commerce: 0, commerceCounted: 0, commercePaths: new Map<string, number>(), repeatedCommerce: 0, byCommand: new Map<string, number>() }
       const rts = proxy.roundTrips.slice(before.rts)
       const paths = commerce.paths.slice(before.paths)
       c.inputs++
@@ -189,11 +193,15 @@ async function measureCounts (redis: RedisServer, proxy: RedisProxy, service: Ch
       }
       c.repeatedCommerce += paths.length - new Set(paths).size
       for (const [name, n] of after) c.byCommand.set(name, (c.byCommand.get(name) ?? 0) + n - (before.stats.get(name) ?? 0))
+      const now = await commerceCounted()
+      c.commerceCounted += now - counted
+      counted = now
       kinds.set(kind, c)
     }
-    const say = async (kind: string, phone: string, request: Request | Promise<Request>): Promise<void> => {
+    // the request is made before counting starts: a link code is the club website's call, not the turn's
+    const say = async (kind: string, phone: string, make: () => Request | Promise<Request>): Promise<void> => {
+      const r = await make()
       await count(kind, phone, async () => {
-        const r = await request
         const res = await send(service.pool, r)
         if (res.status !== 200) throw new Error(`webhook answered ${res.status}: ${res.body}`)
         const ids = marks.get(phone) ?? []
@@ -203,11 +211,11 @@ async function measureCounts (redis: RedisServer, proxy: RedisProxy, service: Ch
     }
     const samples = scaled(5, 3)
     const unlinked = Array.from({ length: samples }, (_, i) => phoneOf(4_000_000, i))
-    for (const phone of unlinked) await say(UNLINKED, phone, webhook(phone, { text: 'hola' }))
+    for (const phone of unlinked) await say(UNLINKED, phone, () => webhook(phone, { text: 'hola' }))
     const linked = Array.from({ length: samples }, (_, i) => phoneOf(5_000_000, i))
-    for (const [i, phone] of linked.entries()) await say(LINK, phone, linkRequest(service.pool, phone, memberOf(i)))
+    for (const [i, phone] of linked.entries()) await say(LINK, phone, async () => await linkRequest(service.pool, phone, memberOf(i)))
     for (const [i, phone] of linked.entries()) {
-      for (const step of ROUND) await say(step.kind, phone, webhook(phone, step.input(memberOf(i))))
+      for (const step of ROUND) await say(step.kind, phone, () => webhook(phone, step.input(memberOf(i))))
     }
     for (const read of STAFF_READS) {
       const headers = await staffHeaders('club-norte')
@@ -275,11 +283,12 @@ function report (rates: Rates, counts: Counting): void {
     `  staff reads during the mix:        ${rates.staff.length} (orders list, chat inbox), p50 ${fmt(quantile(rates.staff, 0.5))} ms, p99 ${fmt(quantile(rates.staff, 0.99))} ms`,
     '',
     `  idle instance:                     ${fmt(counts.idle.commands)} Redis commands/s, ${fmt(counts.idle.roundTrips)} round trips/s`,
-    '  per input, one at a time (idle work subtracted; round trips split at the webhook\'s answer):',
-    `    ${'kind'.padEnd(30)} ${'commands'.padStart(8)} ${'RT webhook'.padStart(10)} ${'RT after'.padStart(8)} ${'replies'.padStart(7)} ${'commerce'.padStart(8)} ${'repeated'.padStart(8)}`,
+    '  per input, one at a time (idle work subtracted; round trips split at the webhook\'s answer; commerce calls as the',
+    '  backend received them, "counted" as the service\'s own histogram counted them):',
+    `    ${'kind'.padEnd(30)} ${'commands'.padStart(8)} ${'RT webhook'.padStart(10)} ${'RT after'.padStart(8)} ${'replies'.padStart(7)} ${'commerce'.padStart(8)} ${'counted'.padStart(7)} ${'repeated'.padStart(8)}`,
     ...[...counts.kinds].map(([kind, c]) => {
       const per = (n: number): string => (n / c.inputs).toFixed(1)
-      return `    ${kind.padEnd(30)} ${per(c.commands).padStart(8)} ${per(c.roundTripsWebhook).padStart(10)} ${per(c.roundTripsAfter).padStart(8)} ${per(c.replies).padStart(7)} ${per(c.commerce).padStart(8)} ${per(c.repeatedCommerce).padStart(8)}`
+      return `    ${kind.padEnd(30)} ${per(c.commands).padStart(8)} ${per(c.roundTripsWebhook).padStart(10)} ${per(c.roundTripsAfter).padStart(8)} ${per(c.replies).padStart(7)} ${per(c.commerce).padStart(8)} ${per(c.commerceCounted).padStart(7)} ${per(c.repeatedCommerce).padStart(8)}`
     }),
     '  commands by name, per input:',
     ...[...counts.kinds].map(([kind, c]) => `    ${kind.padEnd(30)} ${[...c.byCommand].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ${(n / c.inputs).toFixed(1)}`).join(', ')}`),
