@@ -40,10 +40,11 @@ async function rss (provider: Provider, commerceUrl: string): Promise<{ first: n
   }
 }
 
-/** Whether this build reads CHAT_SEND_RATE (the pacing work lands separately): some chat setting comes out as 80. */
+/** Whether this build reads CHAT_SEND_RATE (the pacing work lands separately): some chat setting follows it. */
 function pacingConfigured (): boolean {
-  const config = loadConfig({ ...SECRETS, REDIS_URL: 'redis://127.0.0.1:6379', CHAT_SEND_RATE: '80' })
-  return Object.entries(config.chat).some(([name, value]) => /rate/i.test(name) && value === 80)
+  const chat = (rate: string): Record<string, unknown> => loadConfig({ ...SECRETS, REDIS_URL: 'redis://127.0.0.1:6379', CHAT_SEND_RATE: rate }).chat
+  const [at80, at81] = [chat('80'), chat('81')]
+  return Object.keys(at80).some((name) => at80[name] === 80 && at81[name] === 81)
 }
 
 interface Pacing { configured: boolean, replies: number, received: number, rate: number, deadLetters: number }
