@@ -8,7 +8,7 @@ import { signAccessToken } from '../src/auth/tokens.ts'
 import { demoIds } from '../src/embedded-commerce/demo.ts'
 import { startCommerce, type Commerce } from './commerce.ts'
 import {
-  applied, closedLoop, drained, fmt, openLoop, phoneOf, printTargets, quantile, scaled, SCALE, scrape, SECRETS, send, sleep,
+  applied, closedLoop, drained, fmt, openLoop, OUTBOX_PHONES, phoneOf, printTargets, quantile, scaled, SCALE, scrape, SECRETS, send, sleep,
   startChild, startProvider, startService, TURNS_APPLIED, waitFor, webhook, type Child, type Input, type Provider, type Request, type Target,
 } from './lib.ts'
 import { printTopSelfTime } from './profile.ts'
@@ -92,7 +92,7 @@ async function measureRates (service: Child, bare: Child): Promise<Rates> {
   await drained(service, base + ackCount)
 
   const latencies = await openLoop(service.pool, 1_000, Math.max(1, 5 * SCALE), () => webhook(unlinked[Math.floor(Math.random() * unlinked.length)] as string, { text: 'hola' }))
-  await waitFor('the open loop\'s turns', async () => (await scrape(service, ['club_chat_outbox_phones'])).club_chat_outbox_phones === 0)
+  await waitFor('the open loop\'s replies', async () => (await scrape(service, [OUTBOX_PHONES]))[OUTBOX_PHONES] === 0)
 
   const kinds = new Map<string, { turns: number, seconds: number }>(KINDS.map((k) => [k, { turns: 0, seconds: 0 }]))
   const add = (kind: string, turns: number, seconds: number): void => {
