@@ -5,7 +5,7 @@ import { printTopSelfTime } from './profile.ts'
 import { run as scale } from './scale.ts'
 import { printTargets, SCALE, type Target } from './lib.ts'
 
-// `npm run bench`: every benchmark in turn, each printing its figures, then every target of issue 16 next to its
+// `npm run bench`: every benchmark in turn, each printing its figures, then every target (docs/performance.md) next to its
 // figure (met / NOT met), and the top self time of a CPU profile of the service during the members' mix
 // (BENCH_PROFILE=0: no profile). Targets live here, never in tests. BENCH_SCALE=0.1 for a short run.
 process.stdout.write(`machine: ${cpus().length} cores, ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the start${SCALE === 1 ? '' : `, BENCH_SCALE=${SCALE}`}\n`)

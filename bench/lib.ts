@@ -260,7 +260,7 @@ export function printTargets (targets: readonly Target[]): void {
   const width = Math.max(...targets.map((t) => t.figure.length))
   const valueWidth = Math.max(...targets.map((t) => t.value.length))
   const lines = targets.map((t) => `  ${t.met ? 'met    ' : 'NOT met'}  ${t.figure.padEnd(width)}  ${t.value.padStart(valueWidth)}   target ${t.target}`)
-  process.stdout.write(`\ntargets (issue 16)\n${lines.join('\n')}\n`)
+  process.stdout.write(`\ntargets (docs/performance.md)\n${lines.join('\n')}\n`)
 }
 
 export const phoneOf = (base: number, i: number): string => `549${String(base + i).padStart(10, '0')}`
