@@ -1,13 +1,25 @@
-import { run as chat } from './chat.ts'
+import { cpus, loadavg } from 'node:os'
+import { run as members } from './members.ts'
 import { run as notifications } from './notifications.ts'
+import { printTopSelfTime } from './profile.ts'
+import { run as scale } from './scale.ts'
+import { printTargets, SCALE, type Target } from './lib.ts'
 
-// `npm run bench`: every benchmark in turn, each printing its own figures. Targets live here, never in tests.
-const benches: Array<[string, () => Promise<void>]> = [
-  ['chat: webhook acks, turns end to end, ack latency, bytes per session', chat],
-  ['notifications: list and unread count for a user with 10,000 notifications', notifications],
-]
+// `npm run bench`: every benchmark in turn, each printing its figures, then every target (docs/performance.md) next to its
+// figure (met / NOT met), and the top self time of a CPU profile of the service during the members' mix
+// (BENCH_PROFILE=0: no profile). Targets live here, never in tests. BENCH_SCALE=0.1 for a short run.
+process.stdout.write(`machine: ${cpus().length} cores, ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the start${SCALE === 1 ? '' : `, BENCH_SCALE=${SCALE}`}\n`)
 
-for (const [title, bench] of benches) {
-  process.stdout.write(`\n== ${title}\n`)
-  await bench()
-}
+const targets: Target[] = []
+process.stdout.write('\n== members: acks, turns by kind vs a bare route, Redis and commerce work per turn, bytes per idle phone\n')
+const mix = await members()
+targets.push(...mix.targets)
+
+process.stdout.write('\n== scale: RSS over phones, the provider\'s pace, Redis Cluster spread\n')
+targets.push(...await scale())
+
+process.stdout.write('\n== notifications: list and unread count for a user with 10,000 notifications\n')
+await notifications()
+
+printTargets(targets)
+if (mix.profile) printTopSelfTime(mix.profile)

@@ -1,0 +1,266 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { once } from 'node:events'
+import { createWriteStream, mkdtempSync } from 'node:fs'
+import { createServer as createHttpServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Pool } from 'undici'
+import { freePort } from '../scripts/lib/free-port.ts'
+import { signWebhookBody } from '../src/chat/signature.ts'
+
+// What the benchmarks share: the service and a bare route as child processes of their own (so that RSS and a
+// CPU profile are the service's alone), signed webhook calls, a loopback provider, load loops, metric scrapes
+// and the targets table.
+
+export const SECRETS = {
+  JWT_SECRET: 'bench-jwt-secret-0123456789abcdef',
+  CRON_API_SECRET: 'bench-cron-secret-0123456789abcdef',
+  CHAT_WEBHOOK_SECRET: 'bench-webhook-secret-0123456789abcdef',
+}
+
+/** BENCH_SCALE (default 1) multiplies every count, so that a run while developing stays short. */
+export const SCALE = Number(process.env.BENCH_SCALE ?? '1')
+export const scaled = (n: number, min = 1): number => Math.max(min, Math.round(n * SCALE))
+
+export type Input = { text: string } | { reply: string }
+
+export interface Request { path: string, method?: 'GET' | 'POST', body?: string, headers: Record<string, string> }
+
+/** One member input as the provider posts it, signed; `id` and `key` are returned so that a phone's markers can be found. */
+export function webhook (phone: string, input: Input): Request & { id: string, key: string } {
+  const id = `wamid.${randomUUID()}`
+  const key = randomUUID()
+  const message = 'text' in input
+    ? { id, from: phone, type: 'text', text: { body: input.text } }
+    : { id, from: phone, type: 'interactive', interactive: listOrButton(input.reply) }
+  const body = JSON.stringify({ message, conversation: { phone_number: phone } })
+  return {
+    id,
+    key,
+    path: '/api/chat/webhook',
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-webhook-event': 'chat.message.received',
+      'x-webhook-signature': signWebhookBody(SECRETS.CHAT_WEBHOOK_SECRET, body),
+      'x-idempotency-key': key,
+    },
+  }
+}
+
+function listOrButton (id: string): Record<string, unknown> {
+  const kind = /^(product|variant|tenant):/.test(id) ? 'list_reply' : 'button_reply'
+  return { type: kind, [kind]: { id, title: id } }
+}
+
+export async function send (pool: Pool, r: Request): Promise<{ status: number, body: string }> {
+  const res = await pool.request({ method: r.method ?? 'POST', path: r.path, body: r.body, headers: r.headers })
+  return { status: res.statusCode, body: await res.body.text() }
+}
+
+/** Sends `count` requests with `concurrency` in flight; requests per second. Any answer but 2xx stops the bench. */
+export async function closedLoop (pool: Pool, count: number, concurrency: number, make: (i: number) => Request): Promise<number> {
+  let next = 0
+  const started = performance.now()
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
+    while (next < count) {
+      const r = make(next++)
+      const res = await pool.request({ method: r.method ?? 'POST', path: r.path, body: r.body, headers: r.headers })
+      await res.body.dump()
+      if (res.statusCode >= 300) throw new Error(`${r.path} answered ${res.statusCode}`)
+    }
+  }))
+  return count / ((performance.now() - started) / 1000)
+}
+
+/** Open loop: one request every 1000/rate ms for `seconds`, whatever the answers; latencies in ms, sorted. */
+export async function openLoop (pool: Pool, rate: number, seconds: number, make: () => Request): Promise<number[]> {
+  const latencies: number[] = []
+  const pending: Array<Promise<void>> = []
+  const start = performance.now()
+  const total = Math.round(rate * seconds)
+  for (let i = 0; i < total; i++) {
+    const wait = start + (i * 1000) / rate - performance.now()
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait))
+    const r = make()
+    const sent = performance.now()
+    pending.push(pool.request({ method: r.method ?? 'POST', path: r.path, body: r.body, headers: r.headers }).then(async (res) => {
+      await res.body.dump()
+      latencies.push(performance.now() - sent)
+    }))
+  }
+  await Promise.all(pending)
+  return latencies.sort((a, b) => a - b)
+}
+
+export const quantile = (sorted: number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0
+export const fmt = (n: number): string => Number.isFinite(n) ? n.toFixed(Math.abs(n) >= 100 ? 0 : 2) : String(n)
+export const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
+
+export async function waitFor (what: string, check: () => Promise<boolean>, timeoutMs = 120_000, everyMs = 20): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!await check()) {
+    if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}`)
+    await sleep(everyMs)
+  }
+}
+
+/** A reply the loopback provider took: to whom, when (ms, performance clock), and the body. */
+export interface Sent { to: string, at: number, body: Record<string, unknown> }
+
+/** A loopback stand-in for the provider's send API that accepts everything and keeps what it took. */
+export interface Provider {
+  url: string
+  sent: Sent[]
+  /** Forgets what was sent (between phases, so that a long run does not keep every reply). */
+  reset: () => void
+  close: () => Promise<void>
+}
+
+export async function startProvider (): Promise<Provider> {
+  const provider: Provider = {
+    url: '',
+    sent: [],
+    reset: () => { provider.sent = [] },
+    close: async () => { server.closeAllConnections(); await new Promise<void>((resolve) => server.close(() => resolve())) },
+  }
+  const server = createHttpServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>
+      provider.sent.push({ to: String(body.to), at: performance.now(), body })
+      res.writeHead(200, { 'content-type': 'application/json' }).end(`{"messages":[{"id":"wamid.${randomUUID()}"}]}`)
+    })
+  })
+  server.keepAliveTimeout = 60_000
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  provider.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return provider
+}
+
+/** A server of ours in a child process, reached through `pool`. */
+export interface Child {
+  url: string
+  pool: Pool
+  process: ChildProcess
+  log: string
+  /** SIGTERM, then waits for the exit (a CPU profile is written then). */
+  stop: () => Promise<void>
+}
+
+/** Starts `script` (a .ts file run through tsx) with `env`, waits until GET /health answers. */
+export async function startChild (script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
+  const port = await freePort()
+  const log = join(mkdtempSync(join(tmpdir(), 'club-bench-')), 'child.log')
+  const out = createWriteStream(log)
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, script], {
+    env: { PATH: process.env.PATH, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  child.stdout.pipe(out)
+  child.stderr.pipe(out)
+  const url = `http://127.0.0.1:${port}`
+  const pool = new Pool(url, { connections: 64 })
+  let stopped = false
+  const stop = async (): Promise<void> => {
+    if (stopped) return
+    stopped = true
+    await pool.close()
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = once(child, 'exit')
+      child.kill('SIGTERM')
+      await exited
+    }
+  }
+  try {
+    await waitFor(`${script} to answer /health (log: ${log})`, async () => {
+      if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode} (log: ${log})`)
+      try {
+        return (await send(pool, { path: '/health', method: 'GET', headers: {} })).status === 200
+      } catch {
+        return false
+      }
+    }, 60_000, 100)
+  } catch (err) {
+    await stop()
+    throw err
+  }
+  return { url, pool, process: child, log, stop }
+}
+
+/** The service (src/server.ts) on the given Redis, with the bench's secrets and the given extra variables. */
+export async function startService (env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
+  return await startChild('src/server.ts', {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    SEED: 'demo',
+    RATE_LIMIT_MAX: '100000000',
+    ...SECRETS,
+    ...env,
+  }, nodeArgs)
+}
+
+/**
+ * Sums every series of each named metric in the service's /metrics (counters, gauges, a histogram's _count). A
+ * labelled metric nothing was counted in yet is absent: 0 when `absentIsZero`, else an error (a renamed metric).
+ */
+export async function scrape (service: Child, names: readonly string[], absentIsZero = false): Promise<Record<string, number>> {
+  const { status, body } = await send(service.pool, { path: '/metrics', method: 'GET', headers: {} })
+  if (status !== 200) throw new Error(`/metrics answered ${status}`)
+  const totals: Record<string, number> = {}
+  for (const line of body.split('\n')) {
+    const name = line.split(/[{ ]/, 1)[0] ?? ''
+    if (!names.includes(name)) continue
+    totals[name] = (totals[name] ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1))
+  }
+  for (const name of names) {
+    if (totals[name] !== undefined) continue
+    if (!absentIsZero) throw new Error(`/metrics has no ${name}`)
+    totals[name] = 0
+  }
+  return totals
+}
+
+export const TURNS_APPLIED = 'club_chat_turns_applied_total'
+export const OUTBOX_PHONES = 'club_chat_outbox_phones'
+
+/** Waits until the service has applied `turns` turns in all and has no reply left to send. */
+export async function drained (service: Child, turns: number): Promise<void> {
+  await waitFor(`${turns} turns applied and every reply sent`, async () => {
+    const m = await scrape(service, [TURNS_APPLIED, OUTBOX_PHONES])
+    return (m[TURNS_APPLIED] ?? 0) >= turns && m[OUTBOX_PHONES] === 0
+  }, 300_000, 100)
+}
+
+/**
+ * Waits until the service has applied `turns` turns in all (replies may still be on their way); answers when
+ * that happened (performance clock), interpolated between the last two scrapes: a scrape costs the service a
+ * little (its gauges read Redis), so it is taken only every 50 ms.
+ */
+export async function applied (service: Child, turns: number): Promise<number> {
+  let last = { at: performance.now(), count: (await scrape(service, [TURNS_APPLIED]))[TURNS_APPLIED] ?? 0 }
+  const deadline = Date.now() + 300_000
+  while (last.count < turns) {
+    if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${turns} turns applied`)
+    await sleep(50)
+    const now = { at: performance.now(), count: (await scrape(service, [TURNS_APPLIED]))[TURNS_APPLIED] ?? 0 }
+    if (now.count >= turns) return last.at + (now.at - last.at) * (turns - last.count) / Math.max(1, now.count - last.count)
+    last = now
+  }
+  return last.at
+}
+
+/** One line of the targets table. */
+export interface Target { figure: string, value: string, target: string, met: boolean }
+
+export function printTargets (targets: readonly Target[]): void {
+  const width = Math.max(...targets.map((t) => t.figure.length))
+  const valueWidth = Math.max(...targets.map((t) => t.value.length))
+  const lines = targets.map((t) => `  ${t.met ? 'met    ' : 'NOT met'}  ${t.figure.padEnd(width)}  ${t.value.padStart(valueWidth)}   target ${t.target}`)
+  process.stdout.write(`\ntargets (docs/performance.md)\n${lines.join('\n')}\n`)
+}
+
+export const phoneOf = (base: number, i: number): string => `549${String(base + i).padStart(10, '0')}`
