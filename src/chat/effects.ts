@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { variantTitle } from '../../machines/conversation.logic.ts'
+import type { EffectAction } from '../../machines/conversation.machine.ts'
 import { PRODUCTS_PAGE, UNTRACKED_MAX, type AccountRef, type CartItem, type ConversationEffects, type Locale, type Report, type ResultEvent } from '../../machines/conversation.types.ts'
 import { verifyAccessToken } from '../auth/tokens.ts'
 import type { TenantStore } from '../tenants/store.ts'
@@ -17,7 +18,8 @@ import { COPY } from './replies/copy.ts'
 export const LINK_TTL_MS = 7 * 24 * 60 * 60_000
 const DEFAULT_VOICE: Voice = { locale: 'es', currency: 'ARS' }
 
-export type EffectAction = { [K in keyof ConversationEffects]: { type: K, params: ConversationEffects[K] } }[keyof ConversationEffects]
+export type { EffectAction }
+
 /** Effects performed without a call as the member, and the shop calls of search, cart editing and repeat. */
 type LocalEffect = 'reply' | 'sendLoginForm' | 'consumeLinkCode' | 'unlink' | 'setLanguage' | 'setUpdates'
 type ShopEffect = 'searchProducts' | 'setCartLine' | 'repeatLastOrder'
