@@ -163,16 +163,11 @@ const productChoices = (products: readonly Product[], rows: number): Choice[] =>
   products.slice(0, rows).map((p) => ({ kind: 'product', productId: p.id }))
 const seeAll = (items: readonly CartItem[]): Choice[] => cartIsLong(items) ? [{ kind: 'cart', what: 'all' }] : []
 
-export function findProduct (context: ConversationContext, productId: string | undefined): Product | undefined {
-  return context.catalog.find((p) => p.id === productId)
-}
-
+/** A variant of the product being chosen from, with that product. */
 export function findVariant (context: ConversationContext, variantId: string | undefined): { product: Product, variant: Variant } | undefined {
-  for (const product of context.catalog) {
-    const variant = product.variants.find((v) => v.id === variantId)
-    if (variant) return { product, variant }
-  }
-  return undefined
+  const { product } = context
+  const variant = product?.variants.find((v) => v.id === variantId)
+  return product && variant ? { product, variant } : undefined
 }
 
 export function inCart (cart: readonly CartItem[], variantId: string): number {

@@ -7,7 +7,6 @@ import {
   clubNamed,
   clubsReply,
   currentAccount,
-  findProduct,
   findVariant,
   inCart,
   linkCodeOf,
@@ -43,6 +42,7 @@ import {
   type Locale,
   type MenuItem,
   type Pending,
+  type Product,
   type Reply,
   type Report,
   type Variant,
@@ -79,15 +79,21 @@ function clubOf (context: ConversationContext): string {
   return context.tenantId
 }
 
-/** The item a product or variant choice points at: a product with one variant, or a variant. */
+/**
+ * The item a pick settles on: a picked product once loaded, when it has one variant; or a variant of the product
+ * being chosen from.
+ */
 function pickedVariant (args: Args): Variant | undefined {
-  const choice = choiceOf(args.context, args.event)
-  if (choice?.kind === 'variant') return findVariant(args.context, choice.variantId)?.variant
-  if (choice?.kind === 'product') {
-    const product = findProduct(args.context, choice.productId)
-    return product?.variants.length === 1 ? product.variants[0] : undefined
-  }
-  return undefined
+  const { event } = args
+  if (event.type === 'PRODUCT_LOADED') return event.product?.variants.length === 1 ? event.product.variants[0] : undefined
+  const choice = choiceOf(args.context, event)
+  return choice?.kind === 'variant' ? findVariant(args.context, choice.variantId)?.variant : undefined
+}
+
+/** The product a pick loaded, as the one being chosen from. */
+function loadedProduct ({ event }: Args): Product | undefined {
+  assertEvent(event, 'PRODUCT_LOADED')
+  return event.product
 }
 
 function chosenTenant (args: Args): string | undefined {
@@ -137,8 +143,8 @@ function foundVariant (args: Args): Variant | undefined {
   return only.variant ?? (only.product.variants.length === 1 ? only.product.variants[0] : undefined)
 }
 
-/** Stock left of a variant found by a search, against the cart. */
-function foundRoom (args: Args, variant: Variant): number {
+/** Stock left of a variant picked or found, against the cart. */
+function room (args: Args, variant: Variant): number {
   return Math.max(0, (variant.stock ?? UNTRACKED_MAX) - inCart(args.context.cart, variant.id))
 }
 
@@ -148,7 +154,20 @@ function wantedFits (args: Args, variant: Variant | undefined, room: number): bo
   return variant !== undefined && wanted !== undefined && wanted >= 1 && wanted <= room
 }
 
-function prompt (state: ConversationState, context: ConversationContext): Reply {
+/** The variants of the product being chosen from, when there is a choice of them. */
+function variantsReply (context: ConversationContext): Reply | undefined {
+  const { product } = context
+  return product && product.variants.length > 1 ? { id: 'variants', product } : undefined
+}
+
+/** What BROWSING_PRODUCTS shows without reading the catalog: variants to choose, or a page with nothing on it. */
+function browsingReply (context: ConversationContext): Reply | undefined {
+  const empty = context.shown.length === 0
+  return variantsReply(context) ?? (empty ? { id: 'products', products: [], offset: context.catalogOffset, count: context.catalogCount } : undefined)
+}
+
+/** What a state asks for. Products on show are not kept: BROWSING_PRODUCTS shows them once read again. */
+function prompt (state: Exclude<ConversationState, 'BROWSING_PRODUCTS'>, context: ConversationContext): Reply {
   const pending = context.pending
   switch (state) {
     case 'UNLINKED': return { id: 'welcome' }
@@ -156,12 +175,6 @@ function prompt (state: ConversationState, context: ConversationContext): Reply 
     case 'AWAITING_TENANT_SELECTION': return clubsReply(context)
     case 'MAIN_MENU':
       return pending?.kind === 'unlink' ? { id: 'confirm', what: 'unlink', clubName: clubName(context) } : menuReply(context)
-    case 'BROWSING_PRODUCTS': {
-      const product = findProduct(context, context.selectedProductId)
-      if (product && product.variants.length > 1) return { id: 'variants', product }
-      if (context.query !== undefined) return { id: 'matches', query: context.query, products: context.catalog, more: 0 }
-      return { id: 'products', products: context.catalog, offset: context.catalogOffset, count: context.catalogCount }
-    }
     case 'AWAITING_QUANTITY': {
       const item = selectedItem(context)
       if (!item) return { id: 'hint' }
@@ -187,21 +200,27 @@ const io = <P>(_args: unknown, _params: P): void => {}
 const enqueue = <P = undefined>(collect: Parameters<typeof enqueueActions<ConversationContext, ConversationEvent, P, ConversationEvent, never, EffectAction, never, never>>[0]) =>
   enqueueActions<ConversationContext, ConversationEvent, P, ConversationEvent, never, EffectAction, never, never>(collect)
 
+type Enqueue = Parameters<Parameters<typeof enqueue>[0]>[0]['enqueue']
+
 /** Sends a reply; a reply that offers choices also records them, so that a bare number can pick one. */
-const saying = <P = undefined>(reply: (args: Args, params: P) => Reply) => enqueue<P>(({ context, event, enqueue }, params) => {
-  const said = reply({ context, event }, params)
-  const offered = optionsOf(said)
+function sendReply (enqueue: Enqueue, reply: Reply): void {
+  const offered = optionsOf(reply)
   if (offered) enqueue.assign({ options: offered.map(choiceId) })
-  enqueue({ type: 'reply', params: said })
-})
+  enqueue({ type: 'reply', params: reply })
+}
+
+const saying = <P = undefined>(reply: (args: Args, params: P) => Reply) =>
+  enqueue<P>(({ context, event, enqueue }, params) => sendReply(enqueue, reply({ context, event }, params)))
 
 const failureOf = (event: ConversationEvent): CommerceFailure => {
   assertEvent(event, ['ADD_FAILED', 'LINE_FAILED', 'ORDER_FAILED'])
   return event.reason
 }
 
-/** Browsing state of a club, dropped when the conversation moves to another club or none. */
-const FORGET_CLUB = { cart: [], cartId: undefined, catalog: [], catalogOffset: 0, catalogCount: 0, query: undefined, wanted: undefined }
+/** What browsing keeps, dropped once it is over (back to the menu, an item added, an order placed). */
+const FORGET_BROWSING = { shown: [], catalogOffset: 0, catalogCount: 0, query: undefined, product: undefined, selectedVariantId: undefined, wanted: undefined }
+/** A club's state, dropped when the conversation moves to another club or none. */
+const FORGET_CLUB = { ...FORGET_BROWSING, cart: [], cartId: undefined }
 
 const effects = setup({
   types: {
@@ -214,6 +233,8 @@ const effects = setup({
     sendLoginForm: io<ConversationEffects['sendLoginForm']>,
     consumeLinkCode: io<ConversationEffects['consumeLinkCode']>,
     fetchProducts: io<ConversationEffects['fetchProducts']>,
+    loadProduct: io<ConversationEffects['loadProduct']>,
+    reloadShown: io<ConversationEffects['reloadShown']>,
     searchProducts: io<ConversationEffects['searchProducts']>,
     addToCart: io<ConversationEffects['addToCart']>,
     setCartLine: io<ConversationEffects['setCartLine']>,
@@ -231,7 +252,8 @@ const machineSetup = effects.extend({
     // An answer is due only right after its question: any input drops a pending question.
     touch: effects.assign(({ context, event }) => 'at' in event ? { lastActivity: event.at, accounts: event.accounts, pending: undefined } : context),
     learnAccounts: effects.assign({ accounts: (args) => accountsOf(args) }),
-    clearSelection: effects.assign({ selectedProductId: undefined, selectedVariantId: undefined, wanted: undefined }),
+    clearSelection: effects.assign({ product: undefined, selectedVariantId: undefined, wanted: undefined }),
+    forgetBrowsing: effects.assign(FORGET_BROWSING),
     clearCart: effects.assign({ cart: [], cartId: undefined }),
     resetLinkFailures: effects.assign({ linkFailures: 0 }),
     countLinkFailure: effects.assign({ linkFailures: ({ context }) => context.linkFailures + 1 }),
@@ -243,7 +265,7 @@ const machineSetup = effects.extend({
     selectTenant: effects.assign((args) => {
       const tenantId = chosenTenant(args)
       const same = tenantId === args.context.tenantId
-      return { tenantId, linkFailures: 0, selectedProductId: undefined, selectedVariantId: undefined, ...(same ? {} : FORGET_CLUB) }
+      return { tenantId, linkFailures: 0, ...(same ? FORGET_BROWSING : FORGET_CLUB) }
     }),
     /** The unlinked club's state goes; the conversation carries on in another linked club, if any. */
     leaveClub: effects.assign((args) => ({
@@ -252,29 +274,27 @@ const machineSetup = effects.extend({
       accounts: args.context.accounts.filter((a) => a.tenantId !== args.context.tenantId),
     })),
     leaveLastClub: effects.assign({ ...FORGET_CLUB, tenantId: undefined }),
-    selectPicked: effects.assign((args) => {
-      const variant = pickedVariant(args)
-      return { selectedVariantId: variant?.id, selectedProductId: findVariant(args.context, variant?.id)?.product.id }
-    }),
-    selectProduct: effects.assign(({ context, event }) => {
-      const choice = choiceOf(context, event)
-      return { selectedProductId: choice?.kind === 'product' ? choice.productId : undefined, selectedVariantId: undefined }
-    }),
+    /** A variant picked: of the product loaded for the pick, or of the one being chosen from. */
+    selectPicked: effects.assign((args) => ({
+      product: args.event.type === 'PRODUCT_LOADED' ? loadedProduct(args) : args.context.product,
+      selectedVariantId: pickedVariant(args)?.id,
+    })),
+    selectProduct: effects.assign((args) => ({ product: loadedProduct(args), selectedVariantId: undefined })),
     showCatalog: effects.assign(({ event }) => {
       assertEvent(event, 'PRODUCTS_LOADED')
-      return { catalog: event.products, catalogOffset: event.offset, catalogCount: event.count, query: undefined }
+      return { shown: event.products.map((p) => p.id), catalogOffset: event.offset, catalogCount: event.count, query: undefined }
     }),
     /** The matches of a search become the products on show; a single product found is also the one selected. */
     showMatches: effects.assign((args) => {
       const { query, quantity, matches } = searchOf(args)
       const products = matches.slice(0, SEARCH_ROWS).map((m) => m.product)
       return {
-        catalog: products,
+        shown: products.map((p) => p.id),
         catalogOffset: 0,
         catalogCount: products.length,
         query,
         wanted: quantity,
-        selectedProductId: matches.length === 1 ? products[0]?.id : undefined,
+        product: matches.length === 1 ? products[0] : undefined,
         selectedVariantId: foundVariant(args)?.id,
       }
     }),
@@ -288,7 +308,7 @@ const machineSetup = effects.extend({
         quantity: event.quantity,
         unitPrice: found?.variant.price ?? 0,
       }
-      return { cart: mergeLine(context.cart, line), cartId: event.cartId, selectedProductId: undefined, selectedVariantId: undefined, wanted: undefined }
+      return { ...FORGET_BROWSING, cart: mergeLine(context.cart, line), cartId: event.cartId }
     }),
     addRepeated: effects.assign(({ context, event }) => {
       assertEvent(event, 'REPEATED')
@@ -309,6 +329,10 @@ const machineSetup = effects.extend({
       if (code !== undefined) enqueue({ type: 'consumeLinkCode', params: { code } })
     }),
     fetchFirstPage: enqueue(({ context, enqueue }) => enqueue({ type: 'fetchProducts', params: { tenantId: clubOf(context), offset: 0 } })),
+    loadPicked: enqueue(({ context, event, enqueue }) => {
+      const choice = choiceOf(context, event)
+      if (choice?.kind === 'product') enqueue({ type: 'loadProduct', params: { tenantId: clubOf(context), productId: choice.productId } })
+    }),
     fetchNextPage: enqueue(({ context, enqueue }) => enqueue({ type: 'fetchProducts', params: { tenantId: clubOf(context), offset: nextProductsOffset(context) } })),
     search: enqueue(({ context, event, enqueue }) => {
       const text = textOf(event) ?? ''
@@ -349,7 +373,27 @@ const machineSetup = effects.extend({
 
     // Replies.
     say: saying((_, reply: Reply) => reply),
-    sayPrompt: saying(({ context }, params: { state: ConversationState }) => prompt(params.state, context)),
+    /** What the state asks for; products on show are read again first (their result says them: `sayShown`). */
+    sayPrompt: enqueue(({ context, enqueue }, params: { state: ConversationState }) => {
+      const { state } = params
+      const reply = state === 'BROWSING_PRODUCTS' ? browsingReply(context) : prompt(state, context)
+      if (reply) sendReply(enqueue, reply)
+      else enqueue({ type: 'reloadShown', params: { tenantId: clubOf(context), productIds: context.shown } })
+    }),
+    sayPage: saying(({ event }) => {
+      assertEvent(event, 'PRODUCTS_LOADED')
+      return { id: 'products', products: event.products, offset: event.offset, count: event.count }
+    }),
+    /** A search's matches on show: the variants of the one product found, or the products found. */
+    sayMatches: saying((args) => {
+      const { query, matches } = searchOf(args)
+      return variantsReply(args.context) ?? { id: 'matches', query, products: matches.slice(0, SEARCH_ROWS).map((m) => m.product), more: 0 }
+    }),
+    sayShown: saying(({ context, event }) => {
+      assertEvent(event, 'SHOWN_LOADED')
+      if (context.query !== undefined) return { id: 'matches', query: context.query, products: event.products, more: 0 }
+      return { id: 'products', products: event.products, offset: context.catalogOffset, count: context.catalogCount }
+    }),
     sayMenu: saying(({ context }) => menuReply(context)),
     sayClubs: saying(({ context }) => clubsReply(context)),
     sayGreeting: saying((args) => ({ id: 'greeting', name: greeted(args) })),
@@ -409,21 +453,19 @@ const machineSetup = effects.extend({
     },
     manyClubs: (args) => validAccounts(accountsOf(args), now(args)).length >= 2,
     lastLinkAttempt: ({ context }) => context.linkFailures + 1 >= MAX_LINK_FAILURES,
-    productWithVariants: (args) => {
-      const choice = choiceOf(args.context, args.event)
-      return choice?.kind === 'product' && (findProduct(args.context, choice.productId)?.variants.length ?? 0) > 1
-    },
+    pickedProduct: (args) => choiceOf(args.context, args.event)?.kind === 'product',
+    productWithVariants: (args) => (loadedProduct(args)?.variants.length ?? 0) > 1,
     addWanted: (args) => {
       const variant = pickedVariant(args)
-      return wantedFits(args, variant, maxQuantity(args.context, variant?.id))
+      return variant !== undefined && wantedFits(args, variant, room(args, variant))
     },
     available: (args) => {
       const variant = pickedVariant(args)
-      return variant !== undefined && maxQuantity(args.context, variant.id) >= 1
+      return variant !== undefined && room(args, variant) >= 1
     },
     soldOut: (args) => {
       const variant = pickedVariant(args)
-      return variant !== undefined && maxQuantity(args.context, variant.id) < 1
+      return variant !== undefined && room(args, variant) < 1
     },
     /** Words that are not a choice, a number or a control word ("sí" out of place is not a product): a search. */
     searchable: (args) => {
@@ -433,11 +475,11 @@ const machineSetup = effects.extend({
     noMatch: (args) => searchOf(args).matches.length === 0,
     foundAddable: (args) => {
       const variant = foundVariant(args)
-      return variant !== undefined && wantedFits(args, variant, foundRoom(args, variant))
+      return variant !== undefined && wantedFits(args, variant, room(args, variant))
     },
     foundAvailable: (args) => {
       const variant = foundVariant(args)
-      return variant !== undefined && foundRoom(args, variant) >= 1
+      return variant !== undefined && room(args, variant) >= 1
     },
     foundSoldOut: (args) => foundVariant(args) !== undefined,
     validQuantity: (args) => quantityIn(args.event, maxQuantity(args.context, args.context.selectedVariantId)) !== undefined,
@@ -486,7 +528,7 @@ const afterLink = [
   { guard: 'manyClubs' as const, target: '.AWAITING_TENANT_SELECTION', actions: ['learnAccounts', 'sayGreeting', 'sayClubs'] as const },
   { guard: 'linkedClub' as const, target: '.MAIN_MENU', actions: ['learnAccounts', 'selectTenant', 'sayGreeting', 'sayMenu'] as const },
 ]
-const expired = { target: 'UNLINKED', actions: [say({ id: 'sessionExpired' })] as const }
+const expired = { target: 'UNLINKED', actions: ['forgetBrowsing', say({ id: 'sessionExpired' })] as const }
 /** An image or other unsupported message re-shows what the state offers. */
 const unsupported = (state: ConversationState) => ({ actions: [say({ id: 'unsupported' }), sayPrompt(state)] as const })
 const linkFailed = (state: ConversationState) => ({ actions: [{ type: 'sayLinkFailed' as const, params: { attempts: false } }, sayPrompt(state)] as const })
@@ -494,16 +536,16 @@ const help = (state: ConversationState) => ({ guard: said('help'), actions: ['to
 /** Input a state does not expect: a short hint and the same prompt again, nothing lost. */
 const unexpected = (state: ConversationState) => ({ actions: ['touch', say({ id: 'hint' }), sayPrompt(state)] as const })
 const consumeSent = { guard: 'sentLinkCode' as const, actions: ['touch', 'consumeSentCode'] as const }
-const toMenu = ['touch', 'clearSelection', 'sayMenu'] as const
+const toMenu = ['touch', 'forgetBrowsing', 'sayMenu'] as const
 
 /** Any input of a linked state first checks the link and, away from the menu, the idle reset. */
 const linkedReply = (idleReset: boolean) => [
-  { guard: 'accountLost' as const, target: 'UNLINKED', actions: ['touch', say({ id: 'sessionExpired' })] as const },
-  ...(idleReset ? [{ guard: 'idle' as const, target: 'MAIN_MENU', actions: ['touch', 'clearSelection', say({ id: 'timeout' }), 'sayMenu'] as const }] : []),
+  { guard: 'accountLost' as const, target: 'UNLINKED', actions: ['touch', 'forgetBrowsing', say({ id: 'sessionExpired' })] as const },
+  ...(idleReset ? [{ guard: 'idle' as const, target: 'MAIN_MENU', actions: ['touch', 'forgetBrowsing', say({ id: 'timeout' }), 'sayMenu'] as const }] : []),
 ]
 /** Typed text of a linked state: a link code (used from UNLINKED when the link is lost), the checks, the words. */
 const linkedText = (state: ConversationState, idleReset = true) => [
-  { guard: 'codeWhileLost' as const, target: 'UNLINKED', actions: ['touch', 'consumeSentCode'] as const },
+  { guard: 'codeWhileLost' as const, target: 'UNLINKED', actions: ['touch', 'forgetBrowsing', 'consumeSentCode'] as const },
   consumeSent,
   ...linkedReply(idleReset),
   { guard: said('menu'), target: 'MAIN_MENU', actions: toMenu },
@@ -519,7 +561,7 @@ const searchResults = (state: ConversationState) => [
   { guard: 'foundAddable' as const, target: 'AWAITING_QUANTITY', actions: ['showMatches', { type: 'add' as const, params: { quantity: 'wanted' as const } }] as const },
   { guard: 'foundAvailable' as const, target: 'AWAITING_QUANTITY', actions: ['showMatches', sayPrompt('AWAITING_QUANTITY')] as const },
   { guard: 'foundSoldOut' as const, actions: ['sayOutOfStock', sayPrompt(state)] as const },
-  { target: 'BROWSING_PRODUCTS', actions: ['showMatches', sayPrompt('BROWSING_PRODUCTS')] as const },
+  { target: 'BROWSING_PRODUCTS', actions: ['showMatches', 'sayMatches'] as const },
 ]
 
 // Each state's own choices, typed as their number or tapped.
@@ -528,7 +570,7 @@ const linkChoices = [
   { guard: chose({ kind: 'link', what: 'login' }), actions: ['touch', 'sendLoginForm'] as const },
   { guard: chose({ kind: 'link', what: 'code' }), target: 'AWAITING_LINK_CODE', actions: ['touch', 'resetLinkFailures', say({ id: 'askCode' })] as const },
 ]
-const noClubs = { guard: 'noClubs' as const, target: 'UNLINKED', actions: ['touch', say({ id: 'sessionExpired' })] as const }
+const noClubs = { guard: 'noClubs' as const, target: 'UNLINKED', actions: ['touch', 'forgetBrowsing', say({ id: 'sessionExpired' })] as const }
 const clubChosen = { guard: 'linkedClub' as const, target: 'MAIN_MENU', actions: ['touch', 'selectTenant', 'sayMenu'] as const }
 // the effect is named before `touch` so that it reads the club being unlinked
 const unlinkLast = { guard: 'unlinkLastClub' as const, target: 'UNLINKED', actions: ['unlinkClub', 'touch', 'sayUnlinked', 'leaveLastClub', say({ id: 'welcome' })] as const }
@@ -551,10 +593,11 @@ const menuChoices = [
 const productChoices = [
   { guard: chose({ kind: 'products', what: 'more' }), actions: ['touch', 'clearSelection', 'fetchNextPage'] as const },
   { guard: chose({ kind: 'products', what: 'first' }), actions: ['touch', 'clearSelection', 'fetchFirstPage'] as const },
+  // a variant of the product on show; a product is read from the catalog first (PRODUCT_LOADED)
   { guard: 'addWanted' as const, target: 'AWAITING_QUANTITY', actions: ['touch', 'selectPicked', { type: 'add' as const, params: { quantity: 'wanted' as const } }] as const },
   { guard: 'available' as const, target: 'AWAITING_QUANTITY', actions: ['touch', 'selectPicked', sayPrompt('AWAITING_QUANTITY')] as const },
   { guard: 'soldOut' as const, actions: ['touch', 'sayOutOfStock', sayPrompt('BROWSING_PRODUCTS')] as const },
-  { guard: 'productWithVariants' as const, actions: ['touch', 'selectProduct', sayPrompt('BROWSING_PRODUCTS')] as const },
+  { guard: 'pickedProduct' as const, actions: ['touch', 'loadPicked'] as const },
 ]
 // named before `touch`, which drops the pending line
 const lineQuantity = { guard: 'lineQuantity' as const, actions: ['setEditedLine', 'touch'] as const }
@@ -584,7 +627,7 @@ export const conversationMachine = machineSetup.createMachine({
     accounts: [],
     linkFailures: 0,
     options: [],
-    catalog: [],
+    shown: [],
     catalogOffset: 0,
     catalogCount: 0,
   }),
@@ -637,7 +680,7 @@ export const conversationMachine = machineSetup.createMachine({
         TEXT: [
           consumeSent,
           noClubs,
-          { guard: 'backToClub', target: 'MAIN_MENU', actions: ['touch', 'sayMenu'] },
+          { guard: 'backToClub', target: 'MAIN_MENU', actions: toMenu },
           help('AWAITING_TENANT_SELECTION'),
           clubChosen,
           unexpected('AWAITING_TENANT_SELECTION'),
@@ -680,10 +723,19 @@ export const conversationMachine = machineSetup.createMachine({
         TEXT: [...linkedText('BROWSING_PRODUCTS'), ...productChoices, searchWords, unexpected('BROWSING_PRODUCTS')],
         REPLY: [...linkedReply(true), ...productChoices, unexpected('BROWSING_PRODUCTS')],
         PRODUCTS_LOADED: [
-          { guard: 'emptyPage', target: 'MAIN_MENU', actions: [say({ id: 'noProducts' }), 'sayMenu'] },
-          { actions: ['showCatalog', sayPrompt('BROWSING_PRODUCTS')] },
+          { guard: 'emptyPage', target: 'MAIN_MENU', actions: ['forgetBrowsing', say({ id: 'noProducts' }), 'sayMenu'] },
+          { actions: ['showCatalog', 'sayPage'] },
         ],
-        PRODUCTS_FAILED: { target: 'MAIN_MENU', actions: [say({ id: 'productsFailed' }), 'sayMenu'] },
+        PRODUCT_LOADED: [
+          { guard: 'addWanted', target: 'AWAITING_QUANTITY', actions: ['selectPicked', { type: 'add', params: { quantity: 'wanted' } }] },
+          { guard: 'available', target: 'AWAITING_QUANTITY', actions: ['selectPicked', sayPrompt('AWAITING_QUANTITY')] },
+          { guard: 'soldOut', actions: ['sayOutOfStock', sayPrompt('BROWSING_PRODUCTS')] },
+          { guard: 'productWithVariants', actions: ['selectProduct', sayPrompt('BROWSING_PRODUCTS')] },
+          // no longer sold, or nothing to order in it
+          { actions: [say({ id: 'hint' }), sayPrompt('BROWSING_PRODUCTS')] },
+        ],
+        SHOWN_LOADED: { actions: 'sayShown' },
+        PRODUCTS_FAILED: { target: 'MAIN_MENU', actions: ['forgetBrowsing', say({ id: 'productsFailed' }), 'sayMenu'] },
         CATALOG_LOADED: searchResults('BROWSING_PRODUCTS'),
       },
     },

@@ -93,6 +93,11 @@ export class ClubServices {
     })
   }
 
+  /** One product of the club's catalog; undefined when the club does not sell it. */
+  async product (who: Behalf, productId: string): Promise<Result<Product | undefined>> {
+    return mapResult(await this.catalog(who), (products) => products.find((p) => p.id === productId))
+  }
+
   /**
    * Brings the variant's line to `target`, creating the cart first when there is none yet; the cart id it is in.
    * A target rather than an amount to add: a turn run again (its worker stalled past the lease) adds nothing more.
