@@ -1,4 +1,4 @@
-import { CHOICE, parseChoice, type Choice } from './conversation.choices.ts'
+import { parseChoice, type Choice } from './conversation.choices.ts'
 import { byName, quantityOf, wordOf, type Word } from './conversation.text.ts'
 import {
   MAX_LIST_ROWS,
@@ -129,27 +129,27 @@ export function nextProductsOffset (context: ConversationContext): number {
 export const cartIsLong = (items: readonly CartItem[]): boolean => items.length > CART_PREVIEW_LINES
 
 /**
- * The reply ids of the choices a reply offers, in the order they are shown. Replies that ask for free text
- * offer none ([]); replies that only inform leave the previous choices in force (undefined).
+ * The choices a reply offers, in the order they are shown. Replies that ask for free text offer none ([]);
+ * replies that only inform leave the previous choices in force (undefined).
  */
-export function optionsOf (reply: Reply): string[] | undefined {
+export function optionsOf (reply: Reply): Choice[] | undefined {
   switch (reply.id) {
-    case 'welcome': return [CHOICE.login, CHOICE.code]
-    case 'sessionExpired': return [CHOICE.login]
-    case 'clubs': return reply.clubs.slice(0, MAX_LIST_ROWS).map((c) => CHOICE.tenant(c.id))
-    case 'menu': return reply.items.map(CHOICE.menu)
+    case 'welcome': return [{ kind: 'link', what: 'login' }, { kind: 'link', what: 'code' }]
+    case 'sessionExpired': return [{ kind: 'link', what: 'login' }]
+    case 'clubs': return reply.clubs.slice(0, MAX_LIST_ROWS).map((c) => ({ kind: 'tenant', tenantId: c.id }))
+    case 'menu': return reply.items.map((item) => ({ kind: 'menu', item }))
     case 'products': {
-      const rows = reply.products.slice(0, PRODUCTS_PAGE).map((p) => CHOICE.product(p.id))
-      if (hasMoreProducts(reply.offset, rows.length, reply.count)) return [...rows, CHOICE.more]
+      const rows = productChoices(reply.products, PRODUCTS_PAGE)
+      if (hasMoreProducts(reply.offset, rows.length, reply.count)) return [...rows, { kind: 'products', what: 'more' }]
       // past the first page, or no page loaded yet: a way (back) to the first
-      return reply.offset > 0 || rows.length === 0 ? [...rows, CHOICE.first] : rows
+      return reply.offset > 0 || rows.length === 0 ? [...rows, { kind: 'products', what: 'first' }] : rows
     }
-    case 'matches': return reply.products.slice(0, SEARCH_ROWS).map((p) => CHOICE.product(p.id))
-    case 'variants': return reply.product.variants.slice(0, MAX_LIST_ROWS).map((v) => CHOICE.variant(v.id))
-    case 'cart': return [CHOICE.checkout, CHOICE.edit, CHOICE.browse, ...(cartIsLong(reply.items) ? [CHOICE.all] : [])]
-    case 'editCart': return [...reply.items.slice(0, MAX_LIST_ROWS - 1).map((l) => CHOICE.line(l.variantId)), CHOICE.clear]
-    case 'summary': return [CHOICE.confirmOrder, CHOICE.cancelOrder, ...(cartIsLong(reply.items) ? [CHOICE.all] : [])]
-    case 'confirm': return [CHOICE.yes, CHOICE.no]
+    case 'matches': return productChoices(reply.products, SEARCH_ROWS)
+    case 'variants': return reply.product.variants.slice(0, MAX_LIST_ROWS).map((v) => ({ kind: 'variant', variantId: v.id }))
+    case 'cart': return [{ kind: 'cart', what: 'checkout' }, { kind: 'cart', what: 'edit' }, { kind: 'cart', what: 'browse' }, ...seeAll(reply.items)]
+    case 'editCart': return [...reply.items.slice(0, MAX_LIST_ROWS - 1).map((l): Choice => ({ kind: 'line', variantId: l.variantId })), { kind: 'cart', what: 'clear' }]
+    case 'summary': return [{ kind: 'order', what: 'confirm' }, { kind: 'order', what: 'cancel' }, ...seeAll(reply.items)]
+    case 'confirm': return [{ kind: 'answer', yes: true }, { kind: 'answer', yes: false }]
     case 'askCode':
     case 'askQuantity':
     case 'askLineQuantity':
@@ -159,16 +159,15 @@ export function optionsOf (reply: Reply): string[] | undefined {
   }
 }
 
-export function findProduct (context: ConversationContext, productId: string | undefined): Product | undefined {
-  return context.catalog.find((p) => p.id === productId)
-}
+const productChoices = (products: readonly Product[], rows: number): Choice[] =>
+  products.slice(0, rows).map((p) => ({ kind: 'product', productId: p.id }))
+const seeAll = (items: readonly CartItem[]): Choice[] => cartIsLong(items) ? [{ kind: 'cart', what: 'all' }] : []
 
+/** A variant of the product being chosen from, with that product. */
 export function findVariant (context: ConversationContext, variantId: string | undefined): { product: Product, variant: Variant } | undefined {
-  for (const product of context.catalog) {
-    const variant = product.variants.find((v) => v.id === variantId)
-    if (variant) return { product, variant }
-  }
-  return undefined
+  const { product } = context
+  const variant = product?.variants.find((v) => v.id === variantId)
+  return product && variant ? { product, variant } : undefined
 }
 
 export function inCart (cart: readonly CartItem[], variantId: string): number {

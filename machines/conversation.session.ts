@@ -32,7 +32,7 @@ const storedSession = z.object({
   phone: z.string(),
   state: z.enum(CONVERSATION_STATES),
   tenantId: z.string().optional(),
-  selectedProductId: z.string().optional(),
+  product: product.optional(),
   selectedVariantId: z.string().optional(),
   cart: z.array(cartItem),
   cartId: z.string().optional(),
@@ -40,7 +40,7 @@ const storedSession = z.object({
   accounts: z.array(account),
   linkFailures: z.number().int().min(0),
   options: z.array(z.string()),
-  catalog: z.array(product),
+  shown: z.array(z.string()).default([]),
   catalogOffset: z.number().int().min(0),
   catalogCount: z.number().int().min(0),
   query: z.string().optional(),
@@ -48,6 +48,27 @@ const storedSession = z.object({
   pending: pending.optional(),
 })
 export type StoredSession = z.infer<typeof storedSession>
+
+/**
+ * A session of machine version 1, which kept the last page of products whole: it resumes where it was. While
+ * browsing it keeps the ids of that page and the one product being chosen from; elsewhere nothing of it.
+ */
+const storedV1 = storedSession.omit({ machineVersion: true, product: true, shown: true }).extend({
+  machineVersion: z.literal(1),
+  selectedProductId: z.string().optional(),
+  catalog: z.array(product),
+})
+
+const BROWSING: ReadonlySet<ConversationState> = new Set(['BROWSING_PRODUCTS', 'AWAITING_QUANTITY'])
+
+function fromV1 (v1: z.infer<typeof storedV1>): StoredSession {
+  const { machineVersion: _version, selectedProductId, catalog, ...rest } = v1
+  if (!BROWSING.has(v1.state)) {
+    return { ...rest, machineVersion: MACHINE_VERSION, shown: [], catalogOffset: 0, catalogCount: 0, query: undefined, selectedVariantId: undefined, wanted: undefined }
+  }
+  const product = catalog.find((p) => p.id === selectedProductId)
+  return { ...rest, machineVersion: MACHINE_VERSION, shown: catalog.map((p) => p.id), ...(product ? { product } : {}) }
+}
 
 /** What an unreadable or older session can still give: the club and the cart, when they parse. */
 const salvage = z.object({
@@ -89,6 +110,11 @@ export function restoreSession (raw: string | undefined, phone: string, at: numb
   if (current.success) {
     const { machineVersion: _version, state, ...context } = current.data
     return { snapshot: resolve(state, context), migrated: false }
+  }
+  const v1 = storedV1.safeParse(json)
+  if (v1.success) {
+    const { machineVersion: _version, state, ...context } = fromV1(v1.data)
+    return { snapshot: resolve(state, context), migrated: true }
   }
   const old = salvage.safeParse(json)
   const fresh = freshSession(phone, at).context

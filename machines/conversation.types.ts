@@ -14,7 +14,7 @@ export const CONVERSATION_STATES = [
 export type ConversationState = typeof CONVERSATION_STATES[number]
 
 /** Bumped whenever a stored session of the previous shape could no longer be resumed as is. */
-export const MACHINE_VERSION = 1
+export const MACHINE_VERSION = 2
 export const IDLE_RESET_MS = 30 * 60_000
 export const MAX_LINK_FAILURES = 3
 /** Product rows per page: one row of the provider's 10 stays free for `products:more`. */
@@ -69,7 +69,11 @@ export interface CartItem {
 export interface ConversationContext {
   phone: string
   tenantId?: string
-  selectedProductId?: string
+  /**
+   * The one product being chosen from while its variants or a quantity are asked for. No other product is kept:
+   * a page is kept as its product ids, and names, prices and stock are read again from the club's catalog.
+   */
+  product?: Product
   selectedVariantId?: string
   cart: CartItem[]
   cartId?: string
@@ -79,11 +83,11 @@ export interface ConversationContext {
   linkFailures: number
   /** Reply ids of the choices last offered, in order, so that a bare number picks one. */
   options: string[]
-  /** The product page last shown. */
-  catalog: Product[]
+  /** The ids of the products on show while browsing (a page, or a search's matches), in order; [] otherwise. */
+  shown: string[]
   catalogOffset: number
   catalogCount: number
-  /** The words of a search whose matches `catalog` holds; unset while `catalog` is a page of the whole catalog. */
+  /** The words of a search whose matches are on show; unset while a page of the whole catalog is. */
   query?: string
   /** A quantity said with a search ("quiero 2 amnesia"), used when one of its matches is picked. */
   wanted?: number
@@ -122,6 +126,10 @@ export type ResultEvent =
   | { type: 'LINK_FAILED', reason: LinkFailure }
   | { type: 'PRODUCTS_LOADED', products: Product[], offset: number, count: number }
   | { type: 'PRODUCTS_FAILED' }
+  /** The product a member picked, as the club's catalog has it now; undefined when the club no longer sells it. */
+  | { type: 'PRODUCT_LOADED', product: Product | undefined }
+  /** The products on show, read again to show them again (those the club no longer sells left out). */
+  | { type: 'SHOWN_LOADED', products: Product[] }
   /** The club's catalog, for a search by words. */
   | { type: 'CATALOG_LOADED', products: Product[], query: string, quantity?: number }
   /** A cart line now holds `quantity` (0: removed). */
@@ -193,6 +201,10 @@ export interface ConversationEffects {
   sendLoginForm: undefined
   consumeLinkCode: { code: string }
   fetchProducts: { tenantId: string, offset: number }
+  /** One product of the club, for a member's pick from a page or a search. */
+  loadProduct: { tenantId: string, productId: string }
+  /** The products on show, to show them again. */
+  reloadShown: { tenantId: string, productIds: string[] }
   /** `quantity` more of the variant: its cart line becomes `target` (what the cart held before, plus `quantity`). */
   addToCart: { tenantId: string, cartId: string | undefined, variantId: string, quantity: number, target: number }
   /** The club's whole catalog, for a search by words (`quantity`: one said with the words). */

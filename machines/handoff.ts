@@ -1,4 +1,4 @@
-import { CHOICE } from './conversation.choices.ts'
+import { choiceId } from './conversation.choices.ts'
 
 // Human handoff: a flag kept beside the conversation's state, never a state of the machine (its eight states
 // stay as the script has them). A member asks for a person (requested, with a deadline); staff take the
@@ -34,7 +34,7 @@ export const botSilent = (flag: Handoff | undefined, now: number): boolean => fl
 /** A member is waiting for a person: flagged in the staff's list. */
 export const needsPerson = (flag: Handoff | undefined, now: number): boolean => flag?.status === 'requested' && !timedOut(flag, now)
 
-const PERSON_CHOICE = CHOICE.menu('person')
+const PERSON_CHOICE = choiceId({ kind: 'menu', item: 'person' })
 const WORDS = new Set(['persona', 'personas', 'humano', 'humana', 'human', 'agent', 'agente', 'operador', 'operator'])
 
 /** Typed words that ask for a person ("quiero hablar con una persona", "agent"); case and accents do not matter. */

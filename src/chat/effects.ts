@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { variantTitle } from '../../machines/conversation.logic.ts'
+import type { EffectAction } from '../../machines/conversation.machine.ts'
 import { PRODUCTS_PAGE, UNTRACKED_MAX, type AccountRef, type CartItem, type ConversationEffects, type Locale, type Report, type ResultEvent } from '../../machines/conversation.types.ts'
 import { verifyAccessToken } from '../auth/tokens.ts'
 import type { TenantStore } from '../tenants/store.ts'
@@ -17,13 +18,14 @@ import { COPY } from './replies/copy.ts'
 export const LINK_TTL_MS = 7 * 24 * 60 * 60_000
 const DEFAULT_VOICE: Voice = { locale: 'es', currency: 'ARS' }
 
-export type EffectAction = { [K in keyof ConversationEffects]: { type: K, params: ConversationEffects[K] } }[keyof ConversationEffects]
+export type { EffectAction }
+
 /** Effects performed without a call as the member, and the shop calls of search, cart editing and repeat. */
 type LocalEffect = 'reply' | 'sendLoginForm' | 'consumeLinkCode' | 'unlink' | 'setLanguage' | 'setUpdates'
-type ShopEffect = 'searchProducts' | 'setCartLine' | 'repeatLastOrder'
+type ShopEffect = 'searchProducts' | 'loadProduct' | 'reloadShown' | 'setCartLine' | 'repeatLastOrder'
 const EFFECTS: ReadonlySet<string> = new Set<keyof ConversationEffects>([
   'reply', 'sendLoginForm', 'consumeLinkCode', 'fetchProducts', 'addToCart', 'placeOrder', 'report', 'unlink',
-  'searchProducts', 'setCartLine', 'repeatLastOrder', 'setLanguage', 'setUpdates',
+  'searchProducts', 'loadProduct', 'reloadShown', 'setCartLine', 'repeatLastOrder', 'setLanguage', 'setUpdates',
 ])
 
 /** The machine's I/O actions among those `transition()` returns (XState's own, like assign, are already applied). */
@@ -105,6 +107,8 @@ export class Effects {
         await this.deps.linkedAccounts.setUpdates(phone, action.params.tenantId, action.params.on)
         return undefined
       case 'searchProducts':
+      case 'loadProduct':
+      case 'reloadShown':
       case 'setCartLine':
       case 'repeatLastOrder':
         return await this.shop(phone, action)
@@ -185,6 +189,18 @@ export class Effects {
         if (!res.ok) return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'PRODUCTS_FAILED' }
         const { query, quantity } = action.params
         return { type: 'CATALOG_LOADED', products: res.value, query, ...(quantity === undefined ? {} : { quantity }) }
+      }
+      // the session keeps no product: names, prices and stock are read again from the club's catalog
+      case 'loadProduct': {
+        const res = await api.product(who.value, action.params.productId)
+        if (res.ok) return { type: 'PRODUCT_LOADED', product: res.value }
+        return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'PRODUCTS_FAILED' }
+      }
+      case 'reloadShown': {
+        const res = await api.catalog(who.value)
+        if (!res.ok) return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'PRODUCTS_FAILED' }
+        const byId = new Map(res.value.map((p) => [p.id, p]))
+        return { type: 'SHOWN_LOADED', products: action.params.productIds.flatMap((id) => byId.get(id) ?? []) }
       }
       case 'setCartLine': {
         const { cartId, variantId, quantity } = action.params

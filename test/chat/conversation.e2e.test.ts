@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MACHINE_VERSION } from '../../machines/conversation.types.ts'
 import { startFakeUpstream, type FakeUpstream } from '../orders/fake-upstream.ts'
 import { buildTestApp, signedPost, type TestApp } from '../helper.ts'
 import { choiceIds, linkCode, newPhone, say as sayTo, sessionKey, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
@@ -131,7 +132,7 @@ describe('chat bot end to end (redis, provider stand-in)', () => {
     await say(phone, { text: 'hola' })
     const key = sessionKey(t.app, phone)
     expect(await t.redis!.pttl(key)).toBeGreaterThan(29 * 24 * 60 * MINUTE)
-    expect(JSON.parse((await t.redis!.hget(key, 'doc'))!)).toMatchObject({ machineVersion: 1, state: 'UNLINKED', phone })
+    expect(JSON.parse((await t.redis!.hget(key, 'doc'))!)).toMatchObject({ machineVersion: MACHINE_VERSION, state: 'UNLINKED', phone })
   })
 })
 

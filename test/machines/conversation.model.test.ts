@@ -25,7 +25,7 @@ const traversal = {
       c.tenantId,
       c.cart.length > CART_PREVIEW_LINES ? 'long' : c.cart.length > 0,
       s.value === 'AWAITING_LINK_CODE' ? c.linkFailures : 0,
-      shopping ? [c.selectedVariantId !== undefined, c.selectedProductId !== undefined, c.catalog.length > 0, c.query !== undefined, c.wanted !== undefined] : [],
+      shopping ? [c.selectedVariantId !== undefined, c.product !== undefined, c.shown.length > 0, c.query !== undefined, c.wanted !== undefined] : [],
       c.pending?.kind,
       [...new Set(c.options.map((o) => o.split(':')[0]))].join(),
       c.options.at(-1),

@@ -48,6 +48,44 @@ describe('conversation session codec', () => {
     expect(snapshot.context.pending).toBeUndefined()
   })
 
+  it('a session of machine version 1 resumes where it was, keeping product ids and the product being chosen, no page of products', () => {
+    const page = [
+      { id: 'p1', title: 'Aceite', variants: [{ id: 'v1', title: '30 ml', price: 100, stock: 5 }] },
+      { id: 'p2', title: 'Flores', variants: [{ id: 'v2a', title: '5 g', price: 50, stock: 3 }, { id: 'v2b', title: '10 g', price: 90, stock: 0 }] },
+    ]
+    const v1 = {
+      machineVersion: 1,
+      phone,
+      state: 'AWAITING_QUANTITY',
+      tenantId: 'club-norte',
+      selectedProductId: 'p2',
+      selectedVariantId: 'v2a',
+      cart: [line],
+      cartId: 'cart_1',
+      lastActivity: 3,
+      accounts: [{ tenantId: 'club-norte', tenantName: 'Club Norte', name: 'Ana', role: 'member', linkedAt: 1, expiresAt: 9e15 }],
+      linkFailures: 0,
+      options: [],
+      catalog: page,
+      catalogOffset: 9,
+      catalogCount: 20,
+    }
+    const asking = restoreSession(JSON.stringify(v1), phone, 10)
+    expect(asking.migrated).toBe(true)
+    expect(asking.snapshot.value).toBe('AWAITING_QUANTITY')
+    expect(asking.snapshot.context).toMatchObject({ product: page[1], selectedVariantId: 'v2a', shown: ['p1', 'p2'], catalogOffset: 9, cart: [line], cartId: 'cart_1' })
+    const back = JSON.parse(encodeSession(asking.snapshot))
+    expect(back).toMatchObject({ machineVersion: MACHINE_VERSION })
+    expect(back.catalog).toBeUndefined()
+
+    const menu = restoreSession(JSON.stringify({ ...v1, state: 'MAIN_MENU', cart: [], cartId: undefined }), phone, 10)
+    expect(menu.migrated).toBe(true)
+    expect(menu.snapshot.value).toBe('MAIN_MENU')
+    expect(menu.snapshot.context).toMatchObject({ tenantId: 'club-norte', shown: [], catalogOffset: 0 })
+    expect(menu.snapshot.context.product).toBeUndefined()
+    expect(encodeSession(menu.snapshot)).not.toMatch(/Aceite|Flores/)
+  })
+
   it('a state that no longer exists, or no club, resets to UNLINKED', () => {
     const removed = JSON.stringify({ machineVersion: MACHINE_VERSION, state: 'GONE', cart: [] })
     expect(restoreSession(removed, phone, 1).snapshot.value).toBe('UNLINKED')

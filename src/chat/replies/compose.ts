@@ -1,5 +1,5 @@
 import { clubSelectScreen } from '../../../flows/screens/club-select.ts'
-import { CHOICE } from '../../../machines/conversation.choices.ts'
+import { choiceId, type Choice } from '../../../machines/conversation.choices.ts'
 import { CART_PREVIEW_LINES, cartTotal, optionsOf } from '../../../machines/conversation.logic.ts'
 import { MAX_LIST_ROWS, PRODUCTS_PAGE, SEARCH_ROWS, type CartItem, type Product, type Reply } from '../../../machines/conversation.types.ts'
 import { clip, LIMITS, type OutboundMessage } from '../outbound/messages.ts'
@@ -15,18 +15,21 @@ export interface Voice {
   pickup?: { address: string, hours: string } | undefined
 }
 
-interface Choice {
+/** A button or list row as the provider shows it. */
+interface Row {
   id: string
   title: string
   description?: string
 }
+
+const row = (choice: Choice, title: string, description?: string): Row => ({ id: choiceId(choice), title, ...(description ? { description } : {}) })
 
 export function text (body: string): OutboundMessage {
   return { type: 'text', text: { body: clip(body, LIMITS.textBody) } }
 }
 
 /** Up to 3 short choices as reply buttons, otherwise a list (at most 10 rows, clipped titles). */
-export function choices (body: string, options: Choice[], listButton: string): OutboundMessage {
+export function choices (body: string, options: Row[], listButton: string): OutboundMessage {
   if (options.length === 0) return text(body)
   const bodyText = clip(body, LIMITS.interactiveBody)
   const asButtons = options.length <= LIMITS.buttons && options.every((o) => o.title.length <= LIMITS.buttonTitle && !o.description)
@@ -50,7 +53,7 @@ export function choices (body: string, options: Choice[], listButton: string): O
 type Money = (n: number) => string
 
 /** Row titles as shown: clipped to the provider's limit and, where two would read the same, numbered. */
-function distinctTitles (rows: Choice[]): Choice[] {
+function distinctTitles (rows: Row[]): Row[] {
   const clipped = rows.map((r) => clip(r.title, LIMITS.rowTitle))
   return rows.map((row, i) => {
     const title = clipped[i] ?? ''
@@ -81,19 +84,25 @@ function cartBody (header: string, items: readonly CartItem[], footer: string[],
   return clip(tail.join('\n'), LIMITS.interactiveBody)
 }
 
-function productRow (product: Product, copy: Copy, fmt: Money): Choice {
+function productRow (product: Product, copy: Copy, fmt: Money): Row {
+  const choice: Choice = { kind: 'product', productId: product.id }
   const [only] = product.variants
   if (product.variants.length === 1 && only) {
     const price = copy.priceStock(fmt(only.price), only.stock)
-    const named = only.title !== product.title && only.title !== '' ? `${only.title} · ${price}` : price
-    return { id: CHOICE.product(product.id), title: product.title, description: named }
+    return row(choice, product.title, only.title !== product.title && only.title !== '' ? `${only.title} · ${price}` : price)
   }
   const prices = product.variants.map((v) => v.price)
-  const description = prices.length > 0 ? copy.variantCount(prices.length, fmt(Math.min(...prices))) : undefined
-  return { id: CHOICE.product(product.id), title: product.title, ...(description ? { description } : {}) }
+  return row(choice, product.title, prices.length > 0 ? copy.variantCount(prices.length, fmt(Math.min(...prices))) : undefined)
 }
 
-function list (body: string, rows: Choice[], button: string): OutboundMessage {
+/** The buttons of the cart and the order summary, as `optionsOf` lists them. */
+function cartButton (choice: Choice, copy: Copy): Row {
+  if (choice.kind === 'order') return row(choice, copy.confirmButtons[choice.what])
+  // `optionsOf` offers no other kind here; an id is still a usable title
+  return row(choice, choice.kind === 'cart' && choice.what !== 'clear' ? copy.cartButtons[choice.what] : choiceId(choice))
+}
+
+function list (body: string, rows: Row[], button: string): OutboundMessage {
   return choices(body, distinctTitles(rows), button)
 }
 
@@ -102,22 +111,23 @@ export function compose (reply: Reply, voice: Voice): OutboundMessage[] {
   const fmt = (n: number) => money(n, voice.currency, voice.locale)
   switch (reply.id) {
     case 'welcome':
-      return [choices(copy.welcome, [{ id: CHOICE.login, title: copy.loginButton }, { id: CHOICE.code, title: copy.codeButton }], copy.loginButton)]
+      return [choices(copy.welcome, [row({ kind: 'link', what: 'login' }, copy.loginButton), row({ kind: 'link', what: 'code' }, copy.codeButton)], copy.loginButton)]
     case 'sessionExpired':
-      return [choices(copy.sessionExpired, [{ id: CHOICE.login, title: copy.loginButton }], copy.loginButton)]
+      return [choices(copy.sessionExpired, [row({ kind: 'link', what: 'login' }, copy.loginButton)], copy.loginButton)]
     case 'askCode': return [text(copy.askCode)]
     case 'linkFailed': return [text(copy.linkFailed(reply.reason, reply.attemptsLeft))]
     case 'greeting': return [text(copy.greeting(reply.name))]
     case 'hello': return [text(copy.hello(reply.name))]
     case 'clubs':
-      return [list(copy.chooseClub, reply.clubs.map((c) => ({ id: CHOICE.tenant(c.id), title: c.name })), copy.clubsButton)]
+      return [list(copy.chooseClub, reply.clubs.map((c) => row({ kind: 'tenant', tenantId: c.id }, c.name)), copy.clubsButton)]
     case 'menu':
-      return [choices(copy.menu(reply.clubName), reply.items.map((item) => ({ id: CHOICE.menu(item), title: copy.menuItems[item] })), copy.menuButton)]
+      return [choices(copy.menu(reply.clubName), reply.items.map((item) => row({ kind: 'menu', item }, copy.menuItems[item])), copy.menuButton)]
     case 'products': {
       const rows = reply.products.slice(0, PRODUCTS_PAGE).map((p) => productRow(p, copy, fmt))
-      const options = optionsOf(reply) ?? []
-      if (options.includes(CHOICE.more)) rows.push({ id: CHOICE.more, title: copy.more, description: copy.moreDescription })
-      if (options.includes(CHOICE.first)) rows.push({ id: CHOICE.first, title: copy.first, description: copy.firstDescription })
+      for (const choice of optionsOf(reply) ?? []) {
+        if (choice.kind !== 'products') continue
+        rows.push(choice.what === 'more' ? row(choice, copy.more, copy.moreDescription) : row(choice, copy.first, copy.firstDescription))
+      }
       const from = reply.count === 0 ? 0 : reply.offset + 1
       return [list(copy.products(from, reply.offset + Math.min(reply.products.length, PRODUCTS_PAGE), reply.count), rows, copy.productsButton)]
     }
@@ -127,7 +137,7 @@ export function compose (reply: Reply, voice: Voice): OutboundMessage[] {
     }
     case 'noMatch': return [text(copy.noMatch(clip(reply.query, 60)))]
     case 'variants': {
-      const rows = reply.product.variants.slice(0, MAX_LIST_ROWS).map((v) => ({ id: CHOICE.variant(v.id), title: v.title, description: copy.priceStock(fmt(v.price), v.stock) }))
+      const rows = reply.product.variants.slice(0, MAX_LIST_ROWS).map((v) => row({ kind: 'variant', variantId: v.id }, v.title, copy.priceStock(fmt(v.price), v.stock)))
       return [list(copy.variants(reply.product.title), rows, copy.variantsButton)]
     }
     case 'noProducts': return [text(copy.noProducts)]
@@ -138,32 +148,28 @@ export function compose (reply: Reply, voice: Voice): OutboundMessage[] {
     case 'added': return [text(copy.added(reply.quantity, reply.title))]
     case 'addFailed': return [text(copy.addFailed(reply.reason))]
     case 'cart': {
-      const b = copy.cartButtons
-      const titles: Record<string, string> = { [CHOICE.checkout]: b.checkout, [CHOICE.edit]: b.edit, [CHOICE.browse]: b.browse, [CHOICE.all]: b.all }
-      const options = (optionsOf(reply) ?? []).map((id) => ({ id, title: titles[id] ?? id }))
+      const options = (optionsOf(reply) ?? []).map((choice) => cartButton(choice, copy))
       return [choices(cartBody(copy.cart, reply.items, [], copy, fmt), options, copy.menuButton)]
     }
     case 'cartAll':
       return [text([copy.cart, ...reply.items.map((l) => cartLine(l, copy, fmt)), copy.total(fmt(cartTotal(reply.items)))].join('\n'))]
     case 'editCart': {
-      const rows = reply.items.slice(0, MAX_LIST_ROWS - 1).map((l) => ({ id: CHOICE.line(l.variantId), title: l.title, description: copy.lineRow(l.quantity, fmt(l.unitPrice * l.quantity)) }))
-      return [list(copy.editCart, [...rows, { id: CHOICE.clear, title: copy.clearRow, description: copy.clearDescription }], copy.cartButtons.edit)]
+      const rows = reply.items.slice(0, MAX_LIST_ROWS - 1).map((l) => row({ kind: 'line', variantId: l.variantId }, l.title, copy.lineRow(l.quantity, fmt(l.unitPrice * l.quantity))))
+      return [list(copy.editCart, [...rows, row({ kind: 'cart', what: 'clear' }, copy.clearRow, copy.clearDescription)], copy.cartButtons.edit)]
     }
     case 'askLineQuantity':
       // numbers typed here are the new quantity (optionsOf offers none), the button removes the line
-      return [choices(copy.askLineQuantity(reply.title, reply.quantity, reply.max), [{ id: CHOICE.removeLine, title: copy.removeButton }], copy.removeButton)]
+      return [choices(copy.askLineQuantity(reply.title, reply.quantity, reply.max), [row({ kind: 'removeLine' }, copy.removeButton)], copy.removeButton)]
     case 'lineSet': return [text(copy.lineSet(reply.title, reply.quantity))]
     case 'lineFailed': return [text(copy.lineFailed(reply.reason))]
     case 'confirm': {
       const body = reply.what === 'clearCart' ? copy.confirmClear : copy.confirmUnlink(reply.clubName)
-      return [choices(body, [{ id: CHOICE.yes, title: copy.yesNo[reply.what] }, { id: CHOICE.no, title: copy.yesNo.no }], copy.menuButton)]
+      return [choices(body, [row({ kind: 'answer', yes: true }, copy.yesNo[reply.what]), row({ kind: 'answer', yes: false }, copy.yesNo.no)], copy.menuButton)]
     }
     case 'cartEmpty': return [text(copy.cartEmpty)]
     case 'cartCleared': return [text(copy.cartCleared)]
     case 'summary': {
-      const b = copy.confirmButtons
-      const titles: Record<string, string> = { [CHOICE.confirmOrder]: b.confirm, [CHOICE.cancelOrder]: b.cancel, [CHOICE.all]: copy.cartButtons.all }
-      const options = (optionsOf(reply) ?? []).map((id) => ({ id, title: titles[id] ?? id }))
+      const options = (optionsOf(reply) ?? []).map((choice) => cartButton(choice, copy))
       return [choices(cartBody(copy.summary, reply.items, [copy.pickupCash, ...(voice.pickup ? [copy.pickupAt(voice.pickup.address, voice.pickup.hours)] : [])], copy, fmt), options, copy.menuButton)]
     }
     case 'repeated': return [text(copy.repeated(reply.missing))]
@@ -203,7 +209,7 @@ export function loginForm (phone: string, flowId: string, clubs: Array<{ id: str
   }
 }
 
-/** `club`: the orders API lists staff every order of the club, not their own. */
+/** `club`: the orders API lists an admin every order of the club, not their own (growers and members see their own). */
 export function ordersReport (orders: Array<{ displayId: string | number, status: string, total: number }>, voice: Voice, club = false): OutboundMessage {
   const copy = COPY[voice.locale]
   return text(copy.orders(orders.map((o) => copy.orderLine(String(o.displayId), statusName(copy, o.status), money(o.total, voice.currency, voice.locale))), club))
