@@ -7,6 +7,7 @@ import { devOutboxRoute } from './dev-outbox-route.ts'
 import type { InboundMessage } from './inbound.ts'
 import { chatMetrics } from './metrics.ts'
 import { DevOutbox, LocalTransport, ProviderTransport, type OutboxEntry, type Transport } from './outbound/messenger.ts'
+import { createPace } from './outbound/pace.ts'
 import { Sweeper } from './lane-runner.ts'
 import { ConversationRuntime } from './runtime.ts'
 import { Sender } from './sender.ts'
@@ -46,6 +47,8 @@ export interface ChatPluginOptions {
 
 /** A turn that failed this many times for a reason other than a lost connection becomes a dead letter. */
 const MAX_TURN_TRIES = 5
+/** A send waits for its slot of the provider's pace with the phone in hand when the slot is this near. */
+const PACE_MAX_WAIT_MS = 1_000
 /** Work in hand at shutdown gets this long to finish before its leases are left to run out. */
 const STOP_GRACE_MS = 4_000
 
@@ -90,7 +93,8 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     clock,
     log,
   }, store, log)
-  const sender = new Sender(store, transport, { ...lanes, concurrency: chat.sendConcurrency, horizonMs: chat.sendHorizonMs, clock, crashPoint, handedBack: (phone) => { publish('send', [phone]) } })
+  const pace = createPace(app.redis, { rate: chat.sendRate, maxWaitMs: PACE_MAX_WAIT_MS })
+  const sender = new Sender(store, transport, { ...lanes, concurrency: chat.sendConcurrency, horizonMs: chat.sendHorizonMs, pace, businessNumber: chat.phoneNumberId, clock, crashPoint, handedBack: (phone) => { publish('send', [phone]) } })
   const inbox = new ChatInbox({
     store: createInboxStore(app.redis, chat.shards, { historyMs: chat.historyDays * 24 * 60 * 60_000, historyMax: chat.historyMax }, clock),
     chat: store,
