@@ -47,8 +47,6 @@ export interface ChatPluginOptions {
 
 /** A turn that failed this many times for a reason other than a lost connection becomes a dead letter. */
 const MAX_TURN_TRIES = 5
-/** A send waits for its slot of the provider's pace with the phone in hand when the slot is this near. */
-const PACE_MAX_WAIT_MS = 1_000
 /** Work in hand at shutdown gets this long to finish before its leases are left to run out. */
 const STOP_GRACE_MS = 4_000
 
@@ -93,7 +91,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     clock,
     log,
   }, store, log)
-  const pace = createPace(app.redis, { rate: chat.sendRate, maxWaitMs: PACE_MAX_WAIT_MS })
+  const pace = createPace(app.redis, chat.sendRate)
   const sender = new Sender(store, transport, { ...lanes, concurrency: chat.sendConcurrency, horizonMs: chat.sendHorizonMs, pace, businessNumber: chat.phoneNumberId, clock, crashPoint, handedBack: (phone) => { publish('send', [phone]) } })
   const inbox = new ChatInbox({
     store: createInboxStore(app.redis, chat.shards, { historyMs: chat.historyDays * 24 * 60 * 60_000, historyMax: chat.historyMax }, clock),

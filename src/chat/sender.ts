@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
 import { LaneRunner } from './lane-runner.ts'
 import type { ChatMetrics } from './metrics.ts'
 import type { OutboxEntry, Transport } from './outbound/messenger.ts'
-import type { Pace } from './outbound/pace.ts'
+import { PaceGate, type Pace } from './outbound/pace.ts'
 import { maskPhone, shardOf } from './shards.ts'
 import { deadLetterId, type ChatStore, type DeadLetter, type Next, type SendWork } from './store.ts'
 
@@ -14,8 +13,8 @@ import { deadLetterId, type ChatStore, type DeadLetter, type Next, type SendWork
 // so other phones go on. A reply is retried until the horizon (the provider's 24-hour window by default), then
 // kept as a dead letter with the reason; a refusal (4xx) is a dead letter at once.
 //
-// Every send first takes a slot of the business number's pace (src/chat/outbound/pace.ts), shared by all
-// instances: a near slot is waited for with the phone in hand, a far one gives the phone back until then. A
+// Every send first waits for its turn in the business number's pace (src/chat/outbound/pace.ts), shared by all
+// instances: a near turn is waited for with the phone in hand, a far one (a hold) gives the phone back. A
 // throttling answer (429, or the provider's throttling codes) holds the number for its Retry-After and gives the
 // phone back for as long; neither counts as a failed attempt, so it never leads to a dead letter before the
 // horizon, and other numbers' schedules are not touched.
@@ -39,14 +38,20 @@ export interface SenderOptions {
 
 /** How long a throttled number (or phone) waits when the provider gives no Retry-After. */
 export const THROTTLE_HOLD_MS = 1_000
+/** A send waits for its turn of the provider's pace with the phone in hand when the turn is this near. */
+const PACE_MAX_WAIT_MS = 1_000
 
 /** Exponential with jitter: 0.5 s, 1 s, 2 s ... at most a minute. */
 export const sendBackoffMs = (tries: number): number => Math.min(60_000, 500 * 2 ** Math.min(tries, 10)) * (0.75 + Math.random() / 2)
 
 export class Sender {
   readonly runner: LaneRunner<SendWork>
+  /** Until when (epoch ms) this instance knows the number is held: sends that reserved a slot before the hold wait too. */
+  private heldUntil = 0
+  private readonly gate: PaceGate
 
   constructor (private readonly store: ChatStore, private readonly transport: Transport, private readonly opts: SenderOptions) {
+    this.gate = new PaceGate(opts.pace, PACE_MAX_WAIT_MS)
     this.runner = new LaneRunner({
       ...opts,
       lane: 'send',
@@ -67,12 +72,15 @@ export class Sender {
     }
     const age = this.opts.clock() - entry.at
     if (age > this.opts.horizonMs) return await this.bury(work, entry, `not delivered within ${this.opts.horizonMs} ms`, log)
-    const slot = await this.opts.pace.take(this.opts.businessNumber)
-    if (slot.kind === 'later') return await this.later(phone, slot.inMs)
-    if (slot.inMs > 0 && !await sleep(slot.inMs, true, { signal: stopping }).catch(() => false)) {
+    const turn = await this.gate.turn(this.opts.businessNumber, stopping).catch(() => undefined)
+    if (!turn) {
+      // shutdown while waiting for the pace
       await this.runner.handBack(phone)
       return undefined
     }
+    if (turn.kind === 'later') return await this.later(phone, turn.inMs)
+    const held = this.heldUntil - Date.now()
+    if (held > 0) return await this.later(phone, held)
     const started = performance.now()
     const delivery = await this.transport.deliver(entry, stopping)
     const ms = Math.round(performance.now() - started)
@@ -86,7 +94,10 @@ export class Sender {
     if (delivery.kind === 'refused') return await this.bury(work, entry, delivery.reason, log)
     if (delivery.kind === 'throttled') {
       const holdMs = delivery.retryAfterMs ?? THROTTLE_HOLD_MS
-      if (delivery.scope === 'number') await this.opts.pace.hold(this.opts.businessNumber, holdMs)
+      if (delivery.scope === 'number') {
+        this.heldUntil = Math.max(this.heldUntil, Date.now() + holdMs)
+        await this.opts.pace.hold(this.opts.businessNumber, holdMs)
+      }
       this.opts.metrics.sendRetried.inc()
       log.warn({ replyId: entry.id, scope: delivery.scope, reason: delivery.reason, retryInMs: holdMs, outcome: 'throttled' }, 'chat reply throttled by the provider: sent later')
       return await this.later(phone, holdMs)

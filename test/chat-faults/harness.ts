@@ -110,12 +110,15 @@ export async function killInstance (instance: Instance, signal: NodeJS.Signals =
 export const logTail = (instance: Instance): string => readFileSync(instance.logFile, 'utf8').slice(-4000)
 
 export interface Received { key: string, phone: string, at: number, text: string }
+export interface Call { key: string, phone: string, at: number, status: number }
 
 /** The provider stand-in. A reply's X-Idempotency-Key is `<inbound message id>:<n>`. */
 export interface Provider {
   url: string
   /** Every reply taken (200), in arrival order, re-sends included. */
   received: Received[]
+  /** Every call answered, whatever the answer, in arrival order. */
+  calls: Call[]
   /** Answer 500 to everything until this time. */
   failUntil: number
   /** Phones whose sends hang (never answered) while listed. */
@@ -126,6 +129,8 @@ export interface Provider {
   delayMs: number
   /** Answer 429 with this Retry-After (seconds) to the next n calls. */
   throttle: { count: number, retryAfter: number }
+  /** Answer 429 with the throttle's Retry-After to everything until this time. */
+  throttleUntil: number
   close: () => Promise<void>
 }
 
@@ -139,11 +144,13 @@ export async function startProvider (): Promise<Provider> {
   const provider: Provider = {
     url: '',
     received: [],
+    calls: [],
     failUntil: 0,
     hang: new Set(),
     hanging: new Map(),
     delayMs: 0,
     throttle: { count: 0, retryAfter: 0 },
+    throttleUntil: 0,
     close: async () => { server.closeAllConnections(); await new Promise<void>((resolve) => server.close(() => resolve())) },
   }
   const server: Server = createServer((req, res) => {
@@ -156,11 +163,17 @@ export async function startProvider (): Promise<Provider> {
       }
       if (provider.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, provider.delayMs))
       if (res.destroyed) return
-      if (Date.now() < provider.failUntil) return res.writeHead(500).end('{"error":"down"}')
-      if (provider.throttle.count > 0) {
-        provider.throttle.count--
+      const call = { key: String(req.headers['x-idempotency-key']), phone: body.to, at: Date.now() }
+      if (Date.now() < provider.failUntil) {
+        provider.calls.push({ ...call, status: 500 })
+        return res.writeHead(500).end('{"error":"down"}')
+      }
+      if (provider.throttle.count > 0 || Date.now() < provider.throttleUntil) {
+        provider.throttle.count = Math.max(0, provider.throttle.count - 1)
+        provider.calls.push({ ...call, status: 429 })
         return res.writeHead(429, { 'retry-after': String(provider.throttle.retryAfter) }).end('{"error":"slow down"}')
       }
+      provider.calls.push({ ...call, status: 200 })
       provider.received.push({ key: String(req.headers['x-idempotency-key']), phone: body.to, at: Date.now(), text: body.text?.body ?? body.interactive?.body.text ?? '' })
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"messages":[{"id":"x"}]}')
     }).catch(() => { if (!res.destroyed) res.writeHead(500).end() })
@@ -240,6 +253,19 @@ export async function figures (redisUrl: string, phones: string[], messagesPerPh
   }
 }
 
+/** Dead letters, and failed attempts counted against outbox heads, over every shard. */
+export async function failures (redisUrl: string): Promise<{ deadLetters: number, sendTries: number }> {
+  const redis = new Redis(redisUrl, { keyPrefix: PREFIX })
+  try {
+    const shards = Array.from({ length: SHARDS }, (_, s) => s)
+    const dead = await Promise.all(shards.map(async (s) => await redis.zcard(keys.chat.bot.deadIndex(s))))
+    const tries = await Promise.all(shards.map(async (s) => await redis.hlen(keys.chat.bot.sendTries(s))))
+    return { deadLetters: dead.reduce((a, b) => a + b, 0), sendTries: tries.reduce((a, b) => a + b, 0) }
+  } finally {
+    redis.disconnect()
+  }
+}
+
 /** Waits until every accepted message of these phones has its reply at the provider. */
 export async function settled (phones: string[], messagesPerPhone: number, accepted: Map<string, number>, provider: Provider, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs
@@ -249,6 +275,17 @@ export async function settled (phones: string[], messagesPerPhone: number, accep
     if (want.every((id) => got.has(`${id}:0`))) return
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
+}
+
+/** The most calls in any one second (a window starting at each call). */
+export function windowedMax (times: number[], windowMs = 1_000): number {
+  const sorted = [...times].sort((a, b) => a - b)
+  let most = 0
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (j < sorted.length && (sorted[j] as number) < (sorted[i] as number) + windowMs) j++
+    most = Math.max(most, j - i)
+  }
+  return most
 }
 
 export function percentile (values: number[], p: number): number {

@@ -1,59 +1,57 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { RedisClient } from '../../plugins/redis.ts'
 import { defineScript } from '../../stores/define-script.ts'
 import { keys } from '../../stores/keys.ts'
 
 // The provider's pace: it takes so many messages a second per business number (80 by default, up to 1,000 once
 // raised) and answers more with a throttling error. Every instance's sends from one number follow one schedule
-// (GCRA, the generic cell rate algorithm: one value per number, the moment its next message may go, `next`),
-// kept in Redis, or in the process without Redis. A send reserves the next free moment and waits for it when it
-// is near (at most `maxWaitMs`); a farther one is not reserved and the phone asks again later, so a burst queues
-// in the outboxes instead of drawing 429s. A throttling answer holds the number: nothing goes before the hold
-// ends. Both implementations run the same arithmetic on the same doubles (`pace.test.ts` holds them together).
-
-export interface PaceRule {
-  /** Messages a second per business number. */
-  rate: number
-  /** A moment farther than this is not reserved: the phone is given back and asks again. */
-  maxWaitMs: number
-}
+// (GCRA, the generic cell rate algorithm: one value per number, `next`, the moment its next message is due),
+// kept in Redis, or in the process without Redis. A send goes when `next` is at most half an interval away
+// (the tolerance absorbs the few milliseconds a waiter wakes late, so a steady stream keeps the full rate), and
+// pushes `next` one interval on from the later of `next` and now: a sender that wakes late does not make up for
+// it with a burst. So no second holds more than `rate` + 1 sends, and a burst queues instead of drawing 429s.
+// Asking does not reserve anything: who asks once the moment has come gets it. A throttling answer holds the
+// number: nothing goes before the hold ends. Both implementations run the same arithmetic on the same doubles
+// (test/chat/pace.test.ts holds them together).
 
 export type Slot =
-  /** Reserved: send in `inMs` (0: now). */
-  | { kind: 'reserved', inMs: number }
-  /** Nothing free near enough: ask again in `inMs` (at least 1). */
-  | { kind: 'later', inMs: number }
+  /** Taken: send now. */
+  | { kind: 'now' }
+  /** Not yet: ask again in `inMs` (at least 1). */
+  | { kind: 'wait', inMs: number }
 
 export interface Pace {
   take (number: string): Promise<Slot>
-  /** The provider throttled the number: no slot before `ms` from now. */
+  /** The provider throttled the number: nothing goes before `ms` from now. */
   hold (number: string, ms: number): Promise<void>
 }
 
-/** The next free moment after a take at `now` (epoch ms), and what the take gets; `next` undefined when idle. */
-export function takeSlot (next: number | undefined, now: number, rule: PaceRule): { next: number | undefined, slot: Slot } {
+/** What a take at `now` (epoch ms) gets, and the number's next due moment after it (undefined when idle). */
+export function takeSlot (next: number | undefined, now: number, rate: number): { next: number | undefined, slot: Slot } {
   const at = Math.max(next ?? now, now)
-  const wait = at - now
-  if (wait > rule.maxWaitMs) return { next, slot: { kind: 'later', inMs: Math.ceil(wait - rule.maxWaitMs) } }
-  return { next: at + 1000 / rule.rate, slot: { kind: 'reserved', inMs: Math.ceil(wait) } }
+  const wait = at - 500 / rate - now
+  if (wait > 0) return { next, slot: { kind: 'wait', inMs: Math.ceil(wait) } }
+  return { next: at + 1000 / rate, slot: { kind: 'now' } }
 }
 
-export const holdSlots = (next: number | undefined, now: number, ms: number): number => Math.max(next ?? now, now + ms)
+/** The tolerance is added so that the first send after the hold is not early by it. */
+export const holdSlots = (next: number | undefined, now: number, ms: number, rate: number): number => Math.max(next ?? now, now + ms + 500 / rate)
 
 export class MemoryPace implements Pace {
   private readonly next = new Map<string, number>()
 
-  constructor (private readonly rule: PaceRule, private readonly now: () => number = Date.now) {}
+  constructor (private readonly rate: number, private readonly now: () => number = Date.now) {}
 
   async take (number: string) {
     const now = this.now()
-    const { next, slot } = takeSlot(this.next.get(number), now, this.rule)
+    const { next, slot } = takeSlot(this.next.get(number), now, this.rate)
     this.remember(number, next, now)
     return slot
   }
 
   async hold (number: string, ms: number) {
     const now = this.now()
-    this.remember(number, holdSlots(this.next.get(number), now, ms), now)
+    this.remember(number, holdSlots(this.next.get(number), now, Math.max(0, ms), this.rate), now)
   }
 
   /** A schedule in the past says nothing more than none: dropped, so idle numbers cost nothing. */
@@ -80,37 +78,81 @@ if stored then at = math.max(tonumber(stored), now) end
 local function keep (next) redis.call('SET', KEYS[1], string.format('%.17g', next), 'PX', math.max(0, math.ceil(next - now)) + 60000) end
 `
 
-const take = defineScript<[now: number | '', rate: number, maxWaitMs: number], Slot>({
+const take = defineScript<[now: number | '', rate: number], Slot>({
   name: 'chatPaceTake',
   keys: 1,
   lua: `${START}
-local wait = at - now
-local maxWait = tonumber(ARGV[3])
-if wait > maxWait then return {0, math.ceil(wait - maxWait)} end
-keep(at + 1000 / tonumber(ARGV[2]))
-return {1, math.ceil(wait)}`,
-  decode: (raw) => {
-    const [reserved, inMs] = raw as [number, number]
-    return { kind: reserved === 1 ? 'reserved' : 'later', inMs }
-  },
+local rate = tonumber(ARGV[2])
+local wait = at - 500 / rate - now
+if wait > 0 then return math.ceil(wait) end
+keep(at + 1000 / rate)
+return 0`,
+  decode: (raw) => raw === 0 ? { kind: 'now' } : { kind: 'wait', inMs: raw as number },
 })
 
-const hold = defineScript<[now: number | '', ms: number], unknown>({
+const hold = defineScript<[now: number | '', ms: number, rate: number], unknown>({
   name: 'chatPaceHold',
   keys: 1,
   lua: `${START}
-keep(math.max(at, now + tonumber(ARGV[2])))
+keep(math.max(at, now + tonumber(ARGV[2]) + 500 / tonumber(ARGV[3])))
 return 1`,
 })
 
 export class RedisPace implements Pace {
   /** `now` only for tests: without it the schedule runs on Redis' clock. */
-  constructor (private readonly redis: RedisClient, private readonly rule: PaceRule, private readonly now?: () => number) {}
+  constructor (private readonly redis: RedisClient, private readonly rate: number, private readonly now?: () => number) {}
 
-  async take (number: string) { return await take(this.redis, [keys.chat.pace(number)], this.now?.() ?? '', this.rule.rate, this.rule.maxWaitMs) }
-  async hold (number: string, ms: number) { await hold(this.redis, [keys.chat.pace(number)], this.now?.() ?? '', Math.max(0, ms)) }
+  async take (number: string) { return await take(this.redis, [keys.chat.pace(number)], this.now?.() ?? '', this.rate) }
+  async hold (number: string, ms: number) { await hold(this.redis, [keys.chat.pace(number)], this.now?.() ?? '', Math.max(0, ms), this.rate) }
 }
 
-export function createPace (redis: RedisClient | null, rule: PaceRule): Pace {
-  return redis ? new RedisPace(redis, rule) : new MemoryPace(rule)
+export function createPace (redis: RedisClient | null, rate: number): Pace {
+  return redis ? new RedisPace(redis, rate) : new MemoryPace(rate)
+}
+
+export type Turn = { kind: 'go' } | { kind: 'later', inMs: number }
+
+/**
+ * One instance's sends from a number ask the pace one at a time, in the order they came (so that waiters do
+ * not all wake and ask together): the first asks, sleeps as long as it is told, asks again, and goes. Told to
+ * wait longer than `maxWaitMs` (a hold), it gives its phone back instead, and so does each after it.
+ */
+export class PaceGate {
+  private readonly tails = new Map<string, Promise<void>>()
+
+  constructor (private readonly pace: Pace, private readonly maxWaitMs: number) {}
+
+  /** Rejects when `signal` aborts (shutdown): the caller hands its phone back. */
+  async turn (number: string, signal: AbortSignal): Promise<Turn> {
+    const previous = this.tails.get(number)
+    let done = (): void => {}
+    const mine = new Promise<void>((resolve) => { done = resolve })
+    this.tails.set(number, mine)
+    try {
+      if (previous) await behind(previous, signal)
+      for (;;) {
+        const slot = await this.pace.take(number)
+        if (slot.kind === 'now') return { kind: 'go' }
+        if (slot.inMs > this.maxWaitMs) return { kind: 'later', inMs: slot.inMs }
+        await sleep(slot.inMs, undefined, { signal })
+      }
+    } finally {
+      done()
+      if (this.tails.get(number) === mine) this.tails.delete(number)
+    }
+  }
+}
+
+/** Waits for the sender in front, or rejects at once when `signal` aborts. */
+async function behind (previous: Promise<void>, signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted()
+  let stop = (): void => {}
+  try {
+    await Promise.race([previous, new Promise<never>((_resolve, reject) => {
+      stop = () => { reject(signal.reason) }
+      signal.addEventListener('abort', stop, { once: true })
+    })])
+  } finally {
+    signal.removeEventListener('abort', stop)
+  }
 }
