@@ -16,7 +16,7 @@ type Op = { kind: 'take', number: number } | { kind: 'hold', number: number, ms:
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('take' as const), number: fc.nat(1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('hold' as const), number: fc.nat(1), ms: fc.integer({ min: 0, max: 5_000 }) }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.oneof(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 3_000 })) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.oneof(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 3_000 })) }) }
 )
 const rateArb = fc.oneof(fc.integer({ min: 1, max: 1_000 }), fc.constantFrom(3, 20, 80, 128))
 
