@@ -37,7 +37,7 @@ export interface SenderOptions {
 }
 
 /** How long a throttled number (or phone) waits when the provider gives no Retry-After. */
-export const THROTTLE_HOLD_MS = 1_000
+const THROTTLE_HOLD_MS = 1_000
 /** A send waits for its turn of the provider's pace with the phone in hand when the turn is this near. */
 const PACE_MAX_WAIT_MS = 1_000
 
@@ -46,7 +46,7 @@ export const sendBackoffMs = (tries: number): number => Math.min(60_000, 500 * 2
 
 export class Sender {
   readonly runner: LaneRunner<SendWork>
-  /** Until when (epoch ms) this instance knows the number is held: sends that reserved a slot before the hold wait too. */
+  /** Until when (epoch ms) this instance knows the number is held: a send whose turn came while the 429 was on its way waits too. */
   private heldUntil = 0
   private readonly gate: PaceGate
 
