@@ -248,7 +248,7 @@ describe('the provider\'s pace (real processes, CHAT_SEND_RATE=20)', { timeout: 
     // Retry-After honoured: the number is held on every instance, not hammered (a call or two per instance and
     // Retry-After, those already on their way), where each of the 50 phones retrying on its own would make ~50
     expect(throttled).toBeLessThanOrEqual(4 * Math.ceil(throttledMs / 1000 + 1))
-    // the rule lets `rate` + 1 go in a second (its half-interval tolerance, test/chat/pace.test.ts); one more
+    // the rule lets `rate` + 1 go in a second (its one-interval tolerance, test/chat/pace.test.ts); one more
     // for the way to the provider, where a send that left on time may arrive a little late next to one that did not
     expect(most).toBeLessThanOrEqual(RATE + 2)
     expect(provider.calls.filter((c) => c.at >= recoveredAt).every((c) => c.status === 200)).toBe(true)

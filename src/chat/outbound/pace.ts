@@ -6,10 +6,10 @@ import { keys } from '../../stores/keys.ts'
 // The provider's pace: it takes so many messages a second per business number (80 by default, up to 1,000 once
 // raised) and answers more with a throttling error. Every instance's sends from one number follow one schedule
 // (GCRA, the generic cell rate algorithm: one value per number, `next`, the moment its next message is due),
-// kept in Redis, or in the process without Redis. A send goes when `next` is at most half an interval away
-// (the tolerance absorbs the few milliseconds a waiter wakes late, so a steady stream keeps the full rate), and
-// pushes `next` one interval on from the later of `next` and now: a sender that wakes late does not make up for
-// it with a burst. So no second holds more than `rate` + 1 sends, and a burst queues instead of drawing 429s.
+// kept in Redis, or in the process without Redis. A send goes when `next` is at most one interval away (the
+// tolerance absorbs the milliseconds a waiter wakes late, so a steady stream keeps the full rate), and pushes
+// `next` one interval on from the later of `next` and now: a sender that wakes later than that does not make up
+// for it with a burst. So no second holds more than `rate` + 1 sends, and a burst queues instead of drawing 429s.
 // Asking does not reserve anything: who asks once the moment has come gets it. A throttling answer holds the
 // number: nothing goes before the hold ends. Both implementations run the same arithmetic on the same doubles
 // (test/chat/pace.test.ts holds them together).
@@ -29,13 +29,13 @@ export interface Pace {
 /** What a take at `now` (epoch ms) gets, and the number's next due moment after it (undefined when idle). */
 export function takeSlot (next: number | undefined, now: number, rate: number): { next: number | undefined, slot: Slot } {
   const at = Math.max(next ?? now, now)
-  const wait = at - 500 / rate - now
+  const wait = at - 1000 / rate - now
   if (wait > 0) return { next, slot: { kind: 'wait', inMs: Math.ceil(wait) } }
   return { next: at + 1000 / rate, slot: { kind: 'now' } }
 }
 
 /** The tolerance is added so that the first send after the hold is not early by it. */
-export const holdSlots = (next: number | undefined, now: number, ms: number, rate: number): number => Math.max(next ?? now, now + ms + 500 / rate)
+export const holdSlots = (next: number | undefined, now: number, ms: number, rate: number): number => Math.max(next ?? now, now + ms + 1000 / rate)
 
 export class MemoryPace implements Pace {
   private readonly next = new Map<string, number>()
@@ -83,7 +83,7 @@ const take = defineScript<[now: number | '', rate: number], Slot>({
   keys: 1,
   lua: `${START}
 local rate = tonumber(ARGV[2])
-local wait = at - 500 / rate - now
+local wait = at - 1000 / rate - now
 if wait > 0 then return math.ceil(wait) end
 keep(at + 1000 / rate)
 return 0`,
@@ -94,7 +94,7 @@ const hold = defineScript<[now: number | '', ms: number, rate: number], unknown>
   name: 'chatPaceHold',
   keys: 1,
   lua: `${START}
-keep(math.max(at, now + tonumber(ARGV[2]) + 500 / tonumber(ARGV[3])))
+keep(math.max(at, now + tonumber(ARGV[2]) + 1000 / tonumber(ARGV[3])))
 return 1`,
 })
 
@@ -129,7 +129,9 @@ export class PaceGate {
     const mine = new Promise<void>((resolve) => { done = resolve })
     this.tails.set(number, mine)
     try {
-      if (previous) await behind(previous, signal)
+      // only the first waiter listens for shutdown (its sleep): those behind it follow as it gives up
+      if (previous) await previous
+      signal.throwIfAborted()
       for (;;) {
         const slot = await this.pace.take(number)
         if (slot.kind === 'now') return { kind: 'go' }
@@ -140,19 +142,5 @@ export class PaceGate {
       done()
       if (this.tails.get(number) === mine) this.tails.delete(number)
     }
-  }
-}
-
-/** Waits for the sender in front, or rejects at once when `signal` aborts. */
-async function behind (previous: Promise<void>, signal: AbortSignal): Promise<void> {
-  signal.throwIfAborted()
-  let stop = (): void => {}
-  try {
-    await Promise.race([previous, new Promise<never>((_resolve, reject) => {
-      stop = () => { reject(signal.reason) }
-      signal.addEventListener('abort', stop, { once: true })
-    })])
-  } finally {
-    signal.removeEventListener('abort', stop)
   }
 }
