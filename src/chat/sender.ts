@@ -72,9 +72,9 @@ export class Sender {
     }
     const age = this.opts.clock() - entry.at
     if (age > this.opts.horizonMs) return await this.bury(work, entry, `not delivered within ${this.opts.horizonMs} ms`, log)
-    const turn = await this.gate.turn(this.opts.businessNumber, stopping).catch(() => undefined)
+    // Redis failing here goes up like any store failure (the lane tries the phone again); shutdown hands it back
+    const turn = await this.gate.turn(this.opts.businessNumber, stopping).catch((err: unknown) => { if (stopping.aborted) return undefined; throw err })
     if (!turn) {
-      // shutdown while waiting for the pace
       await this.runner.handBack(phone)
       return undefined
     }
