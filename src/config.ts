@@ -33,6 +33,7 @@ const envSchema = z.object({
   CHAT_LEASE_MS: z.coerce.number().int().min(500).max(300_000).default(2_000),
   CHAT_TURN_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(8),
   CHAT_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
+  CHAT_SEND_RATE: z.coerce.number().int().min(1).max(1_000).default(80),
   CHAT_HISTORY_DAYS: z.coerce.number().int().min(1).max(3_650).default(90),
   CHAT_HISTORY_MAX: z.coerce.number().int().min(10).max(10_000).default(500),
   CHAT_HANDOFF_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(15 * 60_000),
@@ -86,6 +87,8 @@ export interface Config {
     readonly leaseMs: number
     readonly turnConcurrency: number
     readonly sendConcurrency: number
+    /** Messages a second sent from the business number, over all instances (the provider's tier: 80 to 1,000). */
+    readonly sendRate: number
     readonly historyDays: number
     readonly historyMax: number
     readonly handoffTimeoutMs: number
@@ -180,6 +183,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
       leaseMs: env.CHAT_LEASE_MS,
       turnConcurrency: env.CHAT_TURN_CONCURRENCY,
       sendConcurrency: env.CHAT_SEND_CONCURRENCY,
+      sendRate: env.CHAT_SEND_RATE,
       historyDays: env.CHAT_HISTORY_DAYS,
       historyMax: env.CHAT_HISTORY_MAX,
       handoffTimeoutMs: env.CHAT_HANDOFF_TIMEOUT_MS,

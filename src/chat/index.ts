@@ -7,6 +7,7 @@ import { devOutboxRoute } from './dev-outbox-route.ts'
 import type { InboundMessage } from './inbound.ts'
 import { chatMetrics } from './metrics.ts'
 import { DevOutbox, LocalTransport, ProviderTransport, type OutboxEntry, type Transport } from './outbound/messenger.ts'
+import { createPace } from './outbound/pace.ts'
 import { Sweeper } from './lane-runner.ts'
 import { ConversationRuntime } from './runtime.ts'
 import { Sender } from './sender.ts'
@@ -90,7 +91,8 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     clock,
     log,
   }, store, log)
-  const sender = new Sender(store, transport, { ...lanes, concurrency: chat.sendConcurrency, horizonMs: chat.sendHorizonMs, clock, crashPoint, handedBack: (phone) => { publish('send', [phone]) } })
+  const pace = createPace(app.redis, chat.sendRate)
+  const sender = new Sender(store, transport, { ...lanes, concurrency: chat.sendConcurrency, horizonMs: chat.sendHorizonMs, pace, businessNumber: chat.phoneNumberId, clock, crashPoint, handedBack: (phone) => { publish('send', [phone]) } })
   const inbox = new ChatInbox({
     store: createInboxStore(app.redis, chat.shards, { historyMs: chat.historyDays * 24 * 60 * 60_000, historyMax: chat.historyMax }, clock),
     chat: store,

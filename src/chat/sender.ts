@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { LaneRunner } from './lane-runner.ts'
 import type { ChatMetrics } from './metrics.ts'
 import type { OutboxEntry, Transport } from './outbound/messenger.ts'
+import { PaceGate, type Pace } from './outbound/pace.ts'
 import { maskPhone, shardOf } from './shards.ts'
 import { deadLetterId, type ChatStore, type DeadLetter, type Next, type SendWork } from './store.ts'
 
@@ -11,6 +12,12 @@ import { deadLetterId, type ChatStore, type DeadLetter, type Next, type SendWork
 // own phone: the call has a timeout, and the phone is released with a backoff (or the provider's Retry-After)
 // so other phones go on. A reply is retried until the horizon (the provider's 24-hour window by default), then
 // kept as a dead letter with the reason; a refusal (4xx) is a dead letter at once.
+//
+// Every send first waits for its turn in the business number's pace (src/chat/outbound/pace.ts), shared by all
+// instances: a near turn is waited for with the phone in hand, a far one (a hold) gives the phone back. A
+// throttling answer (429, or the provider's throttling codes) holds the number for its Retry-After and gives the
+// phone back for as long; neither counts as a failed attempt, so it never leads to a dead letter before the
+// horizon, and other numbers' schedules are not touched.
 
 export interface SenderOptions {
   owner: string
@@ -18,6 +25,9 @@ export interface SenderOptions {
   concurrency: number
   shards: number
   horizonMs: number
+  /** The provider's pace, and the business number it is kept for. */
+  pace: Pace
+  businessNumber: string
   log: FastifyBaseLogger
   metrics: ChatMetrics
   clock: () => number
@@ -26,13 +36,22 @@ export interface SenderOptions {
   handedBack: (phone: string) => void
 }
 
+/** How long a throttled number (or phone) waits when the provider gives no Retry-After. */
+const THROTTLE_HOLD_MS = 1_000
+/** A send waits for its turn of the provider's pace with the phone in hand when the turn is this near. */
+const PACE_MAX_WAIT_MS = 1_000
+
 /** Exponential with jitter: 0.5 s, 1 s, 2 s ... at most a minute. */
 export const sendBackoffMs = (tries: number): number => Math.min(60_000, 500 * 2 ** Math.min(tries, 10)) * (0.75 + Math.random() / 2)
 
 export class Sender {
   readonly runner: LaneRunner<SendWork>
+  /** Until when (epoch ms) this instance knows the number is held: a send whose turn came while the 429 was on its way waits too. */
+  private heldUntil = 0
+  private readonly gate: PaceGate
 
   constructor (private readonly store: ChatStore, private readonly transport: Transport, private readonly opts: SenderOptions) {
+    this.gate = new PaceGate(opts.pace, PACE_MAX_WAIT_MS)
     this.runner = new LaneRunner({
       ...opts,
       lane: 'send',
@@ -53,6 +72,15 @@ export class Sender {
     }
     const age = this.opts.clock() - entry.at
     if (age > this.opts.horizonMs) return await this.bury(work, entry, `not delivered within ${this.opts.horizonMs} ms`, log)
+    // Redis failing here goes up like any store failure (the lane tries the phone again); shutdown hands it back
+    const turn = await this.gate.turn(this.opts.businessNumber, stopping).catch((err: unknown) => { if (stopping.aborted) return undefined; throw err })
+    if (!turn) {
+      await this.runner.handBack(phone)
+      return undefined
+    }
+    if (turn.kind === 'later') return await this.later(phone, turn.inMs)
+    const held = this.heldUntil - Date.now()
+    if (held > 0) return await this.later(phone, held)
     const started = performance.now()
     const delivery = await this.transport.deliver(entry, stopping)
     const ms = Math.round(performance.now() - started)
@@ -64,6 +92,16 @@ export class Sender {
       return next.kind === 'lost' ? undefined : next
     }
     if (delivery.kind === 'refused') return await this.bury(work, entry, delivery.reason, log)
+    if (delivery.kind === 'throttled') {
+      const holdMs = delivery.retryAfterMs ?? THROTTLE_HOLD_MS
+      if (delivery.scope === 'number') {
+        this.heldUntil = Math.max(this.heldUntil, Date.now() + holdMs)
+        await this.opts.pace.hold(this.opts.businessNumber, holdMs)
+      }
+      this.opts.metrics.sendRetried.inc()
+      log.warn({ replyId: entry.id, scope: delivery.scope, reason: delivery.reason, retryInMs: holdMs, outcome: 'throttled' }, 'chat reply throttled by the provider: sent later')
+      return await this.later(phone, holdMs)
+    }
     if (stopping.aborted) {
       // shutdown cut the call short: not the recipient's fault, hand the phone back as it is
       await this.runner.handBack(phone)
@@ -75,6 +113,13 @@ export class Sender {
     log.warn({ replyId: entry.id, tries: work.tries + 1, reason: delivery.reason, retryInMs: Math.round(delay), outcome: 'retry' }, 'chat reply not delivered: retried later')
     await this.store.release('send', phone, this.opts.owner, delay, true)
     this.runner.later(phone, delay)
+    return undefined
+  }
+
+  /** Gives the phone back until `inMs` from now without counting an attempt (the pace, not the reply, is why). */
+  private async later (phone: string, inMs: number): Promise<undefined> {
+    await this.store.release('send', phone, this.opts.owner, inMs, false)
+    this.runner.later(phone, inMs)
     return undefined
   }
 

@@ -176,6 +176,9 @@ export const keys = {
     clubConversations: (tenantId: string) => `{chat-club:${tenantId}}:conversations`,
     // pub/sub channel of a club's conversation activity (SSE); ioredis does not prefix channels, the caller does
     clubActivity: (tenantId: string) => `chat-club:${tenantId}:activity`,
+    // the provider's pace of a business number (src/chat/outbound/pace.ts): when its next message may go; its
+    // own tag, written by every send of that number from every instance
+    pace: (businessNumber: string) => `{chat-pace:${businessNumber}}`,
   },
   rateLimit: () => 'rate-limit:',
 } as const

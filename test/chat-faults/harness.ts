@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -62,6 +62,8 @@ const logDir = mkdtempSync(join(tmpdir(), 'club-faults-logs-'))
 
 export async function startInstance (name: string, redisUrl: string, providerUrl: string, extraEnv: Record<string, string> = {}): Promise<Instance> {
   const port = await freePort()
+  // a suite's cleanup may have removed it already: the next suite of the file makes it again
+  mkdirSync(logDir, { recursive: true })
   const logFile = join(logDir, `${name}-${Date.now()}.log`)
   const out = createWriteStream(logFile)
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
@@ -79,6 +81,9 @@ export async function startInstance (name: string, redisUrl: string, providerUrl
       CHAT_API_BASE_URL: providerUrl,
       CHAT_SEND_TIMEOUT_MS: '2000',
       CHAT_SHARDS: String(SHARDS),
+      // the faults' load (up to ~200 replies a second) is above the provider's default tier: without the highest
+      // tier its cases would measure the pace's queue instead of the fault (the pace has its own case)
+      CHAT_SEND_RATE: '1000',
       ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -110,12 +115,15 @@ export async function killInstance (instance: Instance, signal: NodeJS.Signals =
 export const logTail = (instance: Instance): string => readFileSync(instance.logFile, 'utf8').slice(-4000)
 
 export interface Received { key: string, phone: string, at: number, text: string }
+export interface Call { key: string, phone: string, at: number, status: number }
 
 /** The provider stand-in. A reply's X-Idempotency-Key is `<inbound message id>:<n>`. */
 export interface Provider {
   url: string
   /** Every reply taken (200), in arrival order, re-sends included. */
   received: Received[]
+  /** Every call answered, whatever the answer, in arrival order. */
+  calls: Call[]
   /** Answer 500 to everything until this time. */
   failUntil: number
   /** Phones whose sends hang (never answered) while listed. */
@@ -126,6 +134,8 @@ export interface Provider {
   delayMs: number
   /** Answer 429 with this Retry-After (seconds) to the next n calls. */
   throttle: { count: number, retryAfter: number }
+  /** Answer 429 with the throttle's Retry-After to everything until this time. */
+  throttleUntil: number
   close: () => Promise<void>
 }
 
@@ -139,11 +149,13 @@ export async function startProvider (): Promise<Provider> {
   const provider: Provider = {
     url: '',
     received: [],
+    calls: [],
     failUntil: 0,
     hang: new Set(),
     hanging: new Map(),
     delayMs: 0,
     throttle: { count: 0, retryAfter: 0 },
+    throttleUntil: 0,
     close: async () => { server.closeAllConnections(); await new Promise<void>((resolve) => server.close(() => resolve())) },
   }
   const server: Server = createServer((req, res) => {
@@ -156,11 +168,17 @@ export async function startProvider (): Promise<Provider> {
       }
       if (provider.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, provider.delayMs))
       if (res.destroyed) return
-      if (Date.now() < provider.failUntil) return res.writeHead(500).end('{"error":"down"}')
-      if (provider.throttle.count > 0) {
-        provider.throttle.count--
+      const call = { key: String(req.headers['x-idempotency-key']), phone: body.to, at: Date.now() }
+      if (Date.now() < provider.failUntil) {
+        provider.calls.push({ ...call, status: 500 })
+        return res.writeHead(500).end('{"error":"down"}')
+      }
+      if (provider.throttle.count > 0 || Date.now() < provider.throttleUntil) {
+        provider.throttle.count = Math.max(0, provider.throttle.count - 1)
+        provider.calls.push({ ...call, status: 429 })
         return res.writeHead(429, { 'retry-after': String(provider.throttle.retryAfter) }).end('{"error":"slow down"}')
       }
+      provider.calls.push({ ...call, status: 200 })
       provider.received.push({ key: String(req.headers['x-idempotency-key']), phone: body.to, at: Date.now(), text: body.text?.body ?? body.interactive?.body.text ?? '' })
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"messages":[{"id":"x"}]}')
     }).catch(() => { if (!res.destroyed) res.writeHead(500).end() })
@@ -240,6 +258,19 @@ export async function figures (redisUrl: string, phones: string[], messagesPerPh
   }
 }
 
+/** Dead letters, and failed attempts counted against outbox heads, over every shard. */
+export async function failures (redisUrl: string): Promise<{ deadLetters: number, sendTries: number }> {
+  const redis = new Redis(redisUrl, { keyPrefix: PREFIX })
+  try {
+    const shards = Array.from({ length: SHARDS }, (_, s) => s)
+    const dead = await Promise.all(shards.map(async (s) => await redis.zcard(keys.chat.bot.deadIndex(s))))
+    const tries = await Promise.all(shards.map(async (s) => await redis.hlen(keys.chat.bot.sendTries(s))))
+    return { deadLetters: dead.reduce((a, b) => a + b, 0), sendTries: tries.reduce((a, b) => a + b, 0) }
+  } finally {
+    redis.disconnect()
+  }
+}
+
 /** Waits until every accepted message of these phones has its reply at the provider. */
 export async function settled (phones: string[], messagesPerPhone: number, accepted: Map<string, number>, provider: Provider, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs
@@ -249,6 +280,17 @@ export async function settled (phones: string[], messagesPerPhone: number, accep
     if (want.every((id) => got.has(`${id}:0`))) return
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
+}
+
+/** The most calls in any one second (a window starting at each call). */
+export function windowedMax (times: number[], windowMs = 1_000): number {
+  const sorted = [...times].sort((a, b) => a - b)
+  let most = 0
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (j < sorted.length && (sorted[j] as number) < (sorted[i] as number) + windowMs) j++
+    most = Math.max(most, j - i)
+  }
+  return most
 }
 
 export function percentile (values: number[], p: number): number {

@@ -23,13 +23,24 @@ describe('provider client', () => {
     expect(fake.calls.at(-1)).toMatchObject({ url: '/123/messages', authorization: `Bearer ${API_KEY}`, idempotencyKey: 'wamid.1:0', body })
   })
 
-  it('answers retry for 429 (with Retry-After) and 5xx, refused for other 4xx, never with the key', async () => {
+  it('answers throttled for 429 (with Retry-After), retry for 5xx, refused for other 4xx, never with the key', async () => {
     fake.plan.push({ status: 429, headers: { 'retry-after': '3' } }, { status: 503 }, { status: 400, body: `bad request from Bearer ${API_KEY}` })
-    expect(await client().send(body, 'a')).toMatchObject({ kind: 'retry', retryAfterMs: 3000 })
+    expect(await client().send(body, 'a')).toMatchObject({ kind: 'throttled', scope: 'number', retryAfterMs: 3000 })
     expect(await client().send(body, 'b')).toMatchObject({ kind: 'retry', retryAfterMs: undefined, reason: expect.stringContaining('503') })
     const refused = await client().send(body, 'c')
     expect(refused).toMatchObject({ kind: 'refused', reason: expect.stringContaining('400') })
     expect(JSON.stringify(refused)).not.toContain(API_KEY)
+  })
+
+  it('tells the provider\'s throttling codes apart: the number\'s rate, or one recipient\'s pair rate', async () => {
+    fake.plan.push(
+      { status: 400, body: JSON.stringify({ error: { code: 130429, message: 'Rate limit hit' } }) },
+      { status: 400, body: JSON.stringify({ error: { code: 131056, message: 'Pair rate limit hit' } }) },
+      { status: 400, body: JSON.stringify({ error: { code: 131026, message: 'Message undeliverable' } }) }
+    )
+    expect(await client().send(body, 'e')).toMatchObject({ kind: 'throttled', scope: 'number', retryAfterMs: undefined })
+    expect(await client().send(body, 'f')).toMatchObject({ kind: 'throttled', scope: 'phone' })
+    expect(await client().send(body, 'g')).toMatchObject({ kind: 'refused' })
   })
 
   it('gives up a call that hangs after its timeout', async () => {

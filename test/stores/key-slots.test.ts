@@ -46,6 +46,8 @@ const alone = new Set([
   'notifications.root', 'chat.root', 'rateLimit', 'notifications.liveRecipient', 'notifications.liveRole', 'chat.bot.wake',
   // a club's conversation index (a MULTI on that key alone) and its activity channel
   'chat.clubConversations', 'chat.clubActivity',
+  // the provider's pace of a business number: one key per script call
+  'chat.pace',
 ])
 // The embedded commerce backend keeps its keys untagged: start-up refuses it on a cluster.
 const refused = 'commerce.'

@@ -15,8 +15,13 @@ export interface ProviderOptions {
 
 export type Delivery =
   | { kind: 'ok' }
-  /** Worth trying again: 429, 5xx, a timeout or a network failure. */
+  /** Worth trying again: 5xx, a timeout or a network failure. */
   | { kind: 'retry', reason: string, retryAfterMs: number | undefined }
+  /**
+   * Over the provider's pace (429 or a throttling error code): not the reply's fault. `number`: the business
+   * number's rate (hold every send from it); `phone`: the pair of number and recipient (hold that phone only).
+   */
+  | { kind: 'throttled', scope: 'number' | 'phone', reason: string, retryAfterMs: number | undefined }
   /** The provider will never take it (4xx other than 429). */
   | { kind: 'refused', reason: string }
 
@@ -27,6 +32,23 @@ export function retryAfterMs (header: string | string[] | undefined, now = Date.
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000
   const at = Date.parse(value)
   return Number.isNaN(at) ? undefined : Math.max(0, at - now)
+}
+
+// Cloud-API error codes that mean "too fast" whatever the HTTP status: the number's throughput (130429), the
+// account's or the app's call rate (80007, 4), and one recipient's pair rate (131056).
+const NUMBER_THROTTLED = new Set([130429, 80007, 4])
+const PHONE_THROTTLED = 131056
+
+export function throttlingScope (body: string): 'number' | 'phone' | undefined {
+  let code: unknown
+  try {
+    code = (JSON.parse(body) as { error?: { code?: unknown } } | null)?.error?.code
+  } catch {
+    return undefined
+  }
+  if (typeof code !== 'number') return undefined
+  if (NUMBER_THROTTLED.has(code)) return 'number'
+  return code === PHONE_THROTTLED ? 'phone' : undefined
 }
 
 export class ProviderClient {
@@ -50,7 +72,10 @@ export class ProviderClient {
       if (res.statusCode < 300) return { kind: 'ok' }
       // the provider's own words help an admin reading the dead letter; the key is cut out should it echo it
       const reason = `provider answered ${res.statusCode}: ${text.replaceAll(this.options.apiKey, '[redacted]').slice(0, 200)}`
-      if (res.statusCode === 429 || res.statusCode >= 500) return { kind: 'retry', reason, retryAfterMs: retryAfterMs(res.headers['retry-after']) }
+      const retryAfter = retryAfterMs(res.headers['retry-after'])
+      const throttled = res.statusCode === 429 ? 'number' : throttlingScope(text)
+      if (throttled) return { kind: 'throttled', scope: throttled, reason, retryAfterMs: retryAfter }
+      if (res.statusCode >= 500) return { kind: 'retry', reason, retryAfterMs: retryAfter }
       return { kind: 'refused', reason }
     } catch (err) {
       const reason = timeout.aborted ? `no answer within ${this.options.timeoutMs} ms` : (err as Error).message
