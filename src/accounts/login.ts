@@ -104,7 +104,7 @@ export class LoginService {
         group.push({ tenant, medusa })
         byBackend.set(medusa.settings.baseUrl, group)
       } catch (err) {
-        this.deps.log.warn({ tenantId: tenant.id, err: { message: (err as Error).message } }, 'club skipped at login')
+        this.deps.log.warn({ tenantId: tenant.id, err }, 'club skipped at login')
       }
     }
     const results = await Promise.allSettled([...byBackend.entries()].map(async ([baseUrl, group]) => {

@@ -47,7 +47,7 @@ class Collector implements Messenger {
       this.bodies.push(sendBodyFor(phone, message))
       return true
     } catch (err) {
-      this.log.error({ err: { message: (err as Error).message }, type: message.type }, 'chat reply breaks a provider limit: not sent')
+      this.log.error({ err, type: message.type }, 'chat reply breaks a provider limit: not sent')
       return false
     }
   }

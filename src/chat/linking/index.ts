@@ -41,7 +41,7 @@ export default fp(async (app) => {
       linked: (phone) => {
         if (!app.hasDecorator('chatBot')) return
         app.chatBot.accountLinked(phone).catch((err: unknown) => {
-          app.log.error({ err: { message: (err as Error).message } }, 'the chat bot could not greet a newly linked phone')
+          app.log.error({ err }, 'the chat bot could not greet a newly linked phone')
         })
       },
       now: Date.now,
