@@ -56,7 +56,6 @@ export async function webhookRoutes (scope: FastifyInstance, deps: WebhookDeps):
         'x-webhook-signature': z.string().optional(),
         'x-webhook-event': z.string().optional(),
         'x-idempotency-key': z.string().optional(),
-        'x-webhook-batch': z.string().optional(),
       }).loose(),
       response: { 200: ack, 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 503: errorEnvelopeSchema },
     },

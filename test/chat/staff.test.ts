@@ -8,8 +8,27 @@ import { choiceIds, linkCode, newPhone, outbox, say, textOf } from './support.ts
 
 describe('a grower in the chat (memory)', () => {
   let t: TestApp
-  beforeAll(async () => { t = await buildTestApp({ store: 'memory' }) })
+  let anasOrder: number
+  beforeAll(async () => {
+    t = await buildTestApp({ store: 'memory' })
+    anasOrder = await placeOrder('ana@example.com')
+  })
   afterAll(async () => { await t.close() })
+
+  /** A member of club-norte orders through the store routes; the order's display id. */
+  const placeOrder = async (email: string): Promise<number> => {
+    const login = await t.app.inject({ method: 'POST', url: '/auth/customer/emailpass', payload: { email, password: 'demo-password' } })
+    const headers = { authorization: `Bearer ${login.json().token}`, 'tenant-id': 'club-norte' }
+    const variant = (await t.app.inject({ url: '/store/products', headers })).json().products[0].variants[0]
+    const cart = (await t.app.inject({ method: 'POST', url: '/store/carts', headers, payload: {} })).json().cart
+    await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/line-items`, headers, payload: { variantId: variant.id, quantity: 1 } })
+    const options = (await t.app.inject({ url: `/store/shipping-options?cartId=${cart.id}`, headers })).json().shippingOptions
+    await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/shipping-methods`, headers, payload: { optionId: options[0].id } })
+    await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/payment-sessions`, headers, payload: { providerId: 'cash' } })
+    const done = await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/complete`, headers })
+    expect(done.statusCode, done.body).toBe(200)
+    return done.json().order.displayId
+  }
 
   const replies = async (phone: string, after: number) => (await outbox(t, phone, after)).map((m) => m.body)
   const lastSeq = async (phone: string) => (await outbox(t, phone)).at(-1)?.seq ?? 0
@@ -26,7 +45,10 @@ describe('a grower in the chat (memory)', () => {
     const phone = await linkStaff('admin', 'user_admin_norte', 'admin@club-norte.test')
     const seen = await lastSeq(phone)
     await say(t, phone, { reply: 'menu:orders' })
-    expect(textOf((await replies(phone, seen))[0]!)).toMatch(/^(Últimos pedidos del club:|El club todavía no tiene pedidos\.)/)
+    // a member's order, not the admin's own: the report is the club's
+    const report = textOf((await replies(phone, seen))[0]!)
+    expect(report).toMatch(/^Últimos pedidos del club:\n/)
+    expect(report).toContain(`#${anasOrder} · `)
   })
 
   it('links by code, sees the crops, and their own orders', async () => {
@@ -43,6 +65,7 @@ describe('a grower in the chat (memory)', () => {
 
     seen = await lastSeq(phone)
     await say(t, phone, { reply: 'menu:orders' })
-    expect(textOf((await replies(phone, seen))[0]!)).toMatch(/^(Tus últimos pedidos:|Todavía no tenés pedidos\.)/)
+    // the club has a member's order; a grower sees only their own, and has none
+    expect(textOf((await replies(phone, seen))[0]!)).toBe('Todavía no tenés pedidos.')
   })
 })

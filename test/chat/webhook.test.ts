@@ -14,9 +14,14 @@ describe.each(['redis', 'cluster', 'memory'] as const)('chat webhook (%s)', (sto
     await t.app.chatWorker.idle(phone)
     return await outbox(t, phone)
   }
+  // Nothing was queued for the phone: a message accepted after the refused ones runs in the same mailbox, in order,
+  // so once it is answered anything queued before it would have been answered too; its welcome is all there is.
   const nothingHappened = async (phone: string) => {
-    await new Promise((resolve) => setTimeout(resolve, 150))
-    expect(await outbox(t, phone)).toEqual([])
+    const probe = await postWebhook(t.app, messageBody(phone, { text: 'hola' }), { key: randomUUID() })
+    expect(probe.statusCode).toBe(200)
+    const replies = await settled(phone)
+    expect(replies).toHaveLength(1)
+    expect(textOf(replies[0]!.body)).toMatch(/vincul/)
   }
 
   it('answers a signed text message with the welcome', async () => {
