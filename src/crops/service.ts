@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import {
   CROP_MACHINE_VERSION,
   frozenStatuses,
+  harvestableStatuses,
   harvestMove,
   moveStatus,
   startHistory,
@@ -262,7 +263,7 @@ export class CropService {
     requireRole(actor, CROP_KEEPERS)
     const { tenant } = actor
     const current = await this.record(tenant.id, cropId)
-    const notHarvestable = (status: CropStatus) => conflict(`The crop is ${status}: harvests are recorded in FLOWERING or HARVESTING`, { currentStatus: status })
+    const notHarvestable = (status: CropStatus) => conflict(`The crop is ${status}: harvests are recorded in ${harvestableStatuses.join(' or ')}`, { currentStatus: status })
     if (!harvestMove(current, input.continueFlowering, this.now().toISOString())) throw notHarvestable(current.status)
     // Taken before the write: a harvest refused by a race in between leaves a gap, never a repeat.
     const seq = await this.crops.nextBatchNumber(tenant.id)
