@@ -30,7 +30,7 @@ export async function memberRoutes (fastify: FastifyInstance, opts: { members: M
       }),
       response: { 201: z.object({ member: memberSchema, passwordToken: z.string().nullable() }), ...errors },
     },
-  }, async (request, reply) => reply.code(201).send(await opts.members.register(request.tenant, request.body)))
+  }, async (request, reply) => reply.code(201).send(await opts.members.register(request.actor.tenant, request.body)))
 
   app.post('/api/members/:memberId/chat-link', {
     onRequest: admin,
@@ -40,7 +40,7 @@ export async function memberRoutes (fastify: FastifyInstance, opts: { members: M
       params: z.object({ memberId: z.string().min(1).max(200) }),
       response: { 201: z.object({ code: z.uuid(), text: z.string(), phone: z.string(), expiresAt: z.string() }), ...errors },
     },
-  }, async (request, reply) => reply.code(201).send(await opts.members.chatLink(request.tenant, request.params.memberId)))
+  }, async (request, reply) => reply.code(201).send(await opts.members.chatLink(request.actor.tenant, request.params.memberId)))
 
   app.post('/api/members/:memberId/password-token', {
     onRequest: admin,
@@ -50,7 +50,7 @@ export async function memberRoutes (fastify: FastifyInstance, opts: { members: M
       params: z.object({ memberId: z.string().min(1).max(200) }),
       response: { 201: z.object({ passwordToken: z.string(), expiresAt: z.string() }), ...errors },
     },
-  }, async (request, reply) => reply.code(201).send(await opts.members.reissuePasswordToken(request.tenant, request.params.memberId)))
+  }, async (request, reply) => reply.code(201).send(await opts.members.reissuePasswordToken(request.actor.tenant, request.params.memberId)))
 
   app.post('/auth/customer/emailpass/update', {
     schema: {

@@ -51,7 +51,7 @@ export async function clubSettingsRoutes (fastify: FastifyInstance) {
   app.get('/api/club', {
     onRequest: admin,
     schema: { tags: ['club'], summary: 'The club\'s settings', response: { 200: z.object({ club: clubSchema }), ...errors } },
-  }, async (request) => ({ club: clubView(request.tenant) }))
+  }, async (request) => ({ club: clubView(request.actor.tenant) }))
 
   app.patch('/api/club', {
     onRequest: admin,
@@ -62,8 +62,8 @@ export async function clubSettingsRoutes (fastify: FastifyInstance) {
       response: { 200: z.object({ club: clubSchema }), ...errors },
     },
   }, async (request) => {
-    const updated = await app.tenants.update(request.tenant.id, (current) => applyClubPatch(current, request.body))
-    if (!updated) throw notFound(`Tenant ${request.tenant.id}`)
+    const updated = await app.tenants.update(request.actor.tenant.id, (current) => applyClubPatch(current, request.body))
+    if (!updated) throw notFound(`Tenant ${request.actor.tenant.id}`)
     return { club: clubView(updated) }
   })
 }

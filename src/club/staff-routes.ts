@@ -23,7 +23,7 @@ export async function staffRoutes (fastify: FastifyInstance, opts: { staff: Staf
   app.get('/api/staff', {
     onRequest: admin,
     schema: { tags, summary: 'The club\'s staff', response: { 200: z.object({ staff: z.array(staffSchema) }), ...errors } },
-  }, async (request) => ({ staff: (await opts.staff.list(request.tenant)).map(view) }))
+  }, async (request) => ({ staff: (await opts.staff.list(request.actor.tenant)).map(view) }))
 
   app.post('/api/staff', {
     onRequest: admin,
@@ -33,7 +33,7 @@ export async function staffRoutes (fastify: FastifyInstance, opts: { staff: Staf
       body: z.object({ email: z.email().max(320), name: z.string().trim().min(1).max(100), role: staffRole }),
       response: { 201: z.object({ invite: inviteSchema, token: z.string() }), ...errors },
     },
-  }, async (request, reply) => reply.code(201).send(await opts.staff.invite(request.tenant, request.body)))
+  }, async (request, reply) => reply.code(201).send(await opts.staff.invite(request.actor.tenant, request.body)))
 
   app.post('/api/staff/invites/accept', {
     schema: {
@@ -53,13 +53,13 @@ export async function staffRoutes (fastify: FastifyInstance, opts: { staff: Staf
       body: z.object({ role: staffRole }),
       response: { 200: z.object({ staff: staffSchema }), ...errors },
     },
-  }, async (request) => ({ staff: view(await opts.staff.changeRole(request.tenant, request.params.staffId, request.body.role)) }))
+  }, async (request) => ({ staff: view(await opts.staff.changeRole(request.actor.tenant, request.params.staffId, request.body.role)) }))
 
   app.delete('/api/staff/:staffId', {
     onRequest: admin,
     schema: { tags, summary: 'Remove a staff member (never the club\'s last admin: 409)', params: staffParams, response: { 204: z.null(), ...errors } },
   }, async (request, reply) => {
-    await opts.staff.remove(request.tenant, request.params.staffId)
+    await opts.staff.remove(request.actor.tenant, request.params.staffId)
     return reply.code(204).send(null)
   })
 }

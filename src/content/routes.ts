@@ -53,7 +53,7 @@ export async function contentRoutes (fastify: FastifyInstance) {
     },
   }, async (request) => {
     const { from, to, ...q } = request.query
-    const { items, total } = await app.content.listAppointments(request.tenant.id, {
+    const { items, total } = await app.content.listAppointments(request.actor.tenant.id, {
       ...q,
       from: from === undefined ? undefined : Date.parse(from),
       to: to === undefined ? undefined : Date.parse(to),
@@ -66,7 +66,7 @@ export async function contentRoutes (fastify: FastifyInstance) {
     schema: { tags: ['content'], summary: 'Book an appointment for a member', body: appointmentInput, response: { 201: z.object({ appointment: appointmentSchema }) } },
   }, async (request, reply) => {
     const at = now()
-    const appointment = { id: `appt_${randomUUID()}`, tenantId: request.tenant.id, ...request.body, startsAt: new Date(request.body.startsAt).toISOString(), createdAt: at, updatedAt: at }
+    const appointment = { id: `appt_${randomUUID()}`, tenantId: request.actor.tenant.id, ...request.body, startsAt: new Date(request.body.startsAt).toISOString(), createdAt: at, updatedAt: at }
     await app.content.putAppointment(appointment)
     return reply.status(201).send({ appointment })
   })
@@ -75,7 +75,7 @@ export async function contentRoutes (fastify: FastifyInstance) {
     onRequest: admin,
     schema: { tags: ['content'], summary: 'Change an appointment (confirm, cancel, move)', params: z.object({ appointmentId: z.string().min(1) }), body: appointmentPatch, response: { 200: z.object({ appointment: appointmentSchema }) } },
   }, async (request) => {
-    const found = await app.content.getAppointment(request.tenant.id, request.params.appointmentId)
+    const found = await app.content.getAppointment(request.actor.tenant.id, request.params.appointmentId)
     if (!found) throw notFound('Appointment')
     const { startsAt, ...rest } = request.body
     const appointment = { ...found, ...rest, ...(startsAt ? { startsAt: new Date(startsAt).toISOString() } : {}), updatedAt: now() }
@@ -92,7 +92,7 @@ export async function contentRoutes (fastify: FastifyInstance) {
       response: { 200: z.object({ tasks: z.array(taskSchema), ...listEcho }) },
     },
   }, async (request) => {
-    const { items, total } = await app.content.listTasks(request.tenant.id, request.query)
+    const { items, total } = await app.content.listTasks(request.actor.tenant.id, request.query)
     return { tasks: items, count: total, offset: request.query.offset, limit: request.query.limit }
   })
 
@@ -101,7 +101,7 @@ export async function contentRoutes (fastify: FastifyInstance) {
     schema: { tags: ['content'], summary: 'Create a task for a staff member', body: taskInput, response: { 201: z.object({ task: taskSchema }) } },
   }, async (request, reply) => {
     const at = now()
-    const task = { id: `task_${randomUUID()}`, tenantId: request.tenant.id, ...request.body, createdAt: at, updatedAt: at }
+    const task = { id: `task_${randomUUID()}`, tenantId: request.actor.tenant.id, ...request.body, createdAt: at, updatedAt: at }
     await app.content.putTask(task)
     return reply.status(201).send({ task })
   })
@@ -110,7 +110,7 @@ export async function contentRoutes (fastify: FastifyInstance) {
     onRequest: admin,
     schema: { tags: ['content'], summary: 'Change a task (for example mark it DONE)', params: z.object({ taskId: z.string().min(1) }), body: taskPatch, response: { 200: z.object({ task: taskSchema }) } },
   }, async (request) => {
-    const found = await app.content.getTask(request.tenant.id, request.params.taskId)
+    const found = await app.content.getTask(request.actor.tenant.id, request.params.taskId)
     if (!found) throw notFound('Task')
     const task = { ...found, ...request.body, updatedAt: now() }
     await app.content.putTask(task)

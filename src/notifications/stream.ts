@@ -22,7 +22,7 @@ export async function notificationStreamRoutes (fastify: FastifyInstance) {
       summary: 'Live updates (text/event-stream): events `unread-count` {count} and `notification` (a Notification)',
     },
   }, async (request, reply) => {
-    const r: Reader = { tenantId: request.tenant.id, recipientId: request.principal.sub, role: request.principal.role }
+    const r: Reader = { tenantId: request.actor.tenant.id, recipientId: request.principal.sub, role: request.principal.role }
     await streams.serve(request, reply, 'notification stream', async (session) => {
       const onMessage = (m: LiveMessage): void => {
         if (m.type === 'notification') {

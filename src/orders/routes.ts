@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { actorOf } from '../auth/actor.ts'
 import { optionalBody, pageQuery } from '../schemas/common.ts'
 import type { CommerceAccess } from '../commerce/access.ts'
 import { customerTenants, mapInventoryLevel, mapMember } from './mapping.ts'
@@ -45,7 +44,7 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
     },
   }, async (request) => {
     const q = request.query
-    const { orders: list, count } = await orders.list(actorOf(request), {
+    const { orders: list, count } = await orders.list(request.actor, {
       limit: q.limit,
       offset: q.offset,
       status: q.status,
@@ -59,17 +58,17 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
   app.get('/api/orders/:orderId', {
     onRequest: anyone,
     schema: { tags, params: orderParams, response: { 200: orderAnswer } },
-  }, async (request) => ({ order: await orders.get(actorOf(request), request.params.orderId) }))
+  }, async (request) => ({ order: await orders.get(request.actor, request.params.orderId) }))
 
   app.get('/api/orders/:orderId/activities', {
     onRequest: anyone,
     schema: { tags, params: orderParams, response: { 200: z.object({ activities: z.array(activitySchema) }) } },
-  }, async (request) => ({ activities: await orders.activities(actorOf(request), request.params.orderId) }))
+  }, async (request) => ({ activities: await orders.activities(request.actor, request.params.orderId) }))
 
   app.post('/api/orders/:orderId/capture', {
     onRequest: admin,
     schema: { tags, summary: 'Capture the order\'s payment', params: orderParams, response: { 200: orderAnswer } },
-  }, async (request) => ({ order: await orders.capture(actorOf(request), request.params.orderId) }))
+  }, async (request) => ({ order: await orders.capture(request.actor, request.params.orderId) }))
 
   app.post('/api/orders/:orderId/fulfill', {
     onRequest: admin,
@@ -85,23 +84,23 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
     },
   }, async (request) => {
     const { items, locationId } = request.body
-    return await orders.fulfill(actorOf(request), request.params.orderId, items, locationId)
+    return await orders.fulfill(request.actor, request.params.orderId, items, locationId)
   })
 
   app.post('/api/orders/:orderId/ship', {
     onRequest: admin,
     schema: { tags, params: orderParams, body: z.object({ fulfillmentId: z.string().min(1) }), response: { 200: orderAnswer } },
-  }, async (request) => ({ order: await orders.ship(actorOf(request), request.params.orderId, request.body.fulfillmentId) }))
+  }, async (request) => ({ order: await orders.ship(request.actor, request.params.orderId, request.body.fulfillmentId) }))
 
   app.post('/api/orders/:orderId/cancel', {
     onRequest: admin,
     schema: { tags, summary: 'Cancel an order not yet shipped (else 409)', params: orderParams, response: { 200: orderAnswer } },
-  }, async (request) => ({ order: await orders.cancel(actorOf(request), request.params.orderId) }))
+  }, async (request) => ({ order: await orders.cancel(request.actor, request.params.orderId) }))
 
   app.post('/api/orders/:orderId/invoice', {
     onRequest: admin,
     schema: { tags, summary: 'Mark the order invoiced (once)', params: orderParams, response: { 200: orderAnswer } },
-  }, async (request) => ({ order: await orders.invoice(actorOf(request), request.params.orderId) }))
+  }, async (request) => ({ order: await orders.invoice(request.actor, request.params.orderId) }))
 
   app.get('/api/members', {
     onRequest: admin,
@@ -112,7 +111,7 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
       response: { 200: z.object({ members: z.array(memberSchema), count: z.number(), offset: z.number(), limit: z.number() }) },
     },
   }, async (request) => {
-    const { tenant } = request
+    const { tenant } = request.actor
     const medusa = access.medusaFor(tenant)
     // Membership lives in customer metadata, which the backend cannot filter on: read in pages, up to a bound.
     const members = []
@@ -136,7 +135,7 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
       response: { 200: z.object({ items: z.array(inventoryLevelSchema), count: z.number(), offset: z.number(), limit: z.number() }) },
     },
   }, async (request) => {
-    const medusa = access.medusaFor(request.tenant)
+    const medusa = access.medusaFor(request.actor.tenant)
     const { limit, offset } = request.query
     const page = await medusa.listInventory({ limit: Math.max(limit, 1), offset })
     return { items: page.inventory_items.slice(0, limit).map((i) => mapInventoryLevel(i, medusa.settings.stockLocationId)), count: page.count, offset, limit }
