@@ -20,6 +20,11 @@ export function actorFrom (principal: Principal, tenant: Tenant): Actor {
   return { sub: principal.sub, email: principal.email, name: principal.name, role: principal.role, tenant }
 }
 
+/** The operator's command (`npm run club`) acts as an admin of the club it sets up. */
+export function operatorActor (tenant: Tenant): Actor {
+  return { sub: 'operator', email: undefined, name: 'operator', role: 'admin', tenant }
+}
+
 /** The club `tenantId`, which must exist (else 404) and be one the token names (else 403). */
 export async function tenantOf (tenants: TenantStore, principal: Principal, tenantId: string): Promise<Tenant> {
   const tenant = await tenants.get(tenantId)
