@@ -19,7 +19,7 @@ import { nextPlantNumber, plantCodes } from './plant-codes.ts'
 import type { CreateCropInput, HarvestInput, PatchCropInput, PatchHarvestInput, PlantsInput, TimelineInput } from './requests.ts'
 import type { CropStore } from './store/index.ts'
 
-/** Who sees and works the club's crops (decisions.md section 2). */
+/** Who sees and works the club's crops: its growers and admins, never a member. */
 export const CROP_KEEPERS: readonly Role[] = ['grower', 'admin']
 
 export interface CropFilters {

@@ -17,7 +17,7 @@ const listQuery = z.object({
   limit: queryInt(0, 100, 20),
 })
 
-// decisions.md section 6: exactly one of the two; both, or neither, is 400.
+// A notification id, or all of the caller's: exactly one of the two; both, or neither, is 400.
 const markReadBody = z.object({
   notificationId: z.string().trim().min(1).max(200).optional(),
   all: z.literal(true).optional(),

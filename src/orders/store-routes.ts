@@ -5,7 +5,7 @@ import { optionalBody, pageQuery } from '../schemas/common.ts'
 import { cartSchema, orderSchema, productSchema, shippingOptionSchema } from './schemas.ts'
 import { PAYMENT_METHODS, type ShopperActor, type StoreFront } from './storefront.ts'
 
-// The member's store front in camelCase (decisions.md section 5): Tenant-id and the member's Bearer token.
+// The member's store front in camelCase (/store/*, the backend's store API as ours): Tenant-id and the member's Bearer token.
 // Any role may shop for themselves.
 
 const id = z.string().min(1).max(200)
