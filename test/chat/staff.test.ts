@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helper.ts'
+import { demoLogin, placeOrder } from '../orders/place-order.ts'
 import { choiceIds, linkCode, newPhone, outbox, say, textOf } from './support.ts'
 
 // Staff link a phone by a code made with their own token (the login form is for members): they get the crops
@@ -8,27 +9,12 @@ import { choiceIds, linkCode, newPhone, outbox, say, textOf } from './support.ts
 
 describe('a grower in the chat (memory)', () => {
   let t: TestApp
-  let anasOrder: number
+  let anasOrder: string
   beforeAll(async () => {
     t = await buildTestApp({ store: 'memory' })
-    anasOrder = await placeOrder('ana@example.com')
+    anasOrder = (await placeOrder(t, await demoLogin(t, 'customer', 'ana@example.com'))).displayId
   })
   afterAll(async () => { await t.close() })
-
-  /** A member of club-norte orders through the store routes; the order's display id. */
-  const placeOrder = async (email: string): Promise<number> => {
-    const login = await t.app.inject({ method: 'POST', url: '/auth/customer/emailpass', payload: { email, password: 'demo-password' } })
-    const headers = { authorization: `Bearer ${login.json().token}`, 'tenant-id': 'club-norte' }
-    const variant = (await t.app.inject({ url: '/store/products', headers })).json().products[0].variants[0]
-    const cart = (await t.app.inject({ method: 'POST', url: '/store/carts', headers, payload: {} })).json().cart
-    await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/line-items`, headers, payload: { variantId: variant.id, quantity: 1 } })
-    const options = (await t.app.inject({ url: `/store/shipping-options?cartId=${cart.id}`, headers })).json().shippingOptions
-    await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/shipping-methods`, headers, payload: { optionId: options[0].id } })
-    await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/payment-sessions`, headers, payload: { providerId: 'cash' } })
-    const done = await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/complete`, headers })
-    expect(done.statusCode, done.body).toBe(200)
-    return done.json().order.displayId
-  }
 
   const replies = async (phone: string, after: number) => (await outbox(t, phone, after)).map((m) => m.body)
   const lastSeq = async (phone: string) => (await outbox(t, phone)).at(-1)?.seq ?? 0
