@@ -89,7 +89,7 @@ describe.each(['redis', 'cluster', 'memory'] as const)('chat webhook (%s)', (sto
     const a = newPhone()
     const b = newPhone()
     const body = { type: 'chat.message.received', batch: true, data: [messageBody(a, { text: 'hola' }), messageBody(b, { reply: 'link:code' }), { nonsense: true }] }
-    const res = await postWebhook(t.app, body, { batch: true, key: randomUUID() })
+    const res = await postWebhook(t.app, body, { key: randomUUID() })
     expect(res.statusCode).toBe(200)
     expect(await settled(a)).toHaveLength(1)
     const forB = await settled(b)
