@@ -136,7 +136,7 @@ export class CropService {
 
   async get (actor: Actor, cropId: string): Promise<CropDetails> {
     const crop = await this.record(actor, cropId)
-    const tenantId = crop.tenantId
+    const tenantId = actor.tenant.id
     const [plants, spaces, lights] = await Promise.all([
       this.crops.plants(tenantId, cropId),
       this.catalog.some(tenantId, 'spaces', crop.spaceIds),
