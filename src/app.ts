@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyServerOptions } from 'fastify'
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { Config } from './config.ts'
 import { errorHandler, notFoundHandler } from './errors.ts'
@@ -39,8 +39,6 @@ export interface AppDeps {
   /** Chat bot tuning (tests): clock, worker, provider retries. */
   chat?: ChatPluginOptions
 }
-
-export type App = FastifyInstance & { withTypeProvider: () => FastifyInstance }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
 

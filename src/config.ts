@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
 
-// One schema for the environment (decisions.md section 1), parsed once into a frozen object.
+// One schema for the environment (every variable is in .env.example), parsed once into a frozen object.
 const optionalString = z.string().trim().min(1).optional()
 const port = z.coerce.number().int().min(0).max(65535)
 

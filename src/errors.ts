@@ -39,16 +39,13 @@ export class AppError extends Error {
   readonly statusCode: number
   readonly code: ErrorCode
   readonly details: ErrorDetails | undefined
-  /** A body that replaces the envelope, for the spec's flat exceptions (invalid crop transition, link routes). */
-  readonly body: Record<string, unknown> | undefined
   readonly headers: Record<string, string> | undefined
 
-  constructor (code: ErrorCode, message: string, options: { status?: number, details?: ErrorDetails, body?: Record<string, unknown>, headers?: Record<string, string> } = {}) {
+  constructor (code: ErrorCode, message: string, options: { status?: number, details?: ErrorDetails, headers?: Record<string, string> } = {}) {
     super(message)
     this.code = code
     this.statusCode = options.status ?? ERROR_CODES[code]
     this.details = options.details
-    this.body = options.body
     this.headers = options.headers
   }
 }
@@ -81,11 +78,28 @@ export function envelope (code: string, message: string, details?: ErrorDetails)
   return { error: details ? { code, message, details } : { code, message } }
 }
 
-/** Routes of the spec's flat error form (link routes) set `config: { errorStyle: 'flat' }`. */
+/** An error as the root handler answers it. */
+export interface ErrorAnswer {
+  status: number
+  code: string
+  message: string
+  details?: ErrorDetails | undefined
+  headers?: Record<string, string> | undefined
+}
+
+/**
+ * The one way to the spec's flat exceptions: a route sets `config: { errorBody }` to answer its own body for an
+ * error (undefined keeps the envelope). The service throws as always; only the route knows the HTTP form.
+ */
 declare module 'fastify' {
   interface FastifyContextConfig {
-    errorStyle?: 'flat'
+    errorBody?: (answer: ErrorAnswer, error: Error) => Record<string, unknown> | undefined
   }
+}
+
+/** The link routes' flat form: `{ error: message, details? }`. */
+export function flatErrorBody ({ message, details }: ErrorAnswer): Record<string, unknown> {
+  return details ? { error: message, details } : { error: message }
 }
 
 const FASTIFY_CODES: Record<string, { code: ErrorCode, status: number, message?: string }> = {
@@ -98,18 +112,9 @@ const FASTIFY_CODES: Record<string, { code: ErrorCode, status: number, message?:
   FST_ERR_VALIDATION: { code: 'VALIDATION_ERROR', status: 400 },
 }
 
-interface Classified {
-  status: number
-  code: string
-  message: string
-  details?: ErrorDetails
-  body?: Record<string, unknown>
-  headers?: Record<string, string>
-}
-
-function classify (error: FastifyError | AppError | Error): Classified {
+function classify (error: FastifyError | AppError | Error): ErrorAnswer {
   if (error instanceof AppError) {
-    return { status: error.statusCode, code: error.code, message: error.message, details: error.details, body: error.body, headers: error.headers }
+    return { status: error.statusCode, code: error.code, message: error.message, details: error.details, headers: error.headers }
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = (error as FastifyError).validationContext
@@ -133,13 +138,7 @@ export function errorHandler (error: FastifyError | AppError | Error, request: F
   else request.log.info({ code: c.code, status: c.status }, c.message)
   if (c.headers) reply.headers(c.headers)
   reply.status(c.status)
-  if (c.body) {
-    reply.send(c.body)
-  } else if (request.routeOptions.config?.errorStyle === 'flat') {
-    reply.send(c.details ? { error: c.message, details: c.details } : { error: c.message })
-  } else {
-    reply.send(envelope(c.code, c.message, c.details))
-  }
+  reply.send(request.routeOptions.config?.errorBody?.(c, error) ?? envelope(c.code, c.message, c.details))
 }
 
 export function notFoundHandler (request: FastifyRequest, reply: FastifyReply): void {

@@ -51,7 +51,37 @@ interface LoggedRequest {
   socket?: { remotePort?: number }
 }
 
+interface LoggedError {
+  type: string
+  message: string
+  code?: unknown
+  statusCode?: unknown
+  stack?: string | undefined
+  cause?: LoggedError
+}
+
+const MAX_CAUSES = 3
+
+/**
+ * An error as a log line shows it: its class, message, code, status and stack, and so on down its causes. Only
+ * those fields: an error's other properties (a request's headers, an upstream's answer, an AppError's body) may
+ * carry tokens, so they are never written. Log an error as `{ err }`; this is what keeps that form safe.
+ */
+function loggableError (value: unknown, depth = 0): LoggedError {
+  if (!(value instanceof Error)) return { type: typeof value, message: String(value) }
+  const { code, statusCode } = value as { code?: unknown, statusCode?: unknown }
+  return {
+    type: value.name,
+    message: value.message,
+    ...(code !== undefined ? { code } : {}),
+    ...(statusCode !== undefined ? { statusCode } : {}),
+    stack: value.stack,
+    ...(value.cause !== undefined && depth < MAX_CAUSES ? { cause: loggableError(value.cause, depth + 1) } : {}),
+  }
+}
+
 export const serializers = {
+  err: (err: unknown) => loggableError(err),
   req: (req: LoggedRequest) => ({
     method: req.method,
     url: typeof req.url === 'string' ? loggableUrl(req.url, req.routeOptions?.url) : undefined,

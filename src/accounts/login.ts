@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { signAccessToken, type Role } from '../auth/tokens.ts'
 import { AppError } from '../errors.ts'
-import { jwtExpiry } from '../commerce/client.ts'
+import { jwtExpiry, type ActorType } from '../commerce/client.ts'
 import type { CommerceAccess } from '../commerce/access.ts'
 import { customerTenants } from '../orders/mapping.ts'
 import type { Medusa } from '../commerce/medusa.ts'
@@ -9,10 +9,8 @@ import type { Tenant } from '../tenants/model.ts'
 import type { TenantStore } from '../tenants/store.ts'
 import type { LoginLock } from './failed-logins.ts'
 
-// Login through the clubs' commerce backends (decisions.md section 2): the backend checks the password, this
+// Login through the clubs' commerce backends: the backend checks the password, this
 // service decides role and clubs and issues its own token. The upstream token stays here.
-
-export type Actor = 'customer' | 'user'
 
 const MAX_TOKEN_LIFETIME_S = 24 * 3600
 const MIN_TOKEN_LIFETIME_S = 60
@@ -38,7 +36,7 @@ interface Accepted {
 export class LoginService {
   constructor (private readonly deps: LoginDeps) {}
 
-  async login (actor: Actor, rawEmail: string, password: string, tenantId: string | undefined): Promise<string> {
+  async login (actorType: ActorType, rawEmail: string, password: string, tenantId: string | undefined): Promise<string> {
     const email = rawEmail.trim().toLowerCase()
     const named = await this.candidateTenants(tenantId)
     // Counted before the password is tried, in one atomic step: parallel guesses past the limit never reach it.
@@ -46,19 +44,19 @@ export class LoginService {
     if (wait > 0) {
       throw new AppError('RATE_LIMITED', 'Too many failed logins for this email, try again later', { status: 429, headers: { 'retry-after': String(Math.ceil(wait / 1000)) } })
     }
-    const staff = actor === 'user' ? await this.deps.tenants.getStaff(email) : undefined
+    const staff = actorType === 'user' ? await this.deps.tenants.getStaff(email) : undefined
     // Staff are checked at their own clubs even when naming another, so that the answer is then 403 as for a
     // member. An email that is no staff's still has its password tried at the named clubs' backends, the same
     // work as for a known one, so neither the answer nor its time tells whether the account exists.
     const candidates = staff ? (await this.deps.tenants.list()).filter((t) => staff.tenants.includes(t.id)) : named
     let found: { accepted: Accepted[], passwordOk: boolean }
     try {
-      found = await this.tryBackends(actor, email, password, candidates)
+      found = await this.tryBackends(actorType, email, password, candidates)
     } catch (err) {
       await this.deps.lock.giveBack(email)
       throw err
     }
-    if (actor === 'user' && !staff) throw badCredentials()
+    if (actorType === 'user' && !staff) throw badCredentials()
     const accepted = found.accepted.filter((a) => named.some((t) => t.id === a.tenant.id))
     if (!found.passwordOk) throw badCredentials()
     await this.deps.lock.clear(email)
@@ -95,7 +93,7 @@ export class LoginService {
    * Logs in once per backend (clubs may share one), then keeps the clubs where the login is valid and, for a
    * customer, where they are a member. A backend that fails (down, slow) counts only if no other one answered.
    */
-  private async tryBackends (actor: Actor, email: string, password: string, tenants: Tenant[]): Promise<{ accepted: Accepted[], passwordOk: boolean }> {
+  private async tryBackends (actorType: ActorType, email: string, password: string, tenants: Tenant[]): Promise<{ accepted: Accepted[], passwordOk: boolean }> {
     const byBackend = new Map<string, Array<{ tenant: Tenant, medusa: Medusa }>>()
     for (const tenant of tenants) {
       try {
@@ -104,13 +102,13 @@ export class LoginService {
         group.push({ tenant, medusa })
         byBackend.set(medusa.settings.baseUrl, group)
       } catch (err) {
-        this.deps.log.warn({ tenantId: tenant.id, err: { message: (err as Error).message } }, 'club skipped at login')
+        this.deps.log.warn({ tenantId: tenant.id, err }, 'club skipped at login')
       }
     }
     const results = await Promise.allSettled([...byBackend.entries()].map(async ([baseUrl, group]) => {
-      const token = await this.deps.access.client.login(baseUrl, actor, email, password)
+      const token = await this.deps.access.client.login(baseUrl, actorType, email, password)
       if (!token) return { accepted: [], passwordOk: false }
-      if (actor === 'user') return { accepted: group.map(({ tenant }) => ({ tenant, token })), passwordOk: true }
+      if (actorType === 'user') return { accepted: group.map(({ tenant }) => ({ tenant, token })), passwordOk: true }
       const customer = await (group[0] as { medusa: Medusa }).medusa.me(token)
       const clubs = customerTenants(customer)
       const name = [customer.first_name, customer.last_name].filter(Boolean).join(' ') || undefined

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { errorEnvelopeSchema } from '../schemas/common.ts'
+import { errorResponses } from '../schemas/common.ts'
 import type { LoginService } from './login.ts'
 
 // POST /auth/customer/emailpass (members) and /auth/user/emailpass (staff): answer {token}, one of ours.
@@ -11,15 +11,15 @@ const headers = z.object({ 'tenant-id': z.string().regex(/^[a-z0-9][a-z0-9-]{1,6
 
 export async function accountRoutes (fastify: FastifyInstance, opts: { login: LoginService }) {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
-  for (const actor of ['customer', 'user'] as const) {
-    app.post(`/auth/${actor}/emailpass`, {
+  for (const actorType of ['customer', 'user'] as const) {
+    app.post(`/auth/${actorType}/emailpass`, {
       schema: {
         tags: ['auth'],
-        summary: actor === 'customer' ? 'Member login: a token for the clubs they belong to' : 'Staff login: a token with their role and clubs',
+        summary: actorType === 'customer' ? 'Member login: a token for the clubs they belong to' : 'Staff login: a token with their role and clubs',
         headers,
         body,
-        response: { 200: z.object({ token: z.string() }), '4xx': errorEnvelopeSchema, '5xx': errorEnvelopeSchema },
+        response: { 200: z.object({ token: z.string() }), ...errorResponses },
       },
-    }, async (request) => ({ token: await opts.login.login(actor, request.body.email, request.body.password, request.headers['tenant-id']) }))
+    }, async (request) => ({ token: await opts.login.login(actorType, request.body.email, request.body.password, request.headers['tenant-id']) }))
   }
 }

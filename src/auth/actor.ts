@@ -1,11 +1,11 @@
-import type { FastifyRequest } from 'fastify'
 import { AppError, forbidden, insufficientPermissions } from '../errors.ts'
 import type { Tenant } from '../tenants/model.ts'
 import type { TenantStore } from '../tenants/store.ts'
 import type { Principal, Role } from './tokens.ts'
 
-// Who acts, and in which club: what the domain services decide on. A route builds it from the verified request
-// (`actorOf`), the chat bot from the member's linked account; either way the service says what it may do.
+// Who acts, and in which club: what the domain services decide on. A route reads it from `request.actor` (set by
+// `app.guard()`), the chat bot builds it from the member's linked account; either way the service says what it
+// may do.
 
 export interface Actor {
   /** The token's subject: a member's customer id, a staff user's id. */
@@ -20,17 +20,17 @@ export function actorFrom (principal: Principal, tenant: Tenant): Actor {
   return { sub: principal.sub, email: principal.email, name: principal.name, role: principal.role, tenant }
 }
 
-/** The club `tenantId`, which must exist and be one of the principal's (decisions.md section 2). */
+/** The operator's command (`npm run club`) acts as an admin of the club it sets up. */
+export function operatorActor (tenant: Tenant): Actor {
+  return { sub: 'operator', email: undefined, name: 'operator', role: 'admin', tenant }
+}
+
+/** The club `tenantId`, which must exist (else 404) and be one the token names (else 403). */
 export async function tenantOf (tenants: TenantStore, principal: Principal, tenantId: string): Promise<Tenant> {
   const tenant = await tenants.get(tenantId)
   if (!tenant) throw new AppError('NOT_FOUND', `Tenant ${tenantId} not found`)
   if (!principal.tenants.includes(tenant.id)) throw forbidden(`Not a member of tenant ${tenant.id}`)
   return tenant
-}
-
-/** The actor of a request that passed `app.guard()`: authenticated, its tenant resolved. */
-export function actorOf (request: FastifyRequest): Actor {
-  return actorFrom(request.principal, request.tenant)
 }
 
 /**

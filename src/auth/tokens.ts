@@ -15,7 +15,7 @@ export interface Principal {
   exp: number
 }
 
-// Our own claims (decisions.md section 2) and the commerce backend's form (actor_id, app_metadata).
+// Our own claims (sub, role, tenants: the clubs the token may act in) and the commerce backend's form (actor_id, app_metadata).
 const ownClaims = z.object({
   sub: z.string().min(1),
   role: z.enum(ROLES),

@@ -46,7 +46,7 @@ export async function deadLetterRoutes (scope: FastifyInstance, store: ChatStore
     },
   }, async (request) => {
     const all = await store.deadLetters(MAX_LIST * 5)
-    return { deadLetters: all.filter((l) => l.tenantId === request.tenant.id).slice(0, request.query.limit).map(view) }
+    return { deadLetters: all.filter((l) => l.tenantId === request.actor.tenant.id).slice(0, request.query.limit).map(view) }
   })
 
   app.post('/api/chat/dead-letters/:id/retry', {
@@ -60,7 +60,7 @@ export async function deadLetterRoutes (scope: FastifyInstance, store: ChatStore
     },
   }, async (request) => {
     const letter = await store.deadLetter(request.params.id)
-    if (!letter || letter.tenantId !== request.tenant.id) throw notFound('Dead letter')
+    if (!letter || letter.tenantId !== request.actor.tenant.id) throw notFound('Dead letter')
     const moved = await store.redrive(letter.id)
     if (!moved) throw notFound('Dead letter')
     return { deadLetter: view(moved) }

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-// The webhook's body (spec, Chat integration; decisions.md section 7) read into one message per member input.
+// The webhook's body (one message, or a batch) read into one message per member input.
 // Extra provider fields are accepted and ignored.
 
 export const MESSAGE_EVENT = 'chat.message.received'

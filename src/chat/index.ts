@@ -68,7 +68,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   const crashPoint = crashPoints(chat.crashAt)
   const wake = app.redis ? new WakeChannel(app.redis, app.config.redisKeyPrefix, chat.shards, owner) : undefined
   const publish = (lane: Lane, phones: string[]): void => {
-    wake?.announce(lane, phones, (err) => { log.warn({ err: { message: err.message } }, 'chat wake-up not published') })
+    wake?.announce(lane, phones, (err) => { log.warn({ err }, 'chat wake-up not published') })
   }
   const lanes = { owner, leaseMs: chat.leaseMs, shards: chat.shards, log, metrics }
 
@@ -103,14 +103,14 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     log,
     queued: (phone) => { sender.runner.offer([phone]) },
     activity: (tenantId: string, event: ActivityEvent) => {
-      app.liveHub.publish(keys.chat.clubActivity(tenantId), { type: 'chat', event }).catch((err: Error) => { log.warn({ err: { message: err.message } }, 'chat activity not published') })
+      app.liveHub.publish(keys.chat.clubActivity(tenantId), { type: 'chat', event }).catch((err: Error) => { log.warn({ err }, 'chat activity not published') })
     },
   })
   const recordTurn = (message: InboundMessage, doc: string | undefined, replies: string[]): void => {
-    inbox.recordTurn(message, doc, replies).catch((err: Error) => { log.warn({ err: { message: err.message } }, 'chat history not recorded') })
+    inbox.recordTurn(message, doc, replies).catch((err: Error) => { log.warn({ err }, 'chat history not recorded') })
   }
   const recordSystem = (entry: OutboxEntry): void => {
-    inbox.recordSystem(entry).catch((err: Error) => { log.warn({ err: { message: err.message } }, 'chat history not recorded') })
+    inbox.recordSystem(entry).catch((err: Error) => { log.warn({ err }, 'chat history not recorded') })
   }
   const worker = new TurnWorker(store, new HandoffRuntime(runtime, inbox), {
     ...lanes,
@@ -144,7 +144,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   const handoffTimer = setInterval(() => {
     const shard = handoffShard
     handoffShard = (handoffShard + 1) % chat.shards
-    inbox.expireDue(shard).catch((err: Error) => { log.warn({ err: { message: err.message }, shard }, 'chat handoff check failed') })
+    inbox.expireDue(shard).catch((err: Error) => { log.warn({ err, shard }, 'chat handoff check failed') })
   }, Math.max(50, Math.min(30_000, chat.handoffTimeoutMs / 4) / chat.shards))
   handoffTimer.unref()
 
@@ -154,7 +154,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     try {
       await updates.onNotice(notice)
     } catch (err) {
-      log.warn({ err: { message: (err as Error).message }, event: notice.event, resourceId: notice.resourceId }, 'chat update not queued: a retry of the step queues it')
+      log.warn({ err, event: notice.event, resourceId: notice.resourceId }, 'chat update not queued: a retry of the step queues it')
     }
   })
 

@@ -42,13 +42,11 @@ class Collector implements Messenger {
   readonly bodies: OutboxEntry['body'][] = []
   constructor (private readonly log: FastifyBaseLogger) {}
 
-  async send (phone: string, message: OutboundMessage) {
+  async send (phone: string, message: OutboundMessage): Promise<void> {
     try {
       this.bodies.push(sendBodyFor(phone, message))
-      return true
     } catch (err) {
-      this.log.error({ err: { message: (err as Error).message }, type: message.type }, 'chat reply breaks a provider limit: not sent')
-      return false
+      this.log.error({ err, type: message.type }, 'chat reply breaks a provider limit: not sent')
     }
   }
 }

@@ -56,7 +56,6 @@ export async function webhookRoutes (scope: FastifyInstance, deps: WebhookDeps):
         'x-webhook-signature': z.string().optional(),
         'x-webhook-event': z.string().optional(),
         'x-idempotency-key': z.string().optional(),
-        'x-webhook-batch': z.string().optional(),
       }).loose(),
       response: { 200: ack, 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 503: errorEnvelopeSchema },
     },
@@ -82,7 +81,7 @@ export async function webhookRoutes (scope: FastifyInstance, deps: WebhookDeps):
     try {
       fresh = await accept(deps.store, key, delivery.messages, deps.clock())
     } catch (err) {
-      request.log.error({ err: { message: (err as Error).message } }, 'chat webhook: message store unreachable')
+      request.log.error({ err }, 'chat webhook: message store unreachable')
       throw new AppError('SERVICE_UNAVAILABLE', 'Messages cannot be stored right now; retry later', { headers: { 'retry-after': '10' } })
     }
     request.log.debug({ messages: delivery.messages.length, fresh: fresh.length, skipped: delivery.skipped }, 'chat webhook accepted')

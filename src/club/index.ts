@@ -3,12 +3,13 @@ import { memberRoutes } from './member-routes.ts'
 import { MemberService } from './members.ts'
 import { createOneUseTokens } from './one-use-tokens.ts'
 import { clubSettingsRoutes } from './settings-routes.ts'
+import { ClubSettings } from './settings.ts'
 import { StaffService } from './staff.ts'
 import { staffRoutes } from './staff-routes.ts'
 
 // A club run by its own admins: its settings, its staff and its members.
 export default fp(async (app) => {
-  await app.register(clubSettingsRoutes)
+  await app.register(clubSettingsRoutes, { settings: new ClubSettings(app.tenants) })
   const tokens = createOneUseTokens(app.redis)
   await app.register(staffRoutes, { staff: new StaffService({ tenants: app.tenants, access: app.commerce, tokens }) })
   // The chat-linking plugin registers after this one: its code store is looked up when a code is made.

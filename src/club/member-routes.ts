@@ -3,19 +3,33 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { bearerToken } from '../auth/tokens.ts'
 import { memberSchema } from '../orders/schemas.ts'
-import { errorEnvelopeSchema } from '../schemas/common.ts'
+import { errorResponses as errors, pageQuery } from '../schemas/common.ts'
 import type { MemberService } from './members.ts'
-import { passwordSchema } from './staff-routes.ts'
+import { CLUB_ADMINS } from './roles.ts'
+import { passwordSchema } from './schemas.ts'
 
-// POST /api/members (admins register members), their chat link, and the member's first password through
+// /api/members (admins list and register members), their chat link, and the member's first password through
 // Medusa's route POST /auth/customer/emailpass/update (Authorization: Bearer <password token>).
 
-const errors = { '4xx': errorEnvelopeSchema, '5xx': errorEnvelopeSchema }
 const phone = z.string().trim().regex(/^\+?[0-9 ()-]{6,20}$/, 'a phone number, e.g. +5491122334455').transform((p) => p.replace(/[^0-9+]/g, ''))
 
 export async function memberRoutes (fastify: FastifyInstance, opts: { members: MemberService }) {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
-  const admin = app.guard({ roles: ['admin'] })
+  const admin = app.guard({ roles: CLUB_ADMINS })
+
+  app.get('/api/members', {
+    onRequest: admin,
+    schema: {
+      tags: ['members'],
+      summary: 'The club\'s members (customers of the backend whose clubs include this one); q searches email and names',
+      querystring: pageQuery(20).extend({ q: z.string().trim().max(200).optional() }),
+      response: { 200: z.object({ members: z.array(memberSchema), count: z.number(), offset: z.number(), limit: z.number() }) },
+    },
+  }, async (request) => {
+    const { limit, offset, q } = request.query
+    const { members, count } = await opts.members.list(request.actor, { q, limit, offset })
+    return { members, count, offset, limit }
+  })
 
   app.post('/api/members', {
     onRequest: admin,
@@ -30,7 +44,7 @@ export async function memberRoutes (fastify: FastifyInstance, opts: { members: M
       }),
       response: { 201: z.object({ member: memberSchema, passwordToken: z.string().nullable() }), ...errors },
     },
-  }, async (request, reply) => reply.code(201).send(await opts.members.register(request.tenant, request.body)))
+  }, async (request, reply) => reply.code(201).send(await opts.members.register(request.actor, request.body)))
 
   app.post('/api/members/:memberId/chat-link', {
     onRequest: admin,
@@ -40,7 +54,7 @@ export async function memberRoutes (fastify: FastifyInstance, opts: { members: M
       params: z.object({ memberId: z.string().min(1).max(200) }),
       response: { 201: z.object({ code: z.uuid(), text: z.string(), phone: z.string(), expiresAt: z.string() }), ...errors },
     },
-  }, async (request, reply) => reply.code(201).send(await opts.members.chatLink(request.tenant, request.params.memberId)))
+  }, async (request, reply) => reply.code(201).send(await opts.members.chatLink(request.actor, request.params.memberId)))
 
   app.post('/api/members/:memberId/password-token', {
     onRequest: admin,
@@ -50,7 +64,7 @@ export async function memberRoutes (fastify: FastifyInstance, opts: { members: M
       params: z.object({ memberId: z.string().min(1).max(200) }),
       response: { 201: z.object({ passwordToken: z.string(), expiresAt: z.string() }), ...errors },
     },
-  }, async (request, reply) => reply.code(201).send(await opts.members.reissuePasswordToken(request.tenant, request.params.memberId)))
+  }, async (request, reply) => reply.code(201).send(await opts.members.reissuePasswordToken(request.actor, request.params.memberId)))
 
   app.post('/auth/customer/emailpass/update', {
     schema: {

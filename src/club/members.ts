@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
+import { requireRole, type Actor } from '../auth/actor.ts'
 import { signAccessToken } from '../auth/tokens.ts'
 import { AppError, conflict, notFound } from '../errors.ts'
 import type { CommerceAccess } from '../commerce/access.ts'
@@ -11,12 +12,16 @@ import { LINK_CODE_TTL_MS } from '../chat/linking/link-record.ts'
 import type { Tenant } from '../tenants/model.ts'
 import type { TenantStore } from '../tenants/store.ts'
 import type { OneUseTokens } from './one-use-tokens.ts'
+import { CLUB_ADMINS } from './roles.ts'
 
 // Members registered by a club's admins. Upstream a member is a customer of the club's backend whose
 // `metadata.clubs` names the club (as the demo's are). Without a password yet, the member gets a single-use
 // password token; setting it registers their email/password identity upstream and makes the customer theirs.
 
 const PASSWORD_TOKEN_TTL_MS = 72 * 3600_000
+// Membership lives in customer metadata, which the backend cannot filter on: the list reads in pages, up to a bound.
+const MEMBER_SCAN_PAGE = 100
+const MEMBER_SCAN_MAX = 5000
 // The bot acts for a linked member with this token, as it does with one from a web login.
 const CHAT_TOKEN_TTL_S = 24 * 3600
 
@@ -56,8 +61,26 @@ export class MemberService {
     return (await client.call(settings.baseUrl, 'POST', `/admin/customers/${encodeURIComponent(customerId)}`, { caller: admin, body: { metadata: { clubs } }, schema: customerAnswer })).customer
   }
 
+  /** A page of the club's members whose email or name contains `q` (any case), and how many match. */
+  async list (actor: Actor, filter: { q?: string | undefined, limit: number, offset: number }): Promise<{ members: Member[], count: number }> {
+    requireRole(actor, CLUB_ADMINS)
+    const { tenant } = actor
+    const medusa = this.deps.access.medusaFor(tenant)
+    const members: UpstreamCustomer[] = []
+    for (let offset = 0; offset < MEMBER_SCAN_MAX; offset += MEMBER_SCAN_PAGE) {
+      const page = await medusa.listCustomers({ limit: MEMBER_SCAN_PAGE, offset })
+      members.push(...page.customers.filter((c) => customerTenants(c).includes(tenant.id)))
+      if (page.customers.length < MEMBER_SCAN_PAGE || offset + MEMBER_SCAN_PAGE >= page.count) break
+    }
+    const needle = filter.q?.toLowerCase()
+    const found = needle ? members.filter((m) => [m.email, m.first_name, m.last_name, [m.first_name, m.last_name].join(' ')].some((t) => t?.toLowerCase().includes(needle))) : members
+    return { members: found.slice(filter.offset, filter.offset + filter.limit).map(mapMember), count: found.length }
+  }
+
   /** 409 when the email is already registered (in this club, or as another club's member: customers are global upstream). */
-  async register (tenant: Tenant, input: NewMember): Promise<{ member: Member, passwordToken: string | null }> {
+  async register (actor: Actor, input: NewMember): Promise<{ member: Member, passwordToken: string | null }> {
+    requireRole(actor, CLUB_ADMINS)
+    const { tenant } = actor
     const email = input.email.trim().toLowerCase()
     const existing = await this.byEmail(tenant, email)
     if (existing) throw conflict(customerTenants(existing).includes(tenant.id) ? `${email} is already a member of this club` : `${email} is already registered`)
@@ -85,10 +108,11 @@ export class MemberService {
   }
 
   /** A new password token for a member of the club who has not set a password yet (the first one expired or got lost). */
-  async reissuePasswordToken (tenant: Tenant, customerId: string): Promise<{ passwordToken: string, expiresAt: string }> {
-    const customer = await this.memberOf(tenant, customerId)
+  async reissuePasswordToken (actor: Actor, customerId: string): Promise<{ passwordToken: string, expiresAt: string }> {
+    requireRole(actor, CLUB_ADMINS)
+    const customer = await this.memberOf(actor.tenant, customerId)
     if (customer.has_account ?? true) throw conflict('The member has a password already: they log in with it')
-    return await this.issuePasswordToken(tenant, customer.id, (customer.email ?? '').toLowerCase())
+    return await this.issuePasswordToken(actor.tenant, customer.id, (customer.email ?? '').toLowerCase())
   }
 
   private async memberOf (tenant: Tenant, customerId: string): Promise<UpstreamCustomer> {
@@ -136,7 +160,9 @@ export class MemberService {
   }
 
   /** A link code for a member registered with a phone: typed in the chat, it links that chat without a password. */
-  async chatLink (tenant: Tenant, customerId: string): Promise<{ code: string, text: string, phone: string, expiresAt: string }> {
+  async chatLink (actor: Actor, customerId: string): Promise<{ code: string, text: string, phone: string, expiresAt: string }> {
+    requireRole(actor, CLUB_ADMINS)
+    const { tenant } = actor
     const customer = await this.memberOf(tenant, customerId)
     if (!customer.phone) throw new AppError('VALIDATION_ERROR', 'The member has no phone: add one first', { status: 422 })
     const member = mapMember(customer)

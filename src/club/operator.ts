@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
+import { operatorActor } from '../auth/actor.ts'
 import { AppError, conflict, notFound, validationError } from '../errors.ts'
 import type { Tenant } from '../tenants/model.ts'
 import type { TenantStore } from '../tenants/store.ts'
@@ -45,7 +46,7 @@ export async function createClub (deps: OperatorDeps, input: ClubSpecInput, admi
   await checkAdmin(deps, spec.id, admin)
   const { settings } = await provisionCommerce(deps.setup, spec, undefined, deps.progress)
   const tenant = clubRecord(spec, settings)
-  const invite = await deps.staff.invite(tenant, { ...admin, role: 'admin' })
+  const invite = await deps.staff.invite(operatorActor(tenant), { ...admin, role: 'admin' })
   deps.progress(`first admin ${admin.email} invited`)
   if (!await deps.tenants.create(tenant)) throw conflict(`Club ${spec.id} was created meanwhile by someone else`)
   return { tenant, changed: Object.keys(tenant), invite }
@@ -61,7 +62,7 @@ export async function updateClub (deps: OperatorDeps, id: string, changes: Parti
   const changed = (Object.keys(wanted) as Array<keyof Tenant>).filter((k) => !isDeepStrictEqual(wanted[k], current[k]))
   const tenant = changed.length > 0 ? await deps.tenants.update(id, () => wanted) : current
   if (!tenant) throw notFound(`Club ${id}`)
-  const invite = admin && inviteAdmin ? await deps.staff.invite(tenant, { ...admin, role: 'admin' }) : undefined
+  const invite = admin && inviteAdmin ? await deps.staff.invite(operatorActor(tenant), { ...admin, role: 'admin' }) : undefined
   return { tenant, changed, ...(invite ? { invite } : {}) }
 }
 

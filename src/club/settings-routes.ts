@@ -1,13 +1,14 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { notFound } from '../errors.ts'
 import { errorEnvelopeSchema } from '../schemas/common.ts'
 import { chatTemplatesSchema, LOCALES, pickupSchema, timeZoneSchema, type Tenant } from '../tenants/model.ts'
+import { CLUB_ADMINS } from './roles.ts'
+import type { ClubSettings } from './settings.ts'
 
 // GET/PATCH /api/club: the settings of the caller's club that its admins may change themselves.
 
-export const clubSchema = z.object({
+const clubSchema = z.object({
   id: z.string(),
   name: z.string(),
   locale: z.enum(LOCALES),
@@ -28,30 +29,19 @@ const clubPatch = z.object({
   chatTemplates: chatTemplatesSchema.optional(),
 }).strict()
 
-export const clubView = (t: Tenant): z.infer<typeof clubSchema> => ({
+const clubView = (t: Tenant): z.infer<typeof clubSchema> => ({
   id: t.id, name: t.name, locale: t.locale, timeZone: t.timeZone, currency: t.currency, plan: t.plan, pickup: t.pickup ?? null, chatTemplates: t.chatTemplates ?? {},
 })
 
-export type ClubPatch = z.infer<typeof clubPatch>
-
-/** The tenant with a patch applied: fields left out stay, pickup null clears it. */
-export function applyClubPatch (tenant: Tenant, patch: ClubPatch): Tenant {
-  const { pickup, ...rest } = patch
-  const next: Tenant = { ...tenant, ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) }
-  if (pickup === null) delete next.pickup
-  else if (pickup) next.pickup = pickup
-  return next
-}
-
-export async function clubSettingsRoutes (fastify: FastifyInstance) {
+export async function clubSettingsRoutes (fastify: FastifyInstance, { settings }: { settings: ClubSettings }) {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
-  const admin = app.guard({ roles: ['admin'] })
+  const admin = app.guard({ roles: CLUB_ADMINS })
   const errors = { '4xx': errorEnvelopeSchema }
 
   app.get('/api/club', {
     onRequest: admin,
     schema: { tags: ['club'], summary: 'The club\'s settings', response: { 200: z.object({ club: clubSchema }), ...errors } },
-  }, async (request) => ({ club: clubView(request.tenant) }))
+  }, async (request) => ({ club: clubView(settings.read(request.actor)) }))
 
   app.patch('/api/club', {
     onRequest: admin,
@@ -61,9 +51,5 @@ export async function clubSettingsRoutes (fastify: FastifyInstance) {
       body: clubPatch,
       response: { 200: z.object({ club: clubSchema }), ...errors },
     },
-  }, async (request) => {
-    const updated = await app.tenants.update(request.tenant.id, (current) => applyClubPatch(current, request.body))
-    if (!updated) throw notFound(`Tenant ${request.tenant.id}`)
-    return { club: clubView(updated) }
-  })
+  }, async (request) => ({ club: clubView(await settings.change(request.actor, request.body)) }))
 }

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { errorEnvelopeSchema } from '../schemas/common.ts'
-import { MIN_PASSWORD_LENGTH, type StaffService } from './staff.ts'
+import { errorResponses as errors } from '../schemas/common.ts'
+import { CLUB_ADMINS } from './roles.ts'
+import { passwordSchema } from './schemas.ts'
+import type { StaffService } from './staff.ts'
 
 // /api/staff: a club's admins list, invite, change and remove staff; /api/staff/invites/accept: the invitee.
 
@@ -10,20 +12,18 @@ const staffRole = z.enum(['admin', 'grower'])
 const staffSchema = z.object({ id: z.string(), email: z.string(), name: z.string(), role: staffRole }).meta({ id: 'StaffMember' })
 const inviteSchema = z.object({ email: z.string(), name: z.string(), role: staffRole, tenantId: z.string(), expiresAt: z.string() }).meta({ id: 'StaffInvite' })
 const staffParams = z.object({ staffId: z.string().min(1).max(200) })
-const errors = { '4xx': errorEnvelopeSchema, '5xx': errorEnvelopeSchema }
-export const passwordSchema = z.string().min(MIN_PASSWORD_LENGTH, `at least ${MIN_PASSWORD_LENGTH} characters`).max(1024)
 
 const view = (s: { id: string, email: string, name: string, role: string }) => ({ id: s.id, email: s.email, name: s.name, role: s.role as z.infer<typeof staffRole> })
 
 export async function staffRoutes (fastify: FastifyInstance, opts: { staff: StaffService }) {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
-  const admin = app.guard({ roles: ['admin'] })
+  const admin = app.guard({ roles: CLUB_ADMINS })
   const tags = ['staff']
 
   app.get('/api/staff', {
     onRequest: admin,
     schema: { tags, summary: 'The club\'s staff', response: { 200: z.object({ staff: z.array(staffSchema) }), ...errors } },
-  }, async (request) => ({ staff: (await opts.staff.list(request.tenant)).map(view) }))
+  }, async (request) => ({ staff: (await opts.staff.list(request.actor)).map(view) }))
 
   app.post('/api/staff', {
     onRequest: admin,
@@ -33,7 +33,7 @@ export async function staffRoutes (fastify: FastifyInstance, opts: { staff: Staf
       body: z.object({ email: z.email().max(320), name: z.string().trim().min(1).max(100), role: staffRole }),
       response: { 201: z.object({ invite: inviteSchema, token: z.string() }), ...errors },
     },
-  }, async (request, reply) => reply.code(201).send(await opts.staff.invite(request.tenant, request.body)))
+  }, async (request, reply) => reply.code(201).send(await opts.staff.invite(request.actor, request.body)))
 
   app.post('/api/staff/invites/accept', {
     schema: {
@@ -53,13 +53,13 @@ export async function staffRoutes (fastify: FastifyInstance, opts: { staff: Staf
       body: z.object({ role: staffRole }),
       response: { 200: z.object({ staff: staffSchema }), ...errors },
     },
-  }, async (request) => ({ staff: view(await opts.staff.changeRole(request.tenant, request.params.staffId, request.body.role)) }))
+  }, async (request) => ({ staff: view(await opts.staff.changeRole(request.actor, request.params.staffId, request.body.role)) }))
 
   app.delete('/api/staff/:staffId', {
     onRequest: admin,
     schema: { tags, summary: 'Remove a staff member (never the club\'s last admin: 409)', params: staffParams, response: { 204: z.null(), ...errors } },
   }, async (request, reply) => {
-    await opts.staff.remove(request.tenant, request.params.staffId)
+    await opts.staff.remove(request.actor, request.params.staffId)
     return reply.code(204).send(null)
   })
 }

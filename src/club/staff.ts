@@ -1,17 +1,18 @@
 import { z } from 'zod'
+import { requireRole, type Actor } from '../auth/actor.ts'
 import { AppError, conflict, notFound } from '../errors.ts'
 import type { CommerceAccess } from '../commerce/access.ts'
 import type { Medusa } from '../commerce/medusa.ts'
 import type { Staff, Tenant } from '../tenants/model.ts'
 import type { StaffRole, TenantStore } from '../tenants/store.ts'
 import type { OneUseTokens } from './one-use-tokens.ts'
+import { CLUB_ADMINS } from './roles.ts'
 
 // A club's staff, run by its admins. An invite is Medusa's invite upstream (the backend checks staff passwords)
 // and a single-use token of ours for the invitee: the upstream invite token never leaves the service. Accepting
 // registers the invitee's password upstream, accepts the upstream invite, then adds them to the directory.
 
 const INVITE_TTL_MS = 24 * 3600_000
-export const MIN_PASSWORD_LENGTH = 8
 
 const inviteRecord = z.object({
   tenantId: z.string(),
@@ -48,12 +49,15 @@ export interface StaffDeps {
 export class StaffService {
   constructor (private readonly deps: StaffDeps) {}
 
-  async list (tenant: Tenant): Promise<Staff[]> {
-    return await this.deps.tenants.listStaff(tenant.id)
+  async list (actor: Actor): Promise<Staff[]> {
+    requireRole(actor, CLUB_ADMINS)
+    return await this.deps.tenants.listStaff(actor.tenant.id)
   }
 
   /** A single-use token for the invitee, valid a day; 409 when the email is already staff (here or elsewhere). */
-  async invite (tenant: Tenant, input: { email: string, name: string, role: StaffRole }): Promise<{ invite: StaffInvite, token: string }> {
+  async invite (actor: Actor, input: { email: string, name: string, role: StaffRole }): Promise<{ invite: StaffInvite, token: string }> {
+    requireRole(actor, CLUB_ADMINS)
+    const { tenant } = actor
     const email = input.email.trim().toLowerCase()
     const existing = await this.deps.tenants.getStaff(email)
     if (existing) {
@@ -128,15 +132,17 @@ export class StaffService {
     return staff
   }
 
-  async changeRole (tenant: Tenant, staffId: string, role: StaffRole): Promise<Staff> {
-    const staff = await this.find(tenant, staffId)
-    this.check(await this.deps.tenants.changeStaff(tenant.id, staff.email, role), staffId)
+  async changeRole (actor: Actor, staffId: string, role: StaffRole): Promise<Staff> {
+    requireRole(actor, CLUB_ADMINS)
+    const staff = await this.find(actor.tenant, staffId)
+    this.check(await this.deps.tenants.changeStaff(actor.tenant.id, staff.email, role), staffId)
     return { ...staff, role }
   }
 
-  async remove (tenant: Tenant, staffId: string): Promise<void> {
-    const staff = await this.find(tenant, staffId)
-    this.check(await this.deps.tenants.changeStaff(tenant.id, staff.email, null), staffId)
+  async remove (actor: Actor, staffId: string): Promise<void> {
+    requireRole(actor, CLUB_ADMINS)
+    const staff = await this.find(actor.tenant, staffId)
+    this.check(await this.deps.tenants.changeStaff(actor.tenant.id, staff.email, null), staffId)
   }
 
   private async find (tenant: Tenant, staffId: string): Promise<Staff> {

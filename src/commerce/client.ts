@@ -8,6 +8,9 @@ import { malformedAnswer, mapTransportError, mapUpstreamStatus, upstreamText, ty
 
 export type Query = Record<string, string | number | readonly string[] | undefined>
 
+/** Medusa's actor type: a member logs in as a customer, staff as a user. */
+export type ActorType = 'customer' | 'user'
+
 /** Who a call is made as: the storefront (publishable key, maybe a customer's token) or the club's admin login. */
 export type Caller =
   | { kind: 'store', publishableKey: string, token?: string | undefined }
@@ -88,12 +91,12 @@ export class CommerceClient {
     return parsed.data
   }
 
-  /** `POST /auth/{actor}/emailpass`: the token, or undefined when the backend refuses the credentials. */
-  async login (baseUrl: string, actor: 'customer' | 'user', email: string, password: string): Promise<string | undefined> {
-    const res = await this.dispatch(baseUrl, 'POST', `/auth/${actor}/emailpass`, { 'content-type': 'application/json' }, JSON.stringify({ email, password }))
+  /** `POST /auth/{actorType}/emailpass`: the token, or undefined when the backend refuses the credentials. */
+  async login (baseUrl: string, actorType: ActorType, email: string, password: string): Promise<string | undefined> {
+    const res = await this.dispatch(baseUrl, 'POST', `/auth/${actorType}/emailpass`, { 'content-type': 'application/json' }, JSON.stringify({ email, password }))
     const json = await readJson(res)
     if (res.statusCode === 401 || res.statusCode === 400) return undefined
-    if (res.statusCode < 200 || res.statusCode >= 300) throw this.refused(`POST /auth/${actor}/emailpass`, res, json)
+    if (res.statusCode < 200 || res.statusCode >= 300) throw this.refused(`POST /auth/${actorType}/emailpass`, res, json)
     const token = json.ok ? (json.value as { token?: unknown } | null)?.token : undefined
     if (typeof token !== 'string' || token.length === 0) throw malformedAnswer('login answer')
     return token

@@ -9,7 +9,7 @@ const grower = demoStaff.find((s) => s.role === 'grower' && s.tenants.includes('
 const adminSur = demoStaff.find((s) => s.role === 'admin' && s.tenants.includes('club-sur'))
 
 /**
- * decisions.md section 3: appointments and tasks relative to the day the seed runs, so the reminder job has
+ * Appointments and tasks relative to the day the seed runs, so the reminder job has
  * work that day: 3 confirmed appointments tomorrow and 3 open tasks due up to today, plus one of each kind that
  * must not be reminded. Stable ids make a re-run overwrite instead of adding. Days and times are the demo
  * clubs' (Buenos Aires), as their reminder job reads them.

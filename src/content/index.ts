@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { seedDemoContent } from './demo.ts'
 import { contentRoutes } from './routes.ts'
+import { ContentService } from './service.ts'
 import { createContentStore, type ContentStore } from './store.ts'
 
 declare module 'fastify' {
@@ -14,5 +15,5 @@ declare module 'fastify' {
 export default fp(async (app) => {
   app.decorate('content', createContentStore(app.redis))
   app.demoSeeders.push({ name: 'content', run: async () => { await seedDemoContent(app.content) } })
-  await app.register(contentRoutes)
+  await app.register(contentRoutes, { content: new ContentService(app.content) })
 }, { name: 'content', dependencies: ['auth'] })

@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ROLES } from '../auth/tokens.ts'
-import { notFound } from '../errors.ts'
 import { isoTimestamp, pageQuery } from '../schemas/common.ts'
 import { APPOINTMENT_STATUSES, appointmentSchema, TASK_STATUSES, taskSchema } from './model.ts'
+import { CONTENT_KEEPERS, type ContentService } from './service.ts'
 
 // Field sets without defaults: a PATCH must leave unsent fields alone (zod 4 applies defaults inside partial()).
 const appointmentFields = z.object({
@@ -33,10 +32,9 @@ const taskPatch = taskFields.partial()
 const listEcho = { count: z.number().int(), offset: z.number().int(), limit: z.number().int() }
 
 // Staff manage the appointments and tasks the reminder job reads (admin only).
-export async function contentRoutes (fastify: FastifyInstance) {
+export async function contentRoutes (fastify: FastifyInstance, { content }: { content: ContentService }) {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
-  const admin = app.guard({ roles: ['admin'] })
-  const now = (): string => new Date().toISOString()
+  const admin = app.guard({ roles: CONTENT_KEEPERS })
 
   app.get('/api/appointments', {
     onRequest: admin,
@@ -53,7 +51,7 @@ export async function contentRoutes (fastify: FastifyInstance) {
     },
   }, async (request) => {
     const { from, to, ...q } = request.query
-    const { items, total } = await app.content.listAppointments(request.tenant.id, {
+    const { items, total } = await content.listAppointments(request.actor, {
       ...q,
       from: from === undefined ? undefined : Date.parse(from),
       to: to === undefined ? undefined : Date.parse(to),
@@ -65,23 +63,13 @@ export async function contentRoutes (fastify: FastifyInstance) {
     onRequest: admin,
     schema: { tags: ['content'], summary: 'Book an appointment for a member', body: appointmentInput, response: { 201: z.object({ appointment: appointmentSchema }) } },
   }, async (request, reply) => {
-    const at = now()
-    const appointment = { id: `appt_${randomUUID()}`, tenantId: request.tenant.id, ...request.body, startsAt: new Date(request.body.startsAt).toISOString(), createdAt: at, updatedAt: at }
-    await app.content.putAppointment(appointment)
-    return reply.status(201).send({ appointment })
+    return reply.status(201).send({ appointment: await content.bookAppointment(request.actor, request.body) })
   })
 
   app.patch('/api/appointments/:appointmentId', {
     onRequest: admin,
     schema: { tags: ['content'], summary: 'Change an appointment (confirm, cancel, move)', params: z.object({ appointmentId: z.string().min(1) }), body: appointmentPatch, response: { 200: z.object({ appointment: appointmentSchema }) } },
-  }, async (request) => {
-    const found = await app.content.getAppointment(request.tenant.id, request.params.appointmentId)
-    if (!found) throw notFound('Appointment')
-    const { startsAt, ...rest } = request.body
-    const appointment = { ...found, ...rest, ...(startsAt ? { startsAt: new Date(startsAt).toISOString() } : {}), updatedAt: now() }
-    await app.content.putAppointment(appointment)
-    return { appointment }
-  })
+  }, async (request) => ({ appointment: await content.changeAppointment(request.actor, request.params.appointmentId, request.body) }))
 
   app.get('/api/tasks', {
     onRequest: admin,
@@ -92,7 +80,7 @@ export async function contentRoutes (fastify: FastifyInstance) {
       response: { 200: z.object({ tasks: z.array(taskSchema), ...listEcho }) },
     },
   }, async (request) => {
-    const { items, total } = await app.content.listTasks(request.tenant.id, request.query)
+    const { items, total } = await content.listTasks(request.actor, request.query)
     return { tasks: items, count: total, offset: request.query.offset, limit: request.query.limit }
   })
 
@@ -100,20 +88,11 @@ export async function contentRoutes (fastify: FastifyInstance) {
     onRequest: admin,
     schema: { tags: ['content'], summary: 'Create a task for a staff member', body: taskInput, response: { 201: z.object({ task: taskSchema }) } },
   }, async (request, reply) => {
-    const at = now()
-    const task = { id: `task_${randomUUID()}`, tenantId: request.tenant.id, ...request.body, createdAt: at, updatedAt: at }
-    await app.content.putTask(task)
-    return reply.status(201).send({ task })
+    return reply.status(201).send({ task: await content.createTask(request.actor, request.body) })
   })
 
   app.patch('/api/tasks/:taskId', {
     onRequest: admin,
     schema: { tags: ['content'], summary: 'Change a task (for example mark it DONE)', params: z.object({ taskId: z.string().min(1) }), body: taskPatch, response: { 200: z.object({ task: taskSchema }) } },
-  }, async (request) => {
-    const found = await app.content.getTask(request.tenant.id, request.params.taskId)
-    if (!found) throw notFound('Task')
-    const task = { ...found, ...request.body, updatedAt: now() }
-    await app.content.putTask(task)
-    return { task }
-  })
+  }, async (request) => ({ task: await content.changeTask(request.actor, request.params.taskId, request.body) }))
 }

@@ -32,7 +32,7 @@ export class CatalogService {
 
   /**
    * The strain a new crop names: one of the catalog, or a new one when `strainName` comes with an unknown id
-   * (decisions.md section 4). Its type and cannabinoids are not known yet: UNKNOWN and 0 until someone records them.
+   * (made on the spot). Its type and cannabinoids are not known yet: UNKNOWN and 0 until someone records them.
    */
   async strainFor (tenantId: string, id: string, strainName: string | undefined): Promise<Strain> {
     const known = await this.store.get(tenantId, 'strains', id)

@@ -3,7 +3,7 @@ import type { Author, CatalogItems, CatalogKind, CropRecord, Plant, TimelineEntr
 import { plantCodes } from './plant-codes.ts'
 import type { CatalogStore, CropStore } from './store/index.ts'
 
-// decisions.md section 3: each demo club gets a catalog and one crop under way, with stable ids (docs/crops.md).
+// Each demo club gets a catalog and one crop under way, with stable ids (docs/crops.md).
 
 type Catalog = { [K in CatalogKind]: Array<CatalogItems[K]> }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import {
   CROP_MACHINE_VERSION,
   frozenStatuses,
+  harvestableStatuses,
   harvestMove,
   moveStatus,
   startHistory,
@@ -11,7 +12,6 @@ import {
 import { requireRole, type Actor } from '../auth/actor.ts'
 import type { Role } from '../auth/tokens.ts'
 import { AppError, conflict, notFound } from '../errors.ts'
-import type { Tenant } from '../tenants/model.ts'
 import { zonedDay } from '../tenants/time.ts'
 import type { CatalogService } from './catalog.ts'
 import type { Author, CropRecord, CropSummary, Harvest, Light, Plant, Space, Strain, TimelineEntry } from './model.ts'
@@ -19,7 +19,7 @@ import { nextPlantNumber, plantCodes } from './plant-codes.ts'
 import type { CreateCropInput, HarvestInput, PatchCropInput, PatchHarvestInput, PlantsInput, TimelineInput } from './requests.ts'
 import type { CropFilters, CropStore } from './store/index.ts'
 
-/** Who sees and works the club's crops (decisions.md section 2). */
+/** Who sees and works the club's crops: its growers and admins, never a member. */
 export const CROP_KEEPERS: readonly Role[] = ['grower', 'admin']
 
 /** A crop with what its views show beside the record. */
@@ -46,11 +46,17 @@ function withEntry (timeline: TimelineEntry[], entry: TimelineEntry): TimelineEn
   return index === -1 ? [...timeline, entry] : [...timeline.slice(0, index), entry, ...timeline.slice(index)]
 }
 
-function invalidTransition (from: CropStatus, to: CropStatus): AppError {
-  const valid = validTransitions(from)
-  const targets = valid.length > 0 ? valid.join(', ') : `none (${from} is final)`
-  const message = `Invalid status transition from ${from} to ${to}. Valid transitions from ${from}: ${targets}`
-  return new AppError('CONFLICT', message, { body: { error: message, currentStatus: from, validTransitions: valid } })
+/** A move the crop machine refuses (409): where the crop is and where it may go from there. */
+export class InvalidTransition extends AppError {
+  readonly validTransitions: CropStatus[]
+
+  constructor (readonly currentStatus: CropStatus, to: CropStatus) {
+    const valid = validTransitions(currentStatus)
+    const targets = valid.length > 0 ? valid.join(', ') : `none (${currentStatus} is final)`
+    const message = `Invalid status transition from ${currentStatus} to ${to}. Valid transitions from ${currentStatus}: ${targets}`
+    super('CONFLICT', message, { details: { currentStatus, validTransitions: valid } })
+    this.validTransitions = valid
+  }
 }
 
 function fieldError (field: string, message: string): AppError {
@@ -74,7 +80,9 @@ export class CropService {
     return { crops, count: total }
   }
 
-  async create (tenant: Tenant, input: CreateCropInput): Promise<CropRecord> {
+  async create (actor: Actor, input: CreateCropInput): Promise<CropRecord> {
+    requireRole(actor, CROP_KEEPERS)
+    const { tenant } = actor
     const spaceIds = input.spaces ?? []
     const lightIds = input.lights ?? []
     await this.catalog.require(tenant.id, 'spaces', spaceIds)
@@ -114,9 +122,9 @@ export class CropService {
     return crop
   }
 
-  async get (tenantId: string, cropId: string): Promise<CropDetails> {
-    const crop = await this.crops.get(tenantId, cropId)
-    if (!crop) throw cropNotFound()
+  async get (actor: Actor, cropId: string): Promise<CropDetails> {
+    const crop = await this.record(actor, cropId)
+    const tenantId = actor.tenant.id
     const [plants, spaces, lights] = await Promise.all([
       this.crops.plants(tenantId, cropId),
       this.catalog.some(tenantId, 'spaces', crop.spaceIds),
@@ -125,28 +133,31 @@ export class CropService {
     return { crop, plants, spaces, lights }
   }
 
-  async record (tenantId: string, cropId: string): Promise<CropRecord> {
-    const crop = await this.crops.get(tenantId, cropId)
+  async record (actor: Actor, cropId: string): Promise<CropRecord> {
+    requireRole(actor, CROP_KEEPERS)
+    const crop = await this.crops.get(actor.tenant.id, cropId)
     if (!crop) throw cropNotFound()
     return crop
   }
 
   /** The complete view: the crop, its strain and its harvests. */
-  async complete (tenantId: string, cropId: string): Promise<CropDetails & { strain: Strain }> {
-    const details = await this.get(tenantId, cropId)
+  async complete (actor: Actor, cropId: string): Promise<CropDetails & { strain: Strain }> {
+    const details = await this.get(actor, cropId)
     const { strain } = details.crop
     // Catalog entries are never removed; a crop of an older catalog still shows its strain by name.
-    const found = await this.catalog.strain(tenantId, strain.id) ?? { ...strain, type: 'UNKNOWN', cannabinoids: { thc: 0, cbd: 0 } }
+    const found = await this.catalog.strain(actor.tenant.id, strain.id) ?? { ...strain, type: 'UNKNOWN', cannabinoids: { thc: 0, cbd: 0 } }
     return { ...details, strain: found }
   }
 
-  async patch (tenantId: string, cropId: string, input: PatchCropInput): Promise<CropDetails> {
+  async patch (actor: Actor, cropId: string, input: PatchCropInput): Promise<CropDetails> {
+    requireRole(actor, CROP_KEEPERS)
+    const tenantId = actor.tenant.id
     if (input.spaces) await this.catalog.require(tenantId, 'spaces', input.spaces)
     if (input.lights) await this.catalog.require(tenantId, 'lights', input.lights)
     let strain: Strain | undefined
     if (input.strain !== undefined) {
       // The crop first, so that a new strain does not join the catalog for a crop that does not exist.
-      await this.record(tenantId, cropId)
+      await this.record(actor, cropId)
       strain = await this.catalog.strainFor(tenantId, input.strain, input.strainName)
     }
     const at = this.now().toISOString()
@@ -164,11 +175,12 @@ export class CropService {
       return { crop: next, result: next }
     })
     if (!updated) throw cropNotFound()
-    return await this.get(tenantId, cropId)
+    return await this.get(actor, cropId)
   }
 
-  async remove (tenantId: string, cropId: string): Promise<void> {
-    if (!await this.crops.remove(tenantId, cropId)) throw cropNotFound()
+  async remove (actor: Actor, cropId: string): Promise<void> {
+    requireRole(actor, CROP_KEEPERS)
+    if (!await this.crops.remove(actor.tenant.id, cropId)) throw cropNotFound()
   }
 
   /** The status route: the machine decides; the open history entry closes at the moment of the move. */
@@ -178,7 +190,7 @@ export class CropService {
     const at = this.now().toISOString()
     const moved = await this.crops.update(tenant.id, cropId, (crop) => {
       const next = moveStatus(crop, input.newStatus, at)
-      if (!next) throw invalidTransition(crop.status, input.newStatus)
+      if (!next) throw new InvalidTransition(crop.status, input.newStatus)
       const timestamp = next.statusHistory.at(-1)?.start ?? at
       const entry: TimelineEntry = {
         type: 'OBSERVATION',
@@ -217,15 +229,17 @@ export class CropService {
     return { entry, crop }
   }
 
-  async plants (tenantId: string, cropId: string): Promise<Plant[]> {
-    await this.record(tenantId, cropId)
-    return await this.crops.plants(tenantId, cropId)
+  async plants (actor: Actor, cropId: string): Promise<Plant[]> {
+    await this.record(actor, cropId)
+    return await this.crops.plants(actor.tenant.id, cropId)
   }
 
   /** Adds `count` plants with codes prefix + number; no codes repeat within the crop, none in a frozen crop. */
-  async addPlants (tenantId: string, cropId: string, input: PlantsInput): Promise<Plant[]> {
+  async addPlants (actor: Actor, cropId: string, input: PlantsInput): Promise<Plant[]> {
+    requireRole(actor, CROP_KEEPERS)
+    const tenantId = actor.tenant.id
     for (let attempt = 1; ; attempt++) {
-      const start = input.startCode ?? nextPlantNumber((await this.plants(tenantId, cropId)).map((p) => p.code), input.prefix)
+      const start = input.startCode ?? nextPlantNumber((await this.plants(actor, cropId)).map((p) => p.code), input.prefix)
       const plants = plantCodes(input.prefix, start, input.count)
         .map((code) => ({ id: `plant_${randomUUID()}`, code, status: input.status, cropId }))
       const added = await this.crops.addPlants(tenantId, cropId, plants, frozenStatuses)
@@ -249,8 +263,8 @@ export class CropService {
   async harvest (actor: Actor, cropId: string, input: HarvestInput) {
     requireRole(actor, CROP_KEEPERS)
     const { tenant } = actor
-    const current = await this.record(tenant.id, cropId)
-    const notHarvestable = (status: CropStatus) => conflict(`The crop is ${status}: harvests are recorded in FLOWERING or HARVESTING`, { currentStatus: status })
+    const current = await this.record(actor, cropId)
+    const notHarvestable = (status: CropStatus) => conflict(`The crop is ${status}: harvests are recorded in ${harvestableStatuses.join(' or ')}`, { currentStatus: status })
     if (!harvestMove(current, input.continueFlowering, this.now().toISOString())) throw notHarvestable(current.status)
     // Taken before the write: a harvest refused by a race in between leaves a gap, never a repeat.
     const seq = await this.crops.nextBatchNumber(tenant.id)
@@ -292,9 +306,10 @@ export class CropService {
     return done
   }
 
-  async updateHarvest (tenantId: string, cropId: string, harvestId: string, input: PatchHarvestInput): Promise<Harvest> {
+  async updateHarvest (actor: Actor, cropId: string, harvestId: string, input: PatchHarvestInput): Promise<Harvest> {
+    requireRole(actor, CROP_KEEPERS)
     const at = this.now().toISOString()
-    const updated = await this.crops.update(tenantId, cropId, (crop) => {
+    const updated = await this.crops.update(actor.tenant.id, cropId, (crop) => {
       const harvest = crop.harvests.find((h) => h.id === harvestId)
       if (!harvest) throw notFound('Harvest')
       if (input.dryWeight !== undefined && input.dryWeight > harvest.wetWeight) {

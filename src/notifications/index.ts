@@ -23,7 +23,7 @@ const REMINDERS_LOCK_TTL_MS = 10 * 60 * 1000
 // The notifications domain: store, routes, reminders and live updates.
 export default fp(async (app) => {
   const live: LiveHub = app.redis
-    ? new RedisLiveHub(app.redis, app.config.redisKeyPrefix, (err) => app.log.error({ err: { message: err.message } }, 'live updates: redis error'))
+    ? new RedisLiveHub(app.redis, app.config.redisKeyPrefix, (err) => app.log.error({ err }, 'live updates: redis error'))
     : new MemoryLiveHub()
   const service = new NotificationService({
     store: createNotificationStore(app.redis),

@@ -6,7 +6,7 @@ import { boundedJsonObject } from '../schemas/json-limits.ts'
 import { NOTIFICATION_DOMAINS, NOTIFICATION_SEVERITIES, NOTIFICATION_SOURCES } from './types.ts'
 
 export const DAY_MS = 86_400_000
-/** decisions.md section 6. */
+/** A notification lives 30 days unless it says otherwise. */
 export const DEFAULT_TTL_MS = 30 * DAY_MS
 
 export const notificationSchema = z.object({

@@ -20,7 +20,7 @@ export interface ReminderDeps {
 }
 
 /**
- * decisions.md section 6: one reminder per (recipient, event, resourceId, day in the club's time zone). It is the notice's
+ * One reminder per (recipient, event, resourceId, day in the club's time zone). It is the notice's
  * externalId, so the store's create refuses a second one atomically, even from a concurrent run.
  */
 export function reminderId (recipientId: string, event: string, resourceId: string, day: string): string {

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { actorOf } from '../auth/actor.ts'
 import { ROLES } from '../auth/tokens.ts'
 import { AppError, notFound } from '../errors.ts'
 import { queryBoolean, queryInt } from '../schemas/common.ts'
@@ -18,7 +17,7 @@ const listQuery = z.object({
   limit: queryInt(0, 100, 20),
 })
 
-// decisions.md section 6: exactly one of the two; both, or neither, is 400.
+// A notification id, or all of the caller's: exactly one of the two; both, or neither, is 400.
 const markReadBody = z.object({
   notificationId: z.string().trim().min(1).max(200).optional(),
   all: z.literal(true).optional(),
@@ -50,7 +49,7 @@ const reminderReport = z.object({
 export async function notificationRoutes (fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
   const anyone = app.guard()
-  const reader = (request: FastifyRequest) => readerOf(actorOf(request))
+  const reader = (request: FastifyRequest) => readerOf(request.actor)
 
   app.get('/api/notifications', {
     onRequest: anyone,
@@ -97,7 +96,7 @@ export async function notificationRoutes (fastify: FastifyInstance) {
     },
   }, async (request, reply) => {
     const { recipientId, recipientRole, ...content } = request.body
-    const tenantId = request.tenant.id
+    const tenantId = request.actor.tenant.id
     if (recipientId === undefined) {
       const broadcast = await app.notifications.broadcast({ ...content, source: 'manual', tenantId, recipientRole: recipientRole as NonNullable<typeof recipientRole> })
       return reply.status(201).send({ broadcast })

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { Gauge } from 'prom-client'
 import { SseStreams } from '../sse.ts'
 import type { LiveMessage } from './live.ts'
-import { recipientChannel, roleChannel, type Reader } from './service.ts'
+import { readerOf, recipientChannel, roleChannel } from './service.ts'
 
 /**
  * GET /api/notifications/stream (Server-Sent Events): the caller's unread count at once and after every
@@ -22,7 +22,7 @@ export async function notificationStreamRoutes (fastify: FastifyInstance) {
       summary: 'Live updates (text/event-stream): events `unread-count` {count} and `notification` (a Notification)',
     },
   }, async (request, reply) => {
-    const r: Reader = { tenantId: request.tenant.id, recipientId: request.principal.sub, role: request.principal.role }
+    const r = readerOf(request.actor)
     await streams.serve(request, reply, 'notification stream', async (session) => {
       const onMessage = (m: LiveMessage): void => {
         if (m.type === 'notification') {

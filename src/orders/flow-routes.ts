@@ -2,7 +2,6 @@ import { PassThrough } from 'node:stream'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { actorOf } from '../auth/actor.ts'
 import { AppError } from '../errors.ts'
 import { errorEnvelopeSchema } from '../schemas/common.ts'
 import { createAndProcess, createAndProcessBody, runOnce, type CreateAndProcessInput, STEP_PROGRESS, TIMELINE_ACTIONS, type FlowOutcome, type StepEvent, type StepName } from './flow.ts'
@@ -32,9 +31,9 @@ export async function flowRoutes (fastify: FastifyInstance, opts: FlowRoutesOpti
 
   const run = (request: FastifyRequest, body: CreateAndProcessInput, onStep: (e: StepEvent) => void, started?: () => void) => {
     const key = request.headers['idempotency-key']
-    return runOnce(idempotency, request.tenant.id, typeof key === 'string' ? key : undefined, body, async () => {
+    return runOnce(idempotency, request.actor.tenant.id, typeof key === 'string' ? key : undefined, body, async () => {
       started?.()
-      return await createAndProcess(orders, actorOf(request), body, onStep)
+      return await createAndProcess(orders, request.actor, body, onStep)
     })
   }
 

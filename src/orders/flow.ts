@@ -176,7 +176,7 @@ async function recordFailure (orders: OrdersService, actor: Actor, orderId: stri
   try {
     await orders.record(actor, orderId, events)
   } catch (err) {
-    orders.log.error({ orderId, tenantId: actor.tenant.id, events, err: { message: (err as Error).message } }, 'one-call order failed part way and its activity log could not be written')
+    orders.log.error({ orderId, tenantId: actor.tenant.id, events, err }, 'one-call order failed part way and its activity log could not be written')
   }
 }
 

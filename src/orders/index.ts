@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { flowRoutes } from './flow-routes.ts'
 import { createIdempotencyStore } from './idempotency.ts'
+import { InventoryService } from './inventory.ts'
 import { orderRoutes } from './routes.ts'
 import { OrdersService } from './service.ts'
 import { StoreFront, type Catalog } from './storefront.ts'
@@ -14,11 +15,11 @@ declare module 'fastify' {
   }
 }
 
-// The orders domain: the order routes, the one-call flows and the member's store front.
+// The orders domain: the order routes, the one-call flows, the member's store front and the club's stock.
 export default fp(async (app) => {
   const access = app.commerce
   const orders = new OrdersService({ sessions: access.sessions, notifier: app.notifier, locks: app.locks, log: app.log, medusaFor: access.medusaFor })
-  await app.register(orderRoutes, { access, orders })
+  await app.register(orderRoutes, { orders, inventory: new InventoryService(access.medusaFor) })
   await app.register(flowRoutes, { orders, idempotency: createIdempotencyStore(app.redis) })
   const store = new StoreFront(orders, access.sessions, new CatalogCache<Catalog>(app.config.commerce.catalogCacheMs))
   app.decorate('orders', orders)

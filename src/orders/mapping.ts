@@ -9,7 +9,7 @@ import {
 
 // Upstream (Medusa v2, snake_case) to the interface (camelCase), by the spec's naming map. Pure.
 
-// The one status table (decisions.md section 5). A value missing here (a newer backend) falls back to the
+// The one status table: Medusa's order, payment and fulfillment statuses as ours. A value missing here (a newer backend) falls back to the
 // value that asks staff to look, rather than failing every read of the order.
 const ORDER_STATUS: Record<string, OrderStatus> = {
   pending: 'pending',

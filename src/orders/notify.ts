@@ -55,7 +55,7 @@ export async function notifyMember (notifier: Notifier, log: FastifyBaseLogger, 
     try {
       await send()
     } catch (err) {
-      log.warn({ err: { message: (err as Error).message }, orderId: order.id, event, who }, 'order notification failed')
+      log.warn({ err, orderId: order.id, event, who }, 'order notification failed')
     }
   }
   if (order.customerId) await logged('member', async () => { await notifier.notify(memberNotice(tenant, order, event)) })

@@ -1,33 +1,28 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { actorOf } from '../auth/actor.ts'
 import { optionalBody, pageQuery } from '../schemas/common.ts'
-import type { CommerceAccess } from '../commerce/access.ts'
-import { customerTenants, mapInventoryLevel, mapMember } from './mapping.ts'
+import { STOCK_READERS, type InventoryService } from './inventory.ts'
 import {
-  activitySchema, FULFILLMENT_STATUSES, inventoryLevelSchema, memberSchema, ORDER_STATUSES, orderSchema, orderSummarySchema, PAYMENT_STATUSES,
+  activitySchema, FULFILLMENT_STATUSES, inventoryLevelSchema, ORDER_STATUSES, orderSchema, orderSummarySchema, PAYMENT_STATUSES,
 } from './schemas.ts'
 import { ORDER_MANAGERS, type OrdersService } from './service.ts'
 
-// /api/orders, /api/members, /api/inventory (spec: Orders; decisions.md section 2 for roles).
+// /api/orders and /api/inventory: the club's orders and its stock, both read from its commerce backend.
 
 export interface OrderRoutesOptions {
-  access: CommerceAccess
   orders: OrdersService
+  inventory: InventoryService
 }
 
 const orderParams = z.object({ orderId: z.string().min(1).max(200) })
 const orderAnswer = z.object({ order: orderSchema })
-const MEMBER_SCAN_PAGE = 100
-const MEMBER_SCAN_MAX = 5000
 
 export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOptions) {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
-  const { access, orders } = opts
+  const { orders, inventory } = opts
   const anyone = app.guard()
   const admin = app.guard({ roles: ORDER_MANAGERS })
-  const staff = app.guard({ roles: ['grower', 'admin'] })
   const tags = ['orders']
 
   app.get('/api/orders', {
@@ -45,7 +40,7 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
     },
   }, async (request) => {
     const q = request.query
-    const { orders: list, count } = await orders.list(actorOf(request), {
+    const { orders: list, count } = await orders.list(request.actor, {
       limit: q.limit,
       offset: q.offset,
       status: q.status,
@@ -59,17 +54,17 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
   app.get('/api/orders/:orderId', {
     onRequest: anyone,
     schema: { tags, params: orderParams, response: { 200: orderAnswer } },
-  }, async (request) => ({ order: await orders.get(actorOf(request), request.params.orderId) }))
+  }, async (request) => ({ order: await orders.get(request.actor, request.params.orderId) }))
 
   app.get('/api/orders/:orderId/activities', {
     onRequest: anyone,
     schema: { tags, params: orderParams, response: { 200: z.object({ activities: z.array(activitySchema) }) } },
-  }, async (request) => ({ activities: await orders.activities(actorOf(request), request.params.orderId) }))
+  }, async (request) => ({ activities: await orders.activities(request.actor, request.params.orderId) }))
 
   app.post('/api/orders/:orderId/capture', {
     onRequest: admin,
     schema: { tags, summary: 'Capture the order\'s payment', params: orderParams, response: { 200: orderAnswer } },
-  }, async (request) => ({ order: await orders.capture(actorOf(request), request.params.orderId) }))
+  }, async (request) => ({ order: await orders.capture(request.actor, request.params.orderId) }))
 
   app.post('/api/orders/:orderId/fulfill', {
     onRequest: admin,
@@ -85,50 +80,26 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
     },
   }, async (request) => {
     const { items, locationId } = request.body
-    return await orders.fulfill(actorOf(request), request.params.orderId, items, locationId)
+    return await orders.fulfill(request.actor, request.params.orderId, items, locationId)
   })
 
   app.post('/api/orders/:orderId/ship', {
     onRequest: admin,
     schema: { tags, params: orderParams, body: z.object({ fulfillmentId: z.string().min(1) }), response: { 200: orderAnswer } },
-  }, async (request) => ({ order: await orders.ship(actorOf(request), request.params.orderId, request.body.fulfillmentId) }))
+  }, async (request) => ({ order: await orders.ship(request.actor, request.params.orderId, request.body.fulfillmentId) }))
 
   app.post('/api/orders/:orderId/cancel', {
     onRequest: admin,
     schema: { tags, summary: 'Cancel an order not yet shipped (else 409)', params: orderParams, response: { 200: orderAnswer } },
-  }, async (request) => ({ order: await orders.cancel(actorOf(request), request.params.orderId) }))
+  }, async (request) => ({ order: await orders.cancel(request.actor, request.params.orderId) }))
 
   app.post('/api/orders/:orderId/invoice', {
     onRequest: admin,
     schema: { tags, summary: 'Mark the order invoiced (once)', params: orderParams, response: { 200: orderAnswer } },
-  }, async (request) => ({ order: await orders.invoice(actorOf(request), request.params.orderId) }))
-
-  app.get('/api/members', {
-    onRequest: admin,
-    schema: {
-      tags: ['members'],
-      summary: 'The club\'s members (customers of the backend whose clubs include this one); q searches email and names',
-      querystring: pageQuery(20).extend({ q: z.string().trim().max(200).optional() }),
-      response: { 200: z.object({ members: z.array(memberSchema), count: z.number(), offset: z.number(), limit: z.number() }) },
-    },
-  }, async (request) => {
-    const { tenant } = request
-    const medusa = access.medusaFor(tenant)
-    // Membership lives in customer metadata, which the backend cannot filter on: read in pages, up to a bound.
-    const members = []
-    for (let offset = 0; offset < MEMBER_SCAN_MAX; offset += MEMBER_SCAN_PAGE) {
-      const page = await medusa.listCustomers({ limit: MEMBER_SCAN_PAGE, offset })
-      members.push(...page.customers.filter((c) => customerTenants(c).includes(tenant.id)))
-      if (page.customers.length < MEMBER_SCAN_PAGE || offset + MEMBER_SCAN_PAGE >= page.count) break
-    }
-    const { limit, offset, q } = request.query
-    const needle = q?.toLowerCase()
-    const found = needle ? members.filter((m) => [m.email, m.first_name, m.last_name, [m.first_name, m.last_name].join(' ')].some((t) => t?.toLowerCase().includes(needle))) : members
-    return { members: found.slice(offset, offset + limit).map(mapMember), count: found.length, offset, limit }
-  })
+  }, async (request) => ({ order: await orders.invoice(request.actor, request.params.orderId) }))
 
   app.get('/api/inventory', {
-    onRequest: staff,
+    onRequest: app.guard({ roles: STOCK_READERS }),
     schema: {
       tags: ['inventory'],
       summary: 'Stock at the club\'s stock location',
@@ -136,9 +107,8 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
       response: { 200: z.object({ items: z.array(inventoryLevelSchema), count: z.number(), offset: z.number(), limit: z.number() }) },
     },
   }, async (request) => {
-    const medusa = access.medusaFor(request.tenant)
     const { limit, offset } = request.query
-    const page = await medusa.listInventory({ limit: Math.max(limit, 1), offset })
-    return { items: page.inventory_items.slice(0, limit).map((i) => mapInventoryLevel(i, medusa.settings.stockLocationId)), count: page.count, offset, limit }
+    const { items, count } = await inventory.list(request.actor, { limit, offset })
+    return { items, count, offset, limit }
   })
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-// The interface's order-side resources (spec, Resources: Order, activity event; decisions.md section 5).
+// The interface's order-side resources (Order, activity event, member, stock level).
 
 export const ORDER_STATUSES = ['pending', 'requires_action', 'completed', 'canceled'] as const
 export const FULFILLMENT_STATUSES = ['not_fulfilled', 'partially_fulfilled', 'fulfilled', 'shipped', 'returned', 'canceled'] as const

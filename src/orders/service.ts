@@ -26,7 +26,7 @@ export interface ListFilter {
   customerId?: string
 }
 
-/** Who sees every order of the club and takes the admin steps (decisions.md section 2); anyone else sees their own. */
+/** Who sees every order of the club and takes the admin steps ; anyone else sees their own. */
 export const ORDER_MANAGERS: readonly Role[] = ['admin']
 
 // Filters on mapped statuses run here (the backend computes its statuses on read and cannot filter on them):
@@ -63,7 +63,7 @@ export class OrdersService {
 
   /**
    * The upstream customer ids whose orders the caller may see: undefined (every order) for an admin; for anyone
-   * else (members, and growers, who are not named for orders: decisions.md section 2) their token's subject,
+   * else (members, and growers, whose work is the crops and the stock, not the orders) their token's subject,
    * their club login, and their email's customers.
    */
   async memberCustomerIds (actor: Actor): Promise<string[] | undefined> {

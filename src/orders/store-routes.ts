@@ -1,12 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { actorOf } from '../auth/actor.ts'
 import { optionalBody, pageQuery } from '../schemas/common.ts'
 import { cartSchema, orderSchema, productSchema, shippingOptionSchema } from './schemas.ts'
 import { PAYMENT_METHODS, type ShopperActor, type StoreFront } from './storefront.ts'
 
-// The member's store front in camelCase (decisions.md section 5): Tenant-id and the member's Bearer token.
+// The member's store front in camelCase (/store/*, the backend's store API as ours): Tenant-id and the member's Bearer token.
 // Any role may shop for themselves.
 
 const id = z.string().min(1).max(200)
@@ -20,7 +19,7 @@ export async function storeRoutes (fastify: FastifyInstance, opts: { store: Stor
   const tags = ['store']
 
   const shopper = async (request: FastifyRequest): Promise<ShopperActor> =>
-    await store.shopper(actorOf(request), request.headers.authorization?.replace(/^Bearer\s+/i, ''))
+    await store.shopper(request.actor, request.headers.authorization?.replace(/^Bearer\s+/i, ''))
 
   app.get('/store/products', {
     onRequest,

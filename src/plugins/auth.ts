@@ -1,6 +1,6 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import { tenantOf } from '../auth/actor.ts'
+import { actorFrom, tenantOf, type Actor } from '../auth/actor.ts'
 import { AppError, insufficientPermissions } from '../errors.ts'
 import { bearerToken, verifyAccessToken, type Principal, type Role } from '../auth/tokens.ts'
 import type { Tenant } from '../tenants/model.ts'
@@ -11,14 +11,16 @@ declare module 'fastify' {
     guard: (options?: GuardOptions) => onRequestHookHandler
   }
   interface FastifyRequest {
+    /** The verified token: who calls, and every club it names. Set by any `app.guard()`. */
     principal: Principal
-    tenant: Tenant
+    /** Who acts in which club (the `Tenant-id` one): what a route hands its service. Set by `app.guard()` unless `tenant: false`. */
+    actor: Actor
   }
 }
 
 export interface GuardOptions {
   roles?: readonly Role[]
-  /** Resolve `Tenant-id` (default true). */
+  /** Resolve `Tenant-id` and set `request.actor` (default true). */
   tenant?: boolean
 }
 
@@ -26,7 +28,7 @@ export interface AuthPluginOptions {
   jwtSecret: string
 }
 
-/** decisions.md section 2: the header names a tenant; without it, the token's only tenant. */
+/** The club a request acts in: the one its `Tenant-id` header names, or without the header the token's only club. */
 export async function resolveTenant (request: FastifyRequest, principal: Principal): Promise<Tenant> {
   const header = request.headers['tenant-id']
   const requested = Array.isArray(header) ? header[0] : header
@@ -40,14 +42,14 @@ export async function resolveTenant (request: FastifyRequest, principal: Princip
 
 export default fp<AuthPluginOptions>(async (app, opts) => {
   app.decorateRequest('principal', null as unknown as Principal)
-  app.decorateRequest('tenant', null as unknown as Tenant)
+  app.decorateRequest('actor', null as unknown as Actor)
   app.decorate('guard', (options: GuardOptions = {}) => {
     const roles = options.roles
     const withTenant = options.tenant ?? true
     return async (request) => {
       const principal = await verifyAccessToken(opts.jwtSecret, bearerToken(request.headers.authorization))
       request.principal = principal
-      if (withTenant) request.tenant = await resolveTenant(request, principal)
+      if (withTenant) request.actor = actorFrom(principal, await resolveTenant(request, principal))
       if (roles && !roles.includes(principal.role)) throw insufficientPermissions()
     }
   })

@@ -80,7 +80,7 @@ export default fp<RedisPluginOptions>(async (app, opts) => {
     return
   }
   const client = nodes ? createRedisCluster(nodes, opts.keyPrefix) : createRedis(opts.url as string, opts.keyPrefix)
-  client.on('error', (err: Error) => app.log.error({ err: { message: err.message } }, 'redis error'))
+  client.on('error', (err: Error) => app.log.error({ err }, 'redis error'))
   await connectRedis(client, nodes ? `the cluster nodes ${describeNodes(nodes)}` : 'REDIS_URL')
   app.decorate<RedisClient | null>('redis', client)
   app.addHook('onClose', async () => { await client.quit() })

@@ -8,6 +8,9 @@ export const errorEnvelopeSchema = z.object({
   }),
 }).meta({ id: 'ErrorEnvelope' })
 
+/** The error answers a route declares beside its own: every 4xx and 5xx is the envelope. */
+export const errorResponses = { '4xx': errorEnvelopeSchema, '5xx': errorEnvelopeSchema }
+
 /** A whole number from the query string; `?limit=` (empty) means not given, never 0. */
 export function queryInt (min: number, max: number, fallback: number) {
   return z.preprocess((v) => v === '' ? undefined : v, z.coerce.number().int().min(min).max(max).default(fallback))

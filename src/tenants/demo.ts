@@ -2,7 +2,7 @@ import { clubRecord, clubSpecSchema, type ClubSpec } from '../club/spec.ts'
 import { clubSetupIds } from '../club/setup-ids.ts'
 import type { CommerceSettings, Staff, Tenant } from './model.ts'
 
-// decisions.md section 3: stable ids, so that the README, the simulator and tests can name them.
+// Stable ids, so that the README, the simulator and tests can name them.
 export const DEMO_PASSWORD = 'demo-password'
 
 /** The demo clubs as an operator would describe them (`npm run club -- create` takes the same). */

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { ROLES } from '../auth/tokens.ts'
 import { canonicalTimeZone } from './time.ts'
 
-/** How a club reaches its commerce backend (decisions.md section 5); baseUrl falls back to COMMERCE_URL or the embedded one. */
+/** How a club reaches its commerce backend; baseUrl falls back to COMMERCE_URL or the embedded one. */
 export const commerceSettingsSchema = z.object({
   baseUrl: z.url().optional(),
   publishableKey: z.string().min(1),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helper.ts'
+import { demoLogin, placeOrder } from '../orders/place-order.ts'
 import { choiceIds, linkCode, newPhone, outbox, say, textOf } from './support.ts'
 
 // Staff link a phone by a code made with their own token (the login form is for members): they get the crops
@@ -8,7 +9,11 @@ import { choiceIds, linkCode, newPhone, outbox, say, textOf } from './support.ts
 
 describe('a grower in the chat (memory)', () => {
   let t: TestApp
-  beforeAll(async () => { t = await buildTestApp({ store: 'memory' }) })
+  let anasOrder: string
+  beforeAll(async () => {
+    t = await buildTestApp({ store: 'memory' })
+    anasOrder = (await placeOrder(t, await demoLogin(t, 'customer', 'ana@example.com'))).displayId
+  })
   afterAll(async () => { await t.close() })
 
   const replies = async (phone: string, after: number) => (await outbox(t, phone, after)).map((m) => m.body)
@@ -26,7 +31,10 @@ describe('a grower in the chat (memory)', () => {
     const phone = await linkStaff('admin', 'user_admin_norte', 'admin@club-norte.test')
     const seen = await lastSeq(phone)
     await say(t, phone, { reply: 'menu:orders' })
-    expect(textOf((await replies(phone, seen))[0]!)).toMatch(/^(Últimos pedidos del club:|El club todavía no tiene pedidos\.)/)
+    // a member's order, not the admin's own: the report is the club's
+    const report = textOf((await replies(phone, seen))[0]!)
+    expect(report).toMatch(/^Últimos pedidos del club:\n/)
+    expect(report).toContain(`#${anasOrder} · `)
   })
 
   it('links by code, sees the crops, and their own orders', async () => {
@@ -43,6 +51,7 @@ describe('a grower in the chat (memory)', () => {
 
     seen = await lastSeq(phone)
     await say(t, phone, { reply: 'menu:orders' })
-    expect(textOf((await replies(phone, seen))[0]!)).toMatch(/^(Tus últimos pedidos:|Todavía no tenés pedidos\.)/)
+    // the club has a member's order; a grower sees only their own, and has none
+    expect(textOf((await replies(phone, seen))[0]!)).toBe('Todavía no tenés pedidos.')
   })
 })

@@ -33,7 +33,6 @@ export interface WebhookCall {
   event?: string
   key?: string
   signature?: string
-  batch?: boolean
   secret?: string
 }
 
@@ -46,7 +45,6 @@ export async function postWebhook (app: TestApp['app'], body: unknown, call: Web
     'x-webhook-signature': call.signature ?? signWebhookBody(call.secret ?? TEST_SECRETS.CHAT_WEBHOOK_SECRET, raw),
   }
   if (call.key) headers['x-idempotency-key'] = call.key
-  if (call.batch) headers['x-webhook-batch'] = 'true'
   return await app.inject({ method: 'POST', url: '/api/chat/webhook', headers, payload: raw })
 }
 

@@ -14,9 +14,14 @@ describe.each(['redis', 'cluster', 'memory'] as const)('chat webhook (%s)', (sto
     await t.app.chatWorker.idle(phone)
     return await outbox(t, phone)
   }
+  // Nothing was queued for the phone: a message accepted after the refused ones runs in the same mailbox, in order,
+  // so once it is answered anything queued before it would have been answered too; its welcome is all there is.
   const nothingHappened = async (phone: string) => {
-    await new Promise((resolve) => setTimeout(resolve, 150))
-    expect(await outbox(t, phone)).toEqual([])
+    const probe = await postWebhook(t.app, messageBody(phone, { text: 'hola' }), { key: randomUUID() })
+    expect(probe.statusCode).toBe(200)
+    const replies = await settled(phone)
+    expect(replies).toHaveLength(1)
+    expect(textOf(replies[0]!.body)).toMatch(/vincul/)
   }
 
   it('answers a signed text message with the welcome', async () => {
@@ -84,7 +89,7 @@ describe.each(['redis', 'cluster', 'memory'] as const)('chat webhook (%s)', (sto
     const a = newPhone()
     const b = newPhone()
     const body = { type: 'chat.message.received', batch: true, data: [messageBody(a, { text: 'hola' }), messageBody(b, { reply: 'link:code' }), { nonsense: true }] }
-    const res = await postWebhook(t.app, body, { batch: true, key: randomUUID() })
+    const res = await postWebhook(t.app, body, { key: randomUUID() })
     expect(res.statusCode).toBe(200)
     expect(await settled(a)).toHaveLength(1)
     const forB = await settled(b)

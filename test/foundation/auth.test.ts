@@ -19,7 +19,7 @@ describe('auth and tenant guard', () => {
     t.app.get('/api/probe', { onRequest: t.app.guard({ roles: ['grower', 'admin'] }) }, async (request) => ({
       sub: request.principal.sub,
       role: request.principal.role,
-      tenant: request.tenant.id,
+      tenant: request.actor.tenant.id,
     }))
     t.app.get('/api/probe-any', { onRequest: t.app.guard({ tenant: false }) }, async (request) => ({ sub: request.principal.sub }))
     await t.app.ready()

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { AppError } from '../../src/errors.ts'
+import { AppError, flatErrorBody } from '../../src/errors.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
 
 // Fastify's own errors and zod failures all come out in the one envelope.
@@ -17,7 +17,7 @@ describe('error envelope', () => {
     t.app.post('/api/probe-nobody', async (request) => ({ body: request.body ?? null }))
     t.app.get('/api/probe-boom', async () => { throw new Error('secret internal detail') })
     t.app.get('/api/probe-conflict', async () => { throw new AppError('CONFLICT', 'Already there', { details: { id: 'x' } }) })
-    t.app.get('/api/probe-flat', { config: { errorStyle: 'flat' }, schema: { querystring: z.object({ code: z.uuid() }) } }, async () => ({}))
+    t.app.get('/api/probe-flat', { config: { errorBody: flatErrorBody }, schema: { querystring: z.object({ code: z.uuid() }) } }, async () => ({}))
     await t.app.ready()
   })
   afterAll(async () => { await t.close() })

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Notification } from '../../src/notifications/model.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
+import { demoLogin, placeOrder as placeOrderOf } from '../orders/place-order.ts'
 
 // End to end: the orders API over the embedded commerce backend notifies the member of each order change.
 describe.each(['redis', 'memory'] as const)('order changes notify the member, through the orders API (%s)', (store) => {
@@ -9,22 +10,8 @@ describe.each(['redis', 'memory'] as const)('order changes notify the member, th
   let ana: Record<string, string>
   let bruno: Record<string, string>
 
-  const login = async (actor: 'customer' | 'user', email: string) => {
-    const res = await t.app.inject({ method: 'POST', url: `/auth/${actor}/emailpass`, payload: { email, password: 'demo-password' } })
-    expect(res.statusCode).toBe(200)
-    return { authorization: `Bearer ${res.json().token}`, 'tenant-id': 'club-norte' }
-  }
-  const placeOrder = async (headers: Record<string, string>): Promise<string> => {
-    const variant = (await t.app.inject({ url: '/store/products', headers })).json().products[0].variants[0]
-    const cart = (await t.app.inject({ method: 'POST', url: '/store/carts', headers, payload: {} })).json().cart
-    await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/line-items`, headers, payload: { variantId: variant.id, quantity: 1 } })
-    const options = (await t.app.inject({ url: `/store/shipping-options?cartId=${cart.id}`, headers })).json().shippingOptions
-    await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/shipping-methods`, headers, payload: { optionId: options[0].id } })
-    await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/payment-sessions`, headers, payload: { providerId: 'cash' } })
-    const done = await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/complete`, headers })
-    expect(done.statusCode).toBe(200)
-    return done.json().order.id
-  }
+  const login = async (actorType: 'customer' | 'user', email: string) => await demoLogin(t, actorType, email)
+  const placeOrder = async (headers: Record<string, string>): Promise<string> => (await placeOrderOf(t, headers)).id
   const orderNotices = async (headers: Record<string, string>, orderId: string): Promise<Notification[]> =>
     ((await t.app.inject({ url: '/api/notifications?domain=orders&limit=100', headers })).json().notifications as Notification[])
       .filter((n) => n.resourceId === orderId)

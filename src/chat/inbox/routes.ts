@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { Handoff } from '../../../machines/handoff.ts'
-import { actorOf } from '../../auth/actor.ts'
 import { optionalBody, queryBoolean } from '../../schemas/common.ts'
 import type { ChatInbox } from './service.ts'
 import type { Conversation, HistoryMessage } from './store.ts'
@@ -74,7 +73,7 @@ export async function inboxRoutes (scope: FastifyInstance, inbox: ChatInbox, clo
     },
   }, async (request) => {
     const { limit, offset, needsPerson } = request.query
-    const { conversations, total } = await inbox.list(request.tenant.id, { limit, offset, needsPerson: needsPerson ?? false })
+    const { conversations, total } = await inbox.list(request.actor.tenant.id, { limit, offset, needsPerson: needsPerson ?? false })
     const now = clock()
     return { conversations: conversations.map((c) => conversationView(c, now)), total, limit, offset }
   })
@@ -90,7 +89,7 @@ export async function inboxRoutes (scope: FastifyInstance, inbox: ChatInbox, clo
     },
   }, async (request) => {
     const { limit, offset } = request.query
-    const messages = await inbox.messages(request.tenant.id, request.params.phone, offset, limit)
+    const messages = await inbox.messages(request.actor.tenant.id, request.params.phone, offset, limit)
     return { messages: messages.map(messageView), limit, offset }
   })
 
@@ -104,7 +103,7 @@ export async function inboxRoutes (scope: FastifyInstance, inbox: ChatInbox, clo
       response: { 200: z.object({ handoff }) },
     },
   }, async (request) => {
-    return { handoff: handoffView(await inbox.takeOver(request.tenant.id, request.params.phone, actorOf(request).sub)) }
+    return { handoff: handoffView(await inbox.takeOver(request.actor.tenant.id, request.params.phone, request.actor.sub)) }
   })
 
   app.post('/api/chat/conversations/:phone/messages', {
@@ -117,7 +116,7 @@ export async function inboxRoutes (scope: FastifyInstance, inbox: ChatInbox, clo
       response: { 201: z.object({ message }) },
     },
   }, async (request, reply) => {
-    const sent = await inbox.send(request.tenant.id, request.params.phone, actorOf(request).sub, request.body.text, `staff:${randomUUID()}`)
+    const sent = await inbox.send(request.actor.tenant.id, request.params.phone, request.actor.sub, request.body.text, `staff:${randomUUID()}`)
     return await reply.status(201).send({ message: messageView(sent) })
   })
 
@@ -131,7 +130,7 @@ export async function inboxRoutes (scope: FastifyInstance, inbox: ChatInbox, clo
       response: { 200: z.object({ handoff }) },
     },
   }, async (request) => {
-    await inbox.handBack(request.tenant.id, request.params.phone)
+    await inbox.handBack(request.actor.tenant.id, request.params.phone)
     return { handoff: null }
   })
 }

@@ -22,7 +22,7 @@ export async function inboxStreamRoutes (app: FastifyInstance) {
         const event = m.event as { kind: string }
         session.send(event.kind, event)
       }
-      session.onEnd(await app.liveHub.subscribe(keys.chat.clubActivity(request.tenant.id), onMessage))
+      session.onEnd(await app.liveHub.subscribe(keys.chat.clubActivity(request.actor.tenant.id), onMessage))
     })
   })
 }

@@ -36,12 +36,12 @@ export default fp(async (app) => {
         email: principal.email,
         name: principal.name,
       }, Math.floor(ttlMs / 1000)),
-      // The bot registers after this plugin, so it is looked up when a login succeeds. Not awaited: the form
-      // answers at once while the bot greets the member in the chat.
+      // `chatBot` is decorated by the bot's plugin ('chat'), which depends on this one and so registers after it:
+      // it is looked up when a login succeeds, never at registration. Not awaited: the form answers at once while
+      // the bot greets the member in the chat.
       linked: (phone) => {
-        if (!app.hasDecorator('chatBot')) return
         app.chatBot.accountLinked(phone).catch((err: unknown) => {
-          app.log.error({ err: { message: (err as Error).message } }, 'the chat bot could not greet a newly linked phone')
+          app.log.error({ err }, 'the chat bot could not greet a newly linked phone')
         })
       },
       now: Date.now,

@@ -1,7 +1,7 @@
 import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { AppError, schemaFieldErrors } from '../../errors.ts'
+import { AppError, flatErrorBody, schemaFieldErrors } from '../../errors.ts'
 import type { LinkCodeStore } from './link-code-store.ts'
 import { linkCodeSchema, linkRecordSchema } from './link-record.ts'
 import { consumeLinkCode, createLinkCode } from './link-service.ts'
@@ -21,7 +21,7 @@ const linkRequestSchema = z.object({
 const flatError = z.object({ error: z.string(), details: z.record(z.string(), z.unknown()).optional() })
 
 // The link routes answer the spec's flat error form, with their own wording for a failed validation.
-const flat = { errorStyle: 'flat' } as const
+const flat = { errorBody: flatErrorBody }
 function refuseInvalid (message: string): preHandlerAsyncHookHandler {
   return async (request) => {
     const failure = request.validationError

@@ -13,7 +13,7 @@ export interface LinkServiceDeps {
   jwtSecret: string
 }
 
-/** Issues a code only to the holder of that member's token for that club (decisions.md section 2). */
+/** Issues a code only to the holder of that member's token for that club. */
 export async function createLinkCode (deps: LinkServiceDeps, request: LinkRequest): Promise<string> {
   const principal = await verifyAccessToken(deps.jwtSecret, request.token).catch((err: unknown) => {
     if (!(err instanceof AppError)) throw err

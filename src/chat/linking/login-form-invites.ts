@@ -3,7 +3,7 @@ import { keys } from '../../stores/keys.ts'
 import { ExpiringMap, type Clock } from '../../stores/expiring-map.ts'
 import type { LoginFormInvites } from './types.ts'
 
-// decisions.md section 2: the form may be answered only within an hour of the bot sending it.
+// The form may be answered only within an hour of the bot sending it.
 export const LOGIN_FORM_INVITE_TTL_MS = 60 * 60 * 1000
 
 export interface InviteOptions {

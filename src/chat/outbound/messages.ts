@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-// The provider's Cloud-API message bodies (decisions.md section 7), with its limits as the last guard before a
+// The provider's Cloud-API message bodies (WhatsApp Cloud API shapes: text, interactive, template), with its limits as the last guard before a
 // send: the composer truncates and pages, and a body that still breaks a limit is refused here, never sent.
 
 export const LIMITS = {

@@ -7,7 +7,7 @@ import { ProviderClient, type Delivery, type ProviderOptions } from './provider.
 
 /** What a turn says: collected into the outbox by the runtime, never sent inline. */
 export interface Messenger {
-  send (phone: string, message: OutboundMessage): Promise<boolean>
+  send (phone: string, message: OutboundMessage): Promise<void>
 }
 
 /** A reply waiting in a phone's outbox. The id (inbound message id and position) makes a re-send recognisable. */

@@ -21,11 +21,11 @@ export async function catalogRoutes (fastify: FastifyInstance, { catalog }: { ca
 
   for (const { kind, one, body, list, created } of KINDS) {
     app.get(`/api/${kind}`, { onRequest, schema: { tags, summary: `The club's ${kind}`, response: { 200: list } } }, async (request) => {
-      const items = await catalog.list(request.tenant.id, kind)
+      const items = await catalog.list(request.actor.tenant.id, kind)
       return { [kind]: items, count: items.length } as z.infer<typeof list>
     })
     app.post(`/api/${kind}`, { onRequest, schema: { tags, summary: `Add one of the club's ${kind}`, body, response: { 201: created } } }, async (request, reply) => {
-      const item = await catalog.add(request.tenant.id, kind, request.body as Parameters<CatalogService['add']>[2])
+      const item = await catalog.add(request.actor.tenant.id, kind, request.body as Parameters<CatalogService['add']>[2])
       return reply.status(201).send({ [one]: item } as z.infer<typeof created>)
     })
   }

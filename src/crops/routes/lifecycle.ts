@@ -1,12 +1,19 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import { actorOf } from '../../auth/actor.ts'
 import { allStatuses, isFrozen, validTransitions } from '../../../machines/crop.machine.ts'
 import { cropParams, statusBody, timelineBody } from '../requests.ts'
 import { cropResponses } from '../responses.ts'
-import { CROP_KEEPERS, type CropService } from '../service.ts'
+import type { ErrorAnswer } from '../../errors.ts'
+import { CROP_KEEPERS, InvalidTransition, type CropService } from '../service.ts'
 
 const tags = ['crops']
+
+// The spec's flat body for a refused move; every other error of the route (a crop busy with other writers, one
+// not found) keeps the envelope.
+function invalidMoveBody (answer: ErrorAnswer, error: Error) {
+  if (!(error instanceof InvalidTransition)) return undefined
+  return { error: answer.message, currentStatus: error.currentStatus, validTransitions: error.validTransitions }
+}
 
 /** Status and timeline of a crop. */
 export async function lifecycleRoutes (fastify: FastifyInstance, { service }: { service: CropService }) {
@@ -17,7 +24,7 @@ export async function lifecycleRoutes (fastify: FastifyInstance, { service }: { 
     onRequest,
     schema: { tags, summary: 'Current status, valid moves and history', params: cropParams, response: { 200: cropResponses.status } },
   }, async (request) => {
-    const crop = await service.record(request.tenant.id, request.params.cropId)
+    const crop = await service.record(request.actor, request.params.cropId)
     return {
       currentStatus: crop.status,
       validTransitions: validTransitions(crop.status),
@@ -29,6 +36,7 @@ export async function lifecycleRoutes (fastify: FastifyInstance, { service }: { 
 
   app.post('/api/crops/:cropId/status', {
     onRequest,
+    config: { errorBody: invalidMoveBody },
     schema: {
       tags,
       summary: 'Move the crop to another status (409 with currentStatus and validTransitions when not allowed)',
@@ -37,7 +45,7 @@ export async function lifecycleRoutes (fastify: FastifyInstance, { service }: { 
       response: { 200: cropResponses.moved, 409: cropResponses.moveConflict },
     },
   }, async (request) => {
-    const { crop, transition } = await service.move(actorOf(request), request.params.cropId, request.body)
+    const { crop, transition } = await service.move(request.actor, request.params.cropId, request.body)
     return { crop: { id: crop.id, status: crop.status, statusHistory: crop.statusHistory }, transition }
   })
 
@@ -45,7 +53,7 @@ export async function lifecycleRoutes (fastify: FastifyInstance, { service }: { 
     onRequest,
     schema: { tags, summary: 'Log an activity', params: cropParams, body: timelineBody, response: { 201: cropResponses.timeline } },
   }, async (request, reply) => {
-    const { entry, crop } = await service.addTimeline(actorOf(request), request.params.cropId, request.body)
+    const { entry, crop } = await service.addTimeline(request.actor, request.params.cropId, request.body)
     return reply.status(201).send({ entry, crop: { id: crop.id, timeline: crop.timeline } })
   })
 }

@@ -1,0 +1,22 @@
+import { expect } from 'vitest'
+import type { TestApp } from '../helper.ts'
+
+/** Headers of a demo login (`password: demo-password`) acting in `tenant`. */
+export async function demoLogin (t: TestApp, actorType: 'customer' | 'user', email: string, tenant = 'club-norte'): Promise<Record<string, string>> {
+  const res = await t.app.inject({ method: 'POST', url: `/auth/${actorType}/emailpass`, payload: { email, password: 'demo-password' } })
+  expect(res.statusCode).toBe(200)
+  return { authorization: `Bearer ${res.json().token}`, 'tenant-id': tenant }
+}
+
+/** One item of the first product, the first shipping option, cash: the member's order through the store front. */
+export async function placeOrder (t: TestApp, headers: Record<string, string>): Promise<{ id: string, displayId: string }> {
+  const variant = (await t.app.inject({ url: '/store/products', headers })).json().products[0].variants[0]
+  const cart = (await t.app.inject({ method: 'POST', url: '/store/carts', headers, payload: {} })).json().cart
+  await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/line-items`, headers, payload: { variantId: variant.id, quantity: 1 } })
+  const options = (await t.app.inject({ url: `/store/shipping-options?cartId=${cart.id}`, headers })).json().shippingOptions
+  await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/shipping-methods`, headers, payload: { optionId: options[0].id } })
+  await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/payment-sessions`, headers, payload: { providerId: 'cash' } })
+  const done = await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/complete`, headers })
+  expect(done.statusCode).toBe(200)
+  return done.json().order
+}
