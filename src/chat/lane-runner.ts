@@ -4,11 +4,10 @@ import type { ChatStore, Lane, Next, Taken } from './store.ts'
 
 // Runs one lane of per-phone work (turns, or sends) with a bounded number in flight: phones are offered when
 // work arrives for them (the webhook, a commit, another instance's wake-up), retried at a given time (a lease
-// or backoff ending), and found by a slow sweep over the shards (a dead instance's leases running out; one
-// Sweeper for both lanes). One phone is never in hand twice here; across instances the store's lease keeps it
-// to one, renewed while the phone is in hand and handed back at shutdown.
+// or backoff ending), and found by a sweep when nobody may be on them any more (src/chat/recovery.ts). Nothing
+// here polls: an idle runner sends nothing to Redis. One phone is never in hand twice here; across instances
+// the store's lease keeps it to one, renewed while the phone is in hand and handed back at shutdown.
 
-const TICK_MS = 250
 const UNREACHABLE_RETRY_MS = 1_000
 
 export interface LaneRunnerOptions<W> {
@@ -56,9 +55,6 @@ export class LaneRunner<W> {
     ])
     clearTimeout(timer)
   }
-
-  /** How many more phones this runner would take now. */
-  get free (): number { return this.running ? Math.max(0, this.opts.concurrency - this.active.size - this.queue.size) : 0 }
 
   /** True when offering more would only queue it here (or, stopped, drop it): better let another instance take it. */
   get saturated (): boolean { return !this.running || this.active.size + this.queue.size >= this.opts.concurrency }
@@ -132,47 +128,6 @@ export class LaneRunner<W> {
           this.pump()
         })
       this.inFlight.add(job)
-    }
-  }
-}
-
-export interface SweeperOptions {
-  store: Pick<ChatStore, 'due'>
-  shards: number
-  /** How long a sweep takes to visit every shard once. */
-  sweepMs: number
-  runners: Record<Lane, Pick<LaneRunner<unknown>, 'free' | 'offer'>>
-  log: FastifyBaseLogger
-}
-
-/** Each tick looks at the next few shards (both lanes in one command), so that every shard is visited once per `sweepMs`. */
-export class Sweeper {
-  private timer: NodeJS.Timeout | undefined
-  private sweeping = false
-  private nextShard = 0
-
-  constructor (private readonly opts: SweeperOptions) {}
-
-  start (): void { this.timer ??= setInterval(() => { this.sweep().catch(() => {}) }, TICK_MS) }
-  stop (): void { clearInterval(this.timer) }
-
-  private async sweep (): Promise<void> {
-    const { runners, shards } = this.opts
-    const limit = { turn: runners.turn.free, send: runners.send.free }
-    if (this.sweeping || limit.turn + limit.send === 0) return
-    this.sweeping = true
-    try {
-      const count = Math.min(shards, Math.ceil(shards * TICK_MS / this.opts.sweepMs))
-      const slice = Array.from({ length: count }, (_, i) => (this.nextShard + i) % shards)
-      this.nextShard = (this.nextShard + count) % shards
-      for (const found of await Promise.all(slice.map(async (s) => await this.opts.store.due(s, limit)))) {
-        runners.turn.offer(found.turn)
-        runners.send.offer(found.send)
-      }
-    } catch (err) {
-      this.opts.log.warn({ err: { message: (err as Error).message } }, 'chat sweep cannot reach the store')
-    } finally {
-      this.sweeping = false
     }
   }
 }
