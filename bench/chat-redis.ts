@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer, connect, type AddressInfo, type Server } from 'node:net'
 import { pathToFileURL } from 'node:url'
+import { Redis } from 'ioredis'
 import { startRedisServer } from '../scripts/lib/redis-server.ts'
 import { buildApp } from '../src/app.ts'
 import { signWebhookBody } from '../src/chat/signature.ts'
@@ -77,6 +78,26 @@ const diff = (after: Counts, before: Counts): Counts => ({
   writes: after.writes - before.writes,
   names: new Map([...after.names].map(([k, v]) => [k, v - (before.names.get(k) ?? 0)] as [string, number]).filter(([, v]) => v > 0)),
 })
+/** Per-shard keys (queues, leases, dead letters) are shared by all of a shard's phones: not counted per phone. */
+const SHARD_KEY = /\}:(ready|owners|sendable|senders|send-tries|dead|dead:index|handoff-due)$/
+
+/** MEMORY USAGE of every chat key that is not a shard's, over the phones that wrote. */
+async function bytesPerPhone (url: string, prefix: string, phones: number): Promise<number> {
+  const client = new Redis(url)
+  try {
+    let total = 0
+    let cursor = '0'
+    do {
+      const [next, found] = await client.scan(cursor, 'MATCH', `${prefix}{chat:*`, 'COUNT', 1000)
+      cursor = next
+      for (const key of found.filter((k) => !SHARD_KEY.test(k))) total += Number(await client.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'))
+    } while (cursor !== '0')
+    return total / phones
+  } finally {
+    client.disconnect()
+  }
+}
+
 const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms))
 
 export async function run (): Promise<void> {
@@ -116,7 +137,7 @@ export async function run (): Promise<void> {
       const phone = `54911${String(i).padStart(8, '0')}`
       const body = JSON.stringify({ message: { id: `wamid.${randomUUID()}`, from: phone, type: 'text', text: { body: 'hola' } } })
       const replied = new Promise<void>((resolve) => { delivered = resolve })
-      const res = await app.inject({ method: 'POST', url: '/api/chat/webhook', payload: body, headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(SECRET, body) } })
+      const res = await app.inject({ method: 'POST', url: '/api/chat/webhook', payload: body, headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(SECRET, body), 'x-idempotency-key': randomUUID() } })
       if (res.statusCode !== 200) throw new Error(`webhook answered ${res.statusCode}`)
       await replied
       // the reply's ack follows the provider's answer
@@ -124,6 +145,7 @@ export async function run (): Promise<void> {
     }
     const seconds = (performance.now() - started) / 1000
     const turn = diff(counts, turnStart)
+    const bytes = await bytesPerPhone(redis.url, config.redisKeyPrefix, turns)
     const idleShare = (n: number) => n / idleSeconds * seconds
     const perTurn = (n: number, idleN: number) => ((n - idleShare(idleN)) / turns).toFixed(1)
     const names = (c: Counts, per: number) => [...c.names].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${(v / per).toFixed(1)}`).join(', ')
@@ -132,6 +154,7 @@ export async function run (): Promise<void> {
       `  idle instance:            ${(idle.commands / idleSeconds).toFixed(1)} commands/s in ${(idle.writes / idleSeconds).toFixed(1)} writes/s (${names(idle, idleSeconds)})`,
       `  "hola", unlinked, a turn: ${perTurn(turn.commands, idle.commands)} commands in ${perTurn(turn.writes, idle.writes)} writes, webhook to delivered reply, idle traffic taken off`,
       `    all commands per turn (idle included): ${names(turn, turns)}`,
+      `  Redis bytes per idle unlinked phone, everything it keeps (session, de-dup markers, inbound moment): ${bytes.toFixed(0)}`,
       '',
     ].join('\n'))
   } finally {

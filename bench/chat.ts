@@ -139,7 +139,7 @@ export async function run (): Promise<void> {
       `  webhook acks:                 ${fmt(ackRate)} /s (${fmt(ackRate / bareRate)} of bare)`,
       `  chat turns end to end:        ${fmt(turnRate)} /s (${fmt(turnRate / bareRate)} of bare)`,
       `  ack latency at 1,000 msg/s:   p50 ${fmt(quantile(latencies, 0.5))} ms, p99 ${fmt(quantile(latencies, 0.99))} ms (${latencies.length} acks)`,
-      `  Redis bytes per idle session: ${bytes} (MEMORY USAGE of an UNLINKED session)`,
+      `  Redis bytes per idle session: ${bytes} (MEMORY USAGE of an UNLINKED phone's record, de-dup markers included)`,
       '',
     ].join('\n'))
   } finally {

@@ -14,6 +14,29 @@ import {
 
 const NOW_MS = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)"
 
+// The phone's record is one string, not a hash: a session document is longer than the 64 bytes up to which
+// Redis keeps a hash compact (hash-max-listpack-value), and a string is about half the memory of the same
+// fields in a full hash. The string is a JSON envelope, a newline, then the session document as it is (no
+// escaping; JSON text holds no raw newline). Envelope fields: v (compare-and-set version), a (applied inbound
+// ids, newest first), t (tries at the mailbox head since the last commit), e (its last error), i (epoch ms of
+// the last inbound message), s (de-duplication markers, below). Saved with its time to live kept.
+const RECORD = `
+local function load (key)
+  local raw = redis.call('GET', key)
+  if not raw then return {} end
+  local nl = string.find(raw, '\\n', 1, true)
+  local r = cjson.decode(string.sub(raw, 1, nl - 1))
+  if nl < #raw then r.d = string.sub(raw, nl + 1) end
+  return r
+end
+local function save (key, r)
+  local d = r.d
+  r.d = nil
+  redis.call('SET', key, cjson.encode(r) .. '\\n' .. (d or ''), 'KEEPTTL')
+  r.d = d
+end
+local function applied (r) if r.a then return table.concat(r.a, '\\n') end return '' end`
+
 // Puts the phone in a lane's zset (due now) unless it is there; 1 when nobody is on it (it was not there, or
 // it is due with no lease and no backoff: its wake-up was lost), so that the caller tells a runner.
 const WAKE = (zset: string) => `(function ()
@@ -41,14 +64,15 @@ if not head then
 end
 redis.call('ZADD', KEYS[${zset}], 'XX', now + tonumber(${leaseMs}), ARGV[1])
 if ${lane} == 'turn' then
-  redis.call('HSET', KEYS[${meta}], 'tries', 1)
-  redis.call('HDEL', KEYS[${meta}], 'err')
-  local s = redis.call('HMGET', KEYS[${meta}], 'v', 'doc', 'applied')
-  return {'more', woke, head, s[1] or '0', s[2] or '', s[3] or '', '1', ''}
+  local r = load(KEYS[${meta}])
+  r.t = 1
+  r.e = nil
+  save(KEYS[${meta}], r)
+  return {'more', woke, head, tostring(r.v or 0), r.d or '', applied(r), '1', ''}
 end
 return {'more', woke, head, '0'}`
 
-// De-duplication markers live in the phone's session hash, field `seen`: `<tag>=<epoch s>;` per message id
+// De-duplication markers live in the phone's record, field `s`: `<tag>=<epoch s>;` per message id
 // and delivery key the phone saw, the tag the first 12 hex digits of the SHA-1 of the id (a collision
 // within one phone's day is about one in 10^14), pruned as they pass DEDUPE_TTL_SECONDS. One small field
 // instead of a key per marker keeps an idle phone's Redis footprint small.
@@ -56,11 +80,12 @@ return {'more', woke, head, '0'}`
 const acceptScript = defineScript<[phone: string, dedupeSeconds: number, at: string, deliveryKey: string, ...idsAndBodies: string[]], [stored: number, due: number]>({
   name: 'chatAccept',
   keys: 3,
-  lua: `${NOW_MS}
+  lua: `${NOW_MS}${RECORD}
+local r = load(KEYS[1])
 local sec = tonumber(t[1])
 local cutoff = sec - tonumber(ARGV[2])
 local marks, kept = {}, {}
-for tag, at in string.gmatch(redis.call('HGET', KEYS[1], 'seen') or '', '(%x+)=(%d+);') do
+for tag, at in string.gmatch(r.s or '', '(%x+)=(%d+);') do
   if tonumber(at) > cutoff then
     marks[tag] = true
     kept[#kept + 1] = tag .. '=' .. at .. ';'
@@ -82,8 +107,9 @@ if ARGV[4] == '' or fresh('k' .. ARGV[4]) then
     end
   end
 end
-redis.call('HSET', KEYS[1], 'seen', table.concat(kept))
-if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'in', ARGV[3]) end
+r.s = table.concat(kept)
+if ARGV[3] ~= '' then r.i = ARGV[3] end
+save(KEYS[1], r)
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) * 1000 then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 1000) end
 local due = 0
 if stored > 0 then due = ${WAKE('KEYS[3]')} end
@@ -112,7 +138,7 @@ return {due(KEYS[1], ARGV[1]), due(KEYS[2], ARGV[2])}`,
 const takeScript = defineScript<[phone: string, owner: string, leaseMs: number, lane: Lane], Reply>({
   name: 'chatTake',
   keys: 4,
-  lua: `${NOW_MS}
+  lua: `${NOW_MS}${RECORD}
 local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not due then return {'empty'} end
 if tonumber(due) > now then return {'busy', tostring(tonumber(due) - now)} end
@@ -125,29 +151,34 @@ end
 redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[3]), ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 if ARGV[4] == 'turn' then
-  local tries = redis.call('HINCRBY', KEYS[4], 'tries', 1)
-  local s = redis.call('HMGET', KEYS[4], 'v', 'doc', 'applied', 'err')
-  return {'ok', '0', head, s[1] or '0', s[2] or '', s[3] or '', tostring(tries), s[4] or ''}
+  local r = load(KEYS[4])
+  r.t = (r.t or 0) + 1
+  save(KEYS[4], r)
+  return {'ok', '0', head, tostring(r.v or 0), r.d or '', applied(r), tostring(r.t), r.e or ''}
 end
 return {'ok', '0', head, redis.call('HGET', KEYS[4], ARGV[1]) or '0'}`,
 })
 
 // KEYS session, mailbox, outbox, ready, owners, sendable;
-// ARGV phone, owner, expected, doc ('' = ack only), applied, message, leaseMs, ttlMs, then the replies
+// ARGV phone, owner, expected, doc ('' = ack only), applied (JSON array), message, leaseMs, ttlMs, then the replies
 const commitScript = defineScript<[phone: string, owner: string, expected: number, doc: string, applied: string, message: string, leaseMs: number, ttlMs: number, ...replies: string[]], Reply>({
   name: 'chatCommit',
   keys: 6,
-  lua: `${NOW_MS}
+  lua: `${NOW_MS}${RECORD}
 if redis.call('HGET', KEYS[5], ARGV[1]) ~= ARGV[2] then return {'lost'} end
 local due = redis.call('ZSCORE', KEYS[4], ARGV[1])
 if not due or tonumber(due) <= now then return {'lost'} end
 if redis.call('LINDEX', KEYS[2], 0) ~= ARGV[6] then return {'lost'} end
-local v = redis.call('HGET', KEYS[1], 'v') or '0'
-if v ~= ARGV[3] then return {'lost'} end
+local r = load(KEYS[1])
+if tostring(r.v or 0) ~= ARGV[3] then return {'lost'} end
 if ARGV[4] ~= '' then
-  redis.call('HSET', KEYS[1], 'v', tonumber(v) + 1, 'doc', ARGV[4], 'applied', ARGV[5])
+  r.v = (r.v or 0) + 1
+  r.d = ARGV[4]
+  r.a = cjson.decode(ARGV[5])
 end
-redis.call('HDEL', KEYS[1], 'tries', 'err')
+r.t = nil
+r.e = nil
+save(KEYS[1], r)
 redis.call('PEXPIRE', KEYS[1], ARGV[8])
 local woke = 0
 if #ARGV > 8 then
@@ -163,7 +194,7 @@ ${NEXT(2, 4, 5, 1, "'turn'", 'ARGV[7]')}`,
 const popScript = defineScript<[phone: string, owner: string, head: string, leaseMs: number, lane: Lane, deadId: string, deadRecord: string, deadKept: number], Reply>({
   name: 'chatPop',
   keys: 6,
-  lua: `${NOW_MS}
+  lua: `${NOW_MS}${RECORD}
 local woke = 0
 if redis.call('HGET', KEYS[3], ARGV[1]) ~= ARGV[2] then return {'lost'} end
 local due = redis.call('ZSCORE', KEYS[2], ARGV[1])
@@ -181,7 +212,10 @@ if ARGV[6] ~= '' then
   end
 end
 if ARGV[5] == 'turn' then
-  redis.call('HDEL', KEYS[4], 'tries', 'err')
+  local r = load(KEYS[4])
+  r.t = nil
+  r.e = nil
+  save(KEYS[4], r)
 else
   redis.call('HDEL', KEYS[4], ARGV[1])
 end
@@ -192,13 +226,15 @@ ${NEXT(1, 2, 3, 4, 'ARGV[5]', 'ARGV[4]')}`,
 const releaseScript = defineScript<[phone: string, owner: string, delayMs: number, lane: Lane, failed: string, hasError: string, error: string], number>({
   name: 'chatRelease',
   keys: 3,
-  lua: `${NOW_MS}
+  lua: `${NOW_MS}${RECORD}
 if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[3]), ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
 if ARGV[4] == 'turn' then
-  if ARGV[5] == '0' and tonumber(redis.call('HGET', KEYS[3], 'tries') or '0') > 0 then redis.call('HINCRBY', KEYS[3], 'tries', -1) end
-  if ARGV[6] == '1' then redis.call('HSET', KEYS[3], 'err', ARGV[7]) end
+  local r = load(KEYS[3])
+  if ARGV[5] == '0' and (r.t or 0) > 0 then r.t = r.t - 1 end
+  if ARGV[6] == '1' then r.e = ARGV[7] end
+  save(KEYS[3], r)
 elseif ARGV[5] == '1' then
   redis.call('HINCRBY', KEYS[3], ARGV[1], 1)
 end
@@ -267,6 +303,9 @@ if #gone > 0 then redis.call('HDEL', KEYS[1], unpack(gone)) end
 redis.call('HSET', KEYS[1], ARGV[1], now + tonumber(ARGV[2]))
 return gone`,
 })
+
+/** The envelope of a phone's record (the part before the session document). */
+export const envelopeOf = (record: string): { v?: number, i?: string } => JSON.parse(record.slice(0, record.indexOf('\n')))
 
 const b = keys.chat.bot
 const APPLIED_SEPARATOR = '\n'
@@ -347,7 +386,7 @@ export class RedisChatStore implements ChatStore {
     const s = this.shard(phone)
     const r = await commitScript(this.redis,
       [b.session(s, phone), b.mailbox(s, phone), b.outbox(s, phone), b.ready(s), b.owners(s), b.sendable(s)],
-      phone, owner, c.expected, c.doc ?? '', c.applied.join(APPLIED_SEPARATOR), c.message, leaseMs, SESSION_TTL_MS, ...c.replies)
+      phone, owner, c.expected, c.doc ?? '', JSON.stringify(c.applied), c.message, leaseMs, SESSION_TTL_MS, ...c.replies)
     const result = next(r, (more) => turnWork(phone, more))
     return Number(r[1]) === 1 ? { ...result, senderDue: true } : result
   }
@@ -429,8 +468,9 @@ export class RedisChatStore implements ChatStore {
   }
 
   async lastInbound (phone: string) {
-    const raw = await this.redis.hget(b.session(this.shard(phone), phone), 'in')
-    return raw === null ? undefined : Number(raw)
+    const raw = await this.redis.get(b.session(this.shard(phone), phone))
+    const at = raw === null ? undefined : envelopeOf(raw).i
+    return at === undefined ? undefined : Number(at)
   }
 
   async linkResult (phone: string, code: string) {

@@ -133,10 +133,9 @@ export const keys = {
     // (shard = a stable hash of the phone, src/chat/shards.ts), so each script runs on one Redis Cluster slot
     // and no key is written by every turn.
     bot: {
-      // the phone's record: hash {v: compare-and-set version, doc: session JSON, applied: recent inbound ids,
-      // newest first, one per line; tries: attempts at the mailbox head since the last commit, err; seen: the
-      // message ids and delivery keys accepted in the last 24 h (short hashes, src/chat/store-redis.ts); in:
-      // epoch ms of the last inbound message (the provider's 24-hour window counts from it)}
+      // the phone's record, one JSON string (fields in src/chat/store-redis.ts): the session with its
+      // compare-and-set version and applied inbound ids, the attempts at the mailbox head, the de-duplication
+      // markers of the last 24 h and the moment of the last inbound message
       session: (shard: number, phone: string) => `{chat:${shard}}:s:${phone}`,
       // list of the phone's accepted messages, oldest first; the head stays until its turn is committed
       mailbox: (shard: number, phone: string) => `{chat:${shard}}:mailbox:${phone}`,

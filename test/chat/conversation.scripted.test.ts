@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sendBody, type SendBody } from '../../src/chat/outbound/messages.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
-import { choiceIds, linkCode, newPhone, say as sayTo, sessionKey, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
+import { choiceIds, linkCode, newPhone, savedSession, say as sayTo, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
 
 // Scripted conversations of a member, one per promise of the bot: signed webhook in, the real runtime, club
 // services and Redis, replies out to a loopback provider; every reply is checked against the provider's limits.
@@ -38,7 +38,7 @@ describe('chat bot, scripted conversations (redis, provider stand-in)', () => {
     for (const tenantId of tenants) await say(phone, `LINK-${await linkCode(t, { customerId: sub, email, name, tenantId, token })}`)
     return phone
   }
-  const session = async (phone: string) => JSON.parse((await t.redis!.hget(sessionKey(t.app, phone), 'doc'))!)
+  const session = async (phone: string) => await savedSession(t.app, phone)
 
   it('not linked: "ayuda" explains how to link, "menu" and "cancelar" offer the way in again, an image re-shows it', async () => {
     const phone = newPhone()
