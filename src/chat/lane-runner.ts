@@ -98,13 +98,15 @@ export class LaneRunner<W> {
     if (taken.kind !== 'ok') return
     const renewal = setInterval(() => { store.renew(lane, phone, owner, leaseMs).catch(() => {}) }, leaseMs / 3)
     try {
-      let work: W | undefined = taken.work
-      while (work !== undefined) {
+      let next: Next<W> | undefined = { kind: 'more', work: taken.work }
+      while (next?.kind === 'more') {
         // shutdown: hand the phone back rather than start more work
         if (stopping.aborted) return await this.handBack(phone)
-        const next: Next<W> | undefined = await this.opts.step(work, stopping)
-        work = next?.kind === 'more' ? next.work : undefined
+        next = await this.opts.step(next.work, stopping)
       }
+      // not drained: the lease was lost (it ran out under load, and nobody may have taken the phone since) or
+      // given back with a backoff (whose timer is set already): look again
+      if (next?.kind !== 'done') this.later(phone, 0)
     } catch (err) {
       // the store failed mid-work: the head is still there, the lease runs out
       log.warn({ err: { message: (err as Error).message }, lane, phone: maskPhone(phone) }, 'chat lane lost the store mid-work')
