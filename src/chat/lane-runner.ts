@@ -83,12 +83,12 @@ export class LaneRunner<W> {
     this.opts.handedBack(phone)
   }
 
-  /** Takes the phone and works it while it has work and the lease holds. */
-  private async drain (phone: string, stopping: AbortSignal): Promise<void> {
+  /** Takes the phone (unless it was taken for it) and works it while it has work and the lease holds. */
+  private async drain (phone: string, stopping: AbortSignal, given?: Taken<W>): Promise<void> {
     const { lane, owner, leaseMs, store, log } = this.opts
     let taken: Taken<W>
     try {
-      taken = await this.opts.take(phone)
+      taken = given ?? await this.opts.take(phone)
     } catch (err) {
       log.warn({ err: { message: (err as Error).message }, lane, phone: maskPhone(phone) }, 'chat lane cannot reach the store')
       this.later(phone, UNREACHABLE_RETRY_MS)
@@ -116,20 +116,37 @@ export class LaneRunner<W> {
     }
   }
 
+  /**
+   * Works a phone whose lease was taken for this runner elsewhere (a commit that filled its outbox), without
+   * taking it again; one this runner is still on, or a stopped runner, gives the lease back at once.
+   */
+  adopt (phone: string, work: W): void {
+    if (!this.running || this.active.has(phone)) {
+      this.opts.store.release(this.opts.lane, phone, this.opts.owner, 0, false).catch(() => {}).finally(() => { this.offer([phone]) })
+      return
+    }
+    this.queue.delete(phone)
+    this.run(phone, { kind: 'ok', work })
+  }
+
   private pump (): void {
     while (this.running && this.active.size < this.opts.concurrency && this.queue.size > 0) {
       const phone = this.queue.values().next().value as string
       this.queue.delete(phone)
-      this.active.add(phone)
-      const job: Promise<void> = this.drain(phone, this.stopping.signal)
-        .catch((err: unknown) => { this.opts.log.error({ err: { message: (err as Error).message }, lane: this.opts.lane }, 'chat lane work failed') })
-        .finally(() => {
-          this.active.delete(phone)
-          this.inFlight.delete(job)
-          if (this.again.delete(phone)) this.queue.add(phone)
-          this.pump()
-        })
-      this.inFlight.add(job)
+      this.run(phone)
     }
+  }
+
+  private run (phone: string, taken?: Taken<W>): void {
+    this.active.add(phone)
+    const job: Promise<void> = this.drain(phone, this.stopping.signal, taken)
+      .catch((err: unknown) => { this.opts.log.error({ err: { message: (err as Error).message }, lane: this.opts.lane }, 'chat lane work failed') })
+      .finally(() => {
+        this.active.delete(phone)
+        this.inFlight.delete(job)
+        if (this.again.delete(phone)) this.queue.add(phone)
+        this.pump()
+      })
+    this.inFlight.add(job)
   }
 }

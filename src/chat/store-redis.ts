@@ -53,14 +53,16 @@ end)()`
 type Reply = Array<string | number | null>
 
 // After the head was removed: end the lease when the queue is empty, else keep it for the next head and, for
-// turns, answer that head with the session it runs against. `woke` says the commit woke the outbox.
+// turns, answer that head with the session it runs against. Every reply of work has one layout: kind, woke (the
+// commit's outbox: '1' nobody is on it, 'leased' leased to the committing instance's sender), the outbox head
+// and its tries when leased, then the lane's work.
 // KEYS[list], KEYS[zset], KEYS[owners], KEYS[meta].
 const NEXT = (list: number, zset: number, owners: number, meta: number, lane: string, leaseMs: string) => `
 local head = redis.call('LINDEX', KEYS[${list}], 0)
 if not head then
   redis.call('ZREM', KEYS[${zset}], ARGV[1])
   redis.call('HDEL', KEYS[${owners}], ARGV[1])
-  return {'done', woke}
+  return {'done', woke, sendHead, sendTries}
 end
 redis.call('ZADD', KEYS[${zset}], 'XX', now + tonumber(${leaseMs}), ARGV[1])
 if ${lane} == 'turn' then
@@ -68,9 +70,9 @@ if ${lane} == 'turn' then
   r.t = 1
   r.e = nil
   save(KEYS[${meta}], r)
-  return {'more', woke, head, tostring(r.v or 0), r.d or '', applied(r), '1', ''}
+  return {'more', woke, sendHead, sendTries, head, tostring(r.v or 0), r.d or '', applied(r), '1', ''}
 end
-return {'more', woke, head, '0'}`
+return {'more', woke, sendHead, sendTries, head, '0'}`
 
 // De-duplication markers live in the phone's record, field `s`: `<tag>=<epoch s>;` per message id
 // and delivery key the phone saw, the tag the first 12 hex digits of the SHA-1 of the id (a collision
@@ -154,16 +156,17 @@ if ARGV[4] == 'turn' then
   local r = load(KEYS[4])
   r.t = (r.t or 0) + 1
   save(KEYS[4], r)
-  return {'ok', '0', head, tostring(r.v or 0), r.d or '', applied(r), tostring(r.t), r.e or ''}
+  return {'ok', '0', '', '0', head, tostring(r.v or 0), r.d or '', applied(r), tostring(r.t), r.e or ''}
 end
-return {'ok', '0', head, redis.call('HGET', KEYS[4], ARGV[1]) or '0'}`,
+return {'ok', '0', '', '0', head, redis.call('HGET', KEYS[4], ARGV[1]) or '0'}`,
 })
 
-// KEYS session, mailbox, outbox, ready, owners, sendable;
-// ARGV phone, owner, expected, doc ('' = ack only), applied (JSON array), message, leaseMs, ttlMs, then the replies
-const commitScript = defineScript<[phone: string, owner: string, expected: number, doc: string, applied: string, message: string, leaseMs: number, ttlMs: number, ...replies: string[]], Reply>({
+// KEYS session, mailbox, outbox, ready, owners, sendable, senders, sendTries; ARGV phone, owner, expected, doc
+// ('' = ack only), applied (JSON array), message, leaseMs, ttlMs, sender ('' = none: lease the outbox to it when
+// nobody is on it, saving the sender its take), then the replies
+const commitScript = defineScript<[phone: string, owner: string, expected: number, doc: string, applied: string, message: string, leaseMs: number, ttlMs: number, sender: string, ...replies: string[]], Reply>({
   name: 'chatCommit',
-  keys: 6,
+  keys: 8,
   lua: `${NOW_MS}${RECORD}
 if redis.call('HGET', KEYS[5], ARGV[1]) ~= ARGV[2] then return {'lost'} end
 local due = redis.call('ZSCORE', KEYS[4], ARGV[1])
@@ -180,10 +183,17 @@ r.t = nil
 r.e = nil
 save(KEYS[1], r)
 redis.call('PEXPIRE', KEYS[1], ARGV[8])
-local woke = 0
-if #ARGV > 8 then
-  for i = 9, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+local woke, sendHead, sendTries = 0, '', '0'
+if #ARGV > 9 then
+  for i = 10, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
   woke = ${WAKE('KEYS[6]')}
+  if woke == 1 and ARGV[9] ~= '' then
+    redis.call('ZADD', KEYS[6], 'XX', now + tonumber(ARGV[7]), ARGV[1])
+    redis.call('HSET', KEYS[7], ARGV[1], ARGV[9])
+    woke = 'leased'
+    sendHead = redis.call('LINDEX', KEYS[3], 0)
+    sendTries = redis.call('HGET', KEYS[8], ARGV[1]) or '0'
+  end
 end
 redis.call('LPOP', KEYS[2])
 ${NEXT(2, 4, 5, 1, "'turn'", 'ARGV[7]')}`,
@@ -195,7 +205,7 @@ const popScript = defineScript<[phone: string, owner: string, head: string, leas
   name: 'chatPop',
   keys: 6,
   lua: `${NOW_MS}${RECORD}
-local woke = 0
+local woke, sendHead, sendTries = 0, '', '0'
 if redis.call('HGET', KEYS[3], ARGV[1]) ~= ARGV[2] then return {'lost'} end
 local due = redis.call('ZSCORE', KEYS[2], ARGV[1])
 if not due or tonumber(due) <= now then return {'lost'} end
@@ -312,7 +322,7 @@ const APPLIED_SEPARATOR = '\n'
 const str = (v: string | number | null | undefined): string => v === null || v === undefined ? '' : String(v)
 
 function turnWork (phone: string, r: Reply): TurnWork {
-  const [, , message, v, doc, applied, tries, err] = r.map(str)
+  const [, , , , message, v, doc, applied, tries, err] = r.map(str)
   return {
     phone,
     message: message as string,
@@ -322,7 +332,7 @@ function turnWork (phone: string, r: Reply): TurnWork {
   }
 }
 
-const sendWork = (phone: string, r: Reply): SendWork => ({ phone, entry: str(r[2]), tries: Number(r[3] ?? 0) })
+const sendWork = (phone: string, r: Reply): SendWork => ({ phone, entry: str(r[4]), tries: Number(r[5] ?? 0) })
 
 function next<T> (r: Reply, work: (r: Reply) => T): Next<T> {
   if (r[0] === 'more') return { kind: 'more', work: work(r) }
@@ -385,9 +395,10 @@ export class RedisChatStore implements ChatStore {
   async commitTurn (phone: string, owner: string, c: Commit, leaseMs: number): Promise<Committed> {
     const s = this.shard(phone)
     const r = await commitScript(this.redis,
-      [b.session(s, phone), b.mailbox(s, phone), b.outbox(s, phone), b.ready(s), b.owners(s), b.sendable(s)],
-      phone, owner, c.expected, c.doc ?? '', JSON.stringify(c.applied), c.message, leaseMs, SESSION_TTL_MS, ...c.replies)
+      [b.session(s, phone), b.mailbox(s, phone), b.outbox(s, phone), b.ready(s), b.owners(s), b.sendable(s), b.senders(s), b.sendTries(s)],
+      phone, owner, c.expected, c.doc ?? '', JSON.stringify(c.applied), c.message, leaseMs, SESSION_TTL_MS, c.sender ?? '', ...c.replies)
     const result = next(r, (more) => turnWork(phone, more))
+    if (r[1] === 'leased') return { ...result, send: { phone, entry: str(r[2]), tries: Number(r[3]) } }
     return Number(r[1]) === 1 ? { ...result, senderDue: true } : result
   }
 

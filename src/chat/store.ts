@@ -53,8 +53,11 @@ export interface SendWork {
 
 export type Taken<T> = { kind: 'ok', work: T } | { kind: 'busy', inMs: number } | { kind: 'empty' }
 export type Next<T> = { kind: 'more', work: T } | { kind: 'done' } | { kind: 'lost' }
-/** A commit's outcome; `senderDue` when no sender is on the outbox its replies went into (one must be told). */
-export type Committed = Next<TurnWork> & { senderDue?: boolean }
+/**
+ * A commit's outcome. When no sender was on the outbox its replies went into: `send`, the outbox head leased to
+ * the commit's `sender`, or without one `senderDue` (a sender must be told).
+ */
+export type Committed = Next<TurnWork> & { senderDue?: boolean, send?: SendWork }
 
 export interface AcceptOptions {
   /** The provider's key for the whole delivery: a phone that saw it takes none of its letters again. */
@@ -83,6 +86,8 @@ export interface Commit {
   message: string
   /** Outbox entries (JSON), in order. */
   replies: string[]
+  /** This instance's sender, to lease the outbox to (same length) when the replies wake it: it need not take it. */
+  sender?: string
 }
 
 export interface DeadLetter {
@@ -288,7 +293,10 @@ export class MemoryChatStore implements ChatStore {
     p.session.lastError = undefined
     const senderDue = commit.replies.map((reply) => this.push(p.outbox, reply))[0] === true
     const next = this.after(phone, this.pop(q, owner, commit.message, leaseMs))
-    return senderDue ? { ...next, senderDue } : next
+    if (!senderDue) return next
+    if (commit.sender === undefined) return { ...next, senderDue }
+    const taken = this.take(p.outbox, commit.sender, leaseMs)
+    return taken.kind === 'ok' ? { ...next, send: { phone, entry: taken.work, tries: p.outbox.tries } } : next
   }
 
   private after (phone: string, popped: 'more' | 'done' | 'lost'): Next<TurnWork> {

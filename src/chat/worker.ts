@@ -7,7 +7,7 @@ import type { Turns } from './inbox/handoff-runtime.ts'
 import type { TurnResult } from './runtime.ts'
 import { maskPhone, shardOf } from './shards.ts'
 import { decodeMail } from './mail.ts'
-import { deadLetterId, type ChatStore, type Commit, type Committed, type Next, type TurnWork } from './store.ts'
+import { deadLetterId, type ChatStore, type Commit, type Committed, type Next, type SendWork, type TurnWork } from './store.ts'
 
 // The turn worker: takes a phone's mailbox with a short lease (renewed while it works), computes each turn in
 // memory and commits it in one step with its replies. A turn that throws is not dropped: the message stays at
@@ -23,7 +23,9 @@ export interface TurnWorkerOptions {
   log: FastifyBaseLogger
   metrics: ChatMetrics
   /** A commit queued replies into the phone's empty outbox: no sender is on it yet. */
-  committed: (phone: string) => void
+  committed: (phone: string, send: SendWork | undefined) => void
+  /** The sender to lease a woken outbox to at the commit (its owner), or undefined when it is busy. */
+  sender: () => string | undefined
   /** Fault-suite hook: called at named points, may kill the process. */
   crashPoint: (name: 'turn-before-commit') => void
   /** Shutdown gave the phone back: another instance may take it now. */
@@ -75,11 +77,11 @@ export class TurnWorker {
     try {
       const result = await this.runtime.run(message, work.session)
       this.opts.crashPoint('turn-before-commit')
-      const next = await this.commit(work, { expected: work.session.version, doc: result.doc, applied: result.applied, message: work.message, replies: result.replies }, log, message.id)
+      const next = await this.commit(work, { expected: work.session.version, doc: result.doc, applied: result.applied, message: work.message, replies: result.replies, sender: this.opts.sender() }, log, message.id)
       if (next) {
         this.opts.metrics.applied.inc()
         log.info({ messageId: message.id, before: result.before, after: result.after, replies: result.replies.length, outcome: 'applied' }, 'chat turn')
-        if (next.senderDue) this.opts.committed(phone)
+        if (next.senderDue || next.send) this.opts.committed(phone, next.send)
         this.opts.applied?.(message, result)
       }
       return next

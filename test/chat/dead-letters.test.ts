@@ -95,7 +95,7 @@ describe('chat dead letters', () => {
     const metrics = chatMetrics(new Registry(), async () => 0)
     const none = () => {}
     const options = { owner: 'test-worker', leaseMs: 2_000, concurrency: 1, shards: t.app.config.chat.shards, maxTries: 5, log: t.app.log, metrics }
-    const worker = new TurnWorker(store, turns, { ...options, committed: none, crashPoint: none, handedBack: none })
+    const worker = new TurnWorker(store, turns, { ...options, committed: none, sender: () => undefined, crashPoint: none, handedBack: none })
     const mail = (id: string) => ({ phone, id, body: encodeMail({ id, phone, receivedAt: Date.now(), input: { kind: 'text', text: 'hola' } }) })
     await store.accept([mail(`poison-${phone}`), mail(`next-${phone}`)])
     worker.runner.start()

@@ -144,6 +144,21 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     expect(await store.lastInbound(phone)).toBe(5_000)
   })
 
+  it('a commit that wakes the outbox leases it to the sender it names, which sends without taking it', async () => {
+    const phone = newPhone()
+    await store.accept([{ phone, id: `${phone}-1`, body: '1' }, { phone, id: `${phone}-2`, body: '2' }])
+    const first = await take(phone)
+    const next = await store.commitTurn(phone, 'w1', { ...commitOf(first, 'd1', ['r1']), sender: 's1' }, 10_000)
+    expect(next).toMatchObject({ kind: 'more', send: { phone, entry: 'r1', tries: 0 } })
+    expect(next).not.toHaveProperty('senderDue')
+    expect((await store.takeSend(phone, 's2', 10_000)).kind).toBe('busy')
+    if (next.kind !== 'more') return
+    // the sender already on the outbox: nothing leased, nobody told
+    expect(await store.commitTurn(phone, 'w1', { ...commitOf(next.work, 'd2', ['r2']), sender: 's1' }, 10_000)).toEqual({ kind: 'done' })
+    expect(await store.sent(phone, 's1', 'r1', 10_000)).toMatchObject({ kind: 'more', work: { entry: 'r2' } })
+    expect(await store.sent(phone, 's1', 'r2', 10_000)).toEqual({ kind: 'done' })
+  })
+
   it('a phone with mail that nobody holds is due again with the next letter (its wake-up was lost)', async () => {
     const phone = newPhone()
     expect((await store.accept([{ phone, id: `${phone}-1`, body: '1' }])).due).toEqual([phone])
