@@ -33,7 +33,7 @@ function view (letter: DeadLetter): z.infer<typeof deadLetter> {
   return { id: letter.id, lane: letter.lane, phone: letter.phone, reason: letter.reason, at: new Date(letter.at).toISOString(), tries: letter.tries, content }
 }
 
-export async function deadLetterRoutes (scope: FastifyInstance, store: ChatStore): Promise<void> {
+export async function deadLetterRoutes (scope: FastifyInstance, store: Pick<ChatStore, 'deadLetters' | 'deadLetter' | 'redrive'>): Promise<void> {
   const app = scope.withTypeProvider<ZodTypeProvider>()
 
   app.get('/api/chat/dead-letters', {

@@ -8,11 +8,12 @@ import type { InboundMessage } from './inbound.ts'
 import { chatMetrics } from './metrics.ts'
 import { DevOutbox, LocalTransport, ProviderTransport, type OutboxEntry, type Transport } from './outbound/messenger.ts'
 import { createPace } from './outbound/pace.ts'
-import { Sweeper } from './lane-runner.ts'
+import { encodeMail } from './mail.ts'
+import { Recovery } from './recovery.ts'
 import { ConversationRuntime } from './runtime.ts'
 import { Sender } from './sender.ts'
 import { createChatStore } from './store-redis.ts'
-import type { Lane } from './store.ts'
+import type { Accepted, Lane } from './store.ts'
 import { WakeChannel } from './wake.ts'
 import { webhookRoutes } from './webhook.ts'
 import { HandoffRuntime } from './inbox/handoff-runtime.ts'
@@ -116,36 +117,48 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     ...lanes,
     concurrency: chat.turnConcurrency,
     maxTries: MAX_TURN_TRIES,
-    committed: (phone) => { sender.runner.offer([phone]) },
+    committed: (phone, send) => { if (send) sender.runner.adopt(phone, send); else sender.runner.offer([phone]) },
+    sender: () => sender.runner.saturated ? undefined : owner,
     crashPoint,
     handedBack: (phone) => { publish('turn', [phone]) },
     applied: (message, result) => { recordTurn(message, result.doc, result.replies) },
   })
 
-  // a dead instance's phones are found within a lease length
-  const sweeper = new Sweeper({ store, shards: chat.shards, sweepMs: Math.max(1_000, chat.leaseMs), runners: { turn: worker.runner, send: sender.runner }, log })
+  // phones nobody may be on any more (a dead instance's, wake-ups lost while Redis was away)
+  const recovery = new Recovery({ store, owner, shards: chat.shards, leaseMs: chat.leaseMs, runners: { turn: worker.runner, send: sender.runner }, log })
+  const reconnected = (): void => { recovery.sweepAll('Redis connection back') }
 
-  const accepted = (phones: string[]): void => {
-    metrics.accepted.inc(phones.length)
-    worker.runner.offer(phones)
-    // more than this instance takes at once: let the others know (they would otherwise find it by sweeping)
-    if (worker.runner.saturated) publish('turn', phones)
+  // only phones whose mailbox was empty need a worker told: a phone with mail has one on it already (or a timer)
+  const accepted = (result: Accepted): void => {
+    metrics.accepted.inc(result.stored)
+    if (result.due.length === 0) return
+    worker.runner.offer(result.due)
+    // more than this instance takes at once: let the others know
+    if (worker.runner.saturated) publish('turn', result.due)
   }
 
   await app.register(async (scope) => {
     await webhookRoutes(scope, { secret: chat.webhookSecret, store, clock, accepted })
   })
-  await app.register(async (scope) => { await deadLetterRoutes(scope, store) })
+  // a letter driven back is queued where no runner may look: tell its lane
+  const redrive = async (id: string) => {
+    const letter = await store.redrive(id)
+    if (letter) (letter.lane === 'turn' ? worker : sender).runner.offer([letter.phone])
+    return letter
+  }
+  await app.register(async (scope) => { await deadLetterRoutes(scope, { deadLetters: store.deadLetters.bind(store), deadLetter: store.deadLetter.bind(store), redrive }) })
   await app.register(async (scope) => { await inboxRoutes(scope, inbox, clock) })
   await app.register(inboxStreamRoutes)
   app.decorate('chatInbox', inbox)
-  // requests nobody took: handed back with an apology (a phone that writes first is handed back by its turn)
+  // requests nobody took: handed back with an apology (a phone that writes first is handed back by its turn);
+  // one shard per tick, every shard once a minute at most (about one command a second), at least four times
+  // per timeout, so a request is handed back at most a minute after its deadline
   let handoffShard = 0
   const handoffTimer = setInterval(() => {
     const shard = handoffShard
     handoffShard = (handoffShard + 1) % chat.shards
     inbox.expireDue(shard).catch((err: Error) => { log.warn({ err, shard }, 'chat handoff check failed') })
-  }, Math.max(50, Math.min(30_000, chat.handoffTimeoutMs / 4) / chat.shards))
+  }, Math.max(50, Math.min(60_000, chat.handoffTimeoutMs / 4) / chat.shards))
   handoffTimer.unref()
 
   // order updates and reminders: each member notice also goes to the member's linked phones (src/chat/updates.ts)
@@ -161,7 +174,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   app.decorate('chatBot', {
     accountLinked: async (phone: string) => {
       const message: InboundMessage = { id: `linked:${randomUUID()}`, phone, receivedAt: clock(), input: { kind: 'linked' } }
-      accepted(await store.accept([{ phone, id: message.id, body: JSON.stringify(message) }]))
+      accepted(await store.accept([{ phone, id: message.id, body: encodeMail(message) }]))
     },
   })
   app.decorate('chatWorker', {
@@ -177,14 +190,16 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   app.addHook('onReady', async () => {
     worker.runner.start()
     sender.runner.start()
-    sweeper.start()
     await wake?.listen((lane, phones) => { (lane === 'turn' ? worker : sender).runner.offer(phones) })
+    recovery.start()
+    app.redis?.on('ready', reconnected)
   })
   // SIGTERM: stop taking work, let turns in hand finish (or hand them back), cut sends short and hand them back
   app.addHook('preClose', async () => {
     clearInterval(handoffTimer)
-    sweeper.stop()
+    app.redis?.off('ready', reconnected)
     await Promise.all([worker.runner.stop(STOP_GRACE_MS), sender.runner.stop(STOP_GRACE_MS)])
+    await recovery.stop()
     await wake?.close().catch(() => {})
     log.info('chat pipeline stopped: leases handed back')
   })

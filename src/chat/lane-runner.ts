@@ -4,11 +4,10 @@ import type { ChatStore, Lane, Next, Taken } from './store.ts'
 
 // Runs one lane of per-phone work (turns, or sends) with a bounded number in flight: phones are offered when
 // work arrives for them (the webhook, a commit, another instance's wake-up), retried at a given time (a lease
-// or backoff ending), and found by a slow sweep over the shards (a dead instance's leases running out; one
-// Sweeper for both lanes). One phone is never in hand twice here; across instances the store's lease keeps it
-// to one, renewed while the phone is in hand and handed back at shutdown.
+// or backoff ending), and found by a sweep when nobody may be on them any more (src/chat/recovery.ts). Nothing
+// here polls: an idle runner sends nothing to Redis. One phone is never in hand twice here; across instances
+// the store's lease keeps it to one, renewed while the phone is in hand and handed back at shutdown.
 
-const TICK_MS = 250
 const UNREACHABLE_RETRY_MS = 1_000
 
 export interface LaneRunnerOptions<W> {
@@ -57,9 +56,6 @@ export class LaneRunner<W> {
     clearTimeout(timer)
   }
 
-  /** How many more phones this runner would take now. */
-  get free (): number { return this.running ? Math.max(0, this.opts.concurrency - this.active.size - this.queue.size) : 0 }
-
   /** True when offering more would only queue it here (or, stopped, drop it): better let another instance take it. */
   get saturated (): boolean { return !this.running || this.active.size + this.queue.size >= this.opts.concurrency }
 
@@ -87,12 +83,12 @@ export class LaneRunner<W> {
     this.opts.handedBack(phone)
   }
 
-  /** Takes the phone and works it while it has work and the lease holds. */
-  private async drain (phone: string, stopping: AbortSignal): Promise<void> {
+  /** Takes the phone (unless it was taken for it) and works it while it has work and the lease holds. */
+  private async drain (phone: string, stopping: AbortSignal, given?: Taken<W>): Promise<void> {
     const { lane, owner, leaseMs, store, log } = this.opts
     let taken: Taken<W>
     try {
-      taken = await this.opts.take(phone)
+      taken = given ?? await this.opts.take(phone)
     } catch (err) {
       log.warn({ err: { message: (err as Error).message }, lane, phone: maskPhone(phone) }, 'chat lane cannot reach the store')
       this.later(phone, UNREACHABLE_RETRY_MS)
@@ -102,13 +98,15 @@ export class LaneRunner<W> {
     if (taken.kind !== 'ok') return
     const renewal = setInterval(() => { store.renew(lane, phone, owner, leaseMs).catch(() => {}) }, leaseMs / 3)
     try {
-      let work: W | undefined = taken.work
-      while (work !== undefined) {
+      let next: Next<W> | undefined = { kind: 'more', work: taken.work }
+      while (next?.kind === 'more') {
         // shutdown: hand the phone back rather than start more work
         if (stopping.aborted) return await this.handBack(phone)
-        const next: Next<W> | undefined = await this.opts.step(work, stopping)
-        work = next?.kind === 'more' ? next.work : undefined
+        next = await this.opts.step(next.work, stopping)
       }
+      // not drained: the lease was lost (it ran out under load, and nobody may have taken the phone since) or
+      // given back with a backoff (whose timer is set already): look again
+      if (next?.kind !== 'done') this.later(phone, 0)
     } catch (err) {
       // the store failed mid-work: the head is still there, the lease runs out
       log.warn({ err: { message: (err as Error).message }, lane, phone: maskPhone(phone) }, 'chat lane lost the store mid-work')
@@ -118,61 +116,37 @@ export class LaneRunner<W> {
     }
   }
 
+  /**
+   * Works a phone whose lease was taken for this runner elsewhere (a commit that filled its outbox), without
+   * taking it again; one this runner is still on, or a stopped runner, gives the lease back at once.
+   */
+  adopt (phone: string, work: W): void {
+    if (!this.running || this.active.has(phone)) {
+      this.opts.store.release(this.opts.lane, phone, this.opts.owner, 0, false).catch(() => {}).finally(() => { this.offer([phone]) })
+      return
+    }
+    this.queue.delete(phone)
+    this.run(phone, { kind: 'ok', work })
+  }
+
   private pump (): void {
     while (this.running && this.active.size < this.opts.concurrency && this.queue.size > 0) {
       const phone = this.queue.values().next().value as string
       this.queue.delete(phone)
-      this.active.add(phone)
-      const job: Promise<void> = this.drain(phone, this.stopping.signal)
-        .catch((err: unknown) => { this.opts.log.error({ err: { message: (err as Error).message }, lane: this.opts.lane }, 'chat lane work failed') })
-        .finally(() => {
-          this.active.delete(phone)
-          this.inFlight.delete(job)
-          if (this.again.delete(phone)) this.queue.add(phone)
-          this.pump()
-        })
-      this.inFlight.add(job)
+      this.run(phone)
     }
   }
-}
 
-export interface SweeperOptions {
-  store: Pick<ChatStore, 'due'>
-  shards: number
-  /** How long a sweep takes to visit every shard once. */
-  sweepMs: number
-  runners: Record<Lane, Pick<LaneRunner<unknown>, 'free' | 'offer'>>
-  log: FastifyBaseLogger
-}
-
-/** Each tick looks at the next few shards (both lanes in one command), so that every shard is visited once per `sweepMs`. */
-export class Sweeper {
-  private timer: NodeJS.Timeout | undefined
-  private sweeping = false
-  private nextShard = 0
-
-  constructor (private readonly opts: SweeperOptions) {}
-
-  start (): void { this.timer ??= setInterval(() => { this.sweep().catch(() => {}) }, TICK_MS) }
-  stop (): void { clearInterval(this.timer) }
-
-  private async sweep (): Promise<void> {
-    const { runners, shards } = this.opts
-    const limit = { turn: runners.turn.free, send: runners.send.free }
-    if (this.sweeping || limit.turn + limit.send === 0) return
-    this.sweeping = true
-    try {
-      const count = Math.min(shards, Math.ceil(shards * TICK_MS / this.opts.sweepMs))
-      const slice = Array.from({ length: count }, (_, i) => (this.nextShard + i) % shards)
-      this.nextShard = (this.nextShard + count) % shards
-      for (const found of await Promise.all(slice.map(async (s) => await this.opts.store.due(s, limit)))) {
-        runners.turn.offer(found.turn)
-        runners.send.offer(found.send)
-      }
-    } catch (err) {
-      this.opts.log.warn({ err: { message: (err as Error).message } }, 'chat sweep cannot reach the store')
-    } finally {
-      this.sweeping = false
-    }
+  private run (phone: string, taken?: Taken<W>): void {
+    this.active.add(phone)
+    const job: Promise<void> = this.drain(phone, this.stopping.signal, taken)
+      .catch((err: unknown) => { this.opts.log.error({ err: { message: (err as Error).message }, lane: this.opts.lane }, 'chat lane work failed') })
+      .finally(() => {
+        this.active.delete(phone)
+        this.inFlight.delete(job)
+        if (this.again.delete(phone)) this.queue.add(phone)
+        this.pump()
+      })
+    this.inFlight.add(job)
   }
 }

@@ -1,9 +1,11 @@
 import type { RedisClient } from '../plugins/redis.ts'
 import { keys } from '../stores/keys.ts'
 import { shardOf } from './shards.ts'
+import { defineScript } from '../stores/define-script.ts'
 import {
-  DEAD_KEPT, DEDUPE_TTL_SECONDS, INBOUND_AT_TTL_MS, LINK_RESULT_TTL_MS, SYSTEM_SENT_TTL_MS, MemoryChatStore, SESSION_TTL_MS, shardOfDeadLetter,
-  type ChatStore, type Commit, type DeadLetter, type Lane, type Letter, type Next, type SendWork, type Taken, type TurnWork,
+  byPhone, DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, SYSTEM_SENT_TTL_MS, MemoryChatStore, SESSION_TTL_MS, shardOfDeadLetter,
+  type AcceptOptions, type ChatStore, type Commit, type Committed, type DeadLetter, type Lane, type Letter, type Next, type SendWork,
+  type Taken, type TurnWork, type Waiting,
 } from './store.ts'
 
 // The chat store on Redis. Every script touches the keys of one phone and of its shard only, all under the
@@ -12,57 +14,133 @@ import {
 
 const NOW_MS = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)"
 
+// The phone's record is one string, not a hash: a session document is longer than the 64 bytes up to which
+// Redis keeps a hash compact (hash-max-listpack-value), and a string is about half the memory of the same
+// fields in a full hash. The string is a JSON envelope, a newline, then the session document as it is (no
+// escaping; JSON text holds no raw newline). Envelope fields: v (compare-and-set version), a (applied inbound
+// ids, newest first), t (tries at the mailbox head since the last commit), e (its last error), i (epoch ms of
+// the last inbound message), s (de-duplication markers, below). Saved with its time to live kept.
+const RECORD = `
+local function load (key)
+  local raw = redis.call('GET', key)
+  if not raw then return {} end
+  local nl = string.find(raw, '\\n', 1, true)
+  local r = cjson.decode(string.sub(raw, 1, nl - 1))
+  if nl < #raw then r.d = string.sub(raw, nl + 1) end
+  return r
+end
+local function save (key, r)
+  local d = r.d
+  r.d = nil
+  redis.call('SET', key, cjson.encode(r) .. '\\n' .. (d or ''), 'KEEPTTL')
+  r.d = d
+end
+local function applied (r) if r.a then return table.concat(r.a, '\\n') end return '' end`
+
+// Puts the phone in a lane's zset (due now) unless it is there; 1 when nobody is on it (it was not there, or
+// it is due with no lease and no backoff: its wake-up was lost), so that the caller tells a runner.
+const WAKE = (zset: string) => `(function ()
+  local at = redis.call('ZSCORE', ${zset}, ARGV[1])
+  if not at then
+    redis.call('ZADD', ${zset}, now, ARGV[1])
+    return 1
+  end
+  if tonumber(at) <= now then return 1 end
+  return 0
+end)()`
+
+/** A script's reply: a kind, then its fields (strings, or Redis nil). */
+type Reply = Array<string | number | null>
+
 // After the head was removed: end the lease when the queue is empty, else keep it for the next head and, for
-// turns, answer that head with the session it runs against. KEYS[list], KEYS[zset], KEYS[owners], KEYS[meta].
+// turns, answer that head with the session it runs against. Every reply of work has one layout: kind, woke (the
+// commit's outbox: '1' nobody is on it, 'leased' leased to the committing instance's sender), the outbox head
+// and its tries when leased, then the lane's work.
+// KEYS[list], KEYS[zset], KEYS[owners], KEYS[meta].
 const NEXT = (list: number, zset: number, owners: number, meta: number, lane: string, leaseMs: string) => `
 local head = redis.call('LINDEX', KEYS[${list}], 0)
 if not head then
   redis.call('ZREM', KEYS[${zset}], ARGV[1])
   redis.call('HDEL', KEYS[${owners}], ARGV[1])
-  return {'done'}
+  return {'done', woke, sendHead, sendTries}
 end
 redis.call('ZADD', KEYS[${zset}], 'XX', now + tonumber(${leaseMs}), ARGV[1])
 if ${lane} == 'turn' then
-  redis.call('HSET', KEYS[${meta}], 'tries', 1)
-  redis.call('HDEL', KEYS[${meta}], 'err')
-  local s = redis.call('HMGET', KEYS[${meta}], 'v', 'doc', 'applied')
-  return {'more', head, s[1] or '0', s[2] or '', s[3] or '', '1', ''}
+  local r = load(KEYS[${meta}])
+  r.t = 1
+  r.e = nil
+  save(KEYS[${meta}], r)
+  return {'more', woke, sendHead, sendTries, head, tostring(r.v or 0), r.d or '', applied(r), '1', ''}
 end
-return {'more', head, '0'}`
+return {'more', woke, sendHead, sendTries, head, '0'}`
 
-const SCRIPTS = {
-  // KEYS ready, [delivery], then seen_i, mailbox_i per letter; ARGV ttlSeconds, hasDelivery, then body_i, phone_i
-  chatAccept: {
-    lua: `${NOW_MS}
-local first = 2
-if ARGV[2] == '1' then
-  if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', ARGV[1]) then return {} end
-  first = 3
-end
-local fresh = {}
-for i = 0, (#KEYS - first + 1) / 2 - 1 do
-  if redis.call('SET', KEYS[first + 2 * i], '1', 'NX', 'EX', ARGV[1]) then
-    redis.call('RPUSH', KEYS[first + 2 * i + 1], ARGV[3 + 2 * i])
-    redis.call('ZADD', KEYS[1], 'NX', now, ARGV[4 + 2 * i])
-    fresh[#fresh + 1] = ARGV[4 + 2 * i]
+// De-duplication markers live in the phone's record, field `s`: `<tag>=<epoch s>;` per message id
+// and delivery key the phone saw, the tag the first 12 hex digits of the SHA-1 of the id (a collision
+// within one phone's day is about one in 10^14), pruned as they pass DEDUPE_TTL_SECONDS. One small field
+// instead of a key per marker keeps an idle phone's Redis footprint small.
+// KEYS session, mailbox, ready; ARGV phone, dedupeSeconds, at ('' = none), deliveryKey ('' = none), then id_i, body_i
+const acceptScript = defineScript<[phone: string, dedupeSeconds: number, at: string, deliveryKey: string, ...idsAndBodies: string[]], [stored: number, due: number]>({
+  name: 'chatAccept',
+  keys: 3,
+  lua: `${NOW_MS}${RECORD}
+local r = load(KEYS[1])
+local sec = tonumber(t[1])
+local cutoff = sec - tonumber(ARGV[2])
+local marks, kept = {}, {}
+for tag, at in string.gmatch(r.s or '', '(%x+)=(%d+);') do
+  if tonumber(at) > cutoff then
+    marks[tag] = true
+    kept[#kept + 1] = tag .. '=' .. at .. ';'
   end
 end
-return fresh`,
-  },
-  // KEYS ready, sendable; ARGV turnLimit, sendLimit: the shard's due phones of both lanes in one command
-  chatDue: {
-    numberOfKeys: 2,
-    lua: `${NOW_MS}
+local function fresh (s)
+  local tag = string.sub(redis.sha1hex(s), 1, 12)
+  if marks[tag] then return false end
+  marks[tag] = true
+  kept[#kept + 1] = tag .. '=' .. sec .. ';'
+  return true
+end
+local stored = 0
+if ARGV[4] == '' or fresh('k' .. ARGV[4]) then
+  for i = 5, #ARGV, 2 do
+    if fresh('m' .. ARGV[i]) then
+      redis.call('RPUSH', KEYS[2], ARGV[i + 1])
+      stored = stored + 1
+    end
+  end
+end
+r.s = table.concat(kept)
+if ARGV[3] ~= '' then r.i = ARGV[3] end
+save(KEYS[1], r)
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) * 1000 then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 1000) end
+local due = 0
+if stored > 0 then due = ${WAKE('KEYS[3]')} end
+return {stored, due}`,
+})
+
+// KEYS ready, sendable; ARGV turnLimit, sendLimit: each lane's phones with their wait in ms, in one command
+const dueScript = defineScript<[turnLimit: number, sendLimit: number], [Reply, Reply]>({
+  name: 'chatDue',
+  keys: 2,
+  lua: `${NOW_MS}
 local function due (key, limit)
-  if tonumber(limit) == 0 then return {} end
-  return redis.call('ZRANGEBYSCORE', key, '-inf', now, 'LIMIT', 0, limit)
+  local found = {}
+  if tonumber(limit) == 0 then return found end
+  local r = redis.call('ZRANGE', key, '-inf', '+inf', 'BYSCORE', 'LIMIT', 0, limit, 'WITHSCORES')
+  for i = 1, #r, 2 do
+    found[#found + 1] = r[i]
+    found[#found + 1] = math.max(0, tonumber(r[i + 1]) - now)
+  end
+  return found
 end
 return {due(KEYS[1], ARGV[1]), due(KEYS[2], ARGV[2])}`,
-  },
-  // KEYS zset, owners, list, meta; ARGV phone, owner, leaseMs, lane
-  chatTake: {
-    numberOfKeys: 4,
-    lua: `${NOW_MS}
+})
+
+// KEYS zset, owners, list, meta; ARGV phone, owner, leaseMs, lane
+const takeScript = defineScript<[phone: string, owner: string, leaseMs: number, lane: Lane], Reply>({
+  name: 'chatTake',
+  keys: 4,
+  lua: `${NOW_MS}${RECORD}
 local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not due then return {'empty'} end
 if tonumber(due) > now then return {'busy', tostring(tonumber(due) - now)} end
@@ -75,40 +153,59 @@ end
 redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[3]), ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 if ARGV[4] == 'turn' then
-  local tries = redis.call('HINCRBY', KEYS[4], 'tries', 1)
-  local s = redis.call('HMGET', KEYS[4], 'v', 'doc', 'applied', 'err')
-  return {'ok', head, s[1] or '0', s[2] or '', s[3] or '', tostring(tries), s[4] or ''}
+  local r = load(KEYS[4])
+  r.t = (r.t or 0) + 1
+  save(KEYS[4], r)
+  return {'ok', '0', '', '0', head, tostring(r.v or 0), r.d or '', applied(r), tostring(r.t), r.e or ''}
 end
-return {'ok', head, redis.call('HGET', KEYS[4], ARGV[1]) or '0'}`,
-  },
-  // KEYS session, mailbox, outbox, ready, owners, sendable;
-  // ARGV phone, owner, expected, doc ('' = ack only), applied, message, leaseMs, ttlMs, then the replies
-  chatCommit: {
-    numberOfKeys: 6,
-    lua: `${NOW_MS}
+return {'ok', '0', '', '0', head, redis.call('HGET', KEYS[4], ARGV[1]) or '0'}`,
+})
+
+// KEYS session, mailbox, outbox, ready, owners, sendable, senders, sendTries; ARGV phone, owner, expected, doc
+// ('' = ack only), applied (JSON array), message, leaseMs, ttlMs, sender ('' = none: lease the outbox to it when
+// nobody is on it, saving the sender its take), then the replies
+const commitScript = defineScript<[phone: string, owner: string, expected: number, doc: string, applied: string, message: string, leaseMs: number, ttlMs: number, sender: string, ...replies: string[]], Reply>({
+  name: 'chatCommit',
+  keys: 8,
+  lua: `${NOW_MS}${RECORD}
 if redis.call('HGET', KEYS[5], ARGV[1]) ~= ARGV[2] then return {'lost'} end
 local due = redis.call('ZSCORE', KEYS[4], ARGV[1])
 if not due or tonumber(due) <= now then return {'lost'} end
 if redis.call('LINDEX', KEYS[2], 0) ~= ARGV[6] then return {'lost'} end
-local v = redis.call('HGET', KEYS[1], 'v') or '0'
-if v ~= ARGV[3] then return {'lost'} end
+local r = load(KEYS[1])
+if tostring(r.v or 0) ~= ARGV[3] then return {'lost'} end
 if ARGV[4] ~= '' then
-  redis.call('HSET', KEYS[1], 'v', tonumber(v) + 1, 'doc', ARGV[4], 'applied', ARGV[5])
+  r.v = (r.v or 0) + 1
+  r.d = ARGV[4]
+  r.a = cjson.decode(ARGV[5])
 end
-redis.call('HDEL', KEYS[1], 'tries', 'err')
+r.t = nil
+r.e = nil
+save(KEYS[1], r)
 redis.call('PEXPIRE', KEYS[1], ARGV[8])
-if #ARGV > 8 then
-  for i = 9, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
-  redis.call('ZADD', KEYS[6], 'NX', now, ARGV[1])
+local woke, sendHead, sendTries = 0, '', '0'
+if #ARGV > 9 then
+  for i = 10, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+  woke = ${WAKE('KEYS[6]')}
+  if woke == 1 and ARGV[9] ~= '' then
+    redis.call('ZADD', KEYS[6], 'XX', now + tonumber(ARGV[7]), ARGV[1])
+    redis.call('HSET', KEYS[7], ARGV[1], ARGV[9])
+    woke = 'leased'
+    sendHead = redis.call('LINDEX', KEYS[3], 0)
+    sendTries = redis.call('HGET', KEYS[8], ARGV[1]) or '0'
+  end
 end
 redis.call('LPOP', KEYS[2])
 ${NEXT(2, 4, 5, 1, "'turn'", 'ARGV[7]')}`,
-  },
-  // Removes the head the owner holds, optionally into the dead letters.
-  // KEYS list, zset, owners, meta, dead, deadIndex; ARGV phone, owner, head, leaseMs, lane, deadId ('' = none), deadRecord, deadKept
-  chatPop: {
-    numberOfKeys: 6,
-    lua: `${NOW_MS}
+})
+
+// Removes the head the owner holds, optionally into the dead letters.
+// KEYS list, zset, owners, meta, dead, deadIndex; ARGV phone, owner, head, leaseMs, lane, deadId ('' = none), deadRecord, deadKept
+const popScript = defineScript<[phone: string, owner: string, head: string, leaseMs: number, lane: Lane, deadId: string, deadRecord: string, deadKept: number], Reply>({
+  name: 'chatPop',
+  keys: 6,
+  lua: `${NOW_MS}${RECORD}
+local woke, sendHead, sendTries = 0, '', '0'
 if redis.call('HGET', KEYS[3], ARGV[1]) ~= ARGV[2] then return {'lost'} end
 local due = redis.call('ZSCORE', KEYS[2], ARGV[1])
 if not due or tonumber(due) <= now then return {'lost'} end
@@ -125,41 +222,52 @@ if ARGV[6] ~= '' then
   end
 end
 if ARGV[5] == 'turn' then
-  redis.call('HDEL', KEYS[4], 'tries', 'err')
+  local r = load(KEYS[4])
+  r.t = nil
+  r.e = nil
+  save(KEYS[4], r)
 else
   redis.call('HDEL', KEYS[4], ARGV[1])
 end
 ${NEXT(1, 2, 3, 4, 'ARGV[5]', 'ARGV[4]')}`,
-  },
-  // KEYS zset, owners, meta; ARGV phone, owner, delayMs, lane, failed ('1'/'0'), hasError, error
-  chatRelease: {
-    numberOfKeys: 3,
-    lua: `${NOW_MS}
+})
+
+// KEYS zset, owners, meta; ARGV phone, owner, delayMs, lane, failed ('1'/'0'), hasError, error
+const releaseScript = defineScript<[phone: string, owner: string, delayMs: number, lane: Lane, failed: string, hasError: string, error: string], number>({
+  name: 'chatRelease',
+  keys: 3,
+  lua: `${NOW_MS}${RECORD}
 if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[3]), ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
 if ARGV[4] == 'turn' then
-  if ARGV[5] == '0' and tonumber(redis.call('HGET', KEYS[3], 'tries') or '0') > 0 then redis.call('HINCRBY', KEYS[3], 'tries', -1) end
-  if ARGV[6] == '1' then redis.call('HSET', KEYS[3], 'err', ARGV[7]) end
+  local r = load(KEYS[3])
+  if ARGV[5] == '0' and (r.t or 0) > 0 then r.t = r.t - 1 end
+  if ARGV[6] == '1' then r.e = ARGV[7] end
+  save(KEYS[3], r)
 elseif ARGV[5] == '1' then
   redis.call('HINCRBY', KEYS[3], ARGV[1], 1)
 end
 return 1`,
-  },
-  // KEYS zset, owners; ARGV phone, owner, leaseMs
-  chatRenew: {
-    numberOfKeys: 2,
-    lua: `${NOW_MS}
+})
+
+// KEYS zset, owners; ARGV phone, owner, leaseMs
+const renewScript = defineScript<[phone: string, owner: string, leaseMs: number], number>({
+  name: 'chatRenew',
+  keys: 2,
+  lua: `${NOW_MS}
 if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
 local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not due or tonumber(due) <= now then return 0 end
 redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[3]), ARGV[1])
 return 1`,
-  },
-  // KEYS dead, deadIndex, list, zset; ARGV id, phone
-  chatRedrive: {
-    numberOfKeys: 4,
-    lua: `${NOW_MS}
+})
+
+// KEYS dead, deadIndex, list, zset; ARGV id, phone
+const redriveScript = defineScript<[id: string, phone: string], string | null>({
+  name: 'chatRedrive',
+  keys: 4,
+  lua: `${NOW_MS}
 local record = redis.call('HGET', KEYS[1], ARGV[1])
 if not record then return false end
 redis.call('HDEL', KEYS[1], ARGV[1])
@@ -167,54 +275,64 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('RPUSH', KEYS[3], cjson.decode(record).payload)
 redis.call('ZADD', KEYS[4], 'NX', now, ARGV[2])
 return record`,
-  },
-  // KEYS outbox, sendable; ARGV phone, entries...
-  chatEnqueue: {
-    numberOfKeys: 2,
-    lua: `${NOW_MS}
+})
+
+// KEYS outbox, sendable; ARGV phone, entries...
+const enqueueScript = defineScript<[phone: string, ...entries: string[]], number>({
+  name: 'chatEnqueue',
+  keys: 2,
+  lua: `${NOW_MS}
 for i = 2, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
 redis.call('ZADD', KEYS[2], 'NX', now, ARGV[1])
 return 1`,
-  },
-  // KEYS sent, outbox, sendable; ARGV phone, entry, ttlMs: the id's marker and the entry together, or neither
-  chatEnqueueSystem: {
-    numberOfKeys: 3,
-    lua: `${NOW_MS}
+})
+
+// KEYS sent, outbox, sendable; ARGV phone, entry, ttlMs: the id's marker and the entry together, or neither
+const enqueueSystemScript = defineScript<[phone: string, entry: string, ttlMs: number], number>({
+  name: 'chatEnqueueSystem',
+  keys: 3,
+  lua: `${NOW_MS}
 if not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[3]) then return 0 end
 redis.call('RPUSH', KEYS[2], ARGV[2])
 redis.call('ZADD', KEYS[3], 'NX', now, ARGV[1])
 return 1`,
-  },
-} as const
+})
 
-type Reply = Array<string | null>
+// KEYS instances (hash owner -> alive until, epoch ms); ARGV owner, ttlMs ('0' = leaving): the owners whose
+// time ran out, removed here so that one instance only looks for their phones
+const heartbeatScript = defineScript<[owner: string, ttlMs: number], string[]>({
+  name: 'chatHeartbeat',
+  keys: 1,
+  lua: `${NOW_MS}
+local gone = {}
+local all = redis.call('HGETALL', KEYS[1])
+for i = 1, #all, 2 do
+  if all[i] ~= ARGV[1] and tonumber(all[i + 1]) <= now then gone[#gone + 1] = all[i] end
+end
+if #gone > 0 then redis.call('HDEL', KEYS[1], unpack(gone)) end
+redis.call('HSET', KEYS[1], ARGV[1], now + tonumber(ARGV[2]))
+return gone`,
+})
 
-interface ChatCommands {
-  chatAccept (numberOfKeys: number, ...keysThenArgs: Array<string | number>): Promise<string[]>
-  chatDue (ready: string, sendable: string, turnLimit: number, sendLimit: number): Promise<[string[], string[]]>
-  chatTake (...keysThenArgs: Array<string | number>): Promise<Reply>
-  chatCommit (...keysThenArgs: Array<string | number>): Promise<Reply>
-  chatPop (...keysThenArgs: Array<string | number>): Promise<Reply>
-  chatRelease (...keysThenArgs: Array<string | number>): Promise<number>
-  chatRenew (...keysThenArgs: Array<string | number>): Promise<number>
-  chatRedrive (...keysThenArgs: Array<string | number>): Promise<string | null>
-  chatEnqueue (...keysThenArgs: Array<string | number>): Promise<number>
-  chatEnqueueSystem (...keysThenArgs: Array<string | number>): Promise<number>
-}
+/** The envelope of a phone's record (the part before the session document). */
+export const envelopeOf = (record: string): { v?: number, i?: string } => JSON.parse(record.slice(0, record.indexOf('\n')))
 
 const b = keys.chat.bot
 const APPLIED_SEPARATOR = '\n'
+const str = (v: string | number | null | undefined): string => v === null || v === undefined ? '' : String(v)
 
 function turnWork (phone: string, r: Reply): TurnWork {
-  const [, message, v, doc, applied, tries, err] = r
+  const [, , , , message, v, doc, applied, tries, err] = r.map(str)
   return {
     phone,
     message: message as string,
-    session: { version: Number(v ?? 0), doc: doc || undefined, applied: applied ? applied.split(APPLIED_SEPARATOR) : [] },
-    tries: Number(tries ?? 1),
+    session: { version: Number(v || 0), doc: doc || undefined, applied: applied ? applied.split(APPLIED_SEPARATOR) : [] },
+    tries: Number(tries || 1),
     lastError: err || undefined,
   }
 }
+
+const sendWork = (phone: string, r: Reply): SendWork => ({ phone, entry: str(r[4]), tries: Number(r[5] ?? 0) })
 
 function next<T> (r: Reply, work: (r: Reply) => T): Next<T> {
   if (r[0] === 'more') return { kind: 'more', work: work(r) }
@@ -227,15 +345,14 @@ function taken<T> (r: Reply, work: (r: Reply) => T): Taken<T> {
   return { kind: 'empty' }
 }
 
-export class RedisChatStore implements ChatStore {
-  private readonly redis: RedisClient & ChatCommands
+function waiting (r: Reply): Waiting[] {
+  const found: Waiting[] = []
+  for (let i = 0; i < r.length; i += 2) found.push({ phone: str(r[i]), inMs: Number(r[i + 1]) })
+  return found
+}
 
-  constructor (redis: RedisClient, readonly shards: number) {
-    for (const [name, script] of Object.entries(SCRIPTS)) {
-      if (!(name in redis)) redis.defineCommand(name, script)
-    }
-    this.redis = redis as RedisClient & ChatCommands
-  }
+export class RedisChatStore implements ChatStore {
+  constructor (private readonly redis: RedisClient, readonly shards: number) {}
 
   private shard (phone: string): number { return shardOf(phone, this.shards) }
 
@@ -246,26 +363,25 @@ export class RedisChatStore implements ChatStore {
       : { zset: b.sendable(s), owners: b.senders(s), list: b.outbox(s, phone), meta: b.sendTries(s) }
   }
 
-  /** One script per shard the delivery touches; each remembers the delivery key for its own letters. */
-  async accept (letters: Letter[], deliveryKey?: string) {
-    const byShard = new Map<number, Letter[]>()
-    for (const l of letters) byShard.set(this.shard(l.phone), [...(byShard.get(this.shard(l.phone)) ?? []), l])
-    const fresh = await Promise.all([...byShard].map(async ([s, group]) => {
-      const keyList = [b.ready(s), ...(deliveryKey === undefined ? [] : [b.seenDelivery(s, deliveryKey)]), ...group.flatMap((l) => [b.seenMessage(s, l.id), b.mailbox(s, l.phone)])]
-      const args = [DEDUPE_TTL_SECONDS, deliveryKey === undefined ? '0' : '1', ...group.flatMap((l) => [l.body, l.phone])]
-      return await this.redis.chatAccept(keyList.length, ...keyList, ...args)
+  /** One script per phone, side by side: a delivery's phones sit in different slots of a cluster. */
+  async accept (letters: Letter[], options: AcceptOptions = {}) {
+    const results = await Promise.all([...byPhone(letters)].map(async ([phone, group]) => {
+      const s = this.shard(phone)
+      const [stored, due] = await acceptScript(this.redis, [b.session(s, phone), b.mailbox(s, phone), b.ready(s)],
+        phone, DEDUPE_TTL_SECONDS, options.at === undefined ? '' : String(options.at), options.deliveryKey ?? '', ...group.flatMap((l) => [l.id, l.body]))
+      return { phone, stored, due: due === 1 }
     }))
-    return fresh.flat()
+    return { stored: results.reduce((n, r) => n + r.stored, 0), due: results.filter((r) => r.due).map((r) => r.phone) }
   }
 
   async due (shard: number, limit: Record<Lane, number>) {
-    const [turn, send] = await this.redis.chatDue(b.ready(shard), b.sendable(shard), limit.turn, limit.send)
-    return { turn, send }
+    const [turn, send] = await dueScript(this.redis, [b.ready(shard), b.sendable(shard)], limit.turn, limit.send)
+    return { turn: waiting(turn), send: waiting(send) }
   }
 
   private async take (lane: Lane, phone: string, owner: string, leaseMs: number): Promise<Reply> {
     const k = this.laneKeys(lane, phone)
-    return await this.redis.chatTake(k.zset, k.owners, k.list, k.meta, phone, owner, leaseMs, lane)
+    return await takeScript(this.redis, [k.zset, k.owners, k.list, k.meta], phone, owner, leaseMs, lane)
   }
 
   async takeTurn (phone: string, owner: string, leaseMs: number) {
@@ -273,27 +389,28 @@ export class RedisChatStore implements ChatStore {
   }
 
   async takeSend (phone: string, owner: string, leaseMs: number): Promise<Taken<SendWork>> {
-    return taken(await this.take('send', phone, owner, leaseMs), (r) => ({ phone, entry: r[1] as string, tries: Number(r[2] ?? 0) }))
+    return taken(await this.take('send', phone, owner, leaseMs), (r) => sendWork(phone, r))
   }
 
-  async commitTurn (phone: string, owner: string, c: Commit, leaseMs: number) {
+  async commitTurn (phone: string, owner: string, c: Commit, leaseMs: number): Promise<Committed> {
     const s = this.shard(phone)
-    const r = await this.redis.chatCommit(
-      b.session(s, phone), b.mailbox(s, phone), b.outbox(s, phone), b.ready(s), b.owners(s), b.sendable(s),
-      phone, owner, c.expected, c.doc ?? '', c.applied.join(APPLIED_SEPARATOR), c.message, leaseMs, SESSION_TTL_MS, ...c.replies
-    )
-    return next(r, (more) => turnWork(phone, more))
+    const r = await commitScript(this.redis,
+      [b.session(s, phone), b.mailbox(s, phone), b.outbox(s, phone), b.ready(s), b.owners(s), b.sendable(s), b.senders(s), b.sendTries(s)],
+      phone, owner, c.expected, c.doc ?? '', JSON.stringify(c.applied), c.message, leaseMs, SESSION_TTL_MS, c.sender ?? '', ...c.replies)
+    const result = next(r, (more) => turnWork(phone, more))
+    if (r[1] === 'leased') return { ...result, send: { phone, entry: str(r[2]), tries: Number(r[3]) } }
+    return Number(r[1]) === 1 ? { ...result, senderDue: true } : result
   }
 
   private async pop (lane: Lane, phone: string, owner: string, head: string, leaseMs: number, dead: DeadLetter | undefined): Promise<Reply> {
     const k = this.laneKeys(lane, phone)
     const s = this.shard(phone)
-    return await this.redis.chatPop(k.list, k.zset, k.owners, k.meta, b.dead(s), b.deadIndex(s),
+    return await popScript(this.redis, [k.list, k.zset, k.owners, k.meta, b.dead(s), b.deadIndex(s)],
       phone, owner, head, leaseMs, lane, dead?.id ?? '', dead ? JSON.stringify(dead) : '', DEAD_KEPT)
   }
 
   async sent (phone: string, owner: string, entry: string, leaseMs: number, dead?: DeadLetter) {
-    return next(await this.pop('send', phone, owner, entry, leaseMs, dead), (r): SendWork => ({ phone, entry: r[1] as string, tries: 0 }))
+    return next(await this.pop('send', phone, owner, entry, leaseMs, dead), (r) => sendWork(phone, r))
   }
 
   async deadTurn (phone: string, owner: string, letter: DeadLetter, leaseMs: number) {
@@ -302,12 +419,12 @@ export class RedisChatStore implements ChatStore {
 
   async release (lane: Lane, phone: string, owner: string, delayMs: number, failed: boolean, error?: string) {
     const k = this.laneKeys(lane, phone)
-    await this.redis.chatRelease(k.zset, k.owners, k.meta, phone, owner, Math.max(0, Math.round(delayMs)), lane, failed ? '1' : '0', error === undefined ? '0' : '1', error ?? '')
+    await releaseScript(this.redis, [k.zset, k.owners, k.meta], phone, owner, Math.max(0, Math.round(delayMs)), lane, failed ? '1' : '0', error === undefined ? '0' : '1', error ?? '')
   }
 
   async renew (lane: Lane, phone: string, owner: string, leaseMs: number) {
     const k = this.laneKeys(lane, phone)
-    return (await this.redis.chatRenew(k.zset, k.owners, phone, owner, leaseMs)) === 1
+    return (await renewScript(this.redis, [k.zset, k.owners], phone, owner, leaseMs)) === 1
   }
 
   async pending (phone: string) {
@@ -346,29 +463,25 @@ export class RedisChatStore implements ChatStore {
     if (!letter) return undefined
     const s = shardOfDeadLetter(id) as number
     const k = this.laneKeys(letter.lane, letter.phone)
-    const moved = await this.redis.chatRedrive(b.dead(s), b.deadIndex(s), k.list, k.zset, id, letter.phone)
+    const moved = await redriveScript(this.redis, [b.dead(s), b.deadIndex(s), k.list, k.zset], id, letter.phone)
     return moved === null ? undefined : letter
   }
 
   async enqueue (phone: string, entries: string[]) {
     if (entries.length === 0) return
     const k = this.laneKeys('send', phone)
-    await this.redis.chatEnqueue(k.list, k.zset, phone, ...entries)
+    await enqueueScript(this.redis, [k.list, k.zset], phone, ...entries)
   }
 
   async enqueueSystem (phone: string, id: string, entry: string) {
     const s = this.shard(phone)
-    return (await this.redis.chatEnqueueSystem(b.systemSent(s, phone, id), b.outbox(s, phone), b.sendable(s), phone, entry, SYSTEM_SENT_TTL_MS)) === 1
-  }
-
-  async noteInbound (phones: string[], at: number) {
-    // one write per phone, side by side: a batch's phones sit in different slots of a cluster
-    await Promise.all([...new Set(phones)].map(async (phone) => await this.redis.set(b.inboundAt(this.shard(phone), phone), at, 'PX', INBOUND_AT_TTL_MS)))
+    return (await enqueueSystemScript(this.redis, [b.systemSent(s, phone, id), b.outbox(s, phone), b.sendable(s)], phone, entry, SYSTEM_SENT_TTL_MS)) === 1
   }
 
   async lastInbound (phone: string) {
-    const raw = await this.redis.get(b.inboundAt(this.shard(phone), phone))
-    return raw === null ? undefined : Number(raw)
+    const raw = await this.redis.get(b.session(this.shard(phone), phone))
+    const at = raw === null ? undefined : envelopeOf(raw).i
+    return at === undefined ? undefined : Number(at)
   }
 
   async linkResult (phone: string, code: string) {
@@ -378,6 +491,9 @@ export class RedisChatStore implements ChatStore {
   async putLinkResult (phone: string, code: string, result: string) {
     await this.redis.set(b.linkResult(this.shard(phone), phone, code), result, 'PX', LINK_RESULT_TTL_MS)
   }
+
+  async heartbeat (owner: string, ttlMs: number) { return await heartbeatScript(this.redis, [keys.chat.instances()], owner, ttlMs) }
+  async leave (owner: string) { await heartbeatScript(this.redis, [keys.chat.instances()], owner, 0) }
 }
 
 export function createChatStore (redis: RedisClient | null, shards: number): ChatStore {

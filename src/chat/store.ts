@@ -15,8 +15,6 @@ export const DEAD_KEPT = 1_000
 export const LINK_RESULT_TTL_MS = 10 * 60_000
 /** A system message's id is remembered this long: the same event again within it is not queued again. */
 export const SYSTEM_SENT_TTL_MS = 30 * 24 * 60 * 60_000
-/** The last inbound moment is kept a little past the provider's 24-hour window it decides. */
-export const INBOUND_AT_TTL_MS = 48 * 60 * 60_000
 
 export type Lane = 'turn' | 'send'
 
@@ -55,6 +53,28 @@ export interface SendWork {
 
 export type Taken<T> = { kind: 'ok', work: T } | { kind: 'busy', inMs: number } | { kind: 'empty' }
 export type Next<T> = { kind: 'more', work: T } | { kind: 'done' } | { kind: 'lost' }
+/**
+ * A commit's outcome. When no sender was on the outbox its replies went into: `send`, the outbox head leased to
+ * the commit's `sender`, or without one `senderDue` (a sender must be told).
+ */
+export type Committed = Next<TurnWork> & { senderDue?: boolean, send?: SendWork }
+
+export interface AcceptOptions {
+  /** The provider's key for the whole delivery: a phone that saw it takes none of its letters again. */
+  deliveryKey?: string
+  /** The moment the phones wrote (epoch ms, the app's clock), noted for the provider's 24-hour window. */
+  at?: number
+}
+
+export interface Accepted {
+  /** Letters stored (their id was new). */
+  stored: number
+  /** Phones nobody is on (their mailbox was empty, or waits with no lease and no backoff): a worker must be told. */
+  due: string[]
+}
+
+/** A phone found waiting in a lane, and in how long it may be taken (0: now). */
+export interface Waiting { phone: string, inMs: number }
 
 export interface Commit {
   /** The session version the turn started from. */
@@ -66,6 +86,8 @@ export interface Commit {
   message: string
   /** Outbox entries (JSON), in order. */
   replies: string[]
+  /** This instance's sender, to lease the outbox to (same length) when the replies wake it: it need not take it. */
+  sender?: string
 }
 
 export interface DeadLetter {
@@ -82,13 +104,16 @@ export interface DeadLetter {
 
 export interface ChatStore {
   readonly shards: number
-  /** Stores each letter whose id is new (unless the delivery key was seen); the phones given new mail. */
-  accept (letters: Letter[], deliveryKey?: string): Promise<string[]>
-  /** Phones of a shard whose turns / sends are due (not leased, not backing off), at most `limit` of each lane. */
-  due (shard: number, limit: Record<Lane, number>): Promise<Record<Lane, string[]>>
+  /**
+   * Stores each letter whose id the phone has not seen in DEDUPE_TTL_SECONDS (none of a phone that saw the
+   * delivery key), and notes that the phones wrote; one atomic step per phone.
+   */
+  accept (letters: Letter[], options?: AcceptOptions): Promise<Accepted>
+  /** The shard's phones with work in each lane (leased or backing off ones too, with their wait), at most `limit` of each. */
+  due (shard: number, limit: Record<Lane, number>): Promise<Record<Lane, Waiting[]>>
   takeTurn (phone: string, owner: string, leaseMs: number): Promise<Taken<TurnWork>>
   /** Saves the session, the applied id and the replies and removes the head, if `owner` still holds the lease. */
-  commitTurn (phone: string, owner: string, commit: Commit, leaseMs: number): Promise<Next<TurnWork>>
+  commitTurn (phone: string, owner: string, commit: Commit, leaseMs: number): Promise<Committed>
   takeSend (phone: string, owner: string, leaseMs: number): Promise<Taken<SendWork>>
   /** Removes the outbox head (delivered) and, when `dead` is given, keeps it as a dead letter. */
   sent (phone: string, owner: string, entry: string, leaseMs: number, dead?: DeadLetter): Promise<Next<SendWork>>
@@ -116,10 +141,15 @@ export interface ChatStore {
    * one with this id was queued already (SYSTEM_SENT_TTL_MS); true when queued.
    */
   enqueueSystem (phone: string, id: string, entry: string): Promise<boolean>
-  /** Notes the phone's latest inbound message (epoch ms, the app's clock). */
-  noteInbound (phones: string[], at: number): Promise<void>
-  /** When the phone last wrote, if within INBOUND_AT_TTL_MS. */
+  /** When the phone last wrote (as accepted with `at`), while its record lives. */
   lastInbound (phone: string): Promise<number | undefined>
+  /**
+   * This instance is alive for another `ttlMs`; answers the instances whose time ran out, each to one caller
+   * only (their leases run out and their phones must be looked for).
+   */
+  heartbeat (owner: string, ttlMs: number): Promise<string[]>
+  /** This instance stops: the others see it gone at their next heartbeat. */
+  leave (owner: string): Promise<void>
   linkResult (phone: string, code: string): Promise<string | undefined>
   putLinkResult (phone: string, code: string, result: string): Promise<void>
 }
@@ -129,6 +159,13 @@ export const deadLetterId = (shard: number, unique: string): string => `${shard}
 export const shardOfDeadLetter = (id: string): number | undefined => {
   const m = /^(\d+)-[\w-]+$/.exec(id)
   return m ? Number(m[1]) : undefined
+}
+
+/** The letters of each phone, in order. */
+export function byPhone (letters: Letter[]): Map<string, Letter[]> {
+  const grouped = new Map<string, Letter[]>()
+  for (const l of letters) grouped.set(l.phone, [...(grouped.get(l.phone) ?? []), l])
+  return grouped
 }
 
 interface Queue { items: string[], dueAt: number, owner: string | undefined, tries: number }
@@ -145,6 +182,7 @@ export class MemoryChatStore implements ChatStore {
   private readonly dead = new Map<string, DeadLetter>()
   private readonly linkResults = new Map<string, { result: string, until: number }>()
   private readonly inbound = new Map<string, number>()
+  private readonly live = new Map<string, number>()
 
   constructor (readonly shards: number, private readonly now: () => number = Date.now) {}
 
@@ -172,31 +210,39 @@ export class MemoryChatStore implements ChatStore {
     return true
   }
 
-  private push (q: Queue, item: string): void {
-    if (q.items.length === 0) Object.assign(q, { dueAt: this.now(), owner: undefined, tries: 0 })
+  /** Appends; true when nobody is on the queue (it was empty, or due with no lease and no backoff). */
+  private push (q: Queue, item: string): boolean {
+    const wasEmpty = q.items.length === 0
+    if (wasEmpty) Object.assign(q, { dueAt: this.now(), owner: undefined, tries: 0 })
     q.items.push(item)
+    return wasEmpty || q.dueAt <= this.now()
   }
 
-  async accept (letters: Letter[], deliveryKey?: string) {
-    const fresh: string[] = []
-    const shards = new Set(letters.map((l) => shardOf(l.phone, this.shards)))
-    // a delivery key is remembered per shard, as Redis does (src/chat/store-redis.ts)
-    const open = new Set([...shards].filter((s) => deliveryKey === undefined || this.remember(`d:${s}:${deliveryKey}`)))
-    for (const { phone, id, body } of letters) {
-      if (!open.has(shardOf(phone, this.shards)) || !this.remember(`m:${id}`)) continue
-      this.push(this.phone(phone).mailbox, body)
-      fresh.push(phone)
+  async accept (letters: Letter[], options: AcceptOptions = {}) {
+    let stored = 0
+    const due: string[] = []
+    for (const [phone, group] of byPhone(letters)) {
+      if (options.at !== undefined) this.inbound.set(phone, options.at)
+      // the delivery key is remembered per phone, as Redis does (src/chat/store-redis.ts)
+      if (options.deliveryKey !== undefined && !this.remember(`d:${phone}:${options.deliveryKey}`)) continue
+      let told = false
+      for (const { id, body } of group) {
+        if (!this.remember(`m:${phone}:${id}`)) continue
+        stored++
+        told = this.push(this.phone(phone).mailbox, body) || told
+      }
+      if (told) due.push(phone)
     }
-    return fresh
+    return { stored, due }
   }
 
   async due (shard: number, limit: Record<Lane, number>) {
     const now = this.now()
-    const found: Record<Lane, string[]> = { turn: [], send: [] }
+    const found: Record<Lane, Waiting[]> = { turn: [], send: [] }
     for (const [phone, p] of this.phones) {
       if (shardOf(phone, this.shards) !== shard) continue
       for (const [lane, q] of [['turn', p.mailbox], ['send', p.outbox]] as const) {
-        if (found[lane].length < limit[lane] && q.items.length > 0 && q.dueAt <= now) found[lane].push(phone)
+        if (found[lane].length < limit[lane] && q.items.length > 0) found[lane].push({ phone, inMs: Math.max(0, q.dueAt - now) })
       }
     }
     return found
@@ -237,7 +283,7 @@ export class MemoryChatStore implements ChatStore {
     return 'more'
   }
 
-  async commitTurn (phone: string, owner: string, commit: Commit, leaseMs: number): Promise<Next<TurnWork>> {
+  async commitTurn (phone: string, owner: string, commit: Commit, leaseMs: number): Promise<Committed> {
     const p = this.phone(phone)
     const q = p.mailbox
     if (q.owner !== owner || q.items[0] !== commit.message || q.dueAt <= this.now() || p.session.version !== commit.expected) return { kind: 'lost' }
@@ -245,8 +291,12 @@ export class MemoryChatStore implements ChatStore {
       Object.assign(p.session, { version: commit.expected + 1, doc: commit.doc, applied: commit.applied, expiresAt: this.now() + SESSION_TTL_MS })
     }
     p.session.lastError = undefined
-    for (const reply of commit.replies) this.push(p.outbox, reply)
-    return this.after(phone, this.pop(q, owner, commit.message, leaseMs))
+    const senderDue = commit.replies.map((reply) => this.push(p.outbox, reply))[0] === true
+    const next = this.after(phone, this.pop(q, owner, commit.message, leaseMs))
+    if (!senderDue) return next
+    if (commit.sender === undefined) return { ...next, senderDue }
+    const taken = this.take(p.outbox, commit.sender, leaseMs)
+    return taken.kind === 'ok' ? { ...next, send: { phone, entry: taken.work, tries: p.outbox.tries } } : next
   }
 
   private after (phone: string, popped: 'more' | 'done' | 'lost'): Next<TurnWork> {
@@ -337,10 +387,6 @@ export class MemoryChatStore implements ChatStore {
     return true
   }
 
-  async noteInbound (phones: string[], at: number) {
-    for (const phone of phones) this.inbound.set(phone, at)
-  }
-
   async lastInbound (phone: string) { return this.inbound.get(phone) }
 
   async linkResult (phone: string, code: string) {
@@ -351,4 +397,13 @@ export class MemoryChatStore implements ChatStore {
   async putLinkResult (phone: string, code: string, result: string) {
     this.linkResults.set(`${phone}:${code}`, { result, until: this.now() + LINK_RESULT_TTL_MS })
   }
+
+  async heartbeat (owner: string, ttlMs: number) {
+    const gone = [...this.live].filter(([o, until]) => o !== owner && until <= this.now()).map(([o]) => o)
+    for (const o of gone) this.live.delete(o)
+    this.live.set(owner, this.now() + ttlMs)
+    return gone
+  }
+
+  async leave (owner: string) { this.live.set(owner, 0) }
 }

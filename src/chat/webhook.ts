@@ -4,33 +4,24 @@ import { z } from 'zod'
 import { AppError, fieldErrors } from '../errors.ts'
 import { errorEnvelopeSchema } from '../schemas/common.ts'
 import { keepRawBodies, rawBodyOf, verifyWebhookSignature } from './signature.ts'
-import { MESSAGE_EVENT, readDelivery, type InboundMessage } from './inbound.ts'
-import type { ChatStore } from './store.ts'
+import { MESSAGE_EVENT, readDelivery } from './inbound.ts'
+import { encodeMail } from './mail.ts'
+import type { Accepted, ChatStore } from './store.ts'
 
 // POST /api/chat/webhook answers fast: verify the signature on the raw bytes, de-duplicate, put each message
 // in its phone's mailbox, answer. The conversation runs afterwards, in the worker.
 
 export interface WebhookDeps {
   secret: string
-  store: Pick<ChatStore, 'accept' | 'noteInbound'>
+  store: Pick<ChatStore, 'accept'>
   clock: () => number
-  /** Called with the phones given new mail; errors here never change the answer. */
-  accepted: (phones: string[]) => void
+  /** Called with what was stored; errors here never change the answer. */
+  accepted: (result: Accepted) => void
 }
 
 const MAX_KEY = 256
 const ack = z.object({ success: z.literal(true) })
 const headerValue = (v: string | string[] | undefined) => Array.isArray(v) ? v[0] : v
-
-/**
- * Stores what is new, in one step, then notes that the phones wrote (the provider's 24-hour window opens);
- * throws only when the store cannot be reached (the provider must retry).
- */
-async function accept (store: WebhookDeps['store'], deliveryKey: string | undefined, messages: InboundMessage[], at: number): Promise<string[]> {
-  const fresh = await store.accept(messages.map((m) => ({ phone: m.phone, id: m.id, body: JSON.stringify(m) })), deliveryKey)
-  await store.noteInbound(messages.map((m) => m.phone), at)
-  return fresh
-}
 
 function parseJson (raw: Buffer): unknown {
   try {
@@ -77,16 +68,19 @@ export async function webhookRoutes (scope: FastifyInstance, deps: WebhookDeps):
       throw new AppError('VALIDATION_ERROR', 'Invalid X-Idempotency-Key', { details: { errors: { 'X-Idempotency-Key': [`1 to ${MAX_KEY} characters`] } } })
     }
 
-    let fresh: string[]
+    // what is new, and that the phones wrote (the provider's 24-hour window opens), in one step per phone;
+    // throws only when the store cannot be reached (the provider must retry)
+    let accepted: Accepted
     try {
-      fresh = await accept(deps.store, key, delivery.messages, deps.clock())
+      const letters = delivery.messages.map((m) => ({ phone: m.phone, id: m.id, body: encodeMail(m) }))
+      accepted = await deps.store.accept(letters, { deliveryKey: key, at: deps.clock() })
     } catch (err) {
       request.log.error({ err }, 'chat webhook: message store unreachable')
       throw new AppError('SERVICE_UNAVAILABLE', 'Messages cannot be stored right now; retry later', { headers: { 'retry-after': '10' } })
     }
-    request.log.debug({ messages: delivery.messages.length, fresh: fresh.length, skipped: delivery.skipped }, 'chat webhook accepted')
+    request.log.debug({ messages: delivery.messages.length, fresh: accepted.stored, skipped: delivery.skipped }, 'chat webhook accepted')
     try {
-      if (fresh.length > 0) deps.accepted(fresh)
+      if (accepted.stored > 0) deps.accepted(accepted)
     } catch (err) {
       request.log.error({ err }, 'chat webhook: worker notification failed')
     }

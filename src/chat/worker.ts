@@ -6,7 +6,8 @@ import type { ChatMetrics } from './metrics.ts'
 import type { Turns } from './inbox/handoff-runtime.ts'
 import type { TurnResult } from './runtime.ts'
 import { maskPhone, shardOf } from './shards.ts'
-import { deadLetterId, type ChatStore, type Next, type TurnWork } from './store.ts'
+import { decodeMail } from './mail.ts'
+import { deadLetterId, type ChatStore, type Commit, type Committed, type Next, type SendWork, type TurnWork } from './store.ts'
 
 // The turn worker: takes a phone's mailbox with a short lease (renewed while it works), computes each turn in
 // memory and commits it in one step with its replies. A turn that throws is not dropped: the message stays at
@@ -21,8 +22,10 @@ export interface TurnWorkerOptions {
   maxTries: number
   log: FastifyBaseLogger
   metrics: ChatMetrics
-  /** A commit queued replies for the phone. */
-  committed: (phone: string) => void
+  /** A commit queued replies into the phone's empty outbox: no sender is on it yet. */
+  committed: (phone: string, send: SendWork | undefined) => void
+  /** The sender to lease a woken outbox to at the commit (its owner), or undefined when it is busy. */
+  sender: () => string | undefined
   /** Fault-suite hook: called at named points, may kill the process. */
   crashPoint: (name: 'turn-before-commit') => void
   /** Shutdown gave the phone back: another instance may take it now. */
@@ -59,12 +62,8 @@ export class TurnWorker {
   private async turn (work: TurnWork): Promise<Next<TurnWork> | undefined> {
     const { phone } = work
     const log = this.opts.log.child({ phone: maskPhone(phone) })
-    let message: InboundMessage
-    try {
-      message = JSON.parse(work.message) as InboundMessage
-    } catch {
-      return await this.bury(work, 'the message is not readable JSON', undefined)
-    }
+    const message = decodeMail(work.message)
+    if (!message) return await this.bury(work, 'the mailbox entry is not a readable message', undefined)
     if (work.session.applied.includes(message.id)) {
       const next = await this.commit(work, { expected: work.session.version, doc: undefined, applied: work.session.applied, message: work.message, replies: [] }, log, message.id)
       if (next) {
@@ -78,11 +77,11 @@ export class TurnWorker {
     try {
       const result = await this.runtime.run(message, work.session)
       this.opts.crashPoint('turn-before-commit')
-      const next = await this.commit(work, { expected: work.session.version, doc: result.doc, applied: result.applied, message: work.message, replies: result.replies }, log, message.id)
+      const next = await this.commit(work, { expected: work.session.version, doc: result.doc, applied: result.applied, message: work.message, replies: result.replies, sender: this.opts.sender() }, log, message.id)
       if (next) {
         this.opts.metrics.applied.inc()
         log.info({ messageId: message.id, before: result.before, after: result.after, replies: result.replies.length, outcome: 'applied' }, 'chat turn')
-        if (result.replies.length > 0) this.opts.committed(phone)
+        if (next.senderDue || next.send) this.opts.committed(phone, next.send)
         this.opts.applied?.(message, result)
       }
       return next
@@ -99,7 +98,7 @@ export class TurnWorker {
   }
 
   /** Commits; a lost lease is logged (another worker has the phone now) and ends this drain. */
-  private async commit (work: TurnWork, commit: Parameters<ChatStore['commitTurn']>[2], log: FastifyBaseLogger, messageId: string): Promise<Next<TurnWork> | undefined> {
+  private async commit (work: TurnWork, commit: Commit, log: FastifyBaseLogger, messageId: string): Promise<Committed | undefined> {
     const next = await this.store.commitTurn(work.phone, this.opts.owner, commit, this.opts.leaseMs)
     if (next.kind !== 'lost') return next
     log.warn({ messageId, outcome: 'lost-lease' }, 'chat turn not committed: the lease moved on; the new holder runs it')

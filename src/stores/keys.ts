@@ -133,12 +133,10 @@ export const keys = {
     // (shard = a stable hash of the phone, shards.ts), so each script runs on one Redis Cluster slot
     // and no key is written by every turn.
     bot: {
-      // conversation session: hash {v: compare-and-set version, doc: session JSON, applied: recent inbound
-      // ids, newest first, one per line; tries: attempts at the mailbox head since the last commit, err}
-      session: (shard: number, phone: string) => `{chat:${shard}}:session:${phone}`,
-      // a message already accepted, by provider message id and by delivery key (SET NX, 24 h)
-      seenMessage: (shard: number, messageId: string) => `{chat:${shard}}:seen:msg:${messageId}`,
-      seenDelivery: (shard: number, key: string) => `{chat:${shard}}:seen:delivery:${key}`,
+      // the phone's record, one JSON string (fields in src/chat/store-redis.ts): the session with its
+      // compare-and-set version and applied inbound ids, the attempts at the mailbox head, the de-duplication
+      // markers of the last 24 h and the moment of the last inbound message
+      session: (shard: number, phone: string) => `{chat:${shard}}:s:${phone}`,
       // list of the phone's accepted messages, oldest first; the head stays until its turn is committed
       mailbox: (shard: number, phone: string) => `{chat:${shard}}:mailbox:${phone}`,
       // list of the phone's replies (JSON entries with an id), oldest first; the head stays until delivered
@@ -156,8 +154,6 @@ export const keys = {
       deadIndex: (shard: number) => `{chat:${shard}}:dead:index`,
       // what consuming a link code answered this phone, for a turn re-run after a crash (10 minutes)
       linkResult: (shard: number, phone: string, code: string) => `{chat:${shard}}:link-result:${phone}:${code}`,
-      // epoch ms of the phone's last inbound message (the provider's 24-hour window counts from it)
-      inboundAt: (shard: number, phone: string) => `{chat:${shard}}:inbound-at:${phone}`,
       // a system message (order update, reminder) already queued for the phone, by its id
       systemSent: (shard: number, phone: string, id: string) => `{chat:${shard}}:system-sent:${phone}:${id}`,
       // shard pub/sub channel (SPUBLISH): phones with new mail; ioredis does not prefix channels, the caller does
@@ -170,6 +166,8 @@ export const keys = {
       // zset phone -> deadline of the shard's handoffs nobody took yet
       handoffDue: (shard: number) => `{chat:${shard}}:handoff-due`,
     },
+    // hash instance id -> alive until (epoch ms): a heartbeat each second tells who stopped (src/chat/recovery.ts)
+    instances: () => '{chat-instances}:alive',
     // index of a club's conversations, phone -> last activity (its own hash tag per club: written by a second
     // call after the phone's, so it may lag; a phone listed whose conversation moved to another club is dropped
     // when read)

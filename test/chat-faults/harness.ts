@@ -9,6 +9,7 @@ import { request } from 'undici'
 import { freePort } from '../../scripts/lib/free-port.ts'
 import { waitForRedis } from '../../scripts/lib/redis-server.ts'
 import { shardOf } from '../../src/chat/shards.ts'
+import { envelopeOf } from '../../src/chat/store-redis.ts'
 import { buildApp } from '../../src/app.ts'
 import { signWebhookBody } from '../../src/chat/signature.ts'
 import { loadConfig } from '../../src/config.ts'
@@ -240,7 +241,8 @@ export async function figures (redisUrl: string, phones: string[], messagesPerPh
     for (const r of provider.received) if (!firstSeen.has(r.key)) firstSeen.set(r.key, r.at)
     for (const phone of phones) {
       const acceptedHere = Array.from({ length: messagesPerPhone }, (_, i) => inbound(phone, i).id).filter((id) => accepted.has(id))
-      const v = Number(await redis.hget(keys.chat.bot.session(shardOf(phone, SHARDS), phone), 'v') ?? 0)
+      const record = await redis.get(keys.chat.bot.session(shardOf(phone, SHARDS), phone))
+      const v = record === null ? 0 : envelopeOf(record).v ?? 0
       applied += Math.min(v, acceptedHere.length)
       duplicated += Math.max(0, v - acceptedHere.length)
       const keysHere = [...firstSeen.keys()].filter((k) => k.startsWith(`m-${phone}-`))

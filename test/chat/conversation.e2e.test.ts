@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MACHINE_VERSION } from '../../machines/conversation.types.ts'
 import { startFakeUpstream, type FakeUpstream } from '../orders/fake-upstream.ts'
 import { buildTestApp, signedPost, type TestApp } from '../helper.ts'
-import { choiceIds, linkCode, newPhone, say as sayTo, sessionKey, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
+import { choiceIds, linkCode, newPhone, savedSession, say as sayTo, sessionKey, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
 
 // End to end: signed webhook in, the real runtime and routes in process, replies out to a loopback stand-in
 // for the provider's send API.
@@ -132,7 +132,7 @@ describe('chat bot end to end (redis, provider stand-in)', () => {
     await say(phone, { text: 'hola' })
     const key = sessionKey(t.app, phone)
     expect(await t.redis!.pttl(key)).toBeGreaterThan(29 * 24 * 60 * MINUTE)
-    expect(JSON.parse((await t.redis!.hget(key, 'doc'))!)).toMatchObject({ machineVersion: MACHINE_VERSION, state: 'UNLINKED', phone })
+    expect(await savedSession(t.app, phone)).toMatchObject({ machineVersion: MACHINE_VERSION, state: 'UNLINKED', phone })
   })
 })
 

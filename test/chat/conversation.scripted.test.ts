@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sendBody, type SendBody } from '../../src/chat/outbound/messages.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
-import { choiceIds, linkCode, newPhone, say as sayTo, sessionKey, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
+import { choiceIds, linkCode, newPhone, savedRecord, savedSession, say as sayTo, sessionKey, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
 
 // Scripted conversations of a member, one per promise of the bot: signed webhook in, the real runtime, club
 // services and Redis, replies out to a loopback provider; every reply is checked against the provider's limits.
@@ -38,7 +38,7 @@ describe('chat bot, scripted conversations (redis, provider stand-in)', () => {
     for (const tenantId of tenants) await say(phone, `LINK-${await linkCode(t, { customerId: sub, email, name, tenantId, token })}`)
     return phone
   }
-  const session = async (phone: string) => JSON.parse((await t.redis!.hget(sessionKey(t.app, phone), 'doc'))!)
+  const session = async (phone: string) => await savedSession(t.app, phone)
 
   it('not linked: "ayuda" explains how to link, "menu" and "cancelar" offer the way in again, an image re-shows it', async () => {
     const phone = newPhone()
@@ -203,16 +203,16 @@ describe('chat bot, scripted conversations (redis, provider stand-in)', () => {
     await say(unlinked, 'hola')
     const phone = await linked()
     const page = await say(phone, { reply: 'menu:browse' })
-    const browsing = await t.redis!.hget(sessionKey(t.app, phone), 'doc') ?? ''
+    const browsing = (await savedRecord(t.app, phone)).d
     const product = choices(page).find((id) => id.startsWith('product:'))!
     for (const input of [{ reply: product }, '1', { reply: 'cart:checkout' }, { reply: 'order:confirm' }]) await say(phone, input)
-    const ordered = await t.redis!.hget(sessionKey(t.app, phone), 'doc') ?? ''
+    const ordered = (await savedRecord(t.app, phone)).d
     expect(JSON.parse(ordered)).toMatchObject({ state: 'MAIN_MENU', cart: [], shown: [] })
     expect(JSON.parse(browsing).shown).toContain(product.slice('product:'.length))
     for (const kept of [browsing, ordered]) expect(kept).not.toMatch(/"title"|"price"|"variants"/)
     const usage = async (p: string) => await t.redis!.call('MEMORY', 'USAGE', `${t.redis!.options.keyPrefix ?? ''}${sessionKey(t.app, p)}`)
-    console.info(`session doc bytes: idle unlinked ${(await t.redis!.hget(sessionKey(t.app, unlinked), 'doc'))?.length}, linked browsing ${browsing.length}, ` +
-      `linked after an order ${ordered.length}; MEMORY USAGE of the session key: unlinked ${String(await usage(unlinked))}, linked after an order ${String(await usage(phone))}`)
+    console.info(`session doc bytes: idle unlinked ${(await savedRecord(t.app, unlinked)).d.length}, linked browsing ${browsing.length}, ` +
+      `linked after an order ${ordered.length}; MEMORY USAGE of the phone's record: unlinked ${String(await usage(unlinked))}, linked after an order ${String(await usage(phone))}`)
   })
 
   it('"repetir" with no past order says so and keeps the menu', async () => {

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Registry } from 'prom-client'
+import type { Turns } from '../../src/chat/inbox/handoff-runtime.ts'
+import { encodeMail } from '../../src/chat/mail.ts'
+import { chatMetrics } from '../../src/chat/metrics.ts'
 import { RedisChatStore } from '../../src/chat/store-redis.ts'
+import { TurnWorker } from '../../src/chat/worker.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
 import { linkCode, messageBody, newPhone, postWebhook, say, startFakeProvider, textOf, type FakeProvider } from './support.ts'
 
@@ -58,7 +63,7 @@ describe('chat dead letters', () => {
     expect((await t.app.inject({ method: 'POST', url: '/api/chat/dead-letters/nope/retry', headers: await t.auth('admin', 'club-norte') })).statusCode).toBe(400)
   })
 
-  it('a turn that keeps failing is retried with a backoff, then kept as a dead letter with the reason; the phone goes on', async () => {
+  it('an unreadable mailbox entry is set aside at once as a dead letter with the reason; the phone goes on', async () => {
     const phone = newPhone()
     await linked(phone)
     const before = await counter('turn')
@@ -67,12 +72,41 @@ describe('chat dead letters', () => {
     await store.accept([{ phone, id: `poison-${phone}`, body: poison }])
     const sentBefore = provider.to(phone).length
     expect((await postWebhook(t.app, messageBody(phone, { text: 'hola' }))).statusCode).toBe(200)
-    // 5 tries, 0.5, 1, 2 and 4 s apart
-    await t.app.chatWorker.idle(phone, 25_000)
+    await t.app.chatWorker.idle(phone)
     expect(await counter('turn')).toBe(before + 1)
     // the message behind it was answered once the poison was set aside
     expect(provider.to(phone).length).toBeGreaterThan(sentBefore)
     const letters = (await t.app.inject({ url: '/api/chat/dead-letters', headers: await t.auth('admin', 'club-norte') })).json().deadLetters
-    expect(letters.find((l: { phone: string }) => l.phone === phone)).toMatchObject({ lane: 'turn', tries: 5, content: { id: `poison-${phone}` }, reason: expect.stringMatching(/\w/) })
+    expect(letters.find((l: { phone: string }) => l.phone === phone)).toMatchObject({ lane: 'turn', tries: 1, content: { id: `poison-${phone}` }, reason: 'the mailbox entry is not a readable message' })
+  })
+
+  it('a turn that keeps failing is retried with a backoff, then kept as a dead letter with the reason; the phone goes on', async () => {
+    const phone = newPhone()
+    const store = new RedisChatStore(t.app.redis!, t.app.config.chat.shards)
+    // fault injection: a conversation that throws on one message and answers the others
+    const runs: Record<string, number> = {}
+    const turns: Turns = {
+      run: async (message, session) => {
+        runs[message.id] = (runs[message.id] ?? 0) + 1
+        if (message.id === `poison-${phone}`) throw new Error("the club's data is broken")
+        return { doc: '{}', applied: [message.id, ...session.applied], replies: [], before: 'A', after: 'A' }
+      },
+    }
+    const metrics = chatMetrics(new Registry(), async () => 0)
+    const none = () => {}
+    const options = { owner: 'test-worker', leaseMs: 2_000, concurrency: 1, shards: t.app.config.chat.shards, maxTries: 5, log: t.app.log, metrics }
+    const worker = new TurnWorker(store, turns, { ...options, committed: none, sender: () => undefined, crashPoint: none, handedBack: none })
+    const mail = (id: string) => ({ phone, id, body: encodeMail({ id, phone, receivedAt: Date.now(), input: { kind: 'text', text: 'hola' } }) })
+    await store.accept([mail(`poison-${phone}`), mail(`next-${phone}`)])
+    worker.runner.start()
+    worker.runner.offer([phone])
+    // 5 tries, 0.5, 1, 2 and 4 s apart
+    const deadline = Date.now() + 25_000
+    while (await store.pending(phone) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    await worker.runner.stop(1_000)
+    expect(runs).toEqual({ [`poison-${phone}`]: 5, [`next-${phone}`]: 1 })
+    expect(await metrics.retried.get()).toMatchObject({ values: [{ value: 4 }] })
+    const letter = (await store.deadLetters(1_000)).find((l) => l.phone === phone)
+    expect(letter).toMatchObject({ lane: 'turn', tries: 5, reason: "the club's data is broken" })
   }, 30_000)
 })

@@ -4,7 +4,7 @@ import { actorFrom } from '../../src/auth/actor.ts'
 import { verifyAccessToken } from '../../src/auth/tokens.ts'
 import { chatProduct } from '../../src/chat/club-services.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
-import { messageBody, newPhone, outbox, postWebhook, say, sessionKey, textOf } from './support.ts'
+import { messageBody, newPhone, outbox, postWebhook, rewriteSession, savedSession, say, textOf } from './support.ts'
 
 // The bot calls the club's services in process as the linked member, not the HTTP routes: the rate limit of
 // outside clients does not count its calls, and the services themselves keep one member out of another's
@@ -78,7 +78,7 @@ describe('the services keep one member out of another\'s things (redis)', () => 
     await say(t, phone, { reply: 'product:prod_norte_aceite_cbd' })
     await say(t, phone, { text: '1' })
     await say(t, phone, { reply: 'cart:checkout' })
-    return JSON.parse((await t.app.redis!.hget(sessionKey(t.app, phone), 'doc'))!).cartId
+    return (await savedSession(t.app, phone)).cartId
   }
 
   /** What the bot answered to one input. */
@@ -94,9 +94,7 @@ describe('the services keep one member out of another\'s things (redis)', () => 
 
     const intruder = await linkedPhone(ana)
     await toConfirmation(intruder.phone)
-    const key = sessionKey(t.app, intruder.phone)
-    const doc = JSON.parse((await t.app.redis!.hget(key, 'doc'))!)
-    await t.app.redis!.hset(key, 'doc', JSON.stringify({ ...doc, cartId: brunoCart }))
+    await rewriteSession(t.app, intruder.phone, JSON.stringify({ ...await savedSession(t.app, intruder.phone), cartId: brunoCart }))
 
     expect((await answer(intruder.phone, { reply: 'order:confirm' }))[0]).toMatch(/^No pudimos confirmar el pedido ahora/)
     const cart = await t.app.inject({ url: `/store/carts/${brunoCart}`, headers: { authorization: `Bearer ${owner.token}`, 'tenant-id': 'club-norte' } })

@@ -5,7 +5,7 @@ import { inject } from 'vitest'
 import { buildApp, type BuiltApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 import { buildTestApp, TEST_SECRETS, type TestApp } from '../helper.ts'
-import { messageBody, newPhone, postWebhook, sessionKey, startFakeProvider, textOf, type FakeProvider } from './support.ts'
+import { messageBody, newPhone, postWebhook, savedRecord, startFakeProvider, textOf, type FakeProvider } from './support.ts'
 
 // Two instances share one Redis: the messages of one phone are all applied, one at a time, in arrival order,
 // whichever instance accepted them.
@@ -45,9 +45,9 @@ describe('two instances, one phone', () => {
     const replies = provider.to(phone).map(textOf)
     expect(replies).toHaveLength(20)
     replies.forEach((text, i) => expect(text).toMatch(i % 2 === 0 ? /Enviá el código/ : /vinculá tu cuenta/))
-    const doc = JSON.parse((await a.redis!.hget(sessionKey(a.app, phone), 'doc'))!)
-    expect(doc.state).toBe('UNLINKED')
-    expect(Number(await a.redis!.hget(sessionKey(a.app, phone), 'v'))).toBe(20)
+    const record = await savedRecord(a.app, phone)
+    expect(JSON.parse(record.d).state).toBe('UNLINKED')
+    expect(record.v).toBe(20)
   })
 
   it('concurrent duplicates sent to both instances give one turn', async () => {

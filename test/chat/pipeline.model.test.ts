@@ -14,7 +14,7 @@ const PHONES = ['5491100000001', '5491100000002']
 type Action =
   | { t: 'accept', phone: number }
   | { t: 'take', w: number, phone: number }
-  | { t: 'commit', w: number }
+  | { t: 'commit', w: number, lease: boolean }
   | { t: 'fail', w: number }
   | { t: 'crashWorker', w: number }
   | { t: 'takeSend', s: number, phone: number }
@@ -29,7 +29,8 @@ const phoneArb = fc.constantFrom(0, 0, 0, 1)
 const action: fc.Arbitrary<Action> = fc.oneof(
   { arbitrary: phoneArb.map((phone) => ({ t: 'accept' as const, phone })), weight: 3 },
   { arbitrary: fc.record({ w: two, phone: phoneArb }).map((a) => ({ t: 'take' as const, ...a })), weight: 3 },
-  { arbitrary: two.map((w) => ({ t: 'commit' as const, w })), weight: 3 },
+  // a commit may lease the outbox it wakes to the sender of the same index (the worker's own instance)
+  { arbitrary: fc.record({ w: two, lease: fc.boolean() }).map((a) => ({ t: 'commit' as const, ...a })), weight: 3 },
   { arbitrary: two.map((w) => ({ t: 'fail' as const, w })), weight: 1 },
   { arbitrary: two.map((w) => ({ t: 'crashWorker' as const, w })), weight: 1 },
   { arbitrary: fc.record({ s: two, phone: phoneArb }).map((a) => ({ t: 'takeSend' as const, ...a })), weight: 3 },
@@ -78,8 +79,10 @@ async function run (actions: Action[]): Promise<void> {
       case 'commit': {
         const w = workers[a.w] as Worker
         if (!w.work || !w.result) return
-        const next = await store.commitTurn(w.work.phone, `w${a.w}`, { expected: w.work.session.version, message: w.work.message, ...w.result }, LEASE)
+        const sender = a.lease && !senders[a.w]?.work ? `s${a.w}` : undefined
+        const next = await store.commitTurn(w.work.phone, `w${a.w}`, { expected: w.work.session.version, message: w.work.message, ...w.result, sender }, LEASE)
         workers[a.w] = next.kind === 'more' ? { work: next.work, result: compute(next.work) } : {}
+        if (next.kind !== 'lost' && next.send) senders[a.w] = { work: next.send }
         return
       }
       case 'fail': {
@@ -124,7 +127,7 @@ async function run (actions: Action[]): Promise<void> {
     for (const phone of [0, 1]) {
       await step({ t: 'take', w: 0, phone })
       for (let i = 0; i < 50 && workers[0]?.work; i++) {
-        await step({ t: 'commit', w: 0 })
+        await step({ t: 'commit', w: 0, lease: false })
       }
       await step({ t: 'takeSend', s: 0, phone })
       for (let i = 0; i < 200 && senders[0]?.work; i++) {
@@ -162,8 +165,8 @@ describe('chat pipeline protocol (model, crash points as events)', () => {
     await run([
       { t: 'accept', phone: 0 }, { t: 'accept', phone: 0 }, { t: 'accept', phone: 0 },
       { t: 'take', w: 0, phone: 0 }, { t: 'tick', ms: 2 * LEASE },
-      { t: 'take', w: 1, phone: 0 }, { t: 'commit', w: 1 }, { t: 'commit', w: 1 },
-      { t: 'commit', w: 0 },
+      { t: 'take', w: 1, phone: 0 }, { t: 'commit', w: 1, lease: true }, { t: 'commit', w: 1, lease: false },
+      { t: 'commit', w: 0, lease: true },
     ])
   })
 

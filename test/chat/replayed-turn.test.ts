@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helper.ts'
-import { linkCode, newPhone, outbox, say, sessionKey, textOf } from './support.ts'
+import { linkCode, newPhone, outbox, rewriteSession, savedRecord, say, textOf } from './support.ts'
 
 // A worker that stalls past its lease, or dies before its results are saved, leaves the message to another
 // worker, which runs the same turn again from the session as it was saved before. The member's commerce cart
@@ -11,9 +11,9 @@ describe('a chat turn run twice (redis)', () => {
   beforeAll(async () => { t = await buildTestApp({ store: 'redis' }) })
   afterAll(async () => { await t.close() })
 
-  const savedSession = async (phone: string) => (await t.app.redis!.hget(sessionKey(t.app, phone), 'doc'))!
+  const savedSession = async (phone: string) => (await savedRecord(t.app, phone)).d
   /** Puts back a session saved before the turn: as if the turn's results had never been saved. */
-  const rewind = async (phone: string, doc: string) => { await t.app.redis!.hset(sessionKey(t.app, phone), 'doc', doc) }
+  const rewind = async (phone: string, doc: string) => { await rewriteSession(t.app, phone, doc) }
 
   async function linkedMember (phone: string): Promise<string> {
     const token = await t.token('member', ['club-norte'], { sub: 'cus_bruno', name: 'Bruno', email: 'bruno@example.com' })

@@ -39,20 +39,23 @@ describe.each(stores)('chat store (%s)', (name, make) => {
 
   it('keeps arrival order, drops an id seen before, and commits session, applied ids and replies with the ack', async () => {
     const phone = newPhone()
-    expect(await store.accept([{ phone, id: `${phone}-1`, body: 'one' }])).toEqual([phone])
-    expect(await store.accept([{ phone, id: `${phone}-1`, body: 'one again' }, { phone, id: `${phone}-2`, body: 'two' }])).toEqual([phone])
+    expect(await store.accept([{ phone, id: `${phone}-1`, body: 'one' }])).toEqual({ stored: 1, due: [phone] })
     const first = await take(phone)
+    // mail behind mail a worker holds: nobody needs telling
+    expect(await store.accept([{ phone, id: `${phone}-1`, body: 'one again' }, { phone, id: `${phone}-2`, body: 'two' }])).toEqual({ stored: 1, due: [] })
     expect(first).toMatchObject({ message: 'one', session: { version: 0, doc: undefined, applied: [] }, tries: 1 })
     const next = await store.commitTurn(phone, 'w1', commitOf(first, 'doc-1', ['r1', 'r2']), 10_000)
-    expect(next).toMatchObject({ kind: 'more', work: { message: 'two', session: { version: 1, doc: 'doc-1', applied: ['one'] }, tries: 1 } })
+    expect(next).toMatchObject({ kind: 'more', senderDue: true, work: { message: 'two', session: { version: 1, doc: 'doc-1', applied: ['one'] }, tries: 1 } })
     if (next.kind !== 'more') return
-    expect(await store.commitTurn(phone, 'w1', commitOf(next.work, 'doc-2'), 10_000)).toEqual({ kind: 'done' })
     // the replies wait in the outbox, in order
     const sent = await store.takeSend(phone, 's1', 10_000)
     expect(sent).toMatchObject({ kind: 'ok', work: { entry: 'r1', tries: 0 } })
+    // replies behind replies a sender holds: nobody needs telling
+    expect(await store.commitTurn(phone, 'w1', commitOf(next.work, 'doc-2', ['r3']), 10_000)).toEqual({ kind: 'done' })
     expect(await store.sent(phone, 's1', 'r1', 10_000)).toMatchObject({ kind: 'more', work: { entry: 'r2' } })
     expect(await store.pending(phone)).toBe(true)
-    expect(await store.sent(phone, 's1', 'r2', 10_000)).toEqual({ kind: 'done' })
+    expect(await store.sent(phone, 's1', 'r2', 10_000)).toMatchObject({ kind: 'more', work: { entry: 'r3' } })
+    expect(await store.sent(phone, 's1', 'r3', 10_000)).toEqual({ kind: 'done' })
     expect(await store.pending(phone)).toBe(false)
   })
 
@@ -62,9 +65,10 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     const dying = await take(phone, 'dies', 80)
     const busy = await store.takeTurn(phone, 'other', 10_000)
     expect(busy.kind).toBe('busy')
-    expect((await store.due(shardOf(phone, SHARDS), { turn: 1000, send: 1000 })).turn).not.toContain(phone)
+    const waitOf = async () => (await store.due(shardOf(phone, SHARDS), { turn: 1000, send: 1000 })).turn.find((w) => w.phone === phone)?.inMs
+    expect(await waitOf()).toBeGreaterThan(0)
     await sleep(150)
-    expect((await store.due(shardOf(phone, SHARDS), { turn: 1000, send: 0 })).turn).toContain(phone)
+    expect(await waitOf()).toBe(0)
     expect(await store.takeTurn(phone, 'other', 10_000)).toMatchObject({ kind: 'ok', work: { message: 'x', tries: 2 } })
     expect(await store.commitTurn(phone, 'dies', commitOf(dying, 'stale'), 10_000)).toEqual({ kind: 'lost' })
     expect(await store.renew('turn', phone, 'dies', 10_000)).toBe(false)
@@ -119,16 +123,61 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     expect(await store.outboxPhones()).toBeGreaterThanOrEqual(1)
   })
 
-  it('accepts a delivery key once per shard, with all its letters, across phones, in order', async () => {
+  it('accepts a delivery key once per phone, with all its letters, across phones, in order', async () => {
     const [a, b] = [newPhone(), newPhone()]
     const key = `k-${a}`
     const letters = [{ phone: a, id: `${a}-1`, body: 'a1' }, { phone: b, id: `${b}-1`, body: 'b1' }, { phone: a, id: `${a}-2`, body: 'a2' }]
-    expect((await store.accept(letters, key)).sort()).toEqual([a, a, b].sort())
-    expect(await store.accept([{ phone: a, id: `${a}-3`, body: 'a3' }], key)).toEqual([])
+    const accepted = await store.accept(letters, { deliveryKey: key })
+    expect({ ...accepted, due: accepted.due.sort() }).toEqual({ stored: 3, due: [a, b].sort() })
+    expect(await store.accept([{ phone: a, id: `${a}-3`, body: 'a3' }], { deliveryKey: key })).toEqual({ stored: 0, due: [] })
     expect(await store.pending(b)).toBe(true)
     const first = await take(a, `w-${a}`)
     expect(first.message).toBe('a1')
     expect(await store.commitTurn(a, `w-${a}`, commitOf(first, 'd'), 10_000)).toMatchObject({ kind: 'more', work: { message: 'a2' } })
+  })
+
+  it('notes when the phone last wrote, duplicates included', async () => {
+    const phone = newPhone()
+    expect(await store.lastInbound(phone)).toBeUndefined()
+    await store.accept([{ phone, id: `${phone}-i`, body: 'i' }], { at: 1_000 })
+    await store.accept([{ phone, id: `${phone}-i`, body: 'i' }], { at: 5_000 })
+    expect(await store.lastInbound(phone)).toBe(5_000)
+  })
+
+  it('a commit that wakes the outbox leases it to the sender it names, which sends without taking it', async () => {
+    const phone = newPhone()
+    await store.accept([{ phone, id: `${phone}-1`, body: '1' }, { phone, id: `${phone}-2`, body: '2' }])
+    const first = await take(phone)
+    const next = await store.commitTurn(phone, 'w1', { ...commitOf(first, 'd1', ['r1']), sender: 's1' }, 10_000)
+    expect(next).toMatchObject({ kind: 'more', send: { phone, entry: 'r1', tries: 0 } })
+    expect(next).not.toHaveProperty('senderDue')
+    expect((await store.takeSend(phone, 's2', 10_000)).kind).toBe('busy')
+    if (next.kind !== 'more') return
+    // the sender already on the outbox: nothing leased, nobody told
+    expect(await store.commitTurn(phone, 'w1', { ...commitOf(next.work, 'd2', ['r2']), sender: 's1' }, 10_000)).toEqual({ kind: 'done' })
+    expect(await store.sent(phone, 's1', 'r1', 10_000)).toMatchObject({ kind: 'more', work: { entry: 'r2' } })
+    expect(await store.sent(phone, 's1', 'r2', 10_000)).toEqual({ kind: 'done' })
+  })
+
+  it('a phone with mail that nobody holds is due again with the next letter (its wake-up was lost)', async () => {
+    const phone = newPhone()
+    expect((await store.accept([{ phone, id: `${phone}-1`, body: '1' }])).due).toEqual([phone])
+    expect((await store.accept([{ phone, id: `${phone}-2`, body: '2' }])).due).toEqual([phone])
+    await take(phone)
+    await store.release('turn', phone, 'w1', 60_000, true)
+    // backing off: the one that released it will look again
+    expect((await store.accept([{ phone, id: `${phone}-3`, body: '3' }])).due).toEqual([])
+  })
+
+  it('a heartbeat reports an instance that stopped beating once, to one caller', async () => {
+    const [a, b, c] = [`a-${newPhone()}`, `b-${newPhone()}`, `c-${newPhone()}`]
+    await store.heartbeat(a, 60_000)
+    await store.heartbeat(b, 60_000)
+    expect(await store.heartbeat(c, 60_000)).not.toContain(a)
+    await store.leave(a)
+    const seen = await Promise.all([store.heartbeat(b, 60_000), store.heartbeat(c, 60_000)])
+    expect(seen.flat().filter((o) => o === a)).toEqual([a])
+    expect(await store.heartbeat(b, 60_000)).not.toContain(a)
   })
 
   it('remembers a link code result for the phone', async () => {

@@ -89,8 +89,8 @@ describe.each(stores)('order update stores (%s)', (_name, make) => {
   it('the last inbound moment is the latest noted', async () => {
     const phone = newPhone()
     expect(await s.chat.lastInbound(phone)).toBeUndefined()
-    await s.chat.noteInbound([phone, phone], 1_000)
-    await s.chat.noteInbound([phone], 5_000)
+    await s.chat.accept([{ phone, id: `a-${phone}`, body: '{}' }, { phone, id: `b-${phone}`, body: '{}' }], { at: 1_000 })
+    await s.chat.accept([{ phone, id: `c-${phone}`, body: '{}' }], { at: 5_000 })
     expect(await s.chat.lastInbound(phone)).toBe(5_000)
   })
 })

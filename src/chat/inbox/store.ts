@@ -1,5 +1,6 @@
 import type { RedisClient } from '../../plugins/redis.ts'
 import { parseHandoff, type Handoff } from '../../../machines/handoff.ts'
+import { defineScript } from '../../stores/define-script.ts'
 import { keys } from '../../stores/keys.ts'
 import { shardOf } from '../shards.ts'
 
@@ -69,21 +70,18 @@ function conversationOf (phone: string, h: Record<string, string>): Conversation
 const b = keys.chat.bot
 
 // KEYS conversation, handoffDue; ARGV expected flag ('' none), next flag ('' none), phone, deadline ('' none)
-const HANDOFF_CAS = `
+const handoffCas = defineScript<[expected: string, next: string, phone: string, deadline: string], number>({
+  name: 'chatHandoffCas',
+  keys: 2,
+  lua: `
 if (redis.call('HGET', KEYS[1], 'handoff') or '') ~= ARGV[1] then return 0 end
 if ARGV[2] == '' then redis.call('HDEL', KEYS[1], 'handoff') else redis.call('HSET', KEYS[1], 'handoff', ARGV[2]) end
 if ARGV[4] == '' then redis.call('ZREM', KEYS[2], ARGV[3]) else redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3]) end
-return 1`
-
-interface InboxCommands { chatHandoffCas (...keysThenArgs: Array<string | number>): Promise<number> }
+return 1`,
+})
 
 export class RedisInboxStore implements InboxStore {
-  private readonly redis: RedisClient & InboxCommands
-
-  constructor (redis: RedisClient, private readonly shards: number, private readonly limits: InboxLimits, private readonly now: () => number) {
-    if (!('chatHandoffCas' in redis)) redis.defineCommand('chatHandoffCas', { numberOfKeys: 2, lua: HANDOFF_CAS })
-    this.redis = redis as RedisClient & InboxCommands
-  }
+  constructor (private readonly redis: RedisClient, private readonly shards: number, private readonly limits: InboxLimits, private readonly now: () => number) {}
 
   private keysOf (phone: string) {
     const s = shardOf(phone, this.shards)
@@ -136,7 +134,7 @@ export class RedisInboxStore implements InboxStore {
   async setHandoff (phone: string, expected: Handoff | undefined, next: Handoff | undefined) {
     const k = this.keysOf(phone)
     const deadline = next?.status === 'requested' ? String(next.deadline) : ''
-    return await this.redis.chatHandoffCas(k.conversation, k.due, encode(expected), encode(next), phone, deadline) === 1
+    return await handoffCas(this.redis, [k.conversation, k.due], encode(expected), encode(next), phone, deadline) === 1
   }
 
   async dueHandoffs (shard: number, now: number, limit: number) {
