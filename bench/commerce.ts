@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import { Pool } from 'undici'
 import { buildCommerceBackend } from '../src/embedded-commerce/backend.ts'
-import { clubSetupIds } from '../src/club/setup-ids.ts'
+import { clubSetupIds } from '../src/tenants/setup-ids.ts'
 import { DEMO_CLUBS } from '../src/embedded-commerce/demo.ts'
 import { createRedis } from '../src/plugins/redis.ts'
 import { DEMO_PASSWORD } from '../src/tenants/demo.ts'

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
-import { ROLES, signAccessToken, type Role } from '../src/auth/tokens.ts'
+import { signAccessToken } from '../src/auth/tokens.ts'
+import { ROLES, type Role } from '../src/tenants/roles.ts'
 import { loadConfig } from '../src/config.ts'
 
 // Operators' way to a Bearer token: npm run token -- --role admin --tenant club-norte

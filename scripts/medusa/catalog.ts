@@ -1,7 +1,7 @@
 // The project's demo data (shared/design/decisions.md, section 3) as Medusa fixtures: the same clubs, catalog,
 // stock, staff and members as the embedded backend's seed (src/embedded-commerce/demo.ts, src/tenants/demo.ts).
 import { DEMO_CLUBS } from '../../src/embedded-commerce/demo.ts'
-import type { ClubSpec } from '../../src/club/spec.ts'
+import type { ClubSpec } from '../../src/tenants/spec.ts'
 import { DEMO_PASSWORD as PASSWORD, demoClubSpecs, demoMembers } from '../../src/tenants/demo.ts'
 
 export const TENANT_IDS = ['club-norte', 'club-sur'] as const
@@ -28,7 +28,7 @@ export interface ProductSpec {
 }
 
 export interface DemoClubSpec {
-  /** The club as provisioned (src/club/spec.ts): the same spec the embedded backend's demo uses. */
+  /** The club as provisioned (src/tenants/spec.ts): the same spec the embedded backend's demo uses. */
   club: ClubSpec
   products: ProductSpec[]
 }

@@ -1,6 +1,6 @@
 import { provisionCommerce } from '../../src/club/provision.ts'
 import { medusaSetup } from '../../src/club/medusa-setup.ts'
-import type { ShippingOptionName } from '../../src/club/spec.ts'
+import type { ShippingOptionName } from '../../src/tenants/spec.ts'
 import { CLUBS, CURRENCY, CUSTOMERS, DEMO_PASSWORD, type CustomerSpec, type ProductSpec, type TenantId } from './catalog.ts'
 import { demoStaff } from '../../src/tenants/demo.ts'
 import type { Staff } from '../../src/tenants/model.ts'

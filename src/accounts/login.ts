@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { signAccessToken, type Role } from '../auth/tokens.ts'
+import { signAccessToken } from '../auth/tokens.ts'
+import { type Role } from '../tenants/roles.ts'
 import { AppError } from '../errors.ts'
 import { jwtExpiry, type ActorType } from '../commerce/client.ts'
 import type { CommerceAccess } from '../commerce/access.ts'

@@ -1,7 +1,8 @@
 import { AppError, forbidden, insufficientPermissions } from '../errors.ts'
 import type { Tenant } from '../tenants/model.ts'
+import type { Role } from '../tenants/roles.ts'
 import type { TenantStore } from '../tenants/store.ts'
-import type { Principal, Role } from './tokens.ts'
+import type { Principal } from './tokens.ts'
 
 // Who acts, and in which club: what the domain services decide on. A route reads it from `request.actor` (set by
 // `app.guard()`), the chat bot builds it from the member's linked account; either way the service says what it

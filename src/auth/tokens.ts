@@ -1,9 +1,7 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
 import { z } from 'zod'
 import { AppError } from '../errors.ts'
-
-export const ROLES = ['member', 'grower', 'admin'] as const
-export type Role = typeof ROLES[number]
+import { ROLES, type Role } from '../tenants/roles.ts'
 
 /** Who is calling, whichever token form they came with. */
 export interface Principal {

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 import { z } from 'zod'
-import type { ClubSpecInput } from './spec.ts'
+import type { ClubSpecInput } from '../tenants/spec.ts'
 
 // `npm run club -- <command> [flags]`: the arguments, parsed and checked, free of I/O.
 

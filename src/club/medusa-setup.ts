@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { CommerceClient } from '../commerce/client.ts'
 import type { CommerceSetup } from './provision.ts'
-import { countryName, locationAddress } from './spec.ts'
+import { countryName, locationAddress } from '../tenants/spec.ts'
 
 // Provisioning over a real Medusa v2's admin API (2.21). Medusa makes up every id, so each step first looks for
 // what an earlier run made by a key of the club's own: the sales channel's and stock location's

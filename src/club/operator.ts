@@ -4,7 +4,7 @@ import { AppError, conflict, notFound, validationError } from '../errors.ts'
 import type { Tenant } from '../tenants/model.ts'
 import type { TenantStore } from '../tenants/store.ts'
 import { provisionCommerce, type CommerceSetup } from './provision.ts'
-import { clubRecord, clubSpecSchema, specOf, type ClubSpecInput } from './spec.ts'
+import { clubRecord, clubSpecSchema, specOf, type ClubSpecInput } from '../tenants/spec.ts'
 import type { StaffInvite, StaffService } from './staff.ts'
 
 // What `npm run club` does, free of argv and process: create a club end to end, or bring one in line with

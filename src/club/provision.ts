@@ -1,5 +1,5 @@
 import type { CommerceSettings } from '../tenants/model.ts'
-import { shippingOptionsOf, type ClubSpec, type ShippingOptionName } from './spec.ts'
+import { shippingOptionsOf, type ClubSpec, type ShippingOptionName } from '../tenants/spec.ts'
 
 // A club's commerce side, in the order a Medusa v2 admin builds it: region, sales channel, publishable key,
 // stock location (manual fulfillment, a shipping fulfillment set with a service zone on the club's country), a

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ROLES } from '../auth/tokens.ts'
+import { ROLES } from '../tenants/roles.ts'
 import { isoTimestamp } from '../schemas/common.ts'
 
 // The club's content the reminder job reads: members' appointments and staff tasks.

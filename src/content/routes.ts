@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { ROLES } from '../auth/tokens.ts'
+import { ROLES } from '../tenants/roles.ts'
 import { isoTimestamp, pageQuery } from '../schemas/common.ts'
 import { APPOINTMENT_STATUSES, appointmentSchema, TASK_STATUSES, taskSchema } from './model.ts'
 import { CONTENT_KEEPERS, type ContentService } from './service.ts'

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { requireRole, type Actor } from '../auth/actor.ts'
-import type { Role } from '../auth/tokens.ts'
+import type { Role } from '../tenants/roles.ts'
 import { notFound } from '../errors.ts'
 import type { Appointment, Task } from './model.ts'
 import type { AppointmentQuery, ContentStore, Listed, TaskQuery } from './store.ts'

@@ -10,7 +10,7 @@ import {
   type CropStatus,
 } from '../../machines/crop.machine.ts'
 import { requireRole, type Actor } from '../auth/actor.ts'
-import type { Role } from '../auth/tokens.ts'
+import type { Role } from '../tenants/roles.ts'
 import { AppError, conflict, notFound } from '../errors.ts'
 import { zonedDay } from '../tenants/time.ts'
 import type { CatalogService } from './catalog.ts'

@@ -1,6 +1,6 @@
 import { provisionCommerce } from '../club/provision.ts'
 import { DEMO_PASSWORD, demoClubSpecs, demoMembers, demoStaff, demoTenants } from '../tenants/demo.ts'
-import { clubSetupIds } from '../club/setup-ids.ts'
+import { clubSetupIds } from '../tenants/setup-ids.ts'
 import { embeddedSetup } from './provision.ts'
 import type { CommerceContext } from './services/context.ts'
 import { nowIso } from './services/context.ts'
@@ -8,7 +8,7 @@ import { createIdentity, saveCustomer, saveUser } from './services/accounts.ts'
 import { buildProduct, saveProduct } from './services/catalog.ts'
 import { createProductBody } from './requests.ts'
 
-// The demo clubs' commerce data (decisions.md section 3), with the stable ids of src/tenants/demo.ts. The
+// The demo clubs' commerce data with the stable ids of src/tenants/demo.ts. The
 // clubs' setup is provisioned as any club's is (src/club/provision.ts); the catalog and people are the demo's.
 // Every step creates only what is missing, so seeding twice (or from two processes) changes nothing.
 

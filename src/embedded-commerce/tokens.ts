@@ -1,6 +1,6 @@
 import { jwtVerify, SignJWT } from 'jose'
 import { bearerToken, verifyAccessToken } from '../auth/tokens.ts'
-import type { Role } from '../auth/tokens.ts'
+import type { Role } from '../tenants/roles.ts'
 import type { ActorType } from './model.ts'
 import { unauthenticated } from './errors.ts'
 

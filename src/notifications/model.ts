@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
-import { ROLES } from '../auth/tokens.ts'
+import { ROLES } from '../tenants/roles.ts'
 import { isoTimestamp } from '../schemas/common.ts'
 import { boundedJsonObject } from '../schemas/json-limits.ts'
 import { NOTIFICATION_DOMAINS, NOTIFICATION_SEVERITIES, NOTIFICATION_SOURCES } from './types.ts'

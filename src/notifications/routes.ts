@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { ROLES } from '../auth/tokens.ts'
+import { ROLES } from '../tenants/roles.ts'
 import { AppError, notFound } from '../errors.ts'
 import { queryBoolean, queryInt } from '../schemas/common.ts'
 import { cronSecretGuard } from './cron-auth.ts'

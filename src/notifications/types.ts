@@ -1,4 +1,4 @@
-import type { Role } from '../auth/tokens.ts'
+import type { Role } from '../tenants/roles.ts'
 
 // The contract other domains use to notify a user (orders events, chat). Implemented by the notifications plugin.
 export const NOTIFICATION_DOMAINS = ['orders', 'appointments', 'crops', 'tasks', 'memberships', 'medical', 'products', 'inventory', 'workforce', 'documents', 'system'] as const

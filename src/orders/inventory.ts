@@ -1,5 +1,5 @@
 import { requireRole, type Actor } from '../auth/actor.ts'
-import type { Role } from '../auth/tokens.ts'
+import type { Role } from '../tenants/roles.ts'
 import type { Medusa } from '../commerce/medusa.ts'
 import type { Tenant } from '../tenants/model.ts'
 import { mapInventoryLevel } from './mapping.ts'

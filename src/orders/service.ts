@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { requireRole, type Actor } from '../auth/actor.ts'
-import type { Role } from '../auth/tokens.ts'
+import type { Role } from '../tenants/roles.ts'
 import type { UpstreamSessionStore } from '../commerce/sessions.ts'
 import { AppError, conflict, notFound } from '../errors.ts'
 import type { Notifier } from '../notifications/types.ts'

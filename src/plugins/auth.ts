@@ -2,7 +2,8 @@ import type { FastifyRequest, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { actorFrom, tenantOf, type Actor } from '../auth/actor.ts'
 import { AppError, insufficientPermissions } from '../errors.ts'
-import { bearerToken, verifyAccessToken, type Principal, type Role } from '../auth/tokens.ts'
+import { bearerToken, verifyAccessToken, type Principal } from '../auth/tokens.ts'
+import { type Role } from '../tenants/roles.ts'
 import type { Tenant } from '../tenants/model.ts'
 
 declare module 'fastify' {

@@ -1,5 +1,5 @@
-import { clubRecord, clubSpecSchema, type ClubSpec } from '../club/spec.ts'
-import { clubSetupIds } from '../club/setup-ids.ts'
+import { clubRecord, clubSpecSchema, type ClubSpec } from './spec.ts'
+import { clubSetupIds } from './setup-ids.ts'
 import type { CommerceSettings, Staff, Tenant } from './model.ts'
 
 // Stable ids, so that the README, the simulator and tests can name them.

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ROLES } from '../auth/tokens.ts'
+import { ROLES } from './roles.ts'
 import { canonicalTimeZone } from './time.ts'
 
 /** How a club reaches its commerce backend; baseUrl falls back to COMMERCE_URL or the embedded one. */

@@ -1,5 +1,5 @@
 import type { RedisClient } from '../stores/redis-client.ts'
-import type { Role } from '../auth/tokens.ts'
+import type { Role } from './roles.ts'
 import { defineScript } from '../stores/define-script.ts'
 import { keys } from '../stores/keys.ts'
 import { staffSchema, tenantSchema, type Staff, type Tenant, type TenantInput } from './model.ts'

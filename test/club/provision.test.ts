@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClub, updateClub, type OperatorDeps } from '../../src/club/operator.ts'
 import type { CommerceSetup } from '../../src/club/provision.ts'
-import { clubSpecSchema, type ClubSpecInput } from '../../src/club/spec.ts'
+import { clubSpecSchema, type ClubSpecInput } from '../../src/tenants/spec.ts'
 import { StaffService } from '../../src/club/staff.ts'
 import { embeddedSetup } from '../../src/embedded-commerce/provision.ts'
 import { listApiKeys, listRegions, listSalesChannels, listShippingOptions, listStockLocations } from '../../src/embedded-commerce/services/setup.ts'

@@ -1,4 +1,4 @@
-import type { Role } from '../../src/auth/tokens.ts'
+import type { Role } from '../../src/tenants/roles.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'

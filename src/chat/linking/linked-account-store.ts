@@ -1,6 +1,6 @@
 import type { RedisClient } from '../../stores/redis-client.ts'
 import { z } from 'zod'
-import { ROLES } from '../../auth/tokens.ts'
+import { ROLES } from '../../tenants/roles.ts'
 import { keys } from '../../stores/keys.ts'
 import type { LinkedAccount, LinkedAccountStore } from './types.ts'
 

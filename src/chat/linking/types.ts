@@ -1,4 +1,4 @@
-import type { Role } from '../../auth/tokens.ts'
+import type { Role } from '../../tenants/roles.ts'
 import type { LinkRecord } from './link-record.ts'
 
 // The contract between the chat bot (src/chat/) and the linking side (src/chat/linking/).

@@ -1,6 +1,6 @@
 import type { RedisClient } from '../../stores/redis-client.ts'
 import { keys, NOTIFICATION_SHARDS, notificationShard } from '../../stores/keys.ts'
-import { ROLES } from '../../auth/tokens.ts'
+import { ROLES } from '../../tenants/roles.ts'
 import { NOTIFICATION_DOMAINS, NOTIFICATION_SOURCES } from '../types.ts'
 import { broadcastSchema, notificationSchema, type Broadcast, type ListQuery, type Notification, type RecipientScope } from '../model.ts'
 import type { Created, NotificationStore } from './port.ts'

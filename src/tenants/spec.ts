@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { LOCALES, pickupSchema, TENANT_ID, timeZoneSchema, type CommerceSettings, type Tenant } from '../tenants/model.ts'
+import { LOCALES, pickupSchema, TENANT_ID, timeZoneSchema, type CommerceSettings, type Tenant } from './model.ts'
 
 // What an operator says a club is: its record here and its commerce setup upstream follow from it.
 
