@@ -48,7 +48,7 @@ import {
   type Variant,
 } from './conversation.types.ts'
 
-// One conversation per phone (design/conversation.md). Pure: every effect on the world is a named action
+// One conversation per phone. Pure: every effect on the world is a named action
 // returned by XState's `transition()`; the runtime performs it and feeds the result back as an event.
 // Read the chart at the bottom first: every guard and action it names is defined in `setup` above it.
 

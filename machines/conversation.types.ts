@@ -1,4 +1,4 @@
-// The member's conversation (design/conversation.md): its states, context, events and the replies it asks for.
+// The member's conversation: its states, context, events and the replies it asks for.
 // Pure data: no I/O and no imports from src/.
 
 export const CONVERSATION_STATES = [

@@ -1,6 +1,6 @@
 import { assign, setup, transition } from 'xstate'
 
-// The crop lifecycle (spec, Crop status; decisions.md section 4). The one source of the transition rules:
+// The crop lifecycle (the API's Crop status and its full lifecycle). The one source of the transition rules:
 // the service asks this machine, it never keeps a table of its own. Pure: no I/O, no imports from src/.
 
 /** Bump when a state is renamed or removed, so a stored crop of an older machine is migrated, not misread. */

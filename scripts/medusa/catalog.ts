@@ -1,4 +1,4 @@
-// The project's demo data (shared/design/decisions.md, section 3) as Medusa fixtures: the same clubs, catalog,
+// The project's demo data as Medusa fixtures: the same clubs, catalog,
 // stock, staff and members as the embedded backend's seed (src/embedded-commerce/demo.ts, src/tenants/demo.ts).
 import { DEMO_CLUBS } from '../../src/embedded-commerce/demo.ts'
 import type { ClubSpec } from '../../src/tenants/spec.ts'

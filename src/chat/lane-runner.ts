@@ -90,7 +90,7 @@ export class LaneRunner<W> {
     try {
       taken = given ?? await this.opts.take(phone)
     } catch (err) {
-      log.warn({ err: { message: (err as Error).message }, lane, phone: maskPhone(phone) }, 'chat lane cannot reach the store')
+      log.warn({ err, lane, phone: maskPhone(phone) }, 'chat lane cannot reach the store')
       this.later(phone, UNREACHABLE_RETRY_MS)
       return
     }
@@ -109,7 +109,7 @@ export class LaneRunner<W> {
       if (next?.kind !== 'done') this.later(phone, 0)
     } catch (err) {
       // the store failed mid-work: the head is still there, the lease runs out
-      log.warn({ err: { message: (err as Error).message }, lane, phone: maskPhone(phone) }, 'chat lane lost the store mid-work')
+      log.warn({ err, lane, phone: maskPhone(phone) }, 'chat lane lost the store mid-work')
       this.later(phone, leaseMs)
     } finally {
       clearInterval(renewal)
@@ -140,7 +140,7 @@ export class LaneRunner<W> {
   private run (phone: string, taken?: Taken<W>): void {
     this.active.add(phone)
     const job: Promise<void> = this.drain(phone, this.stopping.signal, taken)
-      .catch((err: unknown) => { this.opts.log.error({ err: { message: (err as Error).message }, lane: this.opts.lane }, 'chat lane work failed') })
+      .catch((err: unknown) => { this.opts.log.error({ err, lane: this.opts.lane }, 'chat lane work failed') })
       .finally(() => {
         this.active.delete(phone)
         this.inFlight.delete(job)

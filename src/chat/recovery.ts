@@ -47,7 +47,7 @@ export class Recovery {
   /** Every shard once, side by side; each phone offered now or when its lease or backoff ends. */
   sweepAll (reason: string): void {
     this.opts.log.info({ reason }, 'chat sweep of every shard')
-    for (let s = 0; s < this.opts.shards; s++) this.sweep(s).catch((err: Error) => { this.opts.log.warn({ err: { message: err.message }, shard: s }, 'chat sweep cannot reach the store') })
+    for (let s = 0; s < this.opts.shards; s++) this.sweep(s).catch((err: Error) => { this.opts.log.warn({ err, shard: s }, 'chat sweep cannot reach the store') })
   }
 
   private async heartbeat (): Promise<void> {
@@ -55,7 +55,7 @@ export class Recovery {
       const gone = await this.opts.store.heartbeat(this.opts.owner, GONE_AFTER_MS)
       if (gone.length > 0) this.sweepAll(`${gone.length} instance(s) stopped beating`)
     } catch (err) {
-      this.opts.log.warn({ err: { message: (err as Error).message } }, 'chat heartbeat cannot reach the store')
+      this.opts.log.warn({ err }, 'chat heartbeat cannot reach the store')
     }
   }
 

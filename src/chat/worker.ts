@@ -90,7 +90,7 @@ export class TurnWorker {
       if (!transient && work.tries >= this.opts.maxTries) return await this.bury(work, (err as Error).message.slice(0, 500), message.id)
       const delay = transient ? TRANSIENT_RETRY_MS : turnBackoffMs(work.tries)
       this.opts.metrics.retried.inc()
-      log.warn({ err: { message: (err as Error).message }, messageId: message.id, tries: work.tries, transient, retryInMs: delay, outcome: 'retry' }, 'chat turn failed: retried later')
+      log.warn({ err, messageId: message.id, tries: work.tries, transient, retryInMs: delay, outcome: 'retry' }, 'chat turn failed: retried later')
       await this.store.release('turn', phone, this.opts.owner, delay, !transient, (err as Error).message.slice(0, 500)).catch(() => {})
       this.runner.later(phone, delay)
       return undefined

@@ -4,7 +4,7 @@ import type { Role } from '../tenants/roles.ts'
 import type { ActorType } from './model.ts'
 import { unauthenticated } from './errors.ts'
 
-// Tokens in Medusa's form (decisions.md section 2): HS256, actor_id, actor_type, auth_identity_id and
+// Tokens in Medusa's form: HS256, actor_id, actor_type, auth_identity_id and
 // app_metadata {role, tenants, customer_id | user_id}, 24 h. Verification of whole tokens is the service's own
 // (src/auth/tokens.ts), which reads both this form and the service's `sub`/`role`/`tenants` form.
 const TOKEN_TTL_SECONDS = 24 * 3600

@@ -9,7 +9,7 @@ import type { Cart, Order, Product, ShippingOption } from './schemas.ts'
 import type { UpstreamCart } from '../commerce/upstream.ts'
 import type { CatalogCache } from '../commerce/catalog-cache.ts'
 
-// The member's store front (decisions.md section 5) in front of the backend's store API: the member's
+// The member's store front in front of the backend's store API: the member's
 // upstream login (or, without one, the caller's own token) rides along with the club's publishable key.
 
 export const PAYMENT_METHODS = ['cash', 'onlinepay', 'transfer'] as const

@@ -160,7 +160,7 @@ export class ChatInbox {
           resourceType: 'chat-conversation',
         })
       } catch (err) {
-        this.deps.log.warn({ err: { message: (err as Error).message }, role }, 'chat handoff notification failed')
+        this.deps.log.warn({ err, role }, 'chat handoff notification failed')
       }
     }
   }
