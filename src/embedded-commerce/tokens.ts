@@ -41,7 +41,7 @@ export async function signActorToken (secret: string, claims: ActorClaims): Prom
 }
 
 /** Who calls, from a verified token: customers are the `member` role, staff (`admin`, `grower`) are users. */
-export interface Actor {
+export interface AuthContext {
   type: ActorType
   id: string
   role: Role
@@ -49,7 +49,7 @@ export interface Actor {
 }
 
 /** The caller of a request with an Authorization header; any token that does not verify is a 401. */
-export async function actorFrom (secret: string, authorization: string | undefined): Promise<Actor | undefined> {
+export async function authContextFrom (secret: string, authorization: string | undefined): Promise<AuthContext | undefined> {
   if (!authorization) return undefined
   try {
     const p = await verifyAccessToken(secret, bearerToken(authorization))

@@ -16,7 +16,7 @@ describe('embedded commerce import boundary', () => {
 
   it.each([
     ['src/tenants/demo.ts', "import { newId as x } from '../embedded-commerce/ids.ts'"],
-    ['src/orders/service.ts', "import type { Actor as x } from '../embedded-commerce/tokens.ts'"],
+    ['src/orders/service.ts', "import type { AuthContext as x } from '../embedded-commerce/tokens.ts'"],
     ['src/embedded-commerce/fields.ts', "import { notFound as x } from '../errors.ts'"],
     ['src/embedded-commerce/store/port.ts', "import { keys as x } from '../../chat/shards.ts'"],
     ['src/embedded-commerce/routes/admin.ts', "import { x } from '../../../machines/conversation.ts'"],

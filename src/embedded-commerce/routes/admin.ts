@@ -7,7 +7,7 @@ import {
   cancelFulfillmentBody, captureBody, createCustomerBody, createProductBody, fieldsQuery, filterValues, fulfillBody, fulfillmentParams, idParams,
   levelParams, listQuery, newLevelBody, shipmentBody, stockedQuantityBody, updateCustomerBody, updateOrderBody, updateProductBody,
 } from '../requests.ts'
-import type { Actor } from '../tokens.ts'
+import type { AuthContext } from '../tokens.ts'
 import { apiKeyView, inventoryItemView, salesChannelView, shippingOptionView, stockLocationView } from '../views/catalog.ts'
 import { regionView } from '../views/common.ts'
 import { capturedPaymentView } from '../views/payments.ts'
@@ -24,7 +24,7 @@ import { actorOf, many, one, paged, staffOnly, type RouteDeps } from './shared.t
 
 /** What a staff user may see and act on: the sales channels (and their stock locations) of their clubs. */
 interface Scope {
-  actor: Actor
+  actor: AuthContext
   channelIds: string[]
   locationIds: string[]
 }

@@ -3,14 +3,14 @@ import { parseFields, project } from '../fields.ts'
 import { unauthenticated } from '../errors.ts'
 import type { CommerceContext } from '../services/context.ts'
 import type { ActorType } from '../model.ts'
-import { actorFrom, registrationIdentity, type Actor, type Registration } from '../tokens.ts'
+import { authContextFrom, registrationIdentity, type AuthContext, type Registration } from '../tokens.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Embedded commerce backend: the sales channels of the request's publishable key (store routes). */
     commerceChannels: string[]
     /** Embedded commerce backend: who the bearer token says is calling, if anyone. */
-    commerceActor: Actor | undefined
+    commerceActor: AuthContext | undefined
     /** Embedded commerce backend: the identity of a registration token (registration and invite routes). */
     commerceRegistration: Registration | undefined
   }
@@ -47,7 +47,7 @@ export function many (name: string, all: readonly unknown[], q: { offset: number
 /** A staff token (Medusa's user form, or the service's own admin/grower token). */
 export function staffOnly (ctx: CommerceContext) {
   return async (request: FastifyRequest): Promise<void> => {
-    const actor = await actorFrom(ctx.jwtSecret, request.headers.authorization)
+    const actor = await authContextFrom(ctx.jwtSecret, request.headers.authorization)
     if (!actor || actor.type !== 'user') throw unauthenticated()
     request.commerceActor = actor
   }
@@ -66,7 +66,7 @@ export async function customerOnly (request: FastifyRequest): Promise<void> {
 }
 
 /** The caller a route's hook (staffOnly, customerOnly) has admitted. */
-export function actorOf (request: FastifyRequest): Actor {
+export function actorOf (request: FastifyRequest): AuthContext {
   if (!request.commerceActor) throw unauthenticated()
   return request.commerceActor
 }

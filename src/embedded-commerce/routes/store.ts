@@ -7,7 +7,7 @@ import {
   createCartBody, createCustomerBody, fieldsQuery, filterValues, idParams, lineItemBody, lineParams, lineQuantityBody, listQuery,
   paymentCollectionBody, paymentSessionBody, shippingMethodBody, updateCartBody, updateMeBody,
 } from '../requests.ts'
-import { actorFrom } from '../tokens.ts'
+import { authContextFrom } from '../tokens.ts'
 import { regionView } from '../views/common.ts'
 import { shippingOptionView } from '../views/catalog.ts'
 import { collectionShortView } from '../views/payments.ts'
@@ -38,7 +38,7 @@ export async function storeRoutes (fastify: FastifyInstance, { ctx }: RouteDeps)
     request.commerceChannels = await channelsOfKey(ctx, Array.isArray(header) ? header[0] : header)
     // Registration carries a registration token (no customer yet), which that route checks itself.
     const registering = request.method === 'POST' && request.routeOptions.url === '/store/customers'
-    request.commerceActor = registering ? undefined : await actorFrom(ctx.jwtSecret, request.headers.authorization)
+    request.commerceActor = registering ? undefined : await authContextFrom(ctx.jwtSecret, request.headers.authorization)
   })
 
   const locationsOf = async (channelIds: readonly string[]): Promise<string[]> =>

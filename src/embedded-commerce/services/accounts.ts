@@ -1,7 +1,7 @@
 import { newId } from '../ids.ts'
 import type { ActorType, AuthIdentityDoc, CustomerDoc, UserDoc } from '../model.ts'
 import { hashPassword, verifyPassword } from '../passwords.ts'
-import { signActorToken, type Actor, type Registration } from '../tokens.ts'
+import { signActorToken, type AuthContext, type Registration } from '../tokens.ts'
 import { duplicate, invalidData, notFound, unauthorized, unknownError, type MedusaError } from '../errors.ts'
 import type { CreateCustomerInput, Credentials, UpdateCustomerInput } from '../requests.ts'
 import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
@@ -160,7 +160,7 @@ export async function listCustomers (ctx: CommerceContext): Promise<CustomerDoc[
 }
 
 /** A cart's customer: the logged-in one, else a guest record per email (as Medusa makes for guest carts). */
-export async function customerForCart (ctx: CommerceContext, actor: Actor | undefined, email: string | undefined): Promise<CustomerDoc | undefined> {
+export async function customerForCart (ctx: CommerceContext, actor: AuthContext | undefined, email: string | undefined): Promise<CustomerDoc | undefined> {
   if (actor?.type === 'customer') return await getCustomer(ctx, actor.id)
   if (!email) return undefined
   // As Medusa's findOrCreateCustomerStep: a cart for the email of an account belongs to that account.

@@ -1,7 +1,7 @@
 import { totals } from '../calc.ts'
 import { newId } from '../ids.ts'
 import type { CartDoc, LineItem, OrderDoc, PaymentCollection, RegionDoc, SalesChannelDoc, ShippingOptionDoc, StoredAddress } from '../model.ts'
-import type { Actor } from '../tokens.ts'
+import type { AuthContext } from '../tokens.ts'
 import type { Reservation } from '../store/port.ts'
 import { conflict, invalidData, notAllowed, notFound, type MedusaError } from '../errors.ts'
 import type { AddressInput, CreateCartInput, LineItemInput, LineQuantityInput, PaymentSessionInput, UpdateCartInput } from '../requests.ts'
@@ -124,7 +124,7 @@ async function addLine (ctx: CommerceContext, cart: CartDoc, variantId: string, 
   cart.items = existing ? cart.items.map((i) => i.id === existing.id ? line : i) : [...cart.items, line]
 }
 
-export async function createCart (ctx: CommerceContext, channelIds: readonly string[], actor: Actor | undefined, body: CreateCartInput): Promise<CartDoc> {
+export async function createCart (ctx: CommerceContext, channelIds: readonly string[], actor: AuthContext | undefined, body: CreateCartInput): Promise<CartDoc> {
   const salesChannelId = body.sales_channel_id ?? channelIds[0] as string
   if (!channelIds.includes(salesChannelId)) throw invalidData(`Sales channel ${salesChannelId} is not associated with the publishable key`)
   const channel = (await ctx.store.get('sales_channel', salesChannelId))?.doc
@@ -153,7 +153,7 @@ export async function createCart (ctx: CommerceContext, channelIds: readonly str
   return cart
 }
 
-export async function updateCart (ctx: CommerceContext, id: string, actor: Actor | undefined, body: UpdateCartInput): Promise<CartDoc> {
+export async function updateCart (ctx: CommerceContext, id: string, actor: AuthContext | undefined, body: UpdateCartInput): Promise<CartDoc> {
   return await changeCart(ctx, id, async (cart) => {
     let region = await getRegion(ctx, cart.region_id)
     if (body.region_id && body.region_id !== cart.region_id) {

@@ -3,7 +3,7 @@ import { newId } from '../ids.ts'
 import type { InviteDoc, UserDoc } from '../model.ts'
 import { duplicate, invalidData, notFound, unauthorized, unknownError, type MedusaError } from '../errors.ts'
 import type { AcceptInviteInput, CreateInviteInput } from '../requests.ts'
-import type { Actor } from '../tokens.ts'
+import type { AuthContext } from '../tokens.ts'
 import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
 import { listDocs, loadDoc, mutate } from './repo.ts'
 import { saveUser } from './accounts.ts'
@@ -22,14 +22,14 @@ const expiry = (): string => new Date(Date.now() + INVITE_TTL_MS).toISOString()
 const tenantOfInvite = (invite: InviteDoc): string | undefined => typeof invite.metadata?.tenant_id === 'string' ? invite.metadata.tenant_id : undefined
 
 /** Embedded only: a staff user invites only into their own clubs (a real Medusa's admins are not per club). */
-function checkScope (actor: Actor, metadata: InviteDoc['metadata']): void {
+function checkScope (actor: AuthContext, metadata: InviteDoc['metadata']): void {
   const tenant = metadata?.tenant_id
   if (tenant !== undefined && (typeof tenant !== 'string' || !actor.tenants.includes(tenant))) throw invalidData('Invites are only for your own clubs')
 }
 
 export const listInvites = async (ctx: CommerceContext): Promise<InviteDoc[]> => await listDocs(ctx.store, 'invite', INDEX.invites)
 
-export async function createInvite (ctx: CommerceContext, actor: Actor, body: CreateInviteInput): Promise<InviteDoc> {
+export async function createInvite (ctx: CommerceContext, actor: AuthContext, body: CreateInviteInput): Promise<InviteDoc> {
   checkScope(actor, body.metadata ?? null)
   if ((await listInvites(ctx)).some((i) => i.email === body.email && !i.accepted)) {
     throw duplicate(`Invite with email: ${body.email}, already exists.`)
@@ -46,7 +46,7 @@ export async function createInvite (ctx: CommerceContext, actor: Actor, body: Cr
 }
 
 /** POST /admin/invites/{id}/resend: a new token and a new day. */
-export async function resendInvite (ctx: CommerceContext, actor: Actor, id: string): Promise<InviteDoc> {
+export async function resendInvite (ctx: CommerceContext, actor: AuthContext, id: string): Promise<InviteDoc> {
   const current = await loadDoc(ctx.store, 'invite', id, () => inviteMissing(id))
   checkScope(actor, current.metadata)
   const token = newToken()

@@ -1,7 +1,7 @@
 import { collectionAmounts, fulfillmentStatus, paymentStatus } from '../calc.ts'
 import { newId } from '../ids.ts'
 import type { Fulfillment, OrderDoc, Payment, PaymentCollection } from '../model.ts'
-import type { Actor } from '../tokens.ts'
+import type { AuthContext } from '../tokens.ts'
 import type { StockDelta } from '../store/port.ts'
 import { invalidData, notAllowed, notFound, type MedusaError } from '../errors.ts'
 import type { CaptureInput, FulfillInput, ShipmentInput, UpdateOrderInput } from '../requests.ts'
@@ -82,7 +82,7 @@ function findPayment (order: OrderDoc, paymentId: string): { pc: PaymentCollecti
  * POST /admin/payments/{id}/capture: captures `amount` (default: what is left). Capturing again when all is
  * captured answers the payment as it is (capture_again.json); more than is left is 400 (capture_over.json).
  */
-export async function capturePayment (ctx: CommerceContext, actor: Actor, paymentId: string, body: CaptureInput, visible: (order: OrderDoc) => boolean): Promise<{ payment: Payment, collectionId: string }> {
+export async function capturePayment (ctx: CommerceContext, actor: AuthContext, paymentId: string, body: CaptureInput, visible: (order: OrderDoc) => boolean): Promise<{ payment: Payment, collectionId: string }> {
   const missing = (): MedusaError => notFound(`Payment with id: ${paymentId} was not found`)
   const orderId = await ctx.store.lookup(LOOKUP.payment, paymentId)
   if (!orderId || !visible(await getOrder(ctx, orderId))) throw missing()
@@ -107,7 +107,7 @@ export async function capturePayment (ctx: CommerceContext, actor: Actor, paymen
 }
 
 /** POST /admin/orders/{id}/fulfillments: takes the units out of stock at `location_id` and out of the reservation. */
-export async function createFulfillment (ctx: CommerceContext, actor: Actor, id: string, body: FulfillInput): Promise<OrderDoc> {
+export async function createFulfillment (ctx: CommerceContext, actor: AuthContext, id: string, body: FulfillInput): Promise<OrderDoc> {
   const current = await getOrder(ctx, id)
   const locationId = body.location_id ?? current.stock_location_id
   const locations = (await locationsOfChannel(ctx, current.sales_channel_id)).map((l) => l.id)
@@ -168,7 +168,7 @@ function addToItems (order: OrderDoc, f: Fulfillment, field: 'shipped_quantity' 
 }
 
 /** Marks a whole fulfillment shipped; shipping it again answers the order unchanged. */
-export async function createShipment (ctx: CommerceContext, actor: Actor, id: string, fulfillmentId: string, body: ShipmentInput): Promise<OrderDoc> {
+export async function createShipment (ctx: CommerceContext, actor: AuthContext, id: string, fulfillmentId: string, body: ShipmentInput): Promise<OrderDoc> {
   return await changeOrder(ctx, id, (order) => {
     refuseIfCanceled(order)
     const f = fulfillmentOf(order, fulfillmentId)
@@ -185,7 +185,7 @@ export async function createShipment (ctx: CommerceContext, actor: Actor, id: st
 }
 
 /** Marks a fulfillment delivered (shipped too, for a pickup handed over at the club); again is a no-op. */
-export async function markDelivered (ctx: CommerceContext, id: string, fulfillmentId: string, actor: Actor): Promise<OrderDoc> {
+export async function markDelivered (ctx: CommerceContext, id: string, fulfillmentId: string, actor: AuthContext): Promise<OrderDoc> {
   return await changeOrder(ctx, id, (order) => {
     refuseIfCanceled(order)
     const f = fulfillmentOf(order, fulfillmentId)
@@ -241,7 +241,7 @@ export async function cancelFulfillment (ctx: CommerceContext, id: string, fulfi
  * or shipped; cancel the fulfillment first). Releases the reservation, cancels authorized payments and refunds
  * captured ones.
  */
-export async function cancelOrder (ctx: CommerceContext, actor: Actor, id: string): Promise<OrderDoc> {
+export async function cancelOrder (ctx: CommerceContext, actor: AuthContext, id: string): Promise<OrderDoc> {
   return await changeOrder(ctx, id, (order) => {
     refuseIfCanceled(order)
     if (order.status === 'completed') throw notAllowed('Cannot cancel a completed order. Please use the return process to handle refunds or exchanges.')
