@@ -47,7 +47,10 @@ export function createRedisCluster (nodes: readonly RedisNode[], keyPrefix: stri
     keyPrefix,
     lazyConnect: true,
     enableOfflineQueue: true,
-    maxRedirections: 16,
+    // While a slot migrates, a script over keys of it that sit on both nodes is answered TRYAGAIN, retried
+    // every 100 ms (retryDelayOnTryAgain) within this budget: 16 (the default) gave up after about a second
+    // and the webhook answered 503; 64 rides through a slot moved over a few seconds.
+    maxRedirections: 64,
     shardedSubscribers: true,
     clusterRetryStrategy: (times) => times > 3 ? null : retryStrategy(times),
     redisOptions: { maxRetriesPerRequest: 2, connectTimeout: CONNECT_TIMEOUT_MS },
