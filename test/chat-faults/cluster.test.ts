@@ -56,9 +56,7 @@ describe('chat pipeline on a Redis Cluster under faults (real processes)', { tim
   }
 
   beforeAll(async () => {
-    let commerceRedisStarted: RedisProcess
-    ;[cluster, commerceRedisStarted, provider] = await Promise.all([startAofCluster(), startRedis(), startProvider()])
-    commerceRedis = commerceRedisStarted
+    ;[cluster, commerceRedis, provider] = await Promise.all([startAofCluster(), startRedis(), startProvider()])
     commerce = await startCommerceBackend(commerceRedis.url)
     target = { clusterNodes: cluster.nodes, commerceUrl: commerce.url }
     await seedClubs(target)
