@@ -21,8 +21,7 @@ export async function startRedisCluster (masters = 3, timeoutMs = 20_000): Promi
       servers.push(await startRedisServer(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000']))
     }
     const nodes = servers.map((s) => s.url.replace('redis://', ''))
-    await run('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes'])
-    await waitForClusterOk(servers.map((s) => s.url), timeoutMs)
+    await createCluster(nodes, timeoutMs)
     return { nodes, stop }
   } catch (err) {
     await stop()
@@ -30,8 +29,14 @@ export async function startRedisCluster (masters = 3, timeoutMs = 20_000): Promi
   }
 }
 
+/** Joins running cluster-enabled servers (`host:port`) into one cluster of masters sharing the 16384 slots. */
+export async function createCluster (nodes: readonly string[], timeoutMs = 20_000): Promise<void> {
+  await run('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes'])
+  await waitForClusterOk(nodes.map((n) => `redis://${n}`), timeoutMs)
+}
+
 /** Every member answers cluster_state:ok and knows every slot's owner. */
-async function waitForClusterOk (urls: readonly string[], timeoutMs: number): Promise<void> {
+export async function waitForClusterOk (urls: readonly string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs
   for (const url of urls) {
     const client = new Redis(url)

@@ -48,7 +48,14 @@ export function createRedisCluster (nodes: readonly RedisNode[], keyPrefix: stri
     keyPrefix,
     lazyConnect: true,
     enableOfflineQueue: true,
-    maxRedirections: 16,
+    // While a slot migrates, a script over keys of it that sit on both nodes is answered TRYAGAIN, retried
+    // every 100 ms (retryDelayOnTryAgain) within this budget: 16 (the default) gave up after about a second
+    // and the webhook answered 503; 64 rides through a slot moved over a few seconds.
+    maxRedirections: 64,
+    // The same budget bounds the retries of a command whose master is down (no replica to take over): 10 ms
+    // apart they give up in under a second, so work for the dead master's keys fails fast and does not hold
+    // the chat lanes' slots that the other masters' phones need (100 ms apart: about 4 s per command).
+    retryDelayOnFailover: 10,
     shardedSubscribers: true,
     clusterRetryStrategy: (times) => times > 3 ? null : retryStrategy(times),
     redisOptions: { maxRetriesPerRequest: 2, connectTimeout: CONNECT_TIMEOUT_MS },

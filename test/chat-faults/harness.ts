@@ -7,12 +7,14 @@ import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { request } from 'undici'
 import { freePort } from '../../scripts/lib/free-port.ts'
+import { createCluster, toNode, waitForClusterOk } from '../../scripts/lib/redis-cluster.ts'
 import { waitForRedis } from '../../scripts/lib/redis-server.ts'
 import { shardOf } from '../../src/chat/shards.ts'
 import { envelopeOf } from '../../src/chat/store-redis.ts'
 import { buildApp } from '../../src/app.ts'
 import { signWebhookBody } from '../../src/chat/signature.ts'
 import { loadConfig } from '../../src/config.ts'
+import { createRedisCluster, type RedisClient } from '../../src/plugins/redis.ts'
 import { keys } from '../../src/stores/keys.ts'
 
 // Real parts for the fault suite: a redis-server with AOF (fsync always) that can be killed and restarted on
@@ -22,24 +24,40 @@ import { keys } from '../../src/stores/keys.ts'
 export const SECRET = 'fault-suite-webhook-secret-0123456789'
 export const JWT_SECRET = 'fault-suite-jwt-secret-0123456789abcdef'
 export const SHARDS = 64
-const PREFIX = 'faults:'
+export const PREFIX = 'faults:'
+
+/**
+ * Where the service keeps its data: one redis-server (its URL), or a Redis Cluster (its masters' `host:port`
+ * and, since the embedded commerce backend refuses a cluster, the URL of a commerce backend run on its own).
+ */
+export type RedisTarget = string | { clusterNodes: readonly string[], commerceUrl: string }
+
+const redisEnv = (target: RedisTarget): Record<string, string> => typeof target === 'string'
+  ? { REDIS_URL: target }
+  : { REDIS_CLUSTER_NODES: target.clusterNodes.join(','), COMMERCE_URL: target.commerceUrl }
+
+/** A client of the target under the suite's key prefix, as the service opens it. */
+export function openRedis (target: RedisTarget): RedisClient {
+  return typeof target === 'string' ? new Redis(target, { keyPrefix: PREFIX }) : createRedisCluster(target.clusterNodes.map(toNode), PREFIX)
+}
 
 /** The demo clubs, written into the suite's Redis by a short-lived app (production refuses SEED=demo). */
-export async function seedClubs (redisUrl: string): Promise<void> {
-  const seeder = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SEED: 'demo', REDIS_URL: redisUrl, REDIS_KEY_PREFIX: PREFIX, JWT_SECRET, CRON_API_SECRET: 'fault-suite-cron-secret-0123456789', CHAT_WEBHOOK_SECRET: SECRET }))
+export async function seedClubs (target: RedisTarget): Promise<void> {
+  const seeder = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SEED: 'demo', ...redisEnv(target), REDIS_KEY_PREFIX: PREFIX, JWT_SECRET, CRON_API_SECRET: 'fault-suite-cron-secret-0123456789', CHAT_WEBHOOK_SECRET: SECRET }))
   await seeder.ready()
   await seeder.close()
 }
 
 export interface RedisProcess { url: string, port: number, kill: () => Promise<void>, start: () => Promise<void>, stop: () => Promise<void> }
 
-export async function startRedis (): Promise<RedisProcess> {
+/** `extraArgs` go to redis-server as given (a cluster member's flags); its files stay in its own directory. */
+export async function startRedis (extraArgs: readonly string[] = []): Promise<RedisProcess> {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'club-faults-redis-'))
   const url = `redis://127.0.0.1:${port}`
   let child: ChildProcess | undefined
   const start = async (): Promise<void> => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir], { stdio: 'ignore' })
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir, ...extraArgs], { stdio: 'ignore' })
     await waitForRedis(url)
   }
   const kill = async (): Promise<void> => {
@@ -49,6 +67,41 @@ export async function startRedis (): Promise<RedisProcess> {
   }
   await start()
   return { url, port, start, kill, stop: async () => { await kill(); rmSync(dir, { recursive: true, force: true }) } }
+}
+
+export interface ClusterProcesses {
+  /** `host:port` of each master. */
+  nodes: string[]
+  masters: RedisProcess[]
+  stop: () => Promise<void>
+}
+
+/**
+ * A Redis Cluster of masters that keep AOF (fsync always) and nodes.conf in their own directory, so a master
+ * killed -9 restarts on its port with its data and its slots. Without replicas a dead master's slots have no
+ * owner: `cluster-require-full-coverage no` lets the other masters keep answering for theirs meanwhile (with
+ * the default, every master refuses every command once the dead one is declared failed).
+ */
+export async function startAofCluster (masters = 3): Promise<ClusterProcesses> {
+  const members: RedisProcess[] = []
+  const stop = async (): Promise<void> => { await Promise.all(members.map(async (m) => { await m.stop() })) }
+  try {
+    for (let i = 0; i < masters; i++) {
+      members.push(await startRedis(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000', '--cluster-require-full-coverage', 'no']))
+    }
+    const nodes = members.map((m) => `127.0.0.1:${m.port}`)
+    await createCluster(nodes)
+    return { nodes, masters: members, stop }
+  } catch (err) {
+    await stop()
+    throw err
+  }
+}
+
+/** Restarts a killed master on its port and waits until every member answers cluster_state:ok. */
+export async function restartMaster (cluster: ClusterProcesses, master: RedisProcess): Promise<void> {
+  await master.start()
+  await waitForClusterOk(cluster.nodes.map((n) => `redis://${n}`), 20_000)
 }
 
 export interface Instance {
@@ -61,31 +114,44 @@ export interface Instance {
 
 const logDir = mkdtempSync(join(tmpdir(), 'club-faults-logs-'))
 
-export async function startInstance (name: string, redisUrl: string, providerUrl: string, extraEnv: Record<string, string> = {}): Promise<Instance> {
+export async function startInstance (name: string, redis: RedisTarget, providerUrl: string, extraEnv: Record<string, string> = {}): Promise<Instance> {
+  return await startProcess(name, 'src/server.ts', '/ready', {
+    ...redisEnv(redis),
+    CHAT_API_BASE_URL: providerUrl,
+    CHAT_SEND_TIMEOUT_MS: '2000',
+    CHAT_SHARDS: String(SHARDS),
+    // the faults' load (up to ~200 replies a second) is above the provider's default tier: without the highest
+    // tier its cases would measure the pace's queue instead of the fault (the pace has its own case)
+    CHAT_SEND_RATE: '1000',
+    ...extraEnv,
+  })
+}
+
+/** The embedded commerce backend as a process of its own (`src/embedded-commerce/main.ts`), on one redis-server. */
+export async function startCommerceBackend (redisUrl: string): Promise<Instance & { url: string }> {
+  const backend = await startProcess('commerce', 'src/embedded-commerce/main.ts', '/health', { REDIS_URL: redisUrl })
+  return { ...backend, url: `http://127.0.0.1:${backend.port}` }
+}
+
+/** Spawns `node --import tsx <script>` in production mode and waits until `readyPath` answers 200. */
+async function startProcess (name: string, script: string, readyPath: string, env: Record<string, string>): Promise<Instance> {
   const port = await freePort()
   // a suite's cleanup may have removed it already: the next suite of the file makes it again
   mkdirSync(logDir, { recursive: true })
   const logFile = join(logDir, `${name}-${Date.now()}.log`)
   const out = createWriteStream(logFile)
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
     env: {
       PATH: process.env.PATH,
       NODE_ENV: 'production',
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
-      REDIS_URL: redisUrl,
       REDIS_KEY_PREFIX: PREFIX,
       JWT_SECRET,
       CRON_API_SECRET: 'fault-suite-cron-secret-0123456789',
       CHAT_WEBHOOK_SECRET: SECRET,
-      CHAT_API_BASE_URL: providerUrl,
-      CHAT_SEND_TIMEOUT_MS: '2000',
-      CHAT_SHARDS: String(SHARDS),
-      // the faults' load (up to ~200 replies a second) is above the provider's default tier: without the highest
-      // tier its cases would measure the pace's queue instead of the fault (the pace has its own case)
-      CHAT_SEND_RATE: '1000',
-      ...extraEnv,
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -98,7 +164,7 @@ export async function startInstance (name: string, redisUrl: string, providerUrl
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited at start:\n${readFileSync(logFile, 'utf8').slice(-3000)}`)
     try {
-      const res = await request(`http://127.0.0.1:${port}/ready`)
+      const res = await request(`http://127.0.0.1:${port}${readyPath}`)
       await res.body.dump()
       if (res.statusCode === 200) break
     } catch {}
@@ -200,13 +266,16 @@ export const text = (phone: string, id: string, body: string): string =>
 const reply = (phone: string, id: string, choice: string): string =>
   JSON.stringify({ message: { id, from: phone, type: 'interactive', interactive: { type: 'button_reply', button_reply: { id: choice, title: choice } } }, conversation: { phone_number: phone } })
 
-/** Posts like the provider does: signed, retried (same id) on 5xx or no answer, to whichever instance is up. */
-export async function deliver (instances: () => Instance[], phone: string, i: number, accepted: Map<string, number>): Promise<void> {
+/**
+ * Posts like the provider does: signed, retried (same id) on 5xx or no answer, to whichever instance is up.
+ * `statuses`, when given, collects every status code the webhook answered.
+ */
+export async function deliver (instances: () => Instance[], phone: string, i: number, accepted: Map<string, number>, statuses?: number[]): Promise<void> {
   const { id, raw } = inbound(phone, i)
-  await post(instances, id, raw, i, accepted)
+  await post(instances, id, raw, i, accepted, statuses)
 }
 
-export async function post (instances: () => Instance[], id: string, raw: string, spread: number, accepted: Map<string, number>): Promise<void> {
+export async function post (instances: () => Instance[], id: string, raw: string, spread: number, accepted: Map<string, number>, statuses?: number[]): Promise<void> {
   const headers = { 'content-type': 'application/json', 'x-webhook-event': 'chat.message.received', 'x-webhook-signature': signWebhookBody(SECRET, raw) }
   const deadline = Date.now() + 60_000
   for (let attempt = 0; Date.now() < deadline; attempt++) {
@@ -216,6 +285,7 @@ export async function post (instances: () => Instance[], id: string, raw: string
       try {
         const res = await request(`http://127.0.0.1:${target.port}/api/chat/webhook`, { method: 'POST', body: raw, headers, headersTimeout: 5_000, bodyTimeout: 5_000 })
         await res.body.dump()
+        statuses?.push(res.statusCode)
         if (res.statusCode === 200) {
           accepted.set(id, Date.now())
           return
@@ -230,8 +300,8 @@ export async function post (instances: () => Instance[], id: string, raw: string
 export interface Figures { sent: number, accepted: number, applied: number, delivered: number, resent: number, duplicated: number, lost: number, outOfOrder: number }
 
 /** Compares what was accepted with what the sessions applied and the provider took. */
-export async function figures (redisUrl: string, phones: string[], messagesPerPhone: number, accepted: Map<string, number>, provider: Provider): Promise<Figures> {
-  const redis = new Redis(redisUrl, { keyPrefix: PREFIX })
+export async function figures (target: RedisTarget, phones: string[], messagesPerPhone: number, accepted: Map<string, number>, provider: Provider): Promise<Figures> {
+  const redis = openRedis(target)
   try {
     let applied = 0
     let duplicated = 0
