@@ -86,7 +86,7 @@ const NO_COMMERCE = 'http://127.0.0.1:9'
  * Builds the whole app as production does, on a real Redis (default), the test Redis Cluster or the in-memory
  * stores, with demo data loaded. `env` overrides the environment.
  */
-export async function buildTestApp (options: { store?: StoreKind, env?: Record<string, string>, ready?: boolean, chat?: ChatPluginOptions, logTo?: Writable } = {}): Promise<TestApp> {
+export async function buildTestApp (options: { store?: StoreKind, env?: Record<string, string>, ready?: boolean, chat?: ChatPluginOptions, logTo?: Writable, logLevel?: string } = {}): Promise<TestApp> {
   const store = options.store ?? 'redis'
   const r = await storeRedis(store)
   const target = store === 'cluster' ? { REDIS_CLUSTER_NODES: inject('redisClusterNodes').join(','), COMMERCE_URL: NO_COMMERCE } : { REDIS_URL: inject('redisUrl') }
@@ -98,8 +98,8 @@ export async function buildTestApp (options: { store?: StoreKind, env?: Record<s
     ...(r ? { ...target, REDIS_KEY_PREFIX: r.prefix } : {}),
     ...options.env,
   })
-  // `logTo` captures every log line, at trace, through the production logger options (redaction included).
-  const logger = options.logTo ? { ...loggerOptions('trace'), stream: options.logTo } : false
+  // `logTo` captures every log line, at trace (or `logLevel`), through the production logger options (redaction included).
+  const logger = options.logTo ? { ...loggerOptions(options.logLevel ?? 'trace'), stream: options.logTo } : false
   const app = await buildApp(config, { redis: r?.redis, logger, chat: options.chat })
   if (options.ready !== false) await app.ready()
   const token: TestApp['token'] = async (role, tenants = ['club-norte'], extra = {}) => await signAccessToken(config.jwtSecret, {

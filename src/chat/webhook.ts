@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { AppError, fieldErrors } from '../errors.ts'
@@ -20,6 +20,20 @@ export interface WebhookDeps {
 }
 
 const MAX_KEY = 256
+// Each inbound message is logged by its turn; the webhook's own two request lines per call would double that at
+// `info`, so at `info` the route logs from `warn` on (at `debug` and below, as every route). A refused call (bad
+// signature, unreadable body) is then logged as a warning instead of the usual `info` line, so that a wrong
+// secret or a changed provider format still shows; 5xx are logged as errors as everywhere.
+function quieterThanInfo (level: string) {
+  if (level !== 'info') return {}
+  return {
+    logLevel: 'warn' as const,
+    onError: async (request: FastifyRequest, _reply: FastifyReply, error: Error & { statusCode?: number, code?: string }) => {
+      const status = error.statusCode ?? 500
+      if (status < 500) request.log.warn({ status, code: error.code }, `chat webhook refused: ${error.message}`)
+    },
+  }
+}
 const ack = z.object({ success: z.literal(true) })
 const headerValue = (v: string | string[] | undefined) => Array.isArray(v) ? v[0] : v
 
@@ -37,6 +51,7 @@ export async function webhookRoutes (scope: FastifyInstance, deps: WebhookDeps):
   keepRawBodies(scope)
 
   app.post('/api/chat/webhook', {
+    ...quieterThanInfo(scope.log.level),
     // signed provider calls come from a few addresses in bursts; the signature is their limit
     config: { rateLimit: false },
     schema: {

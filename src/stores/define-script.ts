@@ -22,17 +22,29 @@ export type Script<Args extends readonly ScriptArg[], Result> =
 
 type Callable = (...keysAndArgs: ScriptArg[]) => Promise<unknown>
 
-const names = new Set<string>()
+const specs = new Map<string, ScriptSpec<unknown>>()
+
+/**
+ * Defines every script declared so far on a client that has none of them yet. An auto-pipelining client must
+ * get them before its first command: a pipeline it has open copies the client's scripts when made, and a script
+ * defined later is missing from it (ioredis then answers the whole batch wrongly).
+ */
+export function defineScriptsOn (redis: RedisClient): void {
+  for (const spec of specs.values()) {
+    if ((redis as unknown as Record<string, unknown>)[spec.name] !== undefined) continue
+    redis.defineCommand(spec.name, spec.keys === 'list' ? { lua: spec.lua } : { numberOfKeys: spec.keys, lua: spec.lua })
+  }
+}
 
 export function defineScript<Args extends readonly ScriptArg[], Result> (spec: ScriptSpec<Result>): Script<Args, Result> {
-  if (names.has(spec.name)) throw new Error(`a Redis script named ${spec.name} is defined twice`)
-  names.add(spec.name)
+  if (specs.has(spec.name)) throw new Error(`a Redis script named ${spec.name} is defined twice`)
+  specs.set(spec.name, spec)
   const decode = spec.decode ?? ((raw: unknown) => raw as Result)
   return async (redis, keys, ...args) => {
     if (spec.keys !== 'list' && keys.length !== spec.keys) throw new Error(`script ${spec.name} takes ${spec.keys} keys, was given ${keys.length}`)
     let command = (redis as unknown as Record<string, Callable | undefined>)[spec.name]
     if (!command) {
-      redis.defineCommand(spec.name, spec.keys === 'list' ? { lua: spec.lua } : { numberOfKeys: spec.keys, lua: spec.lua })
+      defineScriptsOn(redis)
       command = (redis as unknown as Record<string, Callable>)[spec.name] as Callable
     }
     const count = spec.keys === 'list' ? [keys.length] : []

@@ -114,18 +114,30 @@ return 1`,
 })
 
 export class RedisTenantStore implements TenantStore {
+  // Chat turns read club records all the time and they rarely change: each stored version is validated once, and
+  // every read of that same version gets a copy of the result (still its own object, as from the memory store).
+  private readonly parsed = new Map<string, { raw: string, tenant: Tenant }>()
+
   constructor (private readonly redis: RedisClient) {}
+
+  private parse (id: string, raw: string): Tenant {
+    const known = this.parsed.get(id)
+    if (known?.raw === raw) return structuredClone(known.tenant)
+    const tenant = tenantSchema.parse(JSON.parse(raw))
+    this.parsed.set(id, { raw, tenant: structuredClone(tenant) })
+    return tenant
+  }
 
   async get (id: string) {
     const raw = await this.redis.get(keys.tenants.one(id))
-    return raw ? tenantSchema.parse(JSON.parse(raw)) : undefined
+    return raw ? this.parse(id, raw) : undefined
   }
 
   async list () {
     const ids = (await this.redis.smembers(keys.tenants.all())).sort()
     if (ids.length === 0) return []
     const raws = await this.redis.mget(ids.map((id) => keys.tenants.one(id)))
-    return raws.flatMap((raw) => raw ? [tenantSchema.parse(JSON.parse(raw))] : [])
+    return raws.flatMap((raw, i) => raw ? [this.parse(ids[i] as string, raw)] : [])
   }
 
   async put (input: TenantInput) {

@@ -3,6 +3,10 @@
 const IANA_NAME = /^(?:UTC|[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)+)$/
 
 let listed: Map<string, string> | undefined
+// Every read of a club record checks its zone, and ICU's check (building a format) is the costly part: answers
+// are kept per name. Bounded, because names also come from requests; a full cache starts over.
+const answers = new Map<string, string | undefined>()
+const MAX_ANSWERS = 1_000
 
 /**
  * The zone's IANA name in its usual spelling, or undefined when it is not an IANA zone. Intl's own resolved
@@ -11,6 +15,14 @@ let listed: Map<string, string> | undefined
 export function canonicalTimeZone (name: string): string | undefined {
   // Offsets ("+03:00", "GMT-3") and abbreviations ("ART") are not IANA names even where Intl accepts them.
   if (!IANA_NAME.test(name)) return undefined
+  if (answers.has(name)) return answers.get(name)
+  if (answers.size >= MAX_ANSWERS) answers.clear()
+  const answer = checkedZone(name)
+  answers.set(name, answer)
+  return answer
+}
+
+function checkedZone (name: string): string | undefined {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name }).format(0)
   } catch {
