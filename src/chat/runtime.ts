@@ -35,6 +35,8 @@ export interface TurnResult {
   replies: string[]
   before: string
   after: string
+  /** Link codes the turn consumed: their remembered results are only needed until the turn is committed. */
+  linkCodes?: string[]
 }
 
 /** The turn's replies, checked against the provider's limits as they are said; one that breaks a limit is dropped. */
@@ -66,11 +68,12 @@ export class ConversationRuntime {
     if (migrated) this.log.warn({ phone }, 'chat session of another machine version reset to a safe state')
     let snapshot = start
     let event: ConversationEvent | undefined = inboundEvent(message.input, message.receivedAt, await effects.accounts(phone))
+    const linkCodes: string[] = []
     for (let step = 0; event && step < MAX_STEPS; step++) {
       const [next, actions] = transition(conversationMachine, snapshot, event)
       if (next.status !== 'active') throw new Error(`conversation machine ended in status ${next.status}`)
       snapshot = next
-      event = await this.perform(effects, phone, snapshot.context.tenantId, effectsOf(actions))
+      event = await this.perform(effects, phone, snapshot.context.tenantId, effectsOf(actions), linkCodes)
     }
     const tenantId = snapshot.context.tenantId
     const at = this.deps.clock()
@@ -80,12 +83,14 @@ export class ConversationRuntime {
       replies: collector.bodies.map((body, i) => JSON.stringify({ id: `${message.id}:${i}`, phone, tenantId, at, body } satisfies OutboxEntry)),
       before: String(start.value),
       after: String(snapshot.value),
+      linkCodes,
     }
   }
 
   /** The actions in order; an action's result event supersedes the rest of its step. */
-  private async perform (effects: Effects, phone: string, tenantId: string | undefined, actions: EffectAction[]): Promise<ConversationEvent | undefined> {
+  private async perform (effects: Effects, phone: string, tenantId: string | undefined, actions: EffectAction[], linkCodes: string[]): Promise<ConversationEvent | undefined> {
     for (const action of actions) {
+      if (action.type === 'consumeLinkCode') linkCodes.push(action.params.code)
       const result = action.type === 'consumeLinkCode'
         ? await this.consumeOnce(effects, phone, tenantId, action)
         : await effects.perform(phone, tenantId, action)

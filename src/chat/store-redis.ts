@@ -492,6 +492,10 @@ export class RedisChatStore implements ChatStore {
     await this.redis.set(b.linkResult(this.shard(phone), phone, code), result, 'PX', LINK_RESULT_TTL_MS)
   }
 
+  async dropLinkResults (phone: string, codes: string[]) {
+    if (codes.length > 0) await this.redis.del(...codes.map((code) => b.linkResult(this.shard(phone), phone, code)))
+  }
+
   async heartbeat (owner: string, ttlMs: number) { return await heartbeatScript(this.redis, [keys.chat.instances()], owner, ttlMs) }
   async leave (owner: string) { await heartbeatScript(this.redis, [keys.chat.instances()], owner, 0) }
 }

@@ -152,6 +152,8 @@ export interface ChatStore {
   leave (owner: string): Promise<void>
   linkResult (phone: string, code: string): Promise<string | undefined>
   putLinkResult (phone: string, code: string, result: string): Promise<void>
+  /** The turn that consumed these codes is committed: nothing will run it again. */
+  dropLinkResults (phone: string, codes: string[]): Promise<void>
 }
 
 /** A dead letter's id names its shard, so that it can be found again without a scan. */
@@ -396,6 +398,10 @@ export class MemoryChatStore implements ChatStore {
 
   async putLinkResult (phone: string, code: string, result: string) {
     this.linkResults.set(`${phone}:${code}`, { result, until: this.now() + LINK_RESULT_TTL_MS })
+  }
+
+  async dropLinkResults (phone: string, codes: string[]) {
+    for (const code of codes) this.linkResults.delete(`${phone}:${code}`)
   }
 
   async heartbeat (owner: string, ttlMs: number) {

@@ -81,6 +81,8 @@ export class TurnWorker {
       if (next) {
         this.opts.metrics.applied.inc()
         log.info({ messageId: message.id, before: result.before, after: result.after, replies: result.replies.length, outcome: 'applied' }, 'chat turn')
+        // a leftover only costs memory until its TTL: the turn is committed whatever this answers
+        if (result.linkCodes?.length) await this.store.dropLinkResults(phone, result.linkCodes).catch((err: Error) => { log.warn({ err }, 'chat link results not dropped: they expire') })
         if (next.senderDue || next.send) this.opts.committed(phone, next.send)
         this.opts.applied?.(message, result)
       }

@@ -152,7 +152,8 @@ export const keys = {
       // dead letters of the shard: hash id -> JSON, and their ids scored by when they died
       dead: (shard: number) => `{chat:${shard}}:dead`,
       deadIndex: (shard: number) => `{chat:${shard}}:dead:index`,
-      // what consuming a link code answered this phone, for a turn re-run after a crash (10 minutes)
+      // what consuming a link code answered this phone, for a turn re-run after a crash: dropped once the turn is
+      // committed (10 minutes if it never is)
       linkResult: (shard: number, phone: string, code: string) => `{chat:${shard}}:link-result:${phone}:${code}`,
       // a system message (order update, reminder) already queued for the phone, by its id
       systemSent: (shard: number, phone: string, id: string) => `{chat:${shard}}:system-sent:${phone}:${id}`,

@@ -1,4 +1,10 @@
+import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Turns } from '../../src/chat/inbox/handoff-runtime.ts'
+import { encodeMail } from '../../src/chat/mail.ts'
+import { chatMetrics } from '../../src/chat/metrics.ts'
+import { RedisChatStore } from '../../src/chat/store-redis.ts'
+import { TurnWorker } from '../../src/chat/worker.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
 import { linkCode, newPhone, outbox, rewriteSession, savedRecord, say, textOf } from './support.ts'
 
@@ -68,5 +74,51 @@ describe('a chat turn run twice (redis)', () => {
     expect((await lastReplies(phone, again))[0]).toMatch(new RegExp(`Pedido #${displayId} realizado`))
     const session = JSON.parse(await savedSession(phone))
     expect(session).toMatchObject({ state: 'MAIN_MENU', cart: [] })
+  })
+})
+
+describe('a link code\'s remembered result (redis)', () => {
+  let t: TestApp
+  beforeAll(async () => { t = await buildTestApp({ store: 'redis' }) })
+  afterAll(async () => { await t.close() })
+
+  it('is gone once the linking turn is committed, and the phone is linked', async () => {
+    const phone = newPhone()
+    const store = new RedisChatStore(t.app.redis!, t.app.config.chat.shards)
+    const token = await t.token('member', ['club-norte'], { sub: 'cus_bruno', name: 'Bruno', email: 'bruno@example.com' })
+    const code = await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })
+    await say(t, phone, { text: `LINK-${code}` })
+    expect((await outbox(t, phone)).map((m) => textOf(m.body)).join('\n')).toMatch(/Tu cuenta quedó vinculada/)
+    expect(await store.linkResult(phone, code)).toBeUndefined()
+  })
+
+  it('outlives a turn that failed before its commit, and is dropped by the re-run that commits', async () => {
+    const phone = newPhone()
+    const store = new RedisChatStore(t.app.redis!, t.app.config.chat.shards)
+    const code = `CODE-${phone}`
+    const seen: Array<string | undefined> = []
+    // fault injection: the turn consumes the code (remembering its result), then dies before its commit once
+    const turns: Turns = {
+      run: async (message, session) => {
+        const remembered = await store.linkResult(phone, code)
+        seen.push(remembered)
+        if (remembered === undefined) {
+          await store.putLinkResult(phone, code, '{"type":"LINK_OK"}')
+          throw new Error('the worker died before its commit')
+        }
+        return { doc: '{}', applied: [message.id, ...session.applied], replies: [], before: 'A', after: 'A', linkCodes: [code] }
+      },
+    }
+    const none = () => {}
+    const worker = new TurnWorker(store, turns, { owner: 'test-worker', leaseMs: 2_000, concurrency: 1, shards: t.app.config.chat.shards, maxTries: 5, log: t.app.log, metrics: chatMetrics(new Registry(), async () => 0), committed: none, sender: () => undefined, crashPoint: none, handedBack: none })
+    const id = `link-${phone}`
+    await store.accept([{ phone, id, body: encodeMail({ id, phone, receivedAt: Date.now(), input: { kind: 'text', text: `LINK-${code}` } }) }])
+    worker.runner.start()
+    worker.runner.offer([phone])
+    const deadline = Date.now() + 10_000
+    while (await store.pending(phone) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    await worker.runner.stop(1_000)
+    expect(seen).toEqual([undefined, '{"type":"LINK_OK"}'])
+    expect(await store.linkResult(phone, code)).toBeUndefined()
   })
 })
