@@ -25,6 +25,10 @@ const linkedAccountSchema = z.object({
 const UPDATES_OFF = (tenantId: string): string => `updates-off:${tenantId}`
 const isAccountField = (field: string): boolean => !field.includes(':')
 
+// The hash field is the tenant id, so the stored JSON leaves it out; records written with it read the same.
+const encodeAccount = ({ tenantId: _, ...rest }: LinkedAccount): string => JSON.stringify(rest)
+const decodeAccount = (tenantId: string, raw: string): LinkedAccount => linkedAccountSchema.parse({ ...JSON.parse(raw), tenantId })
+
 const byTenant = (a: LinkedAccount, b: LinkedAccount): number => a.tenantId.localeCompare(b.tenantId)
 
 /** One entry per (phone, club); linking the same club again replaces it. */
@@ -71,18 +75,18 @@ export class RedisLinkedAccountStore implements LinkedAccountStore {
 
   private async account (phone: string, tenantId: string): Promise<LinkedAccount | undefined> {
     const raw = await this.redis.hget(keys.chat.linking.accounts(phone), tenantId)
-    return raw === null ? undefined : linkedAccountSchema.parse(JSON.parse(raw))
+    return raw === null ? undefined : decodeAccount(tenantId, raw)
   }
 
   async list (phone: string) {
     const all = await this.redis.hgetall(keys.chat.linking.accounts(phone))
-    return Object.entries(all).filter(([field]) => isAccountField(field)).map(([, raw]) => linkedAccountSchema.parse(JSON.parse(raw))).sort(byTenant)
+    return Object.entries(all).filter(([field]) => isAccountField(field)).map(([field, raw]) => decodeAccount(field, raw)).sort(byTenant)
   }
 
   async put (phone: string, account: LinkedAccount) {
     const before = await this.account(phone, account.tenantId)
     await this.redis.sadd(keys.chat.linking.members(account.tenantId, account.customerId), phone)
-    await this.redis.hset(keys.chat.linking.accounts(phone), account.tenantId, JSON.stringify(linkedAccountSchema.parse(account)))
+    await this.redis.hset(keys.chat.linking.accounts(phone), account.tenantId, encodeAccount(linkedAccountSchema.parse(account)))
     if (before && before.customerId !== account.customerId) await this.redis.srem(keys.chat.linking.members(before.tenantId, before.customerId), phone)
   }
 

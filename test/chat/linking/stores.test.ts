@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { MemoryLinkCodeStore, RedisLinkCodeStore, type LinkCodeStore } from '../../../src/chat/linking/link-code-store.ts'
+import { keys } from '../../../src/stores/keys.ts'
 import { MemoryLinkedAccountStore, RedisLinkedAccountStore } from '../../../src/chat/linking/linked-account-store.ts'
 import { MemoryLoginFormInvites, RedisLoginFormInvites } from '../../../src/chat/linking/login-form-invites.ts'
 import { MemoryLoginAttemptLimiter, RedisLoginAttemptLimiter, type LoginAttemptLimiter } from '../../../src/chat/linking/login-attempts.ts'
@@ -177,5 +178,20 @@ describe.each(['memory', 'redis'] as const)('chat linking stores (%s)', (kind) =
       const results = await Promise.all(Array.from({ length: 30 }, async () => await limiter.reserve(who)))
       expect(results.filter((r) => r.allowed)).toHaveLength(5)
     })
+  })
+})
+
+describe('linked accounts as Redis keeps them', () => {
+  it('the stored JSON leaves out the tenant id its hash field names; a record written with it reads the same', async () => {
+    const store = new RedisLinkedAccountStore(redis)
+    const p = phone()
+    await store.put(p, account('club-norte'))
+    const stored = await redis.hget(keys.chat.linking.accounts(p), 'club-norte')
+    expect(JSON.parse(stored!)).not.toHaveProperty('tenantId')
+    const old = account('club-sur', { customerId: `cus_${p}` })
+    await redis.sadd(keys.chat.linking.members('club-sur', old.customerId), p)
+    await redis.hset(keys.chat.linking.accounts(p), 'club-sur', JSON.stringify(old))
+    expect(await store.list(p)).toEqual([account('club-norte'), old])
+    expect(await store.phonesOf('club-sur', old.customerId)).toEqual([p])
   })
 })
