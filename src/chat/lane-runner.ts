@@ -8,7 +8,8 @@ import type { ChatStore, Lane, Next, Taken } from './store.ts'
 // here polls: an idle runner sends nothing to Redis. One phone is never in hand twice here; across instances
 // the store's lease keeps it to one, renewed while the phone is in hand and handed back at shutdown.
 
-const UNREACHABLE_RETRY_MS = 1_000
+/** A phone that cannot reach the store is tried again after 0.5 s, 1 s, 2 s ... at most 5 s while it keeps failing. */
+const unreachableRetryMs = (failures: number): number => Math.min(5_000, 500 * 2 ** Math.max(0, failures - 1))
 
 export interface LaneRunnerOptions<W> {
   lane: Lane
@@ -31,6 +32,12 @@ export class LaneRunner<W> {
   /** Phones offered while in hand: looked at again once their work returns (it may have just ended). */
   private readonly again = new Set<string>()
   private readonly timers = new Map<string, NodeJS.Timeout>()
+  /**
+   * Phones whose last try could not reach the store, with how many times in a row. Together they hold at most one
+   * slot: with one master of a cluster down, its phones' commands wait out the client's retries, and would
+   * otherwise fill the lane while the phones on the other masters wait.
+   */
+  private readonly unreachable = new Map<string, number>()
   private readonly inFlight = new Set<Promise<void>>()
   private readonly stopping = new AbortController()
   private running = false
@@ -90,10 +97,13 @@ export class LaneRunner<W> {
     try {
       taken = given ?? await this.opts.take(phone)
     } catch (err) {
-      log.warn({ err, lane, phone: maskPhone(phone) }, 'chat lane cannot reach the store')
-      this.later(phone, UNREACHABLE_RETRY_MS)
+      const failures = (this.unreachable.get(phone) ?? 0) + 1
+      this.unreachable.set(phone, failures)
+      log.warn({ err, lane, phone: maskPhone(phone), failures }, 'chat lane cannot reach the store')
+      this.later(phone, unreachableRetryMs(failures))
       return
     }
+    this.unreachable.delete(phone)
     if (taken.kind === 'busy') this.later(phone, taken.inMs)
     if (taken.kind !== 'ok') return
     const renewal = setInterval(() => { store.renew(lane, phone, owner, leaseMs).catch(() => {}) }, leaseMs / 3)
@@ -110,6 +120,7 @@ export class LaneRunner<W> {
     } catch (err) {
       // the store failed mid-work: the head is still there, the lease runs out
       log.warn({ err, lane, phone: maskPhone(phone) }, 'chat lane lost the store mid-work')
+      this.unreachable.set(phone, (this.unreachable.get(phone) ?? 0) + 1)
       this.later(phone, leaseMs)
     } finally {
       clearInterval(renewal)
@@ -130,11 +141,19 @@ export class LaneRunner<W> {
   }
 
   private pump (): void {
-    while (this.running && this.active.size < this.opts.concurrency && this.queue.size > 0) {
-      const phone = this.queue.values().next().value as string
+    while (this.running && this.active.size < this.opts.concurrency) {
+      const phone = this.next()
+      if (phone === undefined) return
       this.queue.delete(phone)
       this.run(phone)
     }
+  }
+
+  /** The first phone queued, passing over those that could not reach the store while one of them is in hand. */
+  private next (): string | undefined {
+    const probing = [...this.active].some((phone) => this.unreachable.has(phone))
+    for (const phone of this.queue) if (!probing || !this.unreachable.has(phone)) return phone
+    return undefined
   }
 
   private run (phone: string, taken?: Taken<W>): void {
