@@ -26,6 +26,11 @@ describe('config', () => {
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
     [{ COMMERCE_URL: 'not a url' }, /COMMERCE_URL/],
     [{ SEED: 'everything' }, /SEED/],
+    [{ CHAT_SEND_RATE: '0' }, /CHAT_SEND_RATE/],
+    [{ CHAT_SEND_RATE: '5000' }, /CHAT_SEND_RATE/],
+    [{ CHAT_SEND_RATE: 'fast' }, /CHAT_SEND_RATE/],
+    [{ CATALOG_CACHE_MS: '-1' }, /CATALOG_CACHE_MS/],
+    [{ CATALOG_CACHE_MS: 'soon' }, /CATALOG_CACHE_MS/],
   ])('a bad value stops the start with one line naming the variable (%o)', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError)
     expect(() => loadConfig(env)).toThrow(message)
