@@ -5,7 +5,7 @@ import neostandard from 'neostandard'
 // may use it directly); it imports only shared infrastructure and the pure club specs it provisions and seeds
 // from. The list is in docs/commerce.md; a new entry is a decision, not a convenience.
 const EMBEDDED_MAY_IMPORT = [
-  'plugins/redis', 'stores/keys', 'stores/define-script', 'config', 'logger', 'auth/tokens',
+  'plugins/redis', 'stores/redis-client', 'stores/keys', 'stores/define-script', 'config', 'logger', 'auth/tokens',
   'club/provision', 'tenants/spec', 'tenants/setup-ids', 'tenants/demo', 'tenants/roles',
 ]
 

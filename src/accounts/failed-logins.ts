@@ -1,4 +1,4 @@
-import type { RedisClient } from '../plugins/redis.ts'
+import type { RedisClient } from '../stores/redis-client.ts'
 import { createAttemptWindow, type AttemptWindow } from '../stores/attempt-window.ts'
 import { keys } from '../stores/keys.ts'
 

@@ -4,7 +4,8 @@ import { LaneRunner } from './lane-runner.ts'
 import type { ChatMetrics } from './metrics.ts'
 import type { OutboxEntry, Transport } from './outbound/messenger.ts'
 import { PaceGate, type Pace } from './outbound/pace.ts'
-import { maskPhone, shardOf } from './shards.ts'
+import { shardOf } from '../stores/shards.ts'
+import { maskPhone } from './shards.ts'
 import { deadLetterId, type ChatStore, type DeadLetter, type Next, type SendWork } from './store.ts'
 
 // The sender drains the outboxes, apart from the turn workers: one phone's replies strictly in order (its lease

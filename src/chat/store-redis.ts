@@ -1,6 +1,6 @@
-import type { RedisClient } from '../plugins/redis.ts'
+import type { RedisClient } from '../stores/redis-client.ts'
 import { keys } from '../stores/keys.ts'
-import { shardOf } from './shards.ts'
+import { shardOf } from '../stores/shards.ts'
 import { defineScript } from '../stores/define-script.ts'
 import {
   byPhone, DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, SYSTEM_SENT_TTL_MS, MemoryChatStore, SESSION_TTL_MS, shardOfDeadLetter,

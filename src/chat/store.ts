@@ -1,4 +1,4 @@
-import { shardOf } from './shards.ts'
+import { shardOf } from '../stores/shards.ts'
 
 // The chat pipeline's state per phone: the mailbox of accepted messages, the session, the outbox of replies,
 // and two leases (one for turns, one for sends), with the dead letters of each shard. A turn's whole result

@@ -1,6 +1,6 @@
-import type { RedisClient } from '../plugins/redis.ts'
+import type { RedisClient } from '../stores/redis-client.ts'
 import { keys } from '../stores/keys.ts'
-import { shardOf } from './shards.ts'
+import { shardOf } from '../stores/shards.ts'
 import type { Lane } from './store.ts'
 
 // Wakes the other instances when this one accepted more mail than its own workers can take at once, or handed

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
-import type { RedisClient } from '../plugins/redis.ts'
+import type { RedisClient } from '../stores/redis-client.ts'
 import { commerceErrorHandler, commerceNotFoundHandler, invalidData, validatorCompiler } from './errors.ts'
 import { createCommerceStore } from './store/index.ts'
 import type { CommerceContext } from './services/context.ts'

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../plugins/redis.ts'
+import type { RedisClient } from '../stores/redis-client.ts'
 import type { Notification } from './model.ts'
 
 /** What a connected client is told. `broadcast` asks the stream to collect new role notices. */

@@ -3,9 +3,6 @@ import { Cluster, Redis } from 'ioredis'
 import { defineScriptsOn } from '../stores/define-script.ts'
 import type { RedisClient } from '../stores/redis-client.ts'
 
-// Stores take the client type from src/stores, so they import nothing from the plugins that register them.
-export type { RedisClient }
-
 declare module 'fastify' {
   interface FastifyInstance {
     /** The shared Redis client, or null when the service runs on its embedded in-memory stores. */

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { shardOf } from '../../src/chat/shards.ts'
+import { shardOf } from '../../src/stores/shards.ts'
 import { keys } from '../../src/stores/keys.ts'
 import {
   cleanupLogs, deliver, figures, killInstance, logTail, PREFIX, restartMaster, seedClubs, settled, SHARDS, startAofCluster,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { requestHandoff, takeOver, type Handoff } from '../../machines/handoff.ts'
 import { MemoryInboxStore, RedisInboxStore, type HistoryMessage, type InboxStore } from '../../src/chat/inbox/store.ts'
-import { shardOf } from '../../src/chat/shards.ts'
+import { shardOf } from '../../src/stores/shards.ts'
 import { testRedis, testRedisCluster } from '../helper.ts'
 import { newPhone } from './support.ts'
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MemoryPace, PaceGate, RedisPace, type Pace, type Slot } from '../../src/chat/outbound/pace.ts'
-import type { RedisClient } from '../../src/plugins/redis.ts'
+import type { RedisClient } from '../../src/stores/redis-client.ts'
 import { keys } from '../../src/stores/keys.ts'
 import { storeRedis } from '../helper.ts'
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisChatStore } from '../../src/chat/store-redis.ts'
-import { shardOf } from '../../src/chat/shards.ts'
+import { shardOf } from '../../src/stores/shards.ts'
 import { deadLetterId, MemoryChatStore, type ChatStore, type Commit, type TurnWork } from '../../src/chat/store.ts'
 import { testRedis, testRedisCluster } from '../helper.ts'
 import { newPhone } from './support.ts'

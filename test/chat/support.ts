@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { shardOf } from '../../src/chat/shards.ts'
+import { shardOf } from '../../src/stores/shards.ts'
 import { envelopeOf } from '../../src/chat/store-redis.ts'
 import { signWebhookBody } from '../../src/chat/signature.ts'
 import { keys } from '../../src/stores/keys.ts'

@@ -1,8 +1,8 @@
-import type { RedisClient } from '../../plugins/redis.ts'
+import type { RedisClient } from '../../stores/redis-client.ts'
 import { parseHandoff, type Handoff } from '../../../machines/handoff.ts'
 import { defineScript } from '../../stores/define-script.ts'
 import { keys } from '../../stores/keys.ts'
-import { shardOf } from '../shards.ts'
+import { shardOf } from '../../stores/shards.ts'
 
 // What staff read of a phone's conversation: its messages (newest first, capped, gone after the history window),
 // a small record for the staff's list (club, last message, unread, the handoff flag) and a per-club index by last

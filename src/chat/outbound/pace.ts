@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { RedisClient } from '../../plugins/redis.ts'
+import type { RedisClient } from '../../stores/redis-client.ts'
 import { defineScript } from '../../stores/define-script.ts'
 import { keys } from '../../stores/keys.ts'
 

@@ -1,5 +1,5 @@
 import { Cluster } from 'ioredis'
-import type { RedisClient } from '../../plugins/redis.ts'
+import type { RedisClient } from '../../stores/redis-client.ts'
 import { MemoryCommerceStore } from './memory.ts'
 import { RedisCommerceStore } from './redis.ts'
 import type { CommerceStore } from './port.ts'
