@@ -3,11 +3,13 @@ import { variantTitle } from '../../machines/conversation.logic.ts'
 import type { EffectAction } from '../../machines/conversation.machine.ts'
 import { PRODUCTS_PAGE, UNTRACKED_MAX, type AccountRef, type CartItem, type ConversationEffects, type Locale, type Report, type ResultEvent } from '../../machines/conversation.types.ts'
 import { verifyAccessToken } from '../auth/tokens.ts'
+import type { Tenant } from '../tenants/model.ts'
 import type { TenantStore } from '../tenants/store.ts'
 import { mapResult, type Behalf, type ClubServices, type Failure, type LinkRecord, type Result } from './club-services.ts'
 import type { LinkedAccount, LinkedAccountStore, LoginFormInvites } from './linking/types.ts'
 import type { Messenger } from './outbound/messenger.ts'
 import type { OutboundMessage } from './outbound/messages.ts'
+import type { PhoneView } from './turn-view.ts'
 import { compose, cropsReport, loginForm, notificationsReport, ordersReport, text, type Voice } from './replies/compose.ts'
 import { COPY } from './replies/copy.ts'
 
@@ -55,31 +57,49 @@ async function andThen<T, U> (res: Result<T>, next: (value: T) => Promise<Result
   return res.ok ? await next(res.value) : res
 }
 
+/** The value kept under `key`, made by `make` the first time. */
+async function once<V> (kept: Map<string, Promise<V>>, key: string, make: () => Promise<V>): Promise<V> {
+  let value = kept.get(key)
+  if (!value) kept.set(key, value = make())
+  return await value
+}
+
+/**
+ * One turn's effects, for one phone. The phone's records come in its view (read once for the turn, kept up to
+ * date by the writes below); a club's record is read, and the member's token checked, once per turn.
+ */
 export class Effects {
-  constructor (private readonly deps: EffectDeps) {}
+  private readonly clubs = new Map<string, Promise<Tenant | undefined>>()
+  private readonly members = new Map<string, Promise<Result<Behalf>>>()
+
+  constructor (private readonly deps: EffectDeps, private readonly view: PhoneView) {}
+
+  private async club (tenantId: string): Promise<Tenant | undefined> {
+    return await once(this.clubs, tenantId, async () => await this.deps.tenants.get(tenantId))
+  }
 
   /** The club's currency, in the member's language for this club: their own choice, else the club's. */
-  async voice (tenantId: string | undefined, phone?: string): Promise<Voice> {
-    const tenant = tenantId ? await this.deps.tenants.get(tenantId) : undefined
+  async voice (tenantId: string | undefined): Promise<Voice> {
+    const tenant = tenantId ? await this.club(tenantId) : undefined
     if (!tenant) return DEFAULT_VOICE
-    const chosen = phone ? (await this.deps.linkedAccounts.list(phone)).find((a) => a.tenantId === tenantId)?.locale : undefined
-    return { locale: chosen ?? tenant.locale, currency: tenant.currency, pickup: tenant.pickup }
+    return { locale: this.view.account(tenant.id)?.locale ?? tenant.locale, currency: tenant.currency, pickup: tenant.pickup }
   }
 
   /** The phone's links, each with the language the bot speaks there. */
-  async accounts (phone: string): Promise<AccountRef[]> {
-    const accounts = await this.deps.linkedAccounts.list(phone)
-    return await Promise.all(accounts.map(async (a) => ({
+  async accounts (): Promise<AccountRef[]> {
+    return await Promise.all(this.view.accounts.map(async (a) => ({
       ...accountRef(a),
-      locale: a.locale ?? (await this.deps.tenants.get(a.tenantId))?.locale ?? DEFAULT_VOICE.locale,
-      ...(await this.deps.linkedAccounts.updatesOn(phone, a.tenantId) ? {} : { updates: false }),
+      locale: a.locale ?? (await this.club(a.tenantId))?.locale ?? DEFAULT_VOICE.locale,
+      ...(this.view.updatesOn(a.tenantId) ? {} : { updates: false }),
     })))
   }
 
   /** The member of the phone's live link to the club; 'auth' when the link expired or its token no longer holds. */
   private async behalf (phone: string, tenantId: string): Promise<Result<Behalf>> {
-    const account = (await this.deps.linkedAccounts.list(phone)).find((a) => a.tenantId === tenantId && a.expiresAt > this.deps.clock())
-    return account ? await this.deps.api.behalf(account, phone) : { ok: false, failure: 'auth', status: 401 }
+    return await once(this.members, tenantId, async () => {
+      const account = this.view.account(tenantId)
+      return account && account.expiresAt > this.deps.clock() ? await this.deps.api.behalf(account, phone) : { ok: false, failure: 'auth', status: 401 }
+    })
   }
 
   private async send (phone: string, messages: OutboundMessage[]): Promise<void> {
@@ -90,21 +110,24 @@ export class Effects {
   async perform (phone: string, tenantId: string | undefined, action: EffectAction): Promise<ResultEvent | undefined> {
     switch (action.type) {
       case 'reply':
-        await this.send(phone, compose(action.params, await this.voice(tenantId, phone)))
+        await this.send(phone, compose(action.params, await this.voice(tenantId)))
         return undefined
       case 'sendLoginForm': {
         await this.deps.loginFormInvites.markSent(phone)
         const clubs = (await this.deps.tenants.list()).map((t) => ({ id: t.id, name: t.name, locale: t.locale }))
-        await this.send(phone, [loginForm(phone, this.deps.flowId, clubs, await this.voice(tenantId, phone))])
+        await this.send(phone, [loginForm(phone, this.deps.flowId, clubs, await this.voice(tenantId))])
         return undefined
       }
       case 'consumeLinkCode': return await this.link(phone, action.params.code)
       case 'unlink':
         await this.deps.linkedAccounts.remove(phone, action.params.tenantId)
+        this.view.unlinked(action.params.tenantId)
+        this.members.delete(action.params.tenantId)
         return undefined
       case 'setLanguage': return await this.setLanguage(phone, action.params.tenantId, action.params.locale)
       case 'setUpdates':
         await this.deps.linkedAccounts.setUpdates(phone, action.params.tenantId, action.params.on)
+        this.view.updates(action.params.tenantId, action.params.on)
         return undefined
       case 'searchProducts':
       case 'loadProduct':
@@ -122,7 +145,10 @@ export class Effects {
     const account = await this.accountFrom(res.value)
     if (!account) return { type: 'LINK_FAILED', reason: 'not_found' }
     await this.deps.linkedAccounts.put(phone, account)
-    return { type: 'LINK_OK', tenantId: account.tenantId, accounts: await this.accounts(phone) }
+    // later steps see the new link, and check its token rather than an older one's
+    this.view.linked(account)
+    this.members.delete(account.tenantId)
+    return { type: 'LINK_OK', tenantId: account.tenantId, accounts: await this.accounts() }
   }
 
   /** The record's token decides the member's role; a token that no longer verifies makes the code useless. */
@@ -174,8 +200,10 @@ export class Effects {
   // The bot's search, cart editing, repeat order and language (kept together so they move as one).
 
   private async setLanguage (phone: string, tenantId: string, locale: Locale): Promise<ResultEvent | undefined> {
-    const account = (await this.deps.linkedAccounts.list(phone)).find((a) => a.tenantId === tenantId)
-    if (account) await this.deps.linkedAccounts.put(phone, { ...account, locale })
+    const account = this.view.account(tenantId)
+    if (!account) return undefined
+    await this.deps.linkedAccounts.put(phone, { ...account, locale })
+    this.view.linked({ ...account, locale })
     return undefined
   }
 
@@ -218,7 +246,7 @@ export class Effects {
    */
   private async repeat (who: Behalf, cartId: string | undefined, cart: ReadonlyArray<{ variantId: string, quantity: number }>): Promise<ResultEvent> {
     const { api } = this.deps
-    const account = (await this.deps.linkedAccounts.list(who.phone)).find((a) => a.tenantId === who.actor.tenant.id)
+    const account = this.view.account(who.actor.tenant.id)
     const [last, catalog] = await Promise.all([api.lastOrderLines(who, account?.customerId ?? ''), api.catalog(who)])
     if (!last.ok || !catalog.ok) {
       const auth = (!last.ok && last.failure === 'auth') || (!catalog.ok && catalog.failure === 'auth')
@@ -246,7 +274,7 @@ export class Effects {
   }
 
   private async report (phone: string, tenantId: string, who: Result<Behalf>, what: Report): Promise<ResultEvent | undefined> {
-    const voice = await this.voice(tenantId, phone)
+    const voice = await this.voice(tenantId)
     const res = await andThen(who, async (w) => await this.reportOf(w, what, voice))
     if (!res.ok && res.failure === 'auth') return { type: 'AUTH_EXPIRED' }
     await this.send(phone, [res.ok ? res.value : text(COPY[voice.locale].reportFailed)])

@@ -23,6 +23,7 @@ import { keys } from '../stores/keys.ts'
 import { ChatInbox, type ActivityEvent } from './inbox/service.ts'
 import { createInboxStore } from './inbox/store.ts'
 import { ChatUpdates } from './updates.ts'
+import { readPhoneView } from './turn-view.ts'
 import { TurnWorker } from './worker.ts'
 
 // The chat bot: the signed webhook and the mailboxes, the turn worker (conversation runtime, one atomic commit
@@ -63,7 +64,9 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   const clock = opts.clock ?? Date.now
   const chat = app.config.chat
   const log = app.log.child({ domain: 'chat' })
-  const store = createChatStore(app.redis, chat.shards)
+  const inboxStore = createInboxStore(app.redis, chat.shards, { historyMs: chat.historyDays * 24 * 60 * 60_000, historyMax: chat.historyMax }, clock)
+  const readView = async (phone: string) => await readPhoneView({ linkedAccounts: app.linkedAccounts, conversations: inboxStore }, phone)
+  const store = createChatStore(app.redis, chat.shards, readView)
   const metrics = chatMetrics(app.metrics, async () => await store.outboxPhones())
   const owner = randomUUID()
   const crashPoint = crashPoints(chat.crashAt)
@@ -91,11 +94,11 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     flowId: chat.flowId,
     clock,
     log,
-  }, store, log)
+  }, store, readView, log)
   const pace = createPace(app.redis, chat.sendRate)
   const sender = new Sender(store, transport, { ...lanes, concurrency: chat.sendConcurrency, horizonMs: chat.sendHorizonMs, pace, businessNumber: chat.phoneNumberId, clock, crashPoint, handedBack: (phone) => { publish('send', [phone]) } })
   const inbox = new ChatInbox({
-    store: createInboxStore(app.redis, chat.shards, { historyMs: chat.historyDays * 24 * 60 * 60_000, historyMax: chat.historyMax }, clock),
+    store: inboxStore,
     chat: store,
     tenants: app.tenants,
     notifications: app.notifications,
@@ -113,7 +116,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   const recordSystem = (entry: OutboxEntry): void => {
     inbox.recordSystem(entry).catch((err: Error) => { log.warn({ err }, 'chat history not recorded') })
   }
-  const worker = new TurnWorker(store, new HandoffRuntime(runtime, inbox), {
+  const worker = new TurnWorker(store, new HandoffRuntime(runtime, inbox, readView), {
     ...lanes,
     concurrency: chat.turnConcurrency,
     maxTries: MAX_TURN_TRIES,

@@ -7,7 +7,7 @@ import { Effects, effectsOf, type EffectAction, type EffectDeps } from './effect
 import type { InboundInput, InboundMessage } from './inbound.ts'
 import { sendBodyFor, type OutboundMessage } from './outbound/messages.ts'
 import type { Messenger, OutboxEntry } from './outbound/messenger.ts'
-import { APPLIED_KEPT, type ChatStore, type SessionState } from './store.ts'
+import { APPLIED_KEPT, type ChatStore, type SessionState, type ViewReader } from './store.ts'
 
 // One turn of a conversation, computed in memory: restore the session, run XState's pure `transition`, perform
 // the I/O actions (each result comes back as the next event) and collect what the bot says. Nothing is saved
@@ -57,17 +57,19 @@ export class ConversationRuntime {
   constructor (
     private readonly deps: Omit<EffectDeps, 'messenger'>,
     private readonly store: ChatStore,
+    private readonly readView: ViewReader,
     private readonly log: FastifyBaseLogger
   ) {}
 
+  /** The phone's view is the one the take brought (or the handoff gate read), else read here: once per turn. */
   async run (message: InboundMessage, session: SessionState): Promise<TurnResult> {
     const phone = message.phone
     const collector = new Collector(this.log)
-    const effects = new Effects({ ...this.deps, messenger: collector })
+    const effects = new Effects({ ...this.deps, messenger: collector }, await (session.view ?? this.readView(phone)))
     const { snapshot: start, migrated } = restoreSession(session.doc, phone, message.receivedAt)
     if (migrated) this.log.warn({ phone }, 'chat session of another machine version reset to a safe state')
     let snapshot = start
-    let event: ConversationEvent | undefined = inboundEvent(message.input, message.receivedAt, await effects.accounts(phone))
+    let event: ConversationEvent | undefined = inboundEvent(message.input, message.receivedAt, await effects.accounts())
     const linkCodes: string[] = []
     for (let step = 0; event && step < MAX_STEPS; step++) {
       const [next, actions] = transition(conversationMachine, snapshot, event)

@@ -3,9 +3,9 @@ import { keys } from '../stores/keys.ts'
 import { shardOf } from '../stores/shards.ts'
 import { defineScript } from '../stores/define-script.ts'
 import {
-  byPhone, DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, SYSTEM_SENT_TTL_MS, MemoryChatStore, SESSION_TTL_MS, shardOfDeadLetter,
+  besideTake, byPhone, DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, SYSTEM_SENT_TTL_MS, MemoryChatStore, SESSION_TTL_MS, shardOfDeadLetter,
   type AcceptOptions, type ChatStore, type Commit, type Committed, type DeadLetter, type Lane, type Letter, type Next, type SendWork,
-  type Taken, type TurnWork, type Waiting,
+  type Taken, type TurnWork, type ViewReader, type Waiting,
 } from './store.ts'
 
 // The chat store on Redis. Every script touches the keys of one phone and of its shard only, all under the
@@ -352,7 +352,17 @@ function waiting (r: Reply): Waiting[] {
 }
 
 export class RedisChatStore implements ChatStore {
-  constructor (private readonly redis: RedisClient, readonly shards: number) {}
+  /**
+   * The turn's view is read beside the take on one Redis only: sent behind the take on the same connection, it
+   * runs after it there, so it sees whatever the phone's previous turn wrote before committing (but for the take
+   * sent again as EVAL once after a Redis restart emptied the script cache, behind them). A cluster keeps
+   * those keys on other nodes, in no order with the take: the turn reads its view once the take answered.
+   */
+  private readonly readView: ViewReader | undefined
+
+  constructor (private readonly redis: RedisClient, readonly shards: number, readView?: ViewReader) {
+    this.readView = redis.isCluster ? undefined : readView
+  }
 
   private shard (phone: string): number { return shardOf(phone, this.shards) }
 
@@ -385,7 +395,12 @@ export class RedisChatStore implements ChatStore {
   }
 
   async takeTurn (phone: string, owner: string, leaseMs: number) {
-    return taken(await this.take('turn', phone, owner, leaseMs), (r) => turnWork(phone, r))
+    const take = this.take('turn', phone, owner, leaseMs)
+    const view = besideTake(this.readView, phone)
+    return taken(await take, (r) => {
+      const work = turnWork(phone, r)
+      return view ? { ...work, session: { ...work.session, view } } : work
+    })
   }
 
   async takeSend (phone: string, owner: string, leaseMs: number): Promise<Taken<SendWork>> {
@@ -500,6 +515,6 @@ export class RedisChatStore implements ChatStore {
   async leave (owner: string) { await heartbeatScript(this.redis, [keys.chat.instances()], owner, 0) }
 }
 
-export function createChatStore (redis: RedisClient | null, shards: number): ChatStore {
-  return redis ? new RedisChatStore(redis, shards) : new MemoryChatStore(shards)
+export function createChatStore (redis: RedisClient | null, shards: number, readView?: ViewReader): ChatStore {
+  return redis ? new RedisChatStore(redis, shards, readView) : new MemoryChatStore(shards, Date.now, readView)
 }

@@ -3,7 +3,8 @@ import type { InboundMessage } from '../inbound.ts'
 import { sendBodyFor } from '../outbound/messages.ts'
 import type { OutboxEntry } from '../outbound/messenger.ts'
 import type { TurnResult } from '../runtime.ts'
-import { APPLIED_KEPT, type SessionState } from '../store.ts'
+import type { PhoneView } from '../turn-view.ts'
+import { APPLIED_KEPT, type SessionState, type ViewReader } from '../store.ts'
 import type { ChatInbox } from './service.ts'
 
 // The handoff beside the conversation machine: a turn of a phone whose club has been asked for a person, or
@@ -21,12 +22,15 @@ const tenantOf = (doc: string | undefined): string | undefined => sessionOf(doc)
 const optionsOf = (doc: string | undefined): string[] => Array.isArray(sessionOf(doc).options) ? sessionOf(doc).options as string[] : []
 
 export class HandoffRuntime implements Turns {
-  constructor (private readonly bot: Turns, private readonly inbox: ChatInbox) {}
+  constructor (private readonly bot: Turns, private readonly inbox: ChatInbox, private readonly readView: ViewReader) {}
 
   async run (message: InboundMessage, session: SessionState): Promise<TurnResult> {
     const tenantId = tenantOf(session.doc)
     if (!tenantId || message.input.kind === 'linked') return await this.bot.run(message, session)
-    const gate = await this.inbox.gate(message.phone, tenantId, message.receivedAt)
+    // the phone's view, read once for the turn: the gate's flag comes from it and the bot gets the same
+    const view = session.view ?? this.readView(message.phone)
+    session = { ...session, view }
+    const gate = await this.gate(message, tenantId, await view)
     if (gate === 'silent') return this.kept(message, session, [])
     if (choosesPerson(message.input, optionsOf(session.doc))) {
       return this.kept(message, session, [await this.inbox.request(message.phone, session.doc, message.receivedAt)])
@@ -34,6 +38,12 @@ export class HandoffRuntime implements Turns {
     const result = await this.bot.run(message, session)
     if (gate !== 'timed-out') return result
     return { ...result, replies: [this.entry(message, tenantId, 'apology', await this.inbox.apology(tenantId, session.doc)), ...result.replies] }
+  }
+
+  /** No flag for the club in the view: the bot answers, as the inbox would say; else the inbox decides (and may hand back). */
+  private async gate (message: InboundMessage, tenantId: string, { conversation }: PhoneView): Promise<'silent' | 'bot' | 'timed-out'> {
+    if (conversation?.tenantId !== tenantId || conversation.handoff === undefined) return 'bot'
+    return await this.inbox.gate(message.phone, tenantId, message.receivedAt)
   }
 
   /** The message applied without moving the conversation: the session stays, only the applied id is added. */
