@@ -113,24 +113,31 @@ return 1`,
   decode: (raw) => raw === 1,
 })
 
-export class RedisTenantStore implements TenantStore {
-  // Chat turns read club records all the time and they rarely change: each stored version is validated once, and
-  // every read of that same version gets a copy of the result (still its own object, as from the memory store).
-  private readonly parsed = new Map<string, { raw: string, tenant: Tenant }>()
+/** How long an instance answers a club's record from memory: a change made on another instance shows within it. */
+export const TENANT_CACHE_MS = 5_000
 
-  constructor (private readonly redis: RedisClient) {}
+export class RedisTenantStore implements TenantStore {
+  // Chat turns and requests read club records all the time and they rarely change: a record read is kept for
+  // `cacheMs` (this instance's own writes drop it at once), each stored version is validated once, and every
+  // read gets a copy (still its own object, as from the memory store). A club not found is not kept.
+  private readonly kept = new Map<string, { raw: string, tenant: Tenant, at: number }>()
+
+  constructor (private readonly redis: RedisClient, private readonly cacheMs = TENANT_CACHE_MS, private readonly now: () => number = Date.now) {}
 
   private parse (id: string, raw: string): Tenant {
-    const known = this.parsed.get(id)
-    if (known?.raw === raw) return structuredClone(known.tenant)
-    const tenant = tenantSchema.parse(JSON.parse(raw))
-    this.parsed.set(id, { raw, tenant: structuredClone(tenant) })
-    return tenant
+    const known = this.kept.get(id)
+    const tenant = known?.raw === raw ? known.tenant : tenantSchema.parse(JSON.parse(raw))
+    this.kept.set(id, { raw, tenant, at: this.now() })
+    return structuredClone(tenant)
   }
 
   async get (id: string) {
+    const known = this.kept.get(id)
+    if (known && this.now() - known.at < this.cacheMs) return structuredClone(known.tenant)
     const raw = await this.redis.get(keys.tenants.one(id))
-    return raw ? this.parse(id, raw) : undefined
+    if (raw) return this.parse(id, raw)
+    this.kept.delete(id)
+    return undefined
   }
 
   async list () {
@@ -143,12 +150,14 @@ export class RedisTenantStore implements TenantStore {
   async put (input: TenantInput) {
     const tenant = tenantSchema.parse(input)
     await this.redis.multi().set(keys.tenants.one(tenant.id), JSON.stringify(tenant)).sadd(keys.tenants.all(), tenant.id).exec()
+    this.kept.delete(tenant.id)
     return tenant
   }
 
   async create (input: TenantInput) {
     const tenant = tenantSchema.parse(input)
     if (await this.redis.set(keys.tenants.one(tenant.id), JSON.stringify(tenant), 'NX') !== 'OK') return false
+    this.kept.delete(tenant.id)
     // The list is a set: adding twice is harmless, so it need not share the record's write.
     await this.redis.sadd(keys.tenants.all(), tenant.id)
     return true
@@ -159,7 +168,10 @@ export class RedisTenantStore implements TenantStore {
       const raw = await this.redis.get(keys.tenants.one(id))
       if (!raw) return undefined
       const next = tenantSchema.parse(change(tenantSchema.parse(JSON.parse(raw))))
-      if (await replaceTenant(this.redis, [keys.tenants.one(id)], raw, JSON.stringify(next))) return next
+      if (await replaceTenant(this.redis, [keys.tenants.one(id)], raw, JSON.stringify(next))) {
+        this.kept.delete(id)
+        return next
+      }
     }
     throw new Error(`tenant ${id} kept changing while being updated`)
   }
