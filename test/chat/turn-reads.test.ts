@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto'
+import { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { keys } from '../../src/stores/keys.ts'
+import { shardOf } from '../../src/stores/shards.ts'
+import { buildTestApp, type TestApp } from '../helper.ts'
+import { choiceIds, linkCode, newPhone, outbox, say, textOf, type Input } from './support.ts'
+
+// What one turn reads of the phone's records, counted from outside with MONITOR on the test Redis: the
+// commands the service sent (not those its scripts ran), in the order Redis ran them.
+
+interface Seen { args: string[], source: string }
+
+describe('reads of one chat turn (redis, MONITOR)', () => {
+  let t: TestApp
+  let monitor: Redis
+  let seen: Seen[] | undefined
+  let marks = 0
+  beforeAll(async () => {
+    t = await buildTestApp({ store: 'redis' })
+    monitor = await new Redis(inject('redisUrl')).monitor()
+    monitor.on('monitor', (_time: string, args: string[], source: string) => { seen?.push({ args, source }) })
+  })
+  afterAll(async () => {
+    monitor.disconnect()
+    await t.close()
+  })
+
+  const prefix = (): string => t.config.redisKeyPrefix
+  const key = (name: string): string => `${prefix()}${name}`
+  const conversationKey = (phone: string) => key(keys.chat.bot.conversation(shardOf(phone, t.config.chat.shards), phone))
+
+  /** The service's commands while the turn ran (until a marker it sends after the turn came through MONITOR). */
+  const commandsOf = async (run: () => Promise<void>): Promise<Seen[]> => {
+    seen = []
+    await run()
+    const mark = `turn-reads-${++marks}-${randomUUID()}`
+    await t.app.redis!.echo(mark)
+    for (let i = 0; i < 200 && !seen.some((s) => s.args[1] === mark); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    const got = seen.filter((s) => s.source !== 'lua')
+    seen = undefined
+    return got
+  }
+  const count = (commands: Seen[], name: string, k: string) => commands.filter((c) => c.args[0]?.toLowerCase() === name && c.args[1] === k).length
+
+  /** What one input made the service read of the phone's accounts and conversation, and of the club's record. */
+  const readsOf = async (phone: string, input: Input) => {
+    const commands = await commandsOf(async () => { await say(t, phone, input) })
+    const accounts = key(keys.chat.linking.accounts(phone))
+    return {
+      commands,
+      accountsRead: count(commands, 'hgetall', accounts),
+      updatesRead: count(commands, 'hexists', accounts),
+      conversationRead: count(commands, 'hgetall', conversationKey(phone)),
+      clubRead: count(commands, 'get', key(keys.tenants.one('club-norte'))),
+    }
+  }
+
+  const linked = async (): Promise<string> => {
+    const phone = newPhone()
+    const token = await t.token('member', ['club-norte'], { sub: 'cus_ana', name: 'Ana', email: 'ana@example.com' })
+    await say(t, phone, { text: `LINK-${await linkCode(t, { customerId: 'cus_ana', email: 'ana@example.com', name: 'Ana', tenantId: 'club-norte', token })}` })
+    return phone
+  }
+
+  it('an unlinked greeting reads the phone once: its accounts and its conversation, side by side with the take', async () => {
+    const phone = newPhone()
+    const reads = await readsOf(phone, { text: 'hola' })
+    expect(reads).toMatchObject({ accountsRead: 1, updatesRead: 0, conversationRead: 1, clubRead: 0 })
+    // (the conversation is read for the handoff gate even though the phone has no club yet: the take has not
+    // answered the session when the view is asked for, and one more command in the same round trip costs little)
+    // sent on the take's connection right behind it (so Redis runs them after the take), before anything else
+    const take = reads.commands.findIndex((c) => /^eval(sha)?$/i.test(c.args[0] ?? '') && c.args.includes(key(keys.chat.bot.mailbox(shardOf(phone, t.config.chat.shards), phone))) && c.args.at(-1) === 'turn')
+    expect(take).toBeGreaterThanOrEqual(0)
+    const next = reads.commands.slice(take + 1).filter((c) => c.source === reads.commands[take]!.source).slice(0, 2).map((c) => [c.args[0]?.toLowerCase(), c.args[1]])
+    expect(next).toEqual(expect.arrayContaining([['hgetall', key(keys.chat.linking.accounts(phone))], ['hgetall', conversationKey(phone)]]))
+  })
+
+  it('a link by code reads the accounts once: the new link comes from what the turn wrote, not a second read', async () => {
+    const phone = newPhone()
+    const token = await t.token('member', ['club-norte'], { sub: 'cus_ana', name: 'Ana', email: 'ana@example.com' })
+    const code = await linkCode(t, { customerId: 'cus_ana', email: 'ana@example.com', name: 'Ana', tenantId: 'club-norte', token })
+    const reads = await readsOf(phone, { text: `LINK-${code}` })
+    expect(reads).toMatchObject({ accountsRead: 1, updatesRead: 0, conversationRead: 1 })
+    expect(reads.clubRead).toBeLessThanOrEqual(1)
+    expect((await outbox(t, phone)).map((m) => textOf(m.body)).join('\n')).toContain('Ana')
+  })
+
+  it("a linked member's turns each read the accounts, their update setting, the handoff flag and the club once at most", async () => {
+    const phone = await linked()
+    const inputs: Input[] = [{ text: 'hola' }, { reply: 'menu:browse' }]
+    for (const input of inputs) {
+      const reads = await readsOf(phone, input)
+      expect({ input, ...reads, commands: undefined }).toMatchObject({ accountsRead: 1, updatesRead: 1, conversationRead: 1 })
+      expect(reads.clubRead).toBeLessThanOrEqual(1)
+    }
+    const product = choiceIds((await outbox(t, phone)).at(-1)!.body).find((id) => id.startsWith('product:'))!
+    for (const input of [{ reply: product }, { text: '1' }, { reply: 'cart:checkout' }, { reply: 'order:confirm' }] as Input[]) {
+      const reads = await readsOf(phone, input)
+      expect({ input, ...reads, commands: undefined }).toMatchObject({ accountsRead: 1, updatesRead: 1, conversationRead: 1 })
+      expect(reads.clubRead).toBeLessThanOrEqual(1)
+    }
+    expect((await outbox(t, phone)).map((m) => textOf(m.body)).join('\n')).toMatch(/pedido/i)
+  })
+})
