@@ -3,7 +3,7 @@ import { keys } from '../stores/keys.ts'
 import { shardOf } from '../stores/shards.ts'
 import { defineScript } from '../stores/define-script.ts'
 import {
-  besideTake, byPhone, DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, SYSTEM_SENT_TTL_MS, MemoryChatStore, SESSION_TTL_MS, shardOfDeadLetter,
+  byPhone, DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, SYSTEM_SENT_TTL_MS, MemoryChatStore, SESSION_TTL_MS, shardOfDeadLetter,
   type AcceptOptions, type ChatStore, type Commit, type Committed, type DeadLetter, type Lane, type Letter, type Next, type SendWork,
   type Taken, type TurnWork, type ViewReader, type Waiting,
 } from './store.ts'
@@ -396,7 +396,9 @@ export class RedisChatStore implements ChatStore {
 
   async takeTurn (phone: string, owner: string, leaseMs: number) {
     const take = this.take('turn', phone, owner, leaseMs)
-    const view = besideTake(this.readView, phone)
+    const view = this.readView?.(phone)
+    // a take that finds no work drops the view, and its failure with it
+    view?.catch(() => {})
     return taken(await take, (r) => {
       const work = turnWork(phone, r)
       return view ? { ...work, session: { ...work.session, view } } : work
@@ -516,5 +518,5 @@ export class RedisChatStore implements ChatStore {
 }
 
 export function createChatStore (redis: RedisClient | null, shards: number, readView?: ViewReader): ChatStore {
-  return redis ? new RedisChatStore(redis, shards, readView) : new MemoryChatStore(shards, Date.now, readView)
+  return redis ? new RedisChatStore(redis, shards, readView) : new MemoryChatStore(shards)
 }

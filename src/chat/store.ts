@@ -1,5 +1,5 @@
-import { shardOf } from '../stores/shards.ts'
 import type { PhoneView } from './turn-view.ts'
+import { shardOf } from '../stores/shards.ts'
 
 // The chat pipeline's state per phone: the mailbox of accepted messages, the session, the outbox of replies,
 // and two leases (one for turns, one for sends), with the dead letters of each shard. A turn's whole result
@@ -33,21 +33,14 @@ export interface SessionState {
   /** Inbound ids applied, newest first. */
   applied: string[]
   /**
-   * The phone's other records the turn reads, when the take brought them (read beside it); the turn reads them
-   * itself when absent (the next head a commit answers, a store given no reader).
+   * The phone's other records the turn reads, when the take brought them (read beside it on one Redis); the turn
+   * reads them itself when absent (the memory store, a cluster, the next head a commit answers).
    */
   view?: Promise<PhoneView>
 }
 
 /** Reads a phone's view (src/chat/turn-view.ts) for the take to bring with the work. */
 export type ViewReader = (phone: string) => Promise<PhoneView>
-
-/** The view read beside a take; a take that finds no work drops it, and its failure with it. */
-export function besideTake (read: ViewReader | undefined, phone: string): Promise<PhoneView> | undefined {
-  const view = read?.(phone)
-  view?.catch(() => {})
-  return view
-}
 
 export interface TurnWork {
   phone: string
@@ -202,7 +195,7 @@ export class MemoryChatStore implements ChatStore {
   private readonly inbound = new Map<string, number>()
   private readonly live = new Map<string, number>()
 
-  constructor (readonly shards: number, private readonly now: () => number = Date.now, private readonly readView?: ViewReader) {}
+  constructor (readonly shards: number, private readonly now: () => number = Date.now) {}
 
   private phone (phone: string): Phone {
     let p = this.phones.get(phone)
@@ -285,9 +278,7 @@ export class MemoryChatStore implements ChatStore {
     const taken = this.take(q, owner, leaseMs)
     if (taken.kind !== 'ok') return taken
     q.tries++
-    const work = this.turnWork(phone)
-    const view = besideTake(this.readView, phone)
-    return { kind: 'ok', work: view ? { ...work, session: { ...work.session, view } } : work }
+    return { kind: 'ok', work: this.turnWork(phone) }
   }
 
   /** Removes the head the owner holds; the next head stays leased, or the queue is done. */
