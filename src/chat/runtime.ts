@@ -101,12 +101,16 @@ export class ConversationRuntime {
     return undefined
   }
 
-  /** A code is consumed once: a re-run of the turn gets the answer the first run got instead of "not found". */
+  /**
+   * A code is consumed once: a re-run of the turn gets the answer the first run got instead of "not found". The
+   * remembered answer is asked for beside the consumption (one round trip): when there is one, the code was
+   * taken by that first run or never existed (only such answers are remembered), so this consumption finds
+   * nothing and changes nothing.
+   */
   private async consumeOnce (effects: Effects, phone: string, tenantId: string | undefined, action: Extract<EffectAction, { type: 'consumeLinkCode' }>): Promise<ResultEvent | undefined> {
     const code = action.params.code
-    const remembered = await this.store.linkResult(phone, code)
+    const [remembered, result] = await Promise.all([this.store.linkResult(phone, code), effects.perform(phone, tenantId, action)])
     if (remembered !== undefined) return JSON.parse(remembered) as ResultEvent
-    const result = await effects.perform(phone, tenantId, action)
     const final = result?.type === 'LINK_OK' || (result?.type === 'LINK_FAILED' && result.reason !== 'unavailable')
     if (result && final) await this.store.putLinkResult(phone, code, JSON.stringify(result))
     return result

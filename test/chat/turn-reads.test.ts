@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { accountRef } from '../../src/chat/effects.ts'
+import { RedisChatStore } from '../../src/chat/store-redis.ts'
 import { keys } from '../../src/stores/keys.ts'
 import { shardOf } from '../../src/stores/shards.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
@@ -84,6 +86,21 @@ describe('reads of one chat turn (redis, MONITOR)', () => {
     expect(reads).toMatchObject({ accountsRead: 1, updatesRead: 0, conversationRead: 1 })
     expect(reads.clubRead).toBeLessThanOrEqual(1)
     expect((await outbox(t, phone)).map((m) => textOf(m.body)).join('\n')).toContain('Ana')
+  })
+
+  it('a re-run of a link turn answers what its first run got: the code, consumed then, is asked for again beside the remembered answer and changes nothing', async () => {
+    const phone = newPhone()
+    const token = await t.token('member', ['club-norte'], { sub: 'cus_ana', name: 'Ana', email: 'ana@example.com' })
+    const code = await linkCode(t, { customerId: 'cus_ana', email: 'ana@example.com', name: 'Ana', tenantId: 'club-norte', token })
+    // what the first run did before it died: consumed the code, linked the phone, remembered the answer
+    const record = await t.app.linkCodes.consume(code)
+    const account = { tenantId: 'club-norte', tenantName: record.tenantName, customerId: 'cus_ana', email: 'ana@example.com', name: 'Ana', role: 'member' as const, token, linkedAt: Date.now(), expiresAt: Date.now() + 60 * 60_000 }
+    await t.app.linkedAccounts.put(phone, account)
+    const store = new RedisChatStore(t.app.redis!, t.config.chat.shards)
+    await store.putLinkResult(phone, code, JSON.stringify({ type: 'LINK_OK', tenantId: 'club-norte', accounts: [accountRef(account)] }))
+    await say(t, phone, { text: `LINK-${code}` })
+    expect((await outbox(t, phone)).map((m) => textOf(m.body)).join('\n')).toMatch(/Tu cuenta quedó vinculada/)
+    expect((await t.app.linkedAccounts.list(phone)).map((a) => a.customerId)).toEqual(['cus_ana'])
   })
 
   it("a linked member's turns each read the accounts, their update setting, the handoff flag and the club once at most", async () => {
