@@ -14,26 +14,28 @@ import type { ChatInbox } from './service.ts'
 
 export interface Turns { run (message: InboundMessage, session: SessionState): Promise<TurnResult> }
 
-function sessionOf (doc: string | undefined): { tenantId?: string, options?: string[] } {
-  try { return doc ? JSON.parse(doc) as { tenantId?: string, options?: string[] } : {} } catch { return {} }
+/** What the gate reads of the session (parsed once a turn); `options`: the reply ids the last message offered. */
+interface SessionView { tenantId?: string, options?: unknown, state?: string }
+
+function sessionOf (doc: string | undefined): SessionView {
+  try { return doc ? JSON.parse(doc) as SessionView : {} } catch { return {} }
 }
-const tenantOf = (doc: string | undefined): string | undefined => sessionOf(doc).tenantId
-/** The reply ids the last message offered: a typed number picks one of them. */
-const optionsOf = (doc: string | undefined): string[] => Array.isArray(sessionOf(doc).options) ? sessionOf(doc).options as string[] : []
 
 export class HandoffRuntime implements Turns {
   constructor (private readonly bot: Turns, private readonly inbox: ChatInbox, private readonly readView: ViewReader) {}
 
   async run (message: InboundMessage, session: SessionState): Promise<TurnResult> {
-    const tenantId = tenantOf(session.doc)
+    const saved = sessionOf(session.doc)
+    const tenantId = saved.tenantId
     if (!tenantId || message.input.kind === 'linked') return await this.bot.run(message, session)
     // the phone's view, read once for the turn: the gate's flag comes from it and the bot gets the same
     const view = session.view ?? this.readView(message.phone)
     session = { ...session, view }
     const gate = await this.gate(message, tenantId, await view)
-    if (gate === 'silent') return this.kept(message, session, [])
-    if (choosesPerson(message.input, optionsOf(session.doc))) {
-      return this.kept(message, session, [await this.inbox.request(message.phone, session.doc, message.receivedAt)])
+    if (gate === 'silent') return this.kept(message, session, saved, [])
+    // a typed number picks one of the options the last message offered
+    if (choosesPerson(message.input, Array.isArray(saved.options) ? saved.options as string[] : [])) {
+      return this.kept(message, session, saved, [await this.inbox.request(message.phone, session.doc, message.receivedAt)])
     }
     const result = await this.bot.run(message, session)
     if (gate !== 'timed-out') return result
@@ -47,13 +49,12 @@ export class HandoffRuntime implements Turns {
   }
 
   /** The message applied without moving the conversation: the session stays, only the applied id is added. */
-  private kept (message: InboundMessage, session: SessionState, texts: string[]): TurnResult {
-    const tenantId = tenantOf(session.doc)
-    const state = (JSON.parse(session.doc as string) as { state?: string }).state ?? ''
+  private kept (message: InboundMessage, session: SessionState, saved: SessionView, texts: string[]): TurnResult {
+    const state = saved.state ?? ''
     return {
       doc: session.doc as string,
       applied: [message.id, ...session.applied].slice(0, APPLIED_KEPT),
-      replies: texts.map((t, i) => this.entry(message, tenantId, String(i), t)),
+      replies: texts.map((t, i) => this.entry(message, saved.tenantId, String(i), t)),
       before: state,
       after: state,
     }
