@@ -113,8 +113,9 @@ export class Effects {
         await this.send(phone, compose(action.params, await this.voice(tenantId)))
         return undefined
       case 'sendLoginForm': {
-        await this.deps.loginFormInvites.markSent(phone)
-        const clubs = (await this.deps.tenants.list()).map((t) => ({ id: t.id, name: t.name, locale: t.locale }))
+        // the invite is noted while the clubs are read: the form only goes out once the turn is committed
+        const [, all] = await Promise.all([this.deps.loginFormInvites.markSent(phone), this.deps.tenants.list()])
+        const clubs = all.map((t) => ({ id: t.id, name: t.name, locale: t.locale }))
         await this.send(phone, [loginForm(phone, this.deps.flowId, clubs, await this.voice(tenantId))])
         return undefined
       }
