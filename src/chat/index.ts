@@ -63,7 +63,8 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   const clock = opts.clock ?? Date.now
   const chat = app.config.chat
   const log = app.log.child({ domain: 'chat' })
-  const store = createChatStore(app.redis, chat.shards)
+  const inboxStore = createInboxStore(app.redis, chat.shards, { historyMs: chat.historyDays * 24 * 60 * 60_000, historyMax: chat.historyMax }, clock)
+  const store = createChatStore(app.redis, chat.shards, inboxStore)
   const metrics = chatMetrics(app.metrics, async () => await store.outboxPhones())
   const owner = randomUUID()
   const crashPoint = crashPoints(chat.crashAt)
@@ -95,7 +96,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   const pace = createPace(app.redis, chat.sendRate)
   const sender = new Sender(store, transport, { ...lanes, concurrency: chat.sendConcurrency, horizonMs: chat.sendHorizonMs, pace, businessNumber: chat.phoneNumberId, clock, crashPoint, handedBack: (phone) => { publish('send', [phone]) } })
   const inbox = new ChatInbox({
-    store: createInboxStore(app.redis, chat.shards, { historyMs: chat.historyDays * 24 * 60 * 60_000, historyMax: chat.historyMax }, clock),
+    store: inboxStore,
     chat: store,
     tenants: app.tenants,
     notifications: app.notifications,
@@ -107,9 +108,6 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
       app.liveHub.publish(keys.chat.clubActivity(tenantId), { type: 'chat', event }).catch((err: Error) => { log.warn({ err }, 'chat activity not published') })
     },
   })
-  const recordTurn = (message: InboundMessage, doc: string | undefined, replies: string[]): void => {
-    inbox.recordTurn(message, doc, replies).catch((err: Error) => { log.warn({ err }, 'chat history not recorded') })
-  }
   const recordSystem = (entry: OutboxEntry): void => {
     inbox.recordSystem(entry).catch((err: Error) => { log.warn({ err }, 'chat history not recorded') })
   }
@@ -121,7 +119,8 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     sender: () => sender.runner.saturated ? undefined : owner,
     crashPoint,
     handedBack: (phone) => { publish('turn', [phone]) },
-    applied: (message, result) => { recordTurn(message, result.doc, result.replies) },
+    record: (message, result) => inbox.turnRecord(message, result.doc, result.replies),
+    committing: (phone, recorded) => { inbox.committing(phone, recorded) },
   })
 
   // phones nobody may be on any more (a dead instance's, wake-ups lost while Redis was away)

@@ -1,4 +1,5 @@
 import { shardOf } from '../stores/shards.ts'
+import type { HistoryMessage, Recorded } from './inbox/store.ts'
 
 // The chat pipeline's state per phone: the mailbox of accepted messages, the session, the outbox of replies,
 // and two leases (one for turns, one for sends), with the dead letters of each shard. A turn's whole result
@@ -88,7 +89,14 @@ export interface Commit {
   replies: string[]
   /** This instance's sender, to lease the outbox to (same length) when the replies wake it: it need not take it. */
   sender?: string
+  /** The turn's messages for the conversation history, recorded with the commit (exactly once per committed turn). */
+  record?: Recorded
+  /** Link codes the turn consumed: their remembered results are dropped with the commit. */
+  linkCodes?: string[]
 }
+
+/** Where the memory store's commits record a turn's messages (the memory inbox store). */
+export interface HistorySink { append (phone: string, tenantId: string, messages: HistoryMessage[]): void }
 
 export interface DeadLetter {
   id: string
@@ -152,8 +160,6 @@ export interface ChatStore {
   leave (owner: string): Promise<void>
   linkResult (phone: string, code: string): Promise<string | undefined>
   putLinkResult (phone: string, code: string, result: string): Promise<void>
-  /** The turn that consumed these codes is committed: nothing will run it again. */
-  dropLinkResults (phone: string, codes: string[]): Promise<void>
 }
 
 /** A dead letter's id names its shard, so that it can be found again without a scan. */
@@ -186,7 +192,7 @@ export class MemoryChatStore implements ChatStore {
   private readonly inbound = new Map<string, number>()
   private readonly live = new Map<string, number>()
 
-  constructor (readonly shards: number, private readonly now: () => number = Date.now) {}
+  constructor (readonly shards: number, private readonly now: () => number = Date.now, private readonly history?: HistorySink) {}
 
   private phone (phone: string): Phone {
     let p = this.phones.get(phone)
@@ -293,12 +299,19 @@ export class MemoryChatStore implements ChatStore {
       Object.assign(p.session, { version: commit.expected + 1, doc: commit.doc, applied: commit.applied, expiresAt: this.now() + SESSION_TTL_MS })
     }
     p.session.lastError = undefined
+    if (commit.record) this.recorder().append(phone, commit.record.tenantId, commit.record.messages)
+    for (const code of commit.linkCodes ?? []) this.linkResults.delete(`${phone}:${code}`)
     const senderDue = commit.replies.map((reply) => this.push(p.outbox, reply))[0] === true
     const next = this.after(phone, this.pop(q, owner, commit.message, leaseMs))
     if (!senderDue) return next
     if (commit.sender === undefined) return { ...next, senderDue }
     const taken = this.take(p.outbox, commit.sender, leaseMs)
     return taken.kind === 'ok' ? { ...next, send: { phone, entry: taken.work, tries: p.outbox.tries } } : next
+  }
+
+  private recorder (): HistorySink {
+    if (!this.history) throw new Error('this chat store keeps no conversation history')
+    return this.history
   }
 
   private after (phone: string, popped: 'more' | 'done' | 'lost'): Next<TurnWork> {
@@ -398,10 +411,6 @@ export class MemoryChatStore implements ChatStore {
 
   async putLinkResult (phone: string, code: string, result: string) {
     this.linkResults.set(`${phone}:${code}`, { result, until: this.now() + LINK_RESULT_TTL_MS })
-  }
-
-  async dropLinkResults (phone: string, codes: string[]) {
-    for (const code of codes) this.linkResults.delete(`${phone}:${code}`)
   }
 
   async heartbeat (owner: string, ttlMs: number) {
