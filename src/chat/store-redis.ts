@@ -4,7 +4,7 @@ import { shardOf } from '../stores/shards.ts'
 import { defineScript, type ScriptArg } from '../stores/define-script.ts'
 import { historyArgs, MemoryInboxStore, RECORD_LUA, type InboxLimits, type InboxStore } from './inbox/store.ts'
 import {
-  byPhone, DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, SYSTEM_SENT_TTL_MS, MemoryChatStore, SESSION_TTL_MS, shardOfDeadLetter,
+  appliedMark, byPhone, DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, SYSTEM_SENT_TTL_MS, MemoryChatStore, SESSION_TTL_MS, shardOfDeadLetter,
   type AcceptOptions, type ChatStore, type Commit, type Committed, type DeadLetter, type Lane, type Letter, type Next, type SendWork,
   type Taken, type TurnWork, type Waiting,
 } from './store.ts'
@@ -403,7 +403,7 @@ export class RedisChatStore implements ChatStore {
     const links = (c.linkCodes ?? []).map((code) => b.linkResult(s, phone, code))
     const r = await commitScript(this.redis,
       [b.session(s, phone), b.mailbox(s, phone), b.outbox(s, phone), b.ready(s), b.owners(s), b.sendable(s), b.senders(s), b.sendTries(s), b.history(s, phone), b.conversation(s, phone), ...links],
-      phone, owner, c.expected, c.doc ?? '', JSON.stringify(c.applied), c.message, leaseMs, SESSION_TTL_MS, c.sender ?? '', c.replies.length, ...c.replies, ...(c.record ? historyArgs(c.record, this.recorder()) : ['']))
+      phone, owner, c.expected, c.doc ?? '', JSON.stringify(c.applied.map(appliedMark)), c.message, leaseMs, SESSION_TTL_MS, c.sender ?? '', c.replies.length, ...c.replies, ...(c.record ? historyArgs(c.record, this.recorder()) : ['']))
     const result = next(r, (more) => turnWork(phone, more))
     if (r[1] === 'leased') return { ...result, send: { phone, entry: str(r[2]), tries: Number(r[3]) } }
     return Number(r[1]) === 1 ? { ...result, senderDue: true } : result

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { shardOf } from '../stores/shards.ts'
 import type { HistoryMessage, Recorded } from './inbox/store.ts'
 
@@ -19,6 +20,15 @@ export const SYSTEM_SENT_TTL_MS = 30 * 24 * 60 * 60_000
 
 export type Lane = 'turn' | 'send'
 
+/**
+ * How a session remembers an applied inbound id: the first 12 hex digits of its SHA-1 (a provider's id is about
+ * 50 characters, and a session keeps APPLIED_KEPT of them; a collision among a phone's latest 8 is about one in
+ * 10^13). An id that already looks like a mark is kept as it is.
+ */
+export const appliedMark = (id: string): string => /^[0-9a-f]{12}$/.test(id) ? id : createHash('sha1').update(id).digest('hex').slice(0, 12)
+/** Sessions saved before the marks hold the ids themselves. */
+export const isApplied = (applied: readonly string[], id: string): boolean => applied.includes(id) || applied.includes(appliedMark(id))
+
 /** One message for a phone's mailbox: its provider id (for de-duplication) and what the worker will read. */
 export interface Letter {
   phone: string
@@ -30,7 +40,7 @@ export interface SessionState {
   /** Compare-and-set version; 0 when there is no session. */
   version: number
   doc: string | undefined
-  /** Inbound ids applied, newest first. */
+  /** Inbound ids applied, newest first, as their marks (appliedMark). */
   applied: string[]
 }
 
@@ -296,7 +306,7 @@ export class MemoryChatStore implements ChatStore {
     const q = p.mailbox
     if (q.owner !== owner || q.items[0] !== commit.message || q.dueAt <= this.now() || p.session.version !== commit.expected) return { kind: 'lost' }
     if (commit.doc !== undefined) {
-      Object.assign(p.session, { version: commit.expected + 1, doc: commit.doc, applied: commit.applied, expiresAt: this.now() + SESSION_TTL_MS })
+      Object.assign(p.session, { version: commit.expected + 1, doc: commit.doc, applied: commit.applied.map(appliedMark), expiresAt: this.now() + SESSION_TTL_MS })
     }
     p.session.lastError = undefined
     if (commit.record) this.recorder().append(phone, commit.record.tenantId, commit.record.messages)

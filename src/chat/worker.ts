@@ -9,7 +9,7 @@ import type { Recorded } from './inbox/store.ts'
 import { shardOf } from '../stores/shards.ts'
 import { maskPhone } from './shards.ts'
 import { decodeMail } from './mail.ts'
-import { deadLetterId, type ChatStore, type Commit, type Committed, type Next, type SendWork, type TurnWork } from './store.ts'
+import { deadLetterId, isApplied, type ChatStore, type Commit, type Committed, type Next, type SendWork, type TurnWork } from './store.ts'
 
 // The turn worker: takes a phone's mailbox with a short lease (renewed while it works), computes each turn in
 // memory and commits it in one step with its replies. A turn that throws is not dropped: the message stays at
@@ -68,7 +68,7 @@ export class TurnWorker {
     const log = this.opts.log.child({ phone: maskPhone(phone) })
     const message = decodeMail(work.message)
     if (!message) return await this.bury(work, 'the mailbox entry is not a readable message', undefined)
-    if (work.session.applied.includes(message.id)) {
+    if (isApplied(work.session.applied, message.id)) {
       const next = await this.commit(work, { expected: work.session.version, doc: undefined, applied: work.session.applied, message: work.message, replies: [] }, log, message.id)
       if (next) {
         this.opts.metrics.duplicates.inc()

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisChatStore } from '../../src/chat/store-redis.ts'
 import { shardOf } from '../../src/stores/shards.ts'
-import { deadLetterId, MemoryChatStore, type ChatStore, type Commit, type TurnWork } from '../../src/chat/store.ts'
+import { appliedMark, deadLetterId, isApplied, MemoryChatStore, type ChatStore, type Commit, type TurnWork } from '../../src/chat/store.ts'
 import { MemoryInboxStore, RedisInboxStore, type HistoryMessage, type InboxStore } from '../../src/chat/inbox/store.ts'
 import { testRedis, testRedisCluster } from '../helper.ts'
 import { newPhone } from './support.ts'
@@ -53,7 +53,7 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     expect(await store.accept([{ phone, id: `${phone}-1`, body: 'one again' }, { phone, id: `${phone}-2`, body: 'two' }])).toEqual({ stored: 1, due: [] })
     expect(first).toMatchObject({ message: 'one', session: { version: 0, doc: undefined, applied: [] }, tries: 1 })
     const next = await store.commitTurn(phone, 'w1', commitOf(first, 'doc-1', ['r1', 'r2']), 10_000)
-    expect(next).toMatchObject({ kind: 'more', senderDue: true, work: { message: 'two', session: { version: 1, doc: 'doc-1', applied: ['one'] }, tries: 1 } })
+    expect(next).toMatchObject({ kind: 'more', senderDue: true, work: { message: 'two', session: { version: 1, doc: 'doc-1', applied: [appliedMark('one')] }, tries: 1 } })
     if (next.kind !== 'more') return
     // the replies wait in the outbox, in order
     const sent = await store.takeSend(phone, 's1', 10_000)
@@ -186,6 +186,15 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     const seen = await Promise.all([store.heartbeat(b, 60_000), store.heartbeat(c, 60_000)])
     expect(seen.flat().filter((o) => o === a)).toEqual([a])
     expect(await store.heartbeat(b, 60_000)).not.toContain(a)
+  })
+
+  it('remembers applied ids as short marks, and still knows ids a session saved whole', () => {
+    const id = 'wamid.HBgNNTQ5MTEwMDAwMDAwMRUCABIYFjNFQjBCNUQ2MjhGRjNBMjJGQjc3QzEA'
+    expect(appliedMark(id)).toMatch(/^[0-9a-f]{12}$/)
+    expect(appliedMark(appliedMark(id))).toBe(appliedMark(id))
+    expect(isApplied([appliedMark(id)], id)).toBe(true)
+    expect(isApplied([id], id)).toBe(true)
+    expect(isApplied([appliedMark(id)], `${id}2`)).toBe(false)
   })
 
   it('remembers a link code result for the phone', async () => {
