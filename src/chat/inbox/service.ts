@@ -131,7 +131,7 @@ export class ChatInbox {
   }
 
   private async flagOf (phone: string, tenantId: string): Promise<Handoff | undefined> {
-    const c = await this.deps.store.conversation(phone)
+    const c = await this.deps.store.handoffOf(phone)
     return c?.tenantId === tenantId ? c.handoff : undefined
   }
 
@@ -188,7 +188,7 @@ export class ChatInbox {
     const now = this.deps.clock()
     let done = 0
     for (const phone of await this.deps.store.dueHandoffs(shard, now, 100)) {
-      const c = await this.deps.store.conversation(phone)
+      const c = await this.deps.store.handoffOf(phone)
       if (!c || !timedOut(c.handoff, now) || !await this.deps.store.setHandoff(phone, c.handoff, undefined)) continue
       this.deps.activity(c.tenantId, { phone, kind: 'handoff', handoff: null })
       await this.say(phone, c.tenantId, 'bot', [{ type: 'text', text: { body: await this.apology(c.tenantId) } }], `handoff-timeout:${c.handoff?.at ?? now}`)
@@ -215,7 +215,9 @@ export class ChatInbox {
     const mine: Conversation[] = []
     for (const [i, c] of found.entries()) {
       if (c?.tenantId === tenantId) mine.push(c)
-      else await this.deps.store.forget(tenantId, phones[i] as string)
+      // a phone with no record yet is left alone: the index is written beside the commit that makes the record
+      // (gone records leave the index with their time)
+      else if (c) await this.deps.store.forget(tenantId, phones[i] as string)
     }
     if (!q.needsPerson) return { conversations: mine, total: await this.deps.store.clubSize(tenantId) }
     const waiting = mine.filter((c) => c.handoff?.status === 'requested' && !timedOut(c.handoff, now))

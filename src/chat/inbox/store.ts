@@ -48,6 +48,8 @@ export interface InboxStore {
   /** Moves the phone up its club's index: sent, not awaited, beside the commit that recorded its turn. */
   index (phone: string, recorded: Recorded): Promise<void>
   conversation (phone: string): Promise<Conversation | undefined>
+  /** The conversation's club and handoff flag only (what every turn checks), without reading its messages. */
+  handoffOf (phone: string): Promise<Pick<Conversation, 'tenantId' | 'handoff'> | undefined>
   history (phone: string, offset: number, limit: number): Promise<HistoryMessage[]>
   /** The club's phones, latest activity first. */
   clubPhones (tenantId: string, offset: number, limit: number): Promise<string[]>
@@ -137,17 +139,23 @@ export class RedisInboxStore implements InboxStore {
   }
 
   async index (phone: string, { tenantId, messages }: Recorded) {
+    // no MULTI: two commands the client pipelines into the socket write of what was sent in the same tick
     const index = keys.chat.clubConversations(tenantId)
-    await this.redis.multi()
-      .zadd(index, (messages.at(-1) as HistoryMessage).at, phone)
-      .zremrangebyscore(index, '-inf', this.now() - this.limits.historyMs)
-      .exec()
+    await Promise.all([
+      this.redis.zadd(index, (messages.at(-1) as HistoryMessage).at, phone),
+      this.redis.zremrangebyscore(index, '-inf', this.now() - this.limits.historyMs),
+    ])
   }
 
   async conversation (phone: string) {
     const k = this.keysOf(phone)
     const [h, newest] = await Promise.all([this.redis.hgetall(k.conversation), this.redis.lindexBuffer(k.history, 0)])
     return conversationOf(phone, h, newest ? decodeHistory(newest)[0] : undefined)
+  }
+
+  async handoffOf (phone: string) {
+    const [tenantId, handoff] = await this.redis.hmget(this.keysOf(phone).conversation, 'tenantId', 'handoff')
+    return tenantId ? { tenantId, handoff: parseHandoff(handoff ?? undefined) } : undefined
   }
 
   async history (phone: string, offset: number, limit: number) {
@@ -215,6 +223,7 @@ export class MemoryInboxStore implements InboxStore {
   }
 
   async conversation (phone: string) { return conversationOf(phone, this.conversations.get(phone) ?? {}, this.histories.get(phone)?.[0]) }
+  async handoffOf (phone: string) { return await this.conversation(phone) }
 
   async history (phone: string, offset: number, limit: number) {
     const since = this.now() - this.limits.historyMs
