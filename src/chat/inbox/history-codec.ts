@@ -16,7 +16,7 @@ const DICTIONARY = Buffer.from([
   'Hi! To use the bot, link your club account: log in right here or send the code you see on the club\'s website.',
   '¡Hola! Para usar el bot vinculá tu cuenta del club: iniciá sesión acá mismo o enviá el código que ves en la web del club.',
   '[Browse products | My cart | Repeat last order | My orders | Notifications | Crops | Switch club | Talk to a person | Español | Turn updates off | Turn updates on | Unlink]',
-  ': what would you like to do?\n',
+  ': what would you like to do?\n[Browse products | My cart | Repeat last order | My orders | Notifications | Turn updates off | Talk to a person | Español | Unlink]',
   'Products 1-5 of 5. Pick one:\n',
   '[Check out | Keep shopping | Edit cart | See all | Confirm | Back]',
   'Your cart:\n2 × ',
@@ -26,10 +26,7 @@ const DICTIONARY = Buffer.from([
   'Added: 2 × ',
   'Done! Order #21 placed ($ 13.000,00). We will let you know when it is ready for pickup.',
   'Hi ! Your account is linked.',
-  '["",0,[["",0,">bot","interactive","',
   '[Ver productos | Mi carrito | Repetir último pedido | Mis pedidos | Notificaciones | Cultivos | Cambiar de club | Hablar con una persona | English | Apagar avisos | Encender avisos | Desvincular]',
-  '[Ver productos | Mi carrito | Repetir último pedido | Mis pedidos | Notificaciones | Apagar avisos | Hablar con una persona | English | Desvincular]',
-  ': ¿qué querés hacer?\n',
   'Productos 1-5 de 5. Elegí uno:\n',
   '[Confirmar pedido | Editar carrito | Seguir comprando | Ver todo]',
   'Tu carrito:\n2 × ',
@@ -40,7 +37,11 @@ const DICTIONARY = Buffer.from([
   '¡Listo! Pedido #21 realizado ($ 13.000,00). Te avisamos cuando esté para retirar.',
   '¡Hola, ! Tu cuenta quedó vinculada.',
   '"interactive","menu:browse","menu:cart","cart:checkout","order:confirm","product:prod_',
-  '",0,[["",0,"<member","text","hola"],[0,0,">bot","text","¡Hola, '
+  ': ¿qué querés hacer?\n[Ver productos | Mi carrito | Repetir último pedido | Mis pedidos | Notificaciones | Apagar avisos | Hablar con una persona | English | Desvincular]',
+  // the packed array's own skeleton (a provider's ids start with "wamid.")
+  '",0,[["",0,"<member","text","hola"],[0,0,">bot","text","¡Hola, ',
+  '["wamid.',
+  ',[["",0,"<member","interactive","menu:cart","menu:cart"],[0,12,">bot","interactive","',
 ].join(''))
 
 type Packed = [id: string | number, dt: number, who: string, type: string, text: string, choice?: string]
