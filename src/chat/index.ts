@@ -66,7 +66,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   const log = app.log.child({ domain: 'chat' })
   const inboxStore = createInboxStore(app.redis, chat.shards, { historyMs: chat.historyDays * 24 * 60 * 60_000, historyMax: chat.historyMax }, clock)
   const readView = async (phone: string) => await readPhoneView({ linkedAccounts: app.linkedAccounts, conversations: inboxStore }, phone)
-  const store = createChatStore(app.redis, chat.shards, readView)
+  const store = createChatStore(app.redis, chat.shards, inboxStore, readView)
   const metrics = chatMetrics(app.metrics, async () => await store.outboxPhones())
   const owner = randomUUID()
   const crashPoint = crashPoints(chat.crashAt)
@@ -110,9 +110,6 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
       app.liveHub.publish(keys.chat.clubActivity(tenantId), { type: 'chat', event }).catch((err: Error) => { log.warn({ err }, 'chat activity not published') })
     },
   })
-  const recordTurn = (message: InboundMessage, doc: string | undefined, replies: string[]): void => {
-    inbox.recordTurn(message, doc, replies).catch((err: Error) => { log.warn({ err }, 'chat history not recorded') })
-  }
   const recordSystem = (entry: OutboxEntry): void => {
     inbox.recordSystem(entry).catch((err: Error) => { log.warn({ err }, 'chat history not recorded') })
   }
@@ -124,7 +121,8 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     sender: () => sender.runner.saturated ? undefined : owner,
     crashPoint,
     handedBack: (phone) => { publish('turn', [phone]) },
-    applied: (message, result) => { recordTurn(message, result.doc, result.replies) },
+    record: (message, result) => inbox.turnRecord(message, result.doc, result.replies),
+    committing: (phone, recorded) => { inbox.committing(phone, recorded) },
   })
 
   // phones nobody may be on any more (a dead instance's, wake-ups lost while Redis was away)

@@ -1,9 +1,10 @@
 import type { RedisClient } from '../stores/redis-client.ts'
 import { keys } from '../stores/keys.ts'
 import { shardOf } from '../stores/shards.ts'
-import { defineScript } from '../stores/define-script.ts'
+import { defineScript, type ScriptArg } from '../stores/define-script.ts'
+import { historyArgs, MemoryInboxStore, RECORD_LUA, type InboxLimits, type InboxStore } from './inbox/store.ts'
 import {
-  byPhone, DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, SYSTEM_SENT_TTL_MS, MemoryChatStore, SESSION_TTL_MS, shardOfDeadLetter,
+  appliedMark, byPhone, DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, SYSTEM_SENT_TTL_MS, MemoryChatStore, SESSION_TTL_MS, shardOfDeadLetter,
   type AcceptOptions, type ChatStore, type Commit, type Committed, type DeadLetter, type Lane, type Letter, type Next, type SendWork,
   type Taken, type TurnWork, type ViewReader, type Waiting,
 } from './store.ts'
@@ -161,13 +162,14 @@ end
 return {'ok', '0', '', '0', head, redis.call('HGET', KEYS[4], ARGV[1]) or '0'}`,
 })
 
-// KEYS session, mailbox, outbox, ready, owners, sendable, senders, sendTries; ARGV phone, owner, expected, doc
-// ('' = ack only), applied (JSON array), message, leaseMs, ttlMs, sender ('' = none: lease the outbox to it when
-// nobody is on it, saving the sender its take), then the replies
-const commitScript = defineScript<[phone: string, owner: string, expected: number, doc: string, applied: string, message: string, leaseMs: number, ttlMs: number, sender: string, ...replies: string[]], Reply>({
+// KEYS session, mailbox, outbox, ready, owners, sendable, senders, sendTries, history, conversation, then the
+// link results to drop; ARGV phone, owner, expected, doc ('' = ack only), applied (JSON array), message, leaseMs,
+// ttlMs, sender ('' = none: lease the outbox to it when nobody is on it, saving the sender its take), the count
+// of replies, the replies, then the turn's record for the history (historyArgs; its entry '' = none)
+const commitScript = defineScript<[phone: string, owner: string, expected: number, doc: string, applied: string, message: string, leaseMs: number, ttlMs: number, sender: string, count: number, ...rest: ScriptArg[]], Reply>({
   name: 'chatCommit',
-  keys: 8,
-  lua: `${NOW_MS}${RECORD}
+  keys: 'list',
+  lua: `${NOW_MS}${RECORD}${RECORD_LUA}
 if redis.call('HGET', KEYS[5], ARGV[1]) ~= ARGV[2] then return {'lost'} end
 local due = redis.call('ZSCORE', KEYS[4], ARGV[1])
 if not due or tonumber(due) <= now then return {'lost'} end
@@ -183,9 +185,12 @@ r.t = nil
 r.e = nil
 save(KEYS[1], r)
 redis.call('PEXPIRE', KEYS[1], ARGV[8])
+local replies = tonumber(ARGV[10])
+if ARGV[11 + replies] ~= '' then record(KEYS[9], KEYS[10], 11 + replies) end
+if #KEYS > 10 then redis.call('DEL', unpack(KEYS, 11)) end
 local woke, sendHead, sendTries = 0, '', '0'
-if #ARGV > 9 then
-  for i = 10, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+if replies > 0 then
+  for i = 11, 10 + replies do redis.call('RPUSH', KEYS[3], ARGV[i]) end
   woke = ${WAKE('KEYS[6]')}
   if woke == 1 and ARGV[9] ~= '' then
     redis.call('ZADD', KEYS[6], 'XX', now + tonumber(ARGV[7]), ARGV[1])
@@ -360,7 +365,8 @@ export class RedisChatStore implements ChatStore {
    */
   private readonly readView: ViewReader | undefined
 
-  constructor (private readonly redis: RedisClient, readonly shards: number, readView?: ViewReader) {
+  /** `history`: the limits of the conversation history its commits record (the inbox store's). */
+  constructor (private readonly redis: RedisClient, readonly shards: number, private readonly history?: InboxLimits, readView?: ViewReader) {
     this.readView = redis.isCluster ? undefined : readView
   }
 
@@ -411,12 +417,18 @@ export class RedisChatStore implements ChatStore {
 
   async commitTurn (phone: string, owner: string, c: Commit, leaseMs: number): Promise<Committed> {
     const s = this.shard(phone)
+    const links = (c.linkCodes ?? []).map((code) => b.linkResult(s, phone, code))
     const r = await commitScript(this.redis,
-      [b.session(s, phone), b.mailbox(s, phone), b.outbox(s, phone), b.ready(s), b.owners(s), b.sendable(s), b.senders(s), b.sendTries(s)],
-      phone, owner, c.expected, c.doc ?? '', JSON.stringify(c.applied), c.message, leaseMs, SESSION_TTL_MS, c.sender ?? '', ...c.replies)
+      [b.session(s, phone), b.mailbox(s, phone), b.outbox(s, phone), b.ready(s), b.owners(s), b.sendable(s), b.senders(s), b.sendTries(s), b.history(s, phone), b.conversation(s, phone), ...links],
+      phone, owner, c.expected, c.doc ?? '', JSON.stringify(c.applied.map(appliedMark)), c.message, leaseMs, SESSION_TTL_MS, c.sender ?? '', c.replies.length, ...c.replies, ...(c.record ? historyArgs(c.record, this.recorder()) : ['']))
     const result = next(r, (more) => turnWork(phone, more))
     if (r[1] === 'leased') return { ...result, send: { phone, entry: str(r[2]), tries: Number(r[3]) } }
     return Number(r[1]) === 1 ? { ...result, senderDue: true } : result
+  }
+
+  private recorder (): InboxLimits {
+    if (!this.history) throw new Error('this chat store keeps no conversation history')
+    return this.history
   }
 
   private async pop (lane: Lane, phone: string, owner: string, head: string, leaseMs: number, dead: DeadLetter | undefined): Promise<Reply> {
@@ -509,14 +521,11 @@ export class RedisChatStore implements ChatStore {
     await this.redis.set(b.linkResult(this.shard(phone), phone, code), result, 'PX', LINK_RESULT_TTL_MS)
   }
 
-  async dropLinkResults (phone: string, codes: string[]) {
-    if (codes.length > 0) await this.redis.del(...codes.map((code) => b.linkResult(this.shard(phone), phone, code)))
-  }
-
   async heartbeat (owner: string, ttlMs: number) { return await heartbeatScript(this.redis, [keys.chat.instances()], owner, ttlMs) }
   async leave (owner: string) { await heartbeatScript(this.redis, [keys.chat.instances()], owner, 0) }
 }
 
-export function createChatStore (redis: RedisClient | null, shards: number, readView?: ViewReader): ChatStore {
-  return redis ? new RedisChatStore(redis, shards, readView) : new MemoryChatStore(shards)
+/** The chat store whose commits record turns in `inbox`'s conversation history. */
+export function createChatStore (redis: RedisClient | null, shards: number, inbox: InboxStore, readView?: ViewReader): ChatStore {
+  return redis ? new RedisChatStore(redis, shards, inbox.limits, readView) : new MemoryChatStore(shards, Date.now, inbox instanceof MemoryInboxStore ? inbox : undefined)
 }

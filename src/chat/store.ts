@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto'
 import type { PhoneView } from './turn-view.ts'
 import { shardOf } from '../stores/shards.ts'
+import type { HistoryMessage, Recorded } from './inbox/store.ts'
 
 // The chat pipeline's state per phone: the mailbox of accepted messages, the session, the outbox of replies,
 // and two leases (one for turns, one for sends), with the dead letters of each shard. A turn's whole result
@@ -19,6 +21,15 @@ export const SYSTEM_SENT_TTL_MS = 30 * 24 * 60 * 60_000
 
 export type Lane = 'turn' | 'send'
 
+/**
+ * How a session remembers an applied inbound id: the first 12 hex digits of its SHA-1 (a provider's id is about
+ * 50 characters, and a session keeps APPLIED_KEPT of them; a collision among a phone's latest 8 is about one in
+ * 10^13). An id that already looks like a mark is kept as it is.
+ */
+export const appliedMark = (id: string): string => /^[0-9a-f]{12}$/.test(id) ? id : createHash('sha1').update(id).digest('hex').slice(0, 12)
+/** Sessions saved before the marks hold the ids themselves. */
+export const isApplied = (applied: readonly string[], id: string): boolean => applied.includes(id) || applied.includes(appliedMark(id))
+
 /** One message for a phone's mailbox: its provider id (for de-duplication) and what the worker will read. */
 export interface Letter {
   phone: string
@@ -30,7 +41,7 @@ export interface SessionState {
   /** Compare-and-set version; 0 when there is no session. */
   version: number
   doc: string | undefined
-  /** Inbound ids applied, newest first. */
+  /** Inbound ids applied, newest first, as their marks (appliedMark). */
   applied: string[]
   /**
    * The phone's other records the turn reads, when the take brought them (read beside it on one Redis); the turn
@@ -97,7 +108,14 @@ export interface Commit {
   replies: string[]
   /** This instance's sender, to lease the outbox to (same length) when the replies wake it: it need not take it. */
   sender?: string
+  /** The turn's messages for the conversation history, recorded with the commit (exactly once per committed turn). */
+  record?: Recorded
+  /** Link codes the turn consumed: their remembered results are dropped with the commit. */
+  linkCodes?: string[]
 }
+
+/** Where the memory store's commits record a turn's messages (the memory inbox store). */
+export interface HistorySink { append (phone: string, tenantId: string, messages: HistoryMessage[]): void }
 
 export interface DeadLetter {
   id: string
@@ -161,8 +179,6 @@ export interface ChatStore {
   leave (owner: string): Promise<void>
   linkResult (phone: string, code: string): Promise<string | undefined>
   putLinkResult (phone: string, code: string, result: string): Promise<void>
-  /** The turn that consumed these codes is committed: nothing will run it again. */
-  dropLinkResults (phone: string, codes: string[]): Promise<void>
 }
 
 /** A dead letter's id names its shard, so that it can be found again without a scan. */
@@ -195,7 +211,7 @@ export class MemoryChatStore implements ChatStore {
   private readonly inbound = new Map<string, number>()
   private readonly live = new Map<string, number>()
 
-  constructor (readonly shards: number, private readonly now: () => number = Date.now) {}
+  constructor (readonly shards: number, private readonly now: () => number = Date.now, private readonly history?: HistorySink) {}
 
   private phone (phone: string): Phone {
     let p = this.phones.get(phone)
@@ -299,15 +315,22 @@ export class MemoryChatStore implements ChatStore {
     const q = p.mailbox
     if (q.owner !== owner || q.items[0] !== commit.message || q.dueAt <= this.now() || p.session.version !== commit.expected) return { kind: 'lost' }
     if (commit.doc !== undefined) {
-      Object.assign(p.session, { version: commit.expected + 1, doc: commit.doc, applied: commit.applied, expiresAt: this.now() + SESSION_TTL_MS })
+      Object.assign(p.session, { version: commit.expected + 1, doc: commit.doc, applied: commit.applied.map(appliedMark), expiresAt: this.now() + SESSION_TTL_MS })
     }
     p.session.lastError = undefined
+    if (commit.record) this.recorder().append(phone, commit.record.tenantId, commit.record.messages)
+    for (const code of commit.linkCodes ?? []) this.linkResults.delete(`${phone}:${code}`)
     const senderDue = commit.replies.map((reply) => this.push(p.outbox, reply))[0] === true
     const next = this.after(phone, this.pop(q, owner, commit.message, leaseMs))
     if (!senderDue) return next
     if (commit.sender === undefined) return { ...next, senderDue }
     const taken = this.take(p.outbox, commit.sender, leaseMs)
     return taken.kind === 'ok' ? { ...next, send: { phone, entry: taken.work, tries: p.outbox.tries } } : next
+  }
+
+  private recorder (): HistorySink {
+    if (!this.history) throw new Error('this chat store keeps no conversation history')
+    return this.history
   }
 
   private after (phone: string, popped: 'more' | 'done' | 'lost'): Next<TurnWork> {
@@ -407,10 +430,6 @@ export class MemoryChatStore implements ChatStore {
 
   async putLinkResult (phone: string, code: string, result: string) {
     this.linkResults.set(`${phone}:${code}`, { result, until: this.now() + LINK_RESULT_TTL_MS })
-  }
-
-  async dropLinkResults (phone: string, codes: string[]) {
-    for (const code of codes) this.linkResults.delete(`${phone}:${code}`)
   }
 
   async heartbeat (owner: string, ttlMs: number) {

@@ -5,10 +5,11 @@ import { LaneRunner } from './lane-runner.ts'
 import type { ChatMetrics } from './metrics.ts'
 import type { Turns } from './inbox/handoff-runtime.ts'
 import type { TurnResult } from './runtime.ts'
+import type { Recorded } from './inbox/store.ts'
 import { shardOf } from '../stores/shards.ts'
 import { maskPhone } from './shards.ts'
 import { decodeMail } from './mail.ts'
-import { deadLetterId, type ChatStore, type Commit, type Committed, type Next, type SendWork, type TurnWork } from './store.ts'
+import { deadLetterId, isApplied, type ChatStore, type Commit, type Committed, type Next, type SendWork, type TurnWork } from './store.ts'
 
 // The turn worker: takes a phone's mailbox with a short lease (renewed while it works), computes each turn in
 // memory and commits it in one step with its replies. A turn that throws is not dropped: the message stays at
@@ -31,8 +32,10 @@ export interface TurnWorkerOptions {
   crashPoint: (name: 'turn-before-commit') => void
   /** Shutdown gave the phone back: another instance may take it now. */
   handedBack: (phone: string) => void
-  /** A turn was committed (the conversation history records it). */
-  applied?: (message: InboundMessage, result: TurnResult) => void
+  /** What the turn records in the conversation history: its commit writes it. */
+  record?: (message: InboundMessage, result: TurnResult) => Recorded | undefined
+  /** Called in the same tick as the commit of a turn with a record, so that what it sends goes out with it. */
+  committing?: (phone: string, recorded: Recorded) => void
 }
 
 /** Errors of the connection to Redis: they say nothing about the message, so they do not count as tries. */
@@ -65,7 +68,7 @@ export class TurnWorker {
     const log = this.opts.log.child({ phone: maskPhone(phone) })
     const message = decodeMail(work.message)
     if (!message) return await this.bury(work, 'the mailbox entry is not a readable message', undefined)
-    if (work.session.applied.includes(message.id)) {
+    if (isApplied(work.session.applied, message.id)) {
       const next = await this.commit(work, { expected: work.session.version, doc: undefined, applied: work.session.applied, message: work.message, replies: [] }, log, message.id)
       if (next) {
         this.opts.metrics.duplicates.inc()
@@ -78,14 +81,14 @@ export class TurnWorker {
     try {
       const result = await this.runtime.run(message, work.session)
       this.opts.crashPoint('turn-before-commit')
-      const next = await this.commit(work, { expected: work.session.version, doc: result.doc, applied: result.applied, message: work.message, replies: result.replies, sender: this.opts.sender() }, log, message.id)
+      const record = this.opts.record?.(message, result)
+      const committed = this.commit(work, { expected: work.session.version, doc: result.doc, applied: result.applied, message: work.message, replies: result.replies, sender: this.opts.sender(), record, linkCodes: result.linkCodes }, log, message.id)
+      if (record) this.opts.committing?.(phone, record)
+      const next = await committed
       if (next) {
         this.opts.metrics.applied.inc()
         log.info({ messageId: message.id, before: result.before, after: result.after, replies: result.replies.length, outcome: 'applied' }, 'chat turn')
-        // a leftover only costs memory until its TTL: the turn is committed whatever this answers
-        if (result.linkCodes?.length) await this.store.dropLinkResults(phone, result.linkCodes).catch((err: Error) => { log.warn({ err }, 'chat link results not dropped: they expire') })
         if (next.senderDue || next.send) this.opts.committed(phone, next.send)
-        this.opts.applied?.(message, result)
       }
       return next
     } catch (err) {

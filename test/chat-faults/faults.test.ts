@@ -2,8 +2,11 @@ import { randomInt } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { signAccessToken } from '../../src/auth/tokens.ts'
+import { decodeHistory } from '../../src/chat/inbox/history-codec.ts'
+import { keys } from '../../src/stores/keys.ts'
+import { shardOf } from '../../src/stores/shards.ts'
 import {
-  cleanupLogs, deliver, failures, figures, JWT_SECRET, post, seedClubs, text, killInstance, logTail, percentile, settled, startInstance, startProvider, startRedis, windowedMax,
+  cleanupLogs, deliver, failures, figures, JWT_SECRET, openRedis, post, seedClubs, SHARDS, text, killInstance, logTail, percentile, settled, startInstance, startProvider, startRedis, windowedMax,
   type Figures, type Instance, type Provider, type RedisProcess,
 } from './harness.ts'
 
@@ -89,6 +92,42 @@ describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, ()
       a = await startInstance('a', redis.url, provider.url)
       await running
       await check(`kill -9 at ${point}`, group, 8, accepted, point === 'send-before-ack' ? 'the reply in flight is re-sent with its id' : '')
+    }
+  })
+
+  it('a crash before a linked member\'s turn commits: the staff\'s history holds every turn once, with its replies', async () => {
+    const group = phones(6)
+    const token = await signAccessToken(JWT_SECRET, { sub: 'cus_bruno', role: 'member', tenants: ['club-norte'], email: 'bruno@example.com', name: 'Bruno' })
+    const linked = new Map<string, number>()
+    await Promise.all(group.map(async (phone, i) => {
+      const res = await request(`http://127.0.0.1:${(a as Instance).port}/api/chat/link`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token }) })
+      const { code } = await res.body.json() as { code: string }
+      await post(up, `link-${phone}`, text(phone, `link-${phone}`, `LINK-${code}`), i, linked)
+    }))
+    while (new Set(provider.received.filter((r) => group.includes(r.phone) && /Tu cuenta quedó vinculada/.test(r.text)).map((r) => r.phone)).size < group.length) await sleep(100)
+    await killInstance(a as Instance, 'SIGTERM')
+    a = await startInstance('a', redis.url, provider.url, { CHAT_CRASH_AT: 'turn-before-commit:4' })
+    const crashed = a.exited
+    const accepted = new Map<string, number>()
+    const running = load(group, 8, 50, accepted)
+    expect((await crashed).signal).toBe('SIGKILL')
+    a = await startInstance('a', redis.url, provider.url)
+    await running
+    await settled(group, 8, accepted, provider, 60_000)
+    const store = openRedis(redis.url)
+    try {
+      for (const phone of group) {
+        const entries = await store.lrangeBuffer(keys.chat.bot.history(shardOf(phone, SHARDS), phone), 0, -1)
+        const messages = entries.flatMap(decodeHistory).reverse()
+        const inbound = messages.filter((m) => m.direction === 'in').map((m) => m.id)
+        expect(inbound).toEqual([`link-${phone}`, ...Array.from({ length: 8 }, (_, i) => `m-${phone}-${i}`)])
+        // each reply the provider took is in the history once, after its message
+        const replies = messages.filter((m) => m.direction === 'out').map((m) => m.id)
+        expect(new Set(replies).size).toBe(replies.length)
+        expect(replies).toEqual(expect.arrayContaining(provider.received.filter((r) => r.phone === phone).map((r) => r.key)))
+      }
+    } finally {
+      store.disconnect()
     }
   })
 

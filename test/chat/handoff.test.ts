@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { keys } from '../../src/stores/keys.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
 import { openSse } from '../notifications/sse-client.ts'
 import { choiceIds, linkCode, newPhone, outbox, say as sayTo, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
@@ -98,6 +99,18 @@ describe('human handoff and the staff inbox (redis, provider stand-in)', () => {
     ])
     const after = await staff('GET', '/api/chat/conversations')
     expect(after.json().conversations.find((c: { phone: string }) => c.phone === phone)).toMatchObject({ needsPerson: false, handoff: null, unread: 0 })
+  })
+
+  it('the club\'s list leaves a phone whose record is not written yet in the index, and drops one now with another club', async () => {
+    const index = keys.chat.clubConversations('club-norte')
+    const [pending, moved] = [newPhone(), await linked('club-sur')]
+    // the index is written beside the commit that writes the record: it may be read in between
+    await t.app.redis!.zadd(index, now, pending, now, moved)
+    const list = await staff('GET', '/api/chat/conversations')
+    expect(list.json().conversations.map((c: { phone: string }) => c.phone)).not.toContain(pending)
+    expect(await t.app.redis!.zscore(index, pending)).not.toBeNull()
+    expect(await t.app.redis!.zscore(index, moved)).toBeNull()
+    await t.app.redis!.zrem(index, pending)
   })
 
   it('the club\'s live stream (Redis pub/sub) shows the request and the member\'s words; a member may not open it', async () => {

@@ -1,4 +1,7 @@
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { decodeHistory, encodeHistory } from '../../src/chat/inbox/history-codec.ts'
+import { keys } from '../../src/stores/keys.ts'
 import { requestHandoff, takeOver, type Handoff } from '../../machines/handoff.ts'
 import { MemoryInboxStore, RedisInboxStore, type HistoryMessage, type InboxStore } from '../../src/chat/inbox/store.ts'
 import { shardOf } from '../../src/stores/shards.ts'
@@ -70,6 +73,57 @@ describe.each(stores)('chat inbox store (%s)', (_name, make) => {
       expect(await store.history(phone, 0, 10)).toEqual([])
     } finally {
       now -= 91 * DAY
+    }
+  })
+})
+
+describe('chat history entries', () => {
+  const message = fc.record({
+    id: fc.oneof(fc.string({ minLength: 1 }), fc.constantFrom('wamid.A', 'wamid.A:0', 'wamid.A:1', 'wamid.A:01', 'x:12', '7')),
+    at: fc.integer({ min: 0, max: 2 ** 45 }),
+    direction: fc.constantFrom('in' as const, 'out' as const),
+    author: fc.constantFrom('member' as const, 'bot' as const, 'system' as const, 'staff:user_1' as const),
+    type: fc.constantFrom('text', 'interactive', 'flow', 'image'),
+    text: fc.string(),
+    choice: fc.option(fc.string(), { nil: undefined }),
+  }, { requiredKeys: ['id', 'at', 'direction', 'author', 'type', 'text'] })
+
+  it('decode what they encode, newest first', () => {
+    fc.assert(fc.property(fc.array(message, { minLength: 1, maxLength: 12 }), (messages) => {
+      expect(decodeHistory(encodeHistory(messages))).toEqual([...messages].reverse())
+    }))
+  })
+
+  it('hold a turn in far fewer bytes than one JSON object per message', () => {
+    const turn = [
+      { id: 'wamid.4e048a74-c8eb-4008-8fe4-e401e11efe95', at: 1795587156049, direction: 'in' as const, author: 'member' as const, type: 'interactive', text: 'order:confirm', choice: 'order:confirm' },
+      { id: 'wamid.4e048a74-c8eb-4008-8fe4-e401e11efe95:0', at: 1795587156109, direction: 'out' as const, author: 'bot' as const, type: 'text', text: '¡Listo! Pedido #21 realizado ($ 13.000,00). Te avisamos cuando esté para retirar.' },
+      { id: 'wamid.4e048a74-c8eb-4008-8fe4-e401e11efe95:1', at: 1795587156109, direction: 'out' as const, author: 'bot' as const, type: 'interactive', text: 'Club Norte: ¿qué querés hacer?\n[Ver productos | Mi carrito | Repetir último pedido | Mis pedidos | Notificaciones | Apagar avisos | Hablar con una persona | English | Desvincular]' },
+    ]
+    const json = turn.map((m) => JSON.stringify(m)).join('').length
+    expect(encodeHistory(turn).length).toBeLessThan(json / 5)
+  })
+})
+
+describe('chat history written before the compact entries (redis)', () => {
+  it('still reads: one JSON message per entry, the last message copied in the record', async () => {
+    const r = await testRedis()
+    try {
+      const store = new RedisInboxStore(r.redis, SHARDS, limits, () => now)
+      const phone = newPhone()
+      const s = shardOf(phone, SHARDS)
+      const old = [msg(1), msg(2, 'out')]
+      await r.redis.lpush(keys.chat.bot.history(s, phone), ...old.map((m) => JSON.stringify(m)))
+      await r.redis.hset(keys.chat.bot.conversation(s, phone), { tenantId: 'club-norte', last: JSON.stringify(old[1]), lastAt: String(old[1]!.at), unread: '1' })
+      expect(await store.history(phone, 0, 10)).toEqual([...old].reverse())
+      expect(await store.conversation(phone)).toMatchObject({ tenantId: 'club-norte', last: old[1], unread: 1 })
+      await store.record(phone, 'club-norte', [msg(3), msg(4, 'out')])
+      expect((await store.history(phone, 0, 10)).map((m) => m.id)).toEqual(['m4', 'm3', 'm2', 'm1'])
+      expect((await store.history(phone, 1, 2)).map((m) => m.id)).toEqual(['m3', 'm2'])
+      expect(await store.conversation(phone)).toMatchObject({ last: { id: 'm4' }, unread: 2 })
+      expect(await r.redis.hexists(keys.chat.bot.conversation(s, phone), 'last')).toBe(0)
+    } finally {
+      await r.cleanup()
     }
   })
 })

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { MemoryChatStore, type SendWork, type TurnWork } from '../../src/chat/store.ts'
+import { isApplied, MemoryChatStore, type SendWork, type TurnWork } from '../../src/chat/store.ts'
 
 // The pipeline's protocol as a model: two turn workers and two senders step through the store's operations in
 // any interleaving, with crashes at every point (before the commit, after it, after a send, before its ack),
@@ -47,7 +47,7 @@ interface SenderState { work?: SendWork, delivered?: boolean }
 /** The turn: the session is the list of message ids applied; each message says two things. */
 function compute (work: TurnWork): NonNullable<Worker['result']> {
   const id = work.message
-  if (work.session.applied.includes(id)) return { doc: undefined, applied: work.session.applied, replies: [] }
+  if (isApplied(work.session.applied, id)) return { doc: undefined, applied: work.session.applied, replies: [] }
   const applied: string[] = work.session.doc ? JSON.parse(work.session.doc) : []
   return { doc: JSON.stringify([...applied, id]), applied: [id, ...work.session.applied].slice(0, 8), replies: [`${id}:0`, `${id}:1`] }
 }

@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Turns } from '../../src/chat/inbox/handoff-runtime.ts'
+import { RedisInboxStore, type HistoryMessage } from '../../src/chat/inbox/store.ts'
 import { encodeMail } from '../../src/chat/mail.ts'
 import { chatMetrics } from '../../src/chat/metrics.ts'
 import { RedisChatStore } from '../../src/chat/store-redis.ts'
@@ -120,5 +121,50 @@ describe('a link code\'s remembered result (redis)', () => {
     await worker.runner.stop(1_000)
     expect(seen).toEqual([undefined, '{"type":"LINK_OK"}'])
     expect(await store.linkResult(phone, code)).toBeUndefined()
+  })
+})
+
+describe('a turn\'s conversation history (redis)', () => {
+  let t: TestApp
+  beforeAll(async () => { t = await buildTestApp({ store: 'redis' }) })
+  afterAll(async () => { await t.close() })
+
+  it('is recorded once by the commit: a run that died before its commit left none, the re-run that commits leaves it', async () => {
+    const phone = newPhone()
+    const limits = { historyMs: 60_000, historyMax: 50 }
+    const store = new RedisChatStore(t.app.redis!, t.app.config.chat.shards, limits)
+    const inbox = new RedisInboxStore(t.app.redis!, t.app.config.chat.shards, limits, Date.now)
+    const runs: number[] = []
+    const history: Array<HistoryMessage[]> = []
+    // fault injection: the first run computes the turn and dies before its commit (the worker's record of it made)
+    const turns: Turns = {
+      run: async (message, session) => ({ doc: '{"tenantId":"club-norte"}', applied: [message.id, ...session.applied], replies: [], before: 'A', after: 'A' }),
+    }
+    const none = () => {}
+    const lanes = { owner: 'test-worker', leaseMs: 2_000, concurrency: 1, shards: t.app.config.chat.shards, maxTries: 5, log: t.app.log, metrics: chatMetrics(new Registry(), async () => 0) }
+    const worker = new TurnWorker(store, turns, {
+      ...lanes,
+      committed: none,
+      sender: () => undefined,
+      handedBack: none,
+      crashPoint: () => {
+        runs.push(Date.now())
+        if (runs.length === 1) throw new Error('the worker died before its commit')
+      },
+      record: (message) => ({ tenantId: 'club-norte', messages: [{ id: message.id, at: message.receivedAt, direction: 'in', author: 'member', type: 'text', text: 'hola' }] }),
+      committing: (_phone, recorded) => { history.push(recorded.messages) },
+    })
+    const id = `hola-${phone}`
+    const at = Date.now()
+    await store.accept([{ phone, id, body: encodeMail({ id, phone, receivedAt: at, input: { kind: 'text', text: 'hola' } }) }])
+    worker.runner.start()
+    worker.runner.offer([phone])
+    const deadline = Date.now() + 10_000
+    while (await store.pending(phone) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    await worker.runner.stop(1_000)
+    expect(runs).toHaveLength(2)
+    expect(history).toHaveLength(1)
+    expect(await inbox.history(phone, 0, 10)).toEqual([{ id, at, direction: 'in', author: 'member', type: 'text', text: 'hola' }])
+    expect(await inbox.conversation(phone)).toMatchObject({ tenantId: 'club-norte', unread: 1, lastAt: at })
   })
 })

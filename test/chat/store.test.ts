@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisChatStore } from '../../src/chat/store-redis.ts'
 import { shardOf } from '../../src/stores/shards.ts'
-import { deadLetterId, MemoryChatStore, type ChatStore, type Commit, type TurnWork } from '../../src/chat/store.ts'
+import { appliedMark, deadLetterId, isApplied, MemoryChatStore, type ChatStore, type Commit, type TurnWork } from '../../src/chat/store.ts'
+import { MemoryInboxStore, RedisInboxStore, type HistoryMessage, type InboxStore } from '../../src/chat/inbox/store.ts'
 import { testRedis, testRedisCluster } from '../helper.ts'
 import { newPhone } from './support.ts'
 
@@ -9,24 +10,31 @@ import { newPhone } from './support.ts'
 // turn (session, applied id, replies, ack), retries, dead letters and the outbox lane.
 
 const SHARDS = 8
-const stores: Array<['redis' | 'cluster' | 'memory', () => Promise<{ store: ChatStore, cleanup: () => Promise<void> }>]> = [
+// the conversation history a commit records a turn in
+const limits = { historyMs: 24 * 60 * 60_000, historyMax: 50 }
+type Made = { store: ChatStore, inbox: InboxStore, cleanup: () => Promise<void> }
+const stores: Array<['redis' | 'cluster' | 'memory', () => Promise<Made>]> = [
   ['redis', async () => {
     const r = await testRedis()
-    return { store: new RedisChatStore(r.redis, SHARDS), cleanup: r.cleanup }
+    return { store: new RedisChatStore(r.redis, SHARDS, limits), inbox: new RedisInboxStore(r.redis, SHARDS, limits, Date.now), cleanup: r.cleanup }
   }],
   ['cluster', async () => {
     const r = await testRedisCluster()
-    return { store: new RedisChatStore(r.redis, SHARDS), cleanup: r.cleanup }
+    return { store: new RedisChatStore(r.redis, SHARDS, limits), inbox: new RedisInboxStore(r.redis, SHARDS, limits, Date.now), cleanup: r.cleanup }
   }],
-  ['memory', async () => ({ store: new MemoryChatStore(SHARDS), cleanup: async () => {} })],
+  ['memory', async () => {
+    const inbox = new MemoryInboxStore(SHARDS, limits, Date.now)
+    return { store: new MemoryChatStore(SHARDS, Date.now, inbox), inbox, cleanup: async () => {} }
+  }],
 ]
 
 const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
 describe.each(stores)('chat store (%s)', (name, make) => {
   let store: ChatStore
+  let inbox: InboxStore
   let cleanup: () => Promise<void>
-  beforeAll(async () => { ({ store, cleanup } = await make()) })
+  beforeAll(async () => { ({ store, inbox, cleanup } = await make()) })
   afterAll(async () => { await cleanup() })
 
   async function take (phone: string, owner = 'w1', leaseMs = 10_000): Promise<TurnWork> {
@@ -45,7 +53,7 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     expect(await store.accept([{ phone, id: `${phone}-1`, body: 'one again' }, { phone, id: `${phone}-2`, body: 'two' }])).toEqual({ stored: 1, due: [] })
     expect(first).toMatchObject({ message: 'one', session: { version: 0, doc: undefined, applied: [] }, tries: 1 })
     const next = await store.commitTurn(phone, 'w1', commitOf(first, 'doc-1', ['r1', 'r2']), 10_000)
-    expect(next).toMatchObject({ kind: 'more', senderDue: true, work: { message: 'two', session: { version: 1, doc: 'doc-1', applied: ['one'] }, tries: 1 } })
+    expect(next).toMatchObject({ kind: 'more', senderDue: true, work: { message: 'two', session: { version: 1, doc: 'doc-1', applied: [appliedMark('one')] }, tries: 1 } })
     if (next.kind !== 'more') return
     // the replies wait in the outbox, in order
     const sent = await store.takeSend(phone, 's1', 10_000)
@@ -180,6 +188,15 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     expect(await store.heartbeat(b, 60_000)).not.toContain(a)
   })
 
+  it('remembers applied ids as short marks, and still knows ids a session saved whole', () => {
+    const id = 'wamid.HBgNNTQ5MTEwMDAwMDAwMRUCABIYFjNFQjBCNUQ2MjhGRjNBMjJGQjc3QzEA'
+    expect(appliedMark(id)).toMatch(/^[0-9a-f]{12}$/)
+    expect(appliedMark(appliedMark(id))).toBe(appliedMark(id))
+    expect(isApplied([appliedMark(id)], id)).toBe(true)
+    expect(isApplied([id], id)).toBe(true)
+    expect(isApplied([appliedMark(id)], `${id}2`)).toBe(false)
+  })
+
   it('remembers a link code result for the phone', async () => {
     const phone = newPhone()
     expect(await store.linkResult(phone, 'ABC')).toBeUndefined()
@@ -187,8 +204,32 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     expect(await store.linkResult(phone, 'ABC')).toBe('{"type":"LINK_OK"}')
     expect(await store.linkResult(newPhone(), 'ABC')).toBeUndefined()
     await store.putLinkResult(phone, 'DEF', '{"type":"LINK_OK"}')
-    await store.dropLinkResults(phone, ['ABC', 'DEF', 'GHI'])
+    // the turn that consumed the codes drops their results with its commit
+    await store.accept([{ phone, id: `${phone}-1`, body: 'LINK' }])
+    const work = await take(phone)
+    expect(await store.commitTurn(phone, 'w1', { ...commitOf(work, 'doc'), linkCodes: ['ABC', 'DEF', 'GHI'] }, 10_000)).toEqual({ kind: 'done' })
     expect(await store.linkResult(phone, 'ABC')).toBeUndefined()
     expect(await store.linkResult(phone, 'DEF')).toBeUndefined()
+  })
+
+  it('records a turn in the conversation history with its commit, and nothing with a commit that lost its lease', async () => {
+    const phone = newPhone()
+    const said = (id: string, at: number): HistoryMessage[] => [
+      { id, at, direction: 'in', author: 'member', type: 'text', text: 'hola' },
+      { id: `${id}:0`, at: at + 5, direction: 'out', author: 'bot', type: 'text', text: '¡Hola!' },
+    ]
+    const at = Date.now()
+    await store.accept([{ phone, id: 'm1', body: 'one' }, { phone, id: 'm2', body: 'two' }])
+    const first = await take(phone, 'w1', 60)
+    await sleep(120)
+    // w1's lease ran out and w2 took the message: w1's commit records nothing
+    const again = await take(phone, 'w2')
+    expect(await store.commitTurn(phone, 'w1', { ...commitOf(first, 'doc-1'), record: { tenantId: 'club-norte', messages: said('m1', at) } }, 10_000)).toEqual({ kind: 'lost' })
+    expect(await inbox.history(phone, 0, 10)).toEqual([])
+    const next = await store.commitTurn(phone, 'w2', { ...commitOf(again, 'doc-1'), record: { tenantId: 'club-norte', messages: said('m1', at) } }, 10_000)
+    if (next.kind !== 'more') throw new Error(`expected more, got ${next.kind}`)
+    await store.commitTurn(phone, 'w2', { ...commitOf(next.work, 'doc-2'), record: { tenantId: 'club-norte', messages: said('m2', at + 10) } }, 10_000)
+    expect(await inbox.history(phone, 0, 10)).toEqual([...said('m1', at), ...said('m2', at + 10)].reverse())
+    expect(await inbox.conversation(phone)).toMatchObject({ tenantId: 'club-norte', unread: 2, lastAt: at + 15, lastInboundAt: at + 10, last: { id: 'm2:0' } })
   })
 })

@@ -9,7 +9,7 @@ import { sendBodyFor, type OutboundMessage, type SendBody } from '../outbound/me
 import type { OutboxEntry } from '../outbound/messenger.ts'
 import { COPY } from '../replies/copy.ts'
 import type { ChatStore } from '../store.ts'
-import type { Author, Conversation, HistoryMessage, InboxStore } from './store.ts'
+import type { Author, Conversation, HistoryMessage, InboxStore, Recorded } from './store.ts'
 import { insideReplyWindow } from '../reply-window.ts'
 
 // Staff in the loop: the history of each conversation, the handoff flag (machines/handoff.ts) and what staff
@@ -76,6 +76,10 @@ export class ChatInbox {
 
   private async record (phone: string, tenantId: string, messages: HistoryMessage[]): Promise<void> {
     await this.deps.store.record(phone, tenantId, messages)
+    this.announce(phone, { tenantId, messages })
+  }
+
+  private announce (phone: string, { tenantId, messages }: Recorded): void {
     for (const message of messages) this.deps.activity(tenantId, { phone, kind: 'message', message })
   }
 
@@ -99,11 +103,20 @@ export class ChatInbox {
     if (entry.tenantId) await this.record(entry.phone, entry.tenantId, [outboundHistory(entry, 'system')])
   }
 
-  /** A committed turn: the member's message and the bot's replies (outbox entries as JSON). */
-  async recordTurn (message: InboundMessage, doc: string | undefined, replies: string[]): Promise<void> {
+  /** What a turn records (the member's message and the bot's replies, outbox entries as JSON): its commit writes it. */
+  turnRecord (message: InboundMessage, doc: string | undefined, replies: string[]): Recorded | undefined {
     const tenantId = sessionView(doc).tenantId
-    if (!tenantId) return
-    await this.record(message.phone, tenantId, [inboundHistory(message), ...replies.map((r) => outboundHistory(JSON.parse(r) as OutboxEntry, 'bot'))])
+    if (!tenantId) return undefined
+    return { tenantId, messages: [inboundHistory(message), ...replies.map((r) => outboundHistory(JSON.parse(r) as OutboxEntry, 'bot'))] }
+  }
+
+  /**
+   * The club's index and live activity of a turn being committed: called in the same tick as the commit, so that
+   * they go out in its socket write (they have other hash tags); not awaited.
+   */
+  committing (phone: string, recorded: Recorded): void {
+    this.deps.store.index(phone, recorded).catch((err: Error) => { this.deps.log.warn({ err }, 'chat conversation index not updated') })
+    this.announce(phone, recorded)
   }
 
   /** What the turn of a phone with this session does about a handoff. */
@@ -118,7 +131,7 @@ export class ChatInbox {
   }
 
   private async flagOf (phone: string, tenantId: string): Promise<Handoff | undefined> {
-    const c = await this.deps.store.conversation(phone)
+    const c = await this.deps.store.handoffOf(phone)
     return c?.tenantId === tenantId ? c.handoff : undefined
   }
 
@@ -175,7 +188,7 @@ export class ChatInbox {
     const now = this.deps.clock()
     let done = 0
     for (const phone of await this.deps.store.dueHandoffs(shard, now, 100)) {
-      const c = await this.deps.store.conversation(phone)
+      const c = await this.deps.store.handoffOf(phone)
       if (!c || !timedOut(c.handoff, now) || !await this.deps.store.setHandoff(phone, c.handoff, undefined)) continue
       this.deps.activity(c.tenantId, { phone, kind: 'handoff', handoff: null })
       await this.say(phone, c.tenantId, 'bot', [{ type: 'text', text: { body: await this.apology(c.tenantId) } }], `handoff-timeout:${c.handoff?.at ?? now}`)
@@ -202,7 +215,9 @@ export class ChatInbox {
     const mine: Conversation[] = []
     for (const [i, c] of found.entries()) {
       if (c?.tenantId === tenantId) mine.push(c)
-      else await this.deps.store.forget(tenantId, phones[i] as string)
+      // a phone with no record yet is left alone: the index is written beside the commit that makes the record
+      // (gone records leave the index with their time)
+      else if (c) await this.deps.store.forget(tenantId, phones[i] as string)
     }
     if (!q.needsPerson) return { conversations: mine, total: await this.deps.store.clubSize(tenantId) }
     const waiting = mine.filter((c) => c.handoff?.status === 'requested' && !timedOut(c.handoff, now))

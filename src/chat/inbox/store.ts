@@ -3,12 +3,16 @@ import { parseHandoff, type Handoff } from '../../../machines/handoff.ts'
 import { defineScript } from '../../stores/define-script.ts'
 import { keys } from '../../stores/keys.ts'
 import { shardOf } from '../../stores/shards.ts'
+import { decodeHistory, encodeHistory } from './history-codec.ts'
 
 // What staff read of a phone's conversation: its messages (newest first, capped, gone after the history window),
-// a small record for the staff's list (club, last message, unread, the handoff flag) and a per-club index by last
-// activity, so a club's conversations are listed without a scan. The phone's keys share its shard's hash tag;
-// the club index has its own and is written by a second call, so it is an index that may lag: a phone in it
-// whose conversation is now with another club is dropped when read.
+// a small record for the staff's list (club, last activity, unread, the handoff flag) and a per-club index by
+// last activity, so a club's conversations are listed without a scan. The phone's keys share its shard's hash
+// tag, with its chat session: a turn's messages are recorded by the turn's own commit (src/chat/store-redis.ts,
+// with RECORD_LUA below), exactly once per committed turn. The club index has its own tag and is written beside
+// it, so it is an index that may lag: a phone in it whose conversation is now with another club is dropped when
+// read. The history's entries are compact (history-codec.ts); the record keeps no copy of the last message
+// (the history's newest is it), so that its fields stay short and Redis keeps it a small listpack.
 
 export type Author = 'member' | 'bot' | 'system' | `staff:${string}`
 
@@ -34,10 +38,18 @@ export interface Conversation {
   handoff: Handoff | undefined
 }
 
+/** Messages recorded together (oldest first, at least one) in a club's conversation. */
+export interface Recorded { tenantId: string, messages: HistoryMessage[] }
+
 export interface InboxStore {
+  readonly limits: InboxLimits
   /** Appends messages (oldest first) to the phone's history and its club's index. */
   record (phone: string, tenantId: string, messages: HistoryMessage[]): Promise<void>
+  /** Moves the phone up its club's index: sent, not awaited, beside the commit that recorded its turn. */
+  index (phone: string, recorded: Recorded): Promise<void>
   conversation (phone: string): Promise<Conversation | undefined>
+  /** The conversation's club and handoff flag only (what every turn checks), without reading its messages. */
+  handoffOf (phone: string): Promise<Pick<Conversation, 'tenantId' | 'handoff'> | undefined>
   history (phone: string, offset: number, limit: number): Promise<HistoryMessage[]>
   /** The club's phones, latest activity first. */
   clubPhones (tenantId: string, offset: number, limit: number): Promise<string[]>
@@ -52,14 +64,36 @@ export interface InboxStore {
 
 export interface InboxLimits { historyMs: number, historyMax: number }
 
+// Records messages in the phone's history and conversation record, from ARGV[o] on (historyArgs); KEYS history
+// and conversation are given by the caller. Entries are capped at historyMax (each holds one message or more;
+// reads keep historyMax messages). A record written before the history kept the last message drops its copy.
+export const RECORD_LUA = `
+local function record (history, conversation, o)
+  redis.call('LPUSH', history, ARGV[o])
+  redis.call('LTRIM', history, 0, tonumber(ARGV[o + 5]) - 1)
+  redis.call('PEXPIRE', history, ARGV[o + 6])
+  redis.call('HSET', conversation, 'tenantId', ARGV[o + 1], 'lastAt', ARGV[o + 2])
+  if ARGV[o + 3] ~= '' then redis.call('HSET', conversation, 'lastInboundAt', ARGV[o + 3]) end
+  if ARGV[o + 4] ~= '0' then redis.call('HINCRBY', conversation, 'unread', ARGV[o + 4]) end
+  redis.call('HDEL', conversation, 'last')
+  redis.call('PEXPIRE', conversation, ARGV[o + 6])
+end`
+
+/** RECORD_LUA's arguments, in order. */
+export function historyArgs ({ tenantId, messages }: Recorded, limits: InboxLimits): [Buffer, string, string, string, string, string, string] {
+  const last = messages.at(-1) as HistoryMessage
+  const inbound = messages.filter((m) => m.direction === 'in')
+  return [encodeHistory(messages), tenantId, String(last.at), String(inbound.at(-1)?.at ?? ''), String(inbound.length), String(limits.historyMax), String(limits.historyMs)]
+}
+
 const encode = (flag: Handoff | undefined): string => flag ? JSON.stringify(flag) : ''
 
-function conversationOf (phone: string, h: Record<string, string>): Conversation | undefined {
+function conversationOf (phone: string, h: Record<string, string>, last: HistoryMessage | undefined): Conversation | undefined {
   if (!h.tenantId) return undefined
   return {
     phone,
     tenantId: h.tenantId,
-    last: h.last ? JSON.parse(h.last) as HistoryMessage : undefined,
+    last,
     lastAt: Number(h.lastAt ?? 0),
     lastInboundAt: h.lastInboundAt ? Number(h.lastInboundAt) : undefined,
     unread: Number(h.unread ?? 0),
@@ -68,6 +102,15 @@ function conversationOf (phone: string, h: Record<string, string>): Conversation
 }
 
 const b = keys.chat.bot
+
+// KEYS history, conversation; ARGV historyArgs: staff and system messages (a turn's go with its commit)
+const recordScript = defineScript<ReturnType<typeof historyArgs>, null>({
+  name: 'chatRecord',
+  keys: 2,
+  lua: `${RECORD_LUA}
+record(KEYS[1], KEYS[2], 1)
+return false`,
+})
 
 // KEYS conversation, handoffDue; ARGV expected flag ('' none), next flag ('' none), phone, deadline ('' none)
 const handoffCas = defineScript<[expected: string, next: string, phone: string, deadline: string], number>({
@@ -81,7 +124,7 @@ return 1`,
 })
 
 export class RedisInboxStore implements InboxStore {
-  constructor (private readonly redis: RedisClient, private readonly shards: number, private readonly limits: InboxLimits, private readonly now: () => number) {}
+  constructor (private readonly redis: RedisClient, private readonly shards: number, readonly limits: InboxLimits, private readonly now: () => number) {}
 
   private keysOf (phone: string) {
     const s = shardOf(phone, this.shards)
@@ -89,36 +132,37 @@ export class RedisInboxStore implements InboxStore {
   }
 
   async record (phone: string, tenantId: string, messages: HistoryMessage[]) {
-    const last = messages.at(-1)
-    if (!last) return
+    if (messages.length === 0) return
     const k = this.keysOf(phone)
-    const inbound = messages.filter((m) => m.direction === 'in')
-    const fields: Record<string, string> = { tenantId, last: JSON.stringify(last), lastAt: String(last.at) }
-    const lastIn = inbound.at(-1)
-    if (lastIn) fields.lastInboundAt = String(lastIn.at)
-    const multi = this.redis.multi()
-      .lpush(k.history, ...messages.map((m) => JSON.stringify(m)))
-      .ltrim(k.history, 0, this.limits.historyMax - 1)
-      .pexpire(k.history, this.limits.historyMs)
-      .hset(k.conversation, fields)
-      .pexpire(k.conversation, this.limits.historyMs)
-    if (inbound.length > 0) multi.hincrby(k.conversation, 'unread', inbound.length)
-    await multi.exec()
+    const recorded = { tenantId, messages }
+    await Promise.all([recordScript(this.redis, [k.history, k.conversation], ...historyArgs(recorded, this.limits)), this.index(phone, recorded)])
+  }
+
+  async index (phone: string, { tenantId, messages }: Recorded) {
+    // no MULTI: two commands the client pipelines into the socket write of what was sent in the same tick
     const index = keys.chat.clubConversations(tenantId)
-    await this.redis.multi()
-      .zadd(index, last.at, phone)
-      .zremrangebyscore(index, '-inf', this.now() - this.limits.historyMs)
-      .exec()
+    await Promise.all([
+      this.redis.zadd(index, (messages.at(-1) as HistoryMessage).at, phone),
+      this.redis.zremrangebyscore(index, '-inf', this.now() - this.limits.historyMs),
+    ])
   }
 
   async conversation (phone: string) {
-    return conversationOf(phone, await this.redis.hgetall(this.keysOf(phone).conversation))
+    const k = this.keysOf(phone)
+    const [h, newest] = await Promise.all([this.redis.hgetall(k.conversation), this.redis.lindexBuffer(k.history, 0)])
+    return conversationOf(phone, h, newest ? decodeHistory(newest)[0] : undefined)
+  }
+
+  async handoffOf (phone: string) {
+    const [tenantId, handoff] = await this.redis.hmget(this.keysOf(phone).conversation, 'tenantId', 'handoff')
+    return tenantId ? { tenantId, handoff: parseHandoff(handoff ?? undefined) } : undefined
   }
 
   async history (phone: string, offset: number, limit: number) {
-    const raw = await this.redis.lrange(this.keysOf(phone).history, offset, offset + limit - 1)
+    // an entry holds one message or more: the first offset + limit entries hold the page
+    const entries = await this.redis.lrangeBuffer(this.keysOf(phone).history, 0, Math.min(offset + limit, this.limits.historyMax) - 1)
     const since = this.now() - this.limits.historyMs
-    return raw.map((r) => JSON.parse(r) as HistoryMessage).filter((m) => m.at > since)
+    return entries.flatMap(decodeHistory).slice(0, this.limits.historyMax).slice(offset, offset + limit).filter((m) => m.at > since)
   }
 
   async clubPhones (tenantId: string, offset: number, limit: number) {
@@ -148,7 +192,7 @@ export class MemoryInboxStore implements InboxStore {
   private readonly histories = new Map<string, HistoryMessage[]>()
   private readonly clubs = new Map<string, Map<string, number>>()
 
-  constructor (private readonly shards: number, private readonly limits: InboxLimits, private readonly now: () => number) {}
+  constructor (private readonly shards: number, readonly limits: InboxLimits, private readonly now: () => number) {}
 
   private hash (phone: string): Record<string, string> {
     let h = this.conversations.get(phone)
@@ -157,20 +201,29 @@ export class MemoryInboxStore implements InboxStore {
   }
 
   async record (phone: string, tenantId: string, messages: HistoryMessage[]) {
-    const last = messages.at(-1)
-    if (!last) return
+    if (messages.length === 0) return
+    this.append(phone, tenantId, messages)
+    await this.index(phone, { tenantId, messages })
+  }
+
+  /** What the commit of a turn records (the memory chat store's twin of RECORD_LUA). */
+  append (phone: string, tenantId: string, messages: HistoryMessage[]): void {
     const list = [...messages].reverse().concat(this.histories.get(phone) ?? []).slice(0, this.limits.historyMax)
     this.histories.set(phone, list)
     const h = this.hash(phone)
     const inbound = messages.filter((m) => m.direction === 'in')
-    Object.assign(h, { tenantId, last: JSON.stringify(last), lastAt: String(last.at), unread: String(Number(h.unread ?? 0) + inbound.length) })
+    Object.assign(h, { tenantId, lastAt: String((list[0] as HistoryMessage).at), unread: String(Number(h.unread ?? 0) + inbound.length) })
     if (inbound.length > 0) h.lastInboundAt = String((inbound.at(-1) as HistoryMessage).at)
+  }
+
+  async index (phone: string, { tenantId, messages }: Recorded) {
     const club = this.clubs.get(tenantId) ?? new Map<string, number>()
-    club.set(phone, last.at)
+    club.set(phone, (messages.at(-1) as HistoryMessage).at)
     this.clubs.set(tenantId, club)
   }
 
-  async conversation (phone: string) { return conversationOf(phone, this.conversations.get(phone) ?? {}) }
+  async conversation (phone: string) { return conversationOf(phone, this.conversations.get(phone) ?? {}, this.histories.get(phone)?.[0]) }
+  async handoffOf (phone: string) { return await this.conversation(phone) }
 
   async history (phone: string, offset: number, limit: number) {
     const since = this.now() - this.limits.historyMs

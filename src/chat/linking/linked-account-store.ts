@@ -25,9 +25,56 @@ const linkedAccountSchema = z.object({
 const UPDATES_OFF = (tenantId: string): string => `updates-off:${tenantId}`
 const isAccountField = (field: string): boolean => !field.includes(':')
 
-// The hash field is the tenant id, so the stored JSON leaves it out; records written with it read the same.
-const encodeAccount = ({ tenantId: _, ...rest }: LinkedAccount): string => JSON.stringify(rest)
-const decodeAccount = (tenantId: string, raw: string): LinkedAccount => linkedAccountSchema.parse({ ...JSON.parse(raw), tenantId })
+// Stored (version 2) as a JSON array under the tenant id's field: [2, tenantName, customerId, email, name, role,
+// linkedAt, expiresAt, locale ('' none), token]. Most of an access token of ours repeats the account (its claims
+// are the member's role, club, email, name and id), so such a token is kept as the order of its claims, its
+// issue and expiry times and its signature, and rebuilt exactly on read; any other token is kept whole. Records
+// of version 1 (the account's JSON, with or without its tenant id) read the same.
+const JWT_HEADER = Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url')
+const CLAIMS = { r: 'role', t: 'tenants', e: 'email', n: 'name', s: 'sub', i: 'iat', x: 'exp' } as const
+type Letter = keyof typeof CLAIMS
+type PackedToken = [order: string, iat: number, exp: number, signature: string]
+
+function claimOf (account: LinkedAccount, letter: Letter, [, iat, exp]: PackedToken): unknown {
+  switch (letter) {
+    case 'r': return account.role
+    case 't': return [account.tenantId]
+    case 'e': return account.email
+    case 'n': return account.name
+    case 's': return account.customerId
+    case 'i': return iat
+    case 'x': return exp
+  }
+}
+
+function unpackToken (account: LinkedAccount, packed: PackedToken): string {
+  const claims = Object.fromEntries([...packed[0]].map((l) => [CLAIMS[l as Letter], claimOf(account, l as Letter, packed)]))
+  return `${JWT_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${packed[3]}`
+}
+
+function packToken (account: LinkedAccount): PackedToken | string {
+  const [header, payload, signature, ...more] = account.token.split('.')
+  if (header !== JWT_HEADER || payload === undefined || signature === undefined || more.length > 0) return account.token
+  let claims: Record<string, unknown>
+  try { claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown> } catch { return account.token }
+  const letters = Object.fromEntries(Object.entries(CLAIMS).map(([l, claim]) => [claim, l as Letter]))
+  const order = Object.keys(claims).map((claim) => letters[claim] ?? '?').join('')
+  const time = (claim: unknown): number => typeof claim === 'number' ? claim : 0
+  const packed: PackedToken = [order, time(claims.iat), time(claims.exp), signature]
+  // only what rebuilds to the very same token (claims of the account, in any order) is kept packed
+  return !order.includes('?') && unpackToken(account, packed) === account.token ? packed : account.token
+}
+
+const encodeAccount = (a: LinkedAccount): string =>
+  JSON.stringify([2, a.tenantName, a.customerId, a.email, a.name, a.role, a.linkedAt, a.expiresAt, a.locale ?? '', packToken(a)])
+
+function decodeAccount (tenantId: string, raw: string): LinkedAccount {
+  const stored = JSON.parse(raw) as unknown
+  if (!Array.isArray(stored)) return linkedAccountSchema.parse({ ...stored as object, tenantId })
+  const [, tenantName, customerId, email, name, role, linkedAt, expiresAt, locale, token] = stored as [2, string, string, string, string, LinkedAccount['role'], number, number, string, PackedToken | string]
+  const account = { tenantId, tenantName, customerId, email, name, role, linkedAt, expiresAt, token: '', ...(locale ? { locale } : {}) }
+  return linkedAccountSchema.parse({ ...account, token: typeof token === 'string' ? token : unpackToken(account as LinkedAccount, token) })
+}
 
 const byTenant = (a: LinkedAccount, b: LinkedAccount): number => a.tenantId.localeCompare(b.tenantId)
 

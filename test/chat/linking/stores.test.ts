@@ -8,6 +8,7 @@ import { MemoryLoginFormInvites, RedisLoginFormInvites } from '../../../src/chat
 import { MemoryLoginAttemptLimiter, RedisLoginAttemptLimiter, type LoginAttemptLimiter } from '../../../src/chat/linking/login-attempts.ts'
 import type { LinkedAccount, LinkedAccountStore, LoginFormInvites } from '../../../src/chat/linking/types.ts'
 import type { LinkRecord } from '../../../src/chat/linking/link-record.ts'
+import { signAccessToken } from '../../../src/auth/tokens.ts'
 import { testRedis } from '../../helper.ts'
 
 const TTL = 100
@@ -182,16 +183,30 @@ describe.each(['memory', 'redis'] as const)('chat linking stores (%s)', (kind) =
 })
 
 describe('linked accounts as Redis keeps them', () => {
-  it('the stored JSON leaves out the tenant id its hash field names; a record written with it reads the same', async () => {
+  it('a token of ours is kept as its claims\' order, issue time and signature, and read back exactly; others whole', async () => {
     const store = new RedisLinkedAccountStore(redis)
     const p = phone()
-    await store.put(p, account('club-norte'))
+    const ours = await signAccessToken('a-secret-of-at-least-32-characters!', { sub: 'cus_bruno', role: 'member', tenants: ['club-norte'], email: 'bruno@example.com', name: 'Bruno' })
+    const mine = account('club-norte', { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', token: ours, expiresAt: Date.now() + 60_000, locale: 'es' })
+    // a token of ours for another club than its account's, and one that is not a JWT: kept whole
+    const foreign = account('club-sur', { token: await signAccessToken('a-secret-of-at-least-32-characters!', { sub: 'cus_ana', role: 'member', tenants: ['club-norte'] }) })
+    const opaque = account('club-oeste', { token: 'opaque-token' })
+    for (const a of [mine, foreign, opaque]) await store.put(p, a)
+    expect(await store.list(p)).toEqual([mine, opaque, foreign])
     const stored = await redis.hget(keys.chat.linking.accounts(p), 'club-norte')
-    expect(JSON.parse(stored!)).not.toHaveProperty('tenantId')
-    const old = account('club-sur', { customerId: `cus_${p}` })
-    await redis.sadd(keys.chat.linking.members('club-sur', old.customerId), p)
-    await redis.hset(keys.chat.linking.accounts(p), 'club-sur', JSON.stringify(old))
-    expect(await store.list(p)).toEqual([account('club-norte'), old])
-    expect(await store.phonesOf('club-sur', old.customerId)).toEqual([p])
+    expect(stored).not.toContain(ours.split('.')[1])
+    expect(stored!.length).toBeLessThan(JSON.stringify(mine).length / 2)
+    expect(await redis.hget(keys.chat.linking.accounts(p), 'club-sur')).toContain(foreign.token)
+  })
+
+  it('records of the first version (the account\'s JSON, with or without its tenant id) read the same', async () => {
+    const store = new RedisLinkedAccountStore(redis)
+    const p = phone()
+    const withId = account('club-norte', { customerId: `cus_${p}` })
+    const { tenantId: _, ...withoutId } = account('club-sur', { locale: 'en' })
+    await redis.sadd(keys.chat.linking.members('club-norte', withId.customerId), p)
+    await redis.hset(keys.chat.linking.accounts(p), 'club-norte', JSON.stringify(withId), 'club-sur', JSON.stringify(withoutId))
+    expect(await store.list(p)).toEqual([withId, account('club-sur', { locale: 'en' })])
+    expect(await store.phonesOf('club-norte', withId.customerId)).toEqual([p])
   })
 })
