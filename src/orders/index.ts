@@ -21,7 +21,8 @@ export default fp(async (app) => {
   const orders = new OrdersService({ sessions: access.sessions, notifier: app.notifier, locks: app.locks, log: app.log, medusaFor: access.medusaFor })
   await app.register(orderRoutes, { orders, inventory: new InventoryService(access.medusaFor) })
   await app.register(flowRoutes, { orders, idempotency: createIdempotencyStore(app.redis) })
-  const store = new StoreFront(orders, access.sessions, new CatalogCache<Catalog>(app.config.commerce.catalogCacheMs))
+  const kept = app.config.commerce.catalogCacheMs
+  const store = new StoreFront(orders, access.sessions, new CatalogCache<Catalog>(kept), new CatalogCache<string[]>(kept))
   app.decorate('orders', orders)
   app.decorate('storeFront', store)
   await app.register(storeRoutes, { store })

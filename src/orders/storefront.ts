@@ -22,15 +22,18 @@ export interface ShopperActor extends Actor {
   upstreamToken: string | undefined
 }
 
+/** The ids of the payment providers the club's region offers. */
+export type ProviderIds = () => Promise<string[]>
+
 /**
- * Opens a payment session with `pp_<method>` when the club's region offers it, else the backend's default
- * provider. `cart` as last read: its payment collection is used, or made when it has none.
+ * Opens a payment session with `pp_<method>` when the club's region offers it (`providers`: asked of the backend
+ * unless given), else the backend's default provider. `cart` as last read: its payment collection is used, or
+ * made when it has none.
  */
-export async function startPayment (medusa: Medusa, cart: UpstreamCart, method: PaymentMethod, token?: string): Promise<void> {
+export async function startPayment (medusa: Medusa, cart: UpstreamCart, method: PaymentMethod, token?: string, providers: ProviderIds = async () => (await medusa.listPaymentProviders(token)).map((p) => p.id)): Promise<void> {
   const collectionId = cart.payment_collection?.id ?? (await medusa.createPaymentCollection(cart.id, token)).id
-  const providers = await medusa.listPaymentProviders(token)
   const wanted = `pp_${method}`
-  await medusa.createPaymentSession(collectionId, providers.some((p) => p.id === wanted) ? wanted : FALLBACK_PROVIDER, token)
+  await medusa.createPaymentSession(collectionId, (await providers()).includes(wanted) ? wanted : FALLBACK_PROVIDER, token)
 }
 
 /** Picks the club's shipping option by its name (`pickup`, `delivery`); `orFirst`: the first offered when that one is not. */
@@ -64,8 +67,19 @@ export class StoreFront {
   constructor (
     private readonly orders: OrdersService,
     private readonly sessions: UpstreamSessionStore,
-    private readonly catalogs: CatalogCache<Catalog>
+    private readonly catalogs: CatalogCache<Catalog>,
+    private readonly providers: CatalogCache<string[]>
   ) {}
+
+  /**
+   * The payment providers of the club's region, kept like the catalog (at most CATALOG_CACHE_MS old): a checkout
+   * asks the backend once per club and instance in that time. Read with the publishable key alone.
+   */
+  private providersOf (actor: ShopperActor): ProviderIds {
+    const { baseUrl, publishableKey, regionId } = actor.medusa.settings
+    return async () => await this.providers.get(actor.tenant.id, [baseUrl, publishableKey, regionId].join(' '), async () =>
+      (await actor.medusa.listPaymentProviders()).map((p) => p.id))
+  }
 
   /** The member's upstream login when they logged in through us; else `ownToken`, which the backend may accept. */
   async shopper (actor: Actor, ownToken: string | undefined): Promise<ShopperActor> {
@@ -160,7 +174,7 @@ export class StoreFront {
   }
 
   async paymentSession (actor: ShopperActor, cartId: string, method: PaymentMethod): Promise<Cart> {
-    await startPayment(actor.medusa, await this.ownCart(actor, cartId), method, actor.upstreamToken)
+    await startPayment(actor.medusa, await this.ownCart(actor, cartId), method, actor.upstreamToken, this.providersOf(actor))
     return mapCart(await actor.medusa.getCart(cartId, actor.upstreamToken))
   }
 
@@ -182,7 +196,7 @@ export class StoreFront {
     const cart = await this.ownCart(actor, cartId, true)
     if (!cart.completed_at) {
       await chooseShipping(actor.medusa, cartId, choice.shipping, actor.upstreamToken, true)
-      await startPayment(actor.medusa, cart, choice.payment, actor.upstreamToken)
+      await startPayment(actor.medusa, cart, choice.payment, actor.upstreamToken, this.providersOf(actor))
     }
     return await this.place(actor, cartId)
   }
