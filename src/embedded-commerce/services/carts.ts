@@ -103,9 +103,10 @@ async function pricedLine (ctx: CommerceContext, cart: CartDoc, variantId: strin
 /** A change to a cart that has not been completed; the change's checks hold for the revision replaced. */
 async function changeCart (ctx: CommerceContext, id: string, change: (cart: CartDoc) => Promise<void> | void): Promise<CartDoc> {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const found = await ctx.store.get('cart', id)
+    // read together: one round trip to the store
+    const [found, completed] = await Promise.all([ctx.store.get('cart', id), ctx.store.cartOrder(id)])
     if (!found) throw cartMissing(id)
-    if (await ctx.store.cartOrder(id)) throw invalidData(`Cart ${id} is already completed`)
+    if (completed) throw invalidData(`Cart ${id} is already completed`)
     const cart = found.doc
     await change(cart)
     refreshCollection(cart)
@@ -204,8 +205,9 @@ export async function deleteLineItem (ctx: CommerceContext, id: string, lineId: 
 
 /** The options that can ship a cart: those of the stock locations serving its sales channel, in its currency. */
 export async function shippingOptionsFor (ctx: CommerceContext, cart: CartDoc): Promise<ShippingOptionDoc[]> {
-  const locations = new Set((await locationsOfChannel(ctx, cart.sales_channel_id)).map((l) => l.id))
-  return (await listShippingOptions(ctx))
+  const [served, options] = await Promise.all([locationsOfChannel(ctx, cart.sales_channel_id), listShippingOptions(ctx)])
+  const locations = new Set(served.map((l) => l.id))
+  return options
     .filter((o) => locations.has(o.stock_location_id) && o.currency_code === cart.currency_code)
     .sort((a, b) => a.amount - b.amount || a.name.localeCompare(b.name))
 }
@@ -313,9 +315,8 @@ function checkCompletable (cart: CartDoc): void {
  */
 export async function completeCart (ctx: CommerceContext, channelIds: readonly string[], id: string): Promise<OrderDoc> {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const found = await ctx.store.get('cart', id)
+    const [found, done] = await Promise.all([ctx.store.get('cart', id), ctx.store.cartOrder(id)])
     if (!found || !channelIds.includes(found.doc.sales_channel_id)) throw cartMissing(id)
-    const done = await ctx.store.cartOrder(id)
     if (done) return await loadDoc(ctx.store, 'order', done, () => notFound(`Order id not found: ${done}`))
     const cart = found.doc
     checkCompletable(cart)
