@@ -6,7 +6,8 @@ import { mapCart, mapProduct, mapShippingOption } from './mapping.ts'
 import type { Medusa } from '../commerce/medusa.ts'
 import { seesEveryOrder, type OrdersService } from './service.ts'
 import type { Cart, Order, Product, ShippingOption } from './schemas.ts'
-import type { UpstreamCart } from '../commerce/upstream.ts'
+import type { UpstreamCart, UpstreamShippingOption } from '../commerce/upstream.ts'
+import type { ResolvedSettings } from '../commerce/settings.ts'
 import type { CatalogCache } from '../commerce/catalog-cache.ts'
 
 // The member's store front in front of the backend's store API: the member's
@@ -38,11 +39,18 @@ export async function startPayment (medusa: Medusa, cart: UpstreamCart, method: 
 
 /** Picks the club's shipping option by its name (`pickup`, `delivery`); `orFirst`: the first offered when that one is not. */
 export async function chooseShipping (medusa: Medusa, cartId: string, name: string, token?: string, orFirst = false): Promise<UpstreamCart> {
-  const options = await medusa.listShippingOptions(cartId, token)
+  return await shipBy(medusa, cartId, name, token, orFirst, await medusa.listShippingOptions(cartId, token))
+}
+
+/** The same, among `options` as read for this cart or kept. */
+async function shipBy (medusa: Medusa, cartId: string, name: string, token: string | undefined, orFirst: boolean, options: UpstreamShippingOption[]): Promise<UpstreamCart> {
   const option = options.find((o) => o.name?.toLowerCase() === name.toLowerCase()) ?? (orFirst ? options[0] : undefined)
   if (!option) throw new AppError('VALIDATION_ERROR', `Shipping option ${name} is not offered for this cart`, { status: 422, details: { errors: { shippingMethod: [`one of ${options.map((o) => o.name).join(', ') || 'none'}`] } } })
   return await medusa.addShippingMethod(cartId, option.id, token)
 }
+
+/** What a club's kept reads depend on: a club moved to another backend, key, region or channel reads afresh. */
+export const settingsKey = (s: ResolvedSettings): string => [s.baseUrl, s.publishableKey, s.regionId, s.salesChannelId].join(' ')
 
 /** How many of a club's products the kept catalog holds, read in one call (the bot's search looks through them). */
 export const CATALOG_MAX = 500
@@ -68,7 +76,8 @@ export class StoreFront {
     private readonly orders: OrdersService,
     private readonly sessions: UpstreamSessionStore,
     private readonly catalogs: CatalogCache<Catalog>,
-    private readonly providers: CatalogCache<string[]>
+    private readonly providers: CatalogCache<string[]>,
+    private readonly keptShipping: CatalogCache<UpstreamShippingOption[]>
   ) {}
 
   /**
@@ -76,9 +85,26 @@ export class StoreFront {
    * asks the backend once per club and instance in that time. Read with the publishable key alone.
    */
   private providersOf (actor: ShopperActor): ProviderIds {
-    const { baseUrl, publishableKey, regionId } = actor.medusa.settings
-    return async () => await this.providers.get(actor.tenant.id, [baseUrl, publishableKey, regionId].join(' '), async () =>
+    return async () => await this.providers.get(actor.tenant.id, settingsKey(actor.medusa.settings), async () =>
       (await actor.medusa.listPaymentProviders()).map((p) => p.id))
+  }
+
+  /**
+   * Shipping by name for a cart the bot made, with the club's options as kept (at most CATALOG_CACHE_MS old, read
+   * for the first such cart: carts without an address, in the club's region and sales channel, are all offered
+   * the same). An option the backend no longer accepts for the cart drops the kept list: this cart's own is read,
+   * kept and used.
+   */
+  private async shipWithKept (actor: ShopperActor, cartId: string, name: string): Promise<void> {
+    const { medusa, upstreamToken: token } = actor
+    const kept = async () => await this.keptShipping.get(actor.tenant.id, settingsKey(medusa.settings), async () => await medusa.listShippingOptions(cartId, token))
+    try {
+      await shipBy(medusa, cartId, name, token, true, await kept())
+    } catch (err) {
+      if (!(err instanceof AppError) || err.statusCode !== 422) throw err
+      this.keptShipping.drop(actor.tenant.id)
+      await shipBy(medusa, cartId, name, token, true, await kept())
+    }
   }
 
   /** The member's upstream login when they logged in through us; else `ownToken`, which the backend may accept. */
@@ -98,8 +124,7 @@ export class StoreFront {
    */
   async catalog (actor: Actor): Promise<Catalog> {
     const medusa = this.orders.medusa(actor)
-    const { baseUrl, publishableKey, regionId, salesChannelId } = medusa.settings
-    return await this.catalogs.get(actor.tenant.id, [baseUrl, publishableKey, regionId, salesChannelId].join(' '), async () =>
+    return await this.catalogs.get(actor.tenant.id, settingsKey(medusa.settings), async () =>
       await productPage(medusa, { limit: CATALOG_MAX, offset: 0 }))
   }
 
@@ -195,7 +220,7 @@ export class StoreFront {
   async checkout (actor: ShopperActor, cartId: string, choice: { shipping: string, payment: PaymentMethod }): Promise<Order> {
     const cart = await this.ownCart(actor, cartId, true)
     if (!cart.completed_at) {
-      await chooseShipping(actor.medusa, cartId, choice.shipping, actor.upstreamToken, true)
+      await this.shipWithKept(actor, cartId, choice.shipping)
       await startPayment(actor.medusa, cart, choice.payment, actor.upstreamToken, this.providersOf(actor))
     }
     return await this.place(actor, cartId)
