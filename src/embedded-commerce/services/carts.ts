@@ -9,7 +9,7 @@ import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts
 import { loadDoc } from './repo.ts'
 import { availableAt, findVariant, mergeMetadata } from './catalog.ts'
 import { customerForCart } from './accounts.ts'
-import { getRegion, listRegions, listShippingOptions, locationsOfChannel } from './setup.ts'
+import { getRegion, listRegions, listShippingOptions, listStockLocations, locationsOfChannel } from './setup.ts'
 
 // Carts: region, line items, addresses, shipping methods, payment collection and sessions, and completion.
 
@@ -318,12 +318,13 @@ function checkCompletable (cart: CartDoc): void {
  */
 export async function completeCart (ctx: CommerceContext, channelIds: readonly string[], id: string): Promise<OrderDoc> {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const [found, done] = await Promise.all([ctx.store.get('cart', id), ctx.store.cartOrder(id)])
+    // the stock locations are read with the cart (one round trip), then those of its channel kept
+    const [found, done, locations] = await Promise.all([ctx.store.get('cart', id), ctx.store.cartOrder(id), listStockLocations(ctx)])
     if (!found || !channelIds.includes(found.doc.sales_channel_id)) throw cartMissing(id)
     if (done) return await loadDoc(ctx.store, 'order', done, () => notFound(`Order id not found: ${done}`))
     const cart = found.doc
     checkCompletable(cart)
-    const location = (await locationsOfChannel(ctx, cart.sales_channel_id))[0]
+    const location = locations.find((l) => l.sales_channel_ids.includes(cart.sales_channel_id))
     if (!location) throw invalidData(`Sales channel ${cart.sales_channel_id} has no stock location`)
     const now = nowIso()
     const order = orderFromCart(cart, location.id, now)
