@@ -23,18 +23,22 @@ export interface ShopperActor extends Actor {
   upstreamToken: string | undefined
 }
 
-/** The ids of the payment providers the club's region offers. */
-export type ProviderIds = () => Promise<string[]>
-
 /**
- * Opens a payment session with `pp_<method>` when the club's region offers it (`providers`: asked of the backend
- * unless given), else the backend's default provider. `cart` as last read: its payment collection is used, or
- * made when it has none.
+ * Opens a payment session with `pp_<method>` when the club's region offers it, else the backend's default
+ * provider. `cart` as last read: its payment collection is used, or made when it has none.
  */
-export async function startPayment (medusa: Medusa, cart: UpstreamCart, method: PaymentMethod, token?: string, providers: ProviderIds = async () => (await medusa.listPaymentProviders(token)).map((p) => p.id)): Promise<void> {
-  const collectionId = cart.payment_collection?.id ?? (await medusa.createPaymentCollection(cart.id, token)).id
+export async function startPayment (medusa: Medusa, cart: UpstreamCart, method: PaymentMethod, token?: string): Promise<void> {
+  const collectionId = await collectionOf(medusa, cart, token)
+  await openSession(medusa, collectionId, method, (await medusa.listPaymentProviders(token)).map((p) => p.id), token)
+}
+
+const collectionOf = async (medusa: Medusa, cart: UpstreamCart, token: string | undefined): Promise<string> =>
+  cart.payment_collection?.id ?? (await medusa.createPaymentCollection(cart.id, token)).id
+
+/** The session with `pp_<method>` when `providers` (the region's, as read or kept) has it, else the default. */
+async function openSession (medusa: Medusa, collectionId: string, method: PaymentMethod, providers: string[], token: string | undefined): Promise<void> {
   const wanted = `pp_${method}`
-  await medusa.createPaymentSession(collectionId, (await providers()).includes(wanted) ? wanted : FALLBACK_PROVIDER, token)
+  await medusa.createPaymentSession(collectionId, providers.includes(wanted) ? wanted : FALLBACK_PROVIDER, token)
 }
 
 /** Picks the club's shipping option by its name (`pickup`, `delivery`); `orFirst`: the first offered when that one is not. */
@@ -81,30 +85,37 @@ export class StoreFront {
   ) {}
 
   /**
-   * The payment providers of the club's region, kept like the catalog (at most CATALOG_CACHE_MS old): a checkout
-   * asks the backend once per club and instance in that time. Read with the publishable key alone.
+   * `use` with the club's `cache`d copy of what `load` reads (at most CATALOG_CACHE_MS old, read with the
+   * publishable key for the first checkout of the club). A copy the backend no longer agrees with (its answer to
+   * `use` is a 422: an option or a provider it no longer offers) is dropped, and `use` runs again on a fresh read.
    */
-  private providersOf (actor: ShopperActor): ProviderIds {
-    return async () => await this.providers.get(actor.tenant.id, settingsKey(actor.medusa.settings), async () =>
-      (await actor.medusa.listPaymentProviders()).map((p) => p.id))
+  private async withKept<T> (cache: CatalogCache<T>, actor: ShopperActor, load: () => Promise<T>, use: (kept: T) => Promise<unknown>): Promise<void> {
+    const kept = async (): Promise<T> => await cache.get(actor.tenant.id, settingsKey(actor.medusa.settings), load)
+    try {
+      await use(await kept())
+    } catch (err) {
+      if (!(err instanceof AppError) || err.statusCode !== 422) throw err
+      cache.drop(actor.tenant.id)
+      await use(await kept())
+    }
+  }
+
+  /** A payment session on `cart`, the providers of the club's region as kept. */
+  private async payWithKept (actor: ShopperActor, cart: UpstreamCart, method: PaymentMethod): Promise<void> {
+    const { medusa, upstreamToken: token } = actor
+    const collectionId = await collectionOf(medusa, cart, token)
+    await this.withKept(this.providers, actor, async () => (await medusa.listPaymentProviders()).map((p) => p.id),
+      async (providers) => { await openSession(medusa, collectionId, method, providers, token) })
   }
 
   /**
-   * Shipping by name for a cart the bot made, with the club's options as kept (at most CATALOG_CACHE_MS old, read
-   * for the first such cart: carts without an address, in the club's region and sales channel, are all offered
-   * the same). An option the backend no longer accepts for the cart drops the kept list: this cart's own is read,
-   * kept and used.
+   * Shipping by name for a cart the bot made, with the club's options as kept: the bot's carts, without an
+   * address, in the club's region and sales channel, are all offered the same.
    */
   private async shipWithKept (actor: ShopperActor, cartId: string, name: string): Promise<void> {
     const { medusa, upstreamToken: token } = actor
-    const kept = async () => await this.keptShipping.get(actor.tenant.id, settingsKey(medusa.settings), async () => await medusa.listShippingOptions(cartId, token))
-    try {
-      await shipBy(medusa, cartId, name, token, true, await kept())
-    } catch (err) {
-      if (!(err instanceof AppError) || err.statusCode !== 422) throw err
-      this.keptShipping.drop(actor.tenant.id)
-      await shipBy(medusa, cartId, name, token, true, await kept())
-    }
+    await this.withKept(this.keptShipping, actor, async () => await medusa.listShippingOptions(cartId, token),
+      async (options) => await shipBy(medusa, cartId, name, token, true, options))
   }
 
   /** The member's upstream login when they logged in through us; else `ownToken`, which the backend may accept. */
@@ -199,7 +210,7 @@ export class StoreFront {
   }
 
   async paymentSession (actor: ShopperActor, cartId: string, method: PaymentMethod): Promise<Cart> {
-    await startPayment(actor.medusa, await this.ownCart(actor, cartId), method, actor.upstreamToken, this.providersOf(actor))
+    await this.payWithKept(actor, await this.ownCart(actor, cartId), method)
     return mapCart(await actor.medusa.getCart(cartId, actor.upstreamToken))
   }
 
@@ -221,7 +232,7 @@ export class StoreFront {
     const cart = await this.ownCart(actor, cartId, true)
     if (!cart.completed_at) {
       await this.shipWithKept(actor, cartId, choice.shipping)
-      await startPayment(actor.medusa, cart, choice.payment, actor.upstreamToken, this.providersOf(actor))
+      await this.payWithKept(actor, cart, choice.payment)
     }
     return await this.place(actor, cartId)
   }

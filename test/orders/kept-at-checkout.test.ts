@@ -3,6 +3,7 @@ import { actorFrom } from '../../src/auth/actor.ts'
 import { verifyAccessToken } from '../../src/auth/tokens.ts'
 import { CatalogCache } from '../../src/commerce/catalog-cache.ts'
 import type { UpstreamShippingOption } from '../../src/commerce/upstream.ts'
+import { createCommerceStore } from '../../src/embedded-commerce/store/index.ts'
 import { settingsKey, StoreFront, type Catalog, type ShopperActor } from '../../src/orders/storefront.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
 import { startCountingProxy, type CountingProxy } from './counting-proxy.ts'
@@ -74,7 +75,7 @@ describe.each([
   })
 })
 
-describe('a kept shipping option the backend no longer offers (redis, counting loopback)', () => {
+describe('a kept copy the backend no longer agrees with (redis, counting loopback)', () => {
   let proxy: CountingProxy
   let t: TestApp
   beforeAll(async () => { ({ proxy, t } = await started('30000')) })
@@ -83,7 +84,7 @@ describe('a kept shipping option the backend no longer offers (redis, counting l
     await proxy.close()
   })
 
-  it('is refused, the kept list dropped, the cart\'s own options read and the order placed', async () => {
+  it('a shipping option it no longer offers: refused, the kept list dropped, the options read again and the order placed', async () => {
     const kept = new CatalogCache<UpstreamShippingOption[]>(30_000)
     const store = new StoreFront(t.app.orders, t.app.commerce.sessions, new CatalogCache<Catalog>(30_000), new CatalogCache<string[]>(30_000), kept)
     const { shopper, cartId } = await shopperWithCart(t, 'club-norte', store)
@@ -96,5 +97,20 @@ describe('a kept shipping option the backend no longer offers (redis, counting l
     // the list read then is kept: the next confirmation reads none
     const next = await shopperWithCart(t, 'club-norte', store)
     expect((await proxy.during(async () => { await store.checkout(next.shopper, next.cartId, { shipping: 'pickup', payment: 'cash' }) })).filter((c) => c === OPTIONS)).toEqual([])
+  })
+
+  it('a provider the region no longer offers: refused, the kept list dropped, the providers read again and the default used', async () => {
+    const { shopper, cartId } = await shopperWithCart(t)
+    await t.app.storeFront.checkout(shopper, cartId, { shipping: 'pickup', payment: 'cash' })
+    // staff take pp_cash out of the region after the providers were kept
+    const commerce = createCommerceStore(t.redis)
+    const region = (await commerce.get('region', shopper.medusa.settings.regionId))!
+    expect(await commerce.replace('region', region.rev, { ...region.doc, payment_providers: ['pp_system_default'] })).toBe('ok')
+    const next = await shopperWithCart(t)
+    const calls = await proxy.during(async () => {
+      const order = await t.app.storeFront.checkout(next.shopper, next.cartId, { shipping: 'pickup', payment: 'cash' })
+      expect(order.items).toHaveLength(1)
+    })
+    expect(calls.filter((c) => SESSION.test(c) || c === PROVIDERS)).toEqual([expect.stringMatching(SESSION), PROVIDERS, expect.stringMatching(SESSION)])
   })
 })
