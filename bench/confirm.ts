@@ -33,7 +33,7 @@ async function commands (redis: Redis): Promise<number> {
 }
 
 /** CPU time of a process so far, in µs (user + system, at the kernel's 100 Hz tick). */
-function cpuUs (pid: number): number {
+export function cpuUs (pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
   return (Number(fields[11]) + Number(fields[12])) * TICK_US
 }
