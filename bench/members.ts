@@ -164,7 +164,7 @@ async function measureCounts (redis: RedisServer, proxy: RedisProxy, service: Ch
     const commerceCounted = async (): Promise<number> => (await scrape(service, [COMMERCE_CALLS], true))[COMMERCE_CALLS] ?? 0
     let counted = await commerceCounted()
     const count = async (kind: string, phone: string | undefined, act: () => Promise<void>): Promise<void> => {
-      const before = { stats: await commandStats(direct), rts: proxy.roundTrips.length, commerce: commerce.calls(), paths: commerce.paths.length, sent: provider.sent.length, t: performance.now() }
+      const before = { stats: await commandStats(direct), rts: proxy.roundTrips.length, commerce: (await commerce.received()).total, sent: provider.sent.length, t: performance.now() }
       let acked = performance.now()
       await act().then(() => { acked = performance.now() })
       // done once a reply went out (a turn) and nothing more was sent for 60 ms
@@ -179,13 +179,13 @@ async function measureCounts (redis: RedisServer, proxy: RedisProxy, service: Ch
       const seconds = (performance.now() - before.t) / 1000
       const c = kinds.get(kind) ?? { inputs: 0, commands: 0, roundTripsWebhook: 0, roundTripsAfter: 0, replies: 0, commerce: 0, commerceCounted: 0, commercePaths: new Map<string, number>(), repeatedCommerce: 0, byCommand: new Map<string, number>() }
       const rts = proxy.roundTrips.slice(before.rts)
-      const paths = commerce.paths.slice(before.paths)
+      const { paths } = await commerce.received(before.commerce)
       c.inputs++
       c.commands += total(after) - total(before.stats) - idle.commands * seconds
       c.roundTripsWebhook += rts.filter((t) => t <= acked).length
       c.roundTripsAfter += rts.filter((t) => t > acked).length - idle.roundTrips * seconds
       c.replies += provider.sent.length - before.sent
-      c.commerce += commerce.calls() - before.commerce
+      c.commerce += paths.length
       for (const p of paths) {
         // one line per route: ids and the query string left out
         const route = (p.split('?')[0] ?? p).replace(/([a-z]+_)[0-9A-Z]{20,}/g, '$1<id>')

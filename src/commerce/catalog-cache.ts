@@ -31,4 +31,9 @@ export class CatalogCache<T> {
     value.catch(() => { if (this.entries.get(club) === fresh) this.entries.delete(club) })
     return await value
   }
+
+  /** Forgets the club's copy: the next caller reads afresh. */
+  drop (club: string): void {
+    this.entries.delete(club)
+  }
 }

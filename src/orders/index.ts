@@ -6,6 +6,7 @@ import { orderRoutes } from './routes.ts'
 import { OrdersService } from './service.ts'
 import { StoreFront, type Catalog } from './storefront.ts'
 import { CatalogCache } from '../commerce/catalog-cache.ts'
+import type { UpstreamShippingOption } from '../commerce/upstream.ts'
 import { storeRoutes } from './store-routes.ts'
 
 declare module 'fastify' {
@@ -21,7 +22,8 @@ export default fp(async (app) => {
   const orders = new OrdersService({ sessions: access.sessions, notifier: app.notifier, locks: app.locks, log: app.log, medusaFor: access.medusaFor })
   await app.register(orderRoutes, { orders, inventory: new InventoryService(access.medusaFor) })
   await app.register(flowRoutes, { orders, idempotency: createIdempotencyStore(app.redis) })
-  const store = new StoreFront(orders, access.sessions, new CatalogCache<Catalog>(app.config.commerce.catalogCacheMs))
+  const kept = app.config.commerce.catalogCacheMs
+  const store = new StoreFront(orders, access.sessions, new CatalogCache<Catalog>(kept), new CatalogCache<string[]>(kept), new CatalogCache<UpstreamShippingOption[]>(kept))
   app.decorate('orders', orders)
   app.decorate('storeFront', store)
   await app.register(storeRoutes, { store })

@@ -6,7 +6,8 @@ import { mapCart, mapProduct, mapShippingOption } from './mapping.ts'
 import type { Medusa } from '../commerce/medusa.ts'
 import { seesEveryOrder, type OrdersService } from './service.ts'
 import type { Cart, Order, Product, ShippingOption } from './schemas.ts'
-import type { UpstreamCart } from '../commerce/upstream.ts'
+import type { UpstreamCart, UpstreamShippingOption } from '../commerce/upstream.ts'
+import type { ResolvedSettings } from '../commerce/settings.ts'
 import type { CatalogCache } from '../commerce/catalog-cache.ts'
 
 // The member's store front in front of the backend's store API: the member's
@@ -27,19 +28,33 @@ export interface ShopperActor extends Actor {
  * provider. `cart` as last read: its payment collection is used, or made when it has none.
  */
 export async function startPayment (medusa: Medusa, cart: UpstreamCart, method: PaymentMethod, token?: string): Promise<void> {
-  const collectionId = cart.payment_collection?.id ?? (await medusa.createPaymentCollection(cart.id, token)).id
-  const providers = await medusa.listPaymentProviders(token)
+  const collectionId = await collectionOf(medusa, cart, token)
+  await openSession(medusa, collectionId, method, (await medusa.listPaymentProviders(token)).map((p) => p.id), token)
+}
+
+const collectionOf = async (medusa: Medusa, cart: UpstreamCart, token: string | undefined): Promise<string> =>
+  cart.payment_collection?.id ?? (await medusa.createPaymentCollection(cart.id, token)).id
+
+/** The session with `pp_<method>` when `providers` (the region's, as read or kept) has it, else the default. */
+async function openSession (medusa: Medusa, collectionId: string, method: PaymentMethod, providers: string[], token: string | undefined): Promise<void> {
   const wanted = `pp_${method}`
-  await medusa.createPaymentSession(collectionId, providers.some((p) => p.id === wanted) ? wanted : FALLBACK_PROVIDER, token)
+  await medusa.createPaymentSession(collectionId, providers.includes(wanted) ? wanted : FALLBACK_PROVIDER, token)
 }
 
 /** Picks the club's shipping option by its name (`pickup`, `delivery`); `orFirst`: the first offered when that one is not. */
 export async function chooseShipping (medusa: Medusa, cartId: string, name: string, token?: string, orFirst = false): Promise<UpstreamCart> {
-  const options = await medusa.listShippingOptions(cartId, token)
+  return await shipBy(medusa, cartId, name, token, orFirst, await medusa.listShippingOptions(cartId, token))
+}
+
+/** The same, among `options` as read for this cart or kept. */
+async function shipBy (medusa: Medusa, cartId: string, name: string, token: string | undefined, orFirst: boolean, options: UpstreamShippingOption[]): Promise<UpstreamCart> {
   const option = options.find((o) => o.name?.toLowerCase() === name.toLowerCase()) ?? (orFirst ? options[0] : undefined)
   if (!option) throw new AppError('VALIDATION_ERROR', `Shipping option ${name} is not offered for this cart`, { status: 422, details: { errors: { shippingMethod: [`one of ${options.map((o) => o.name).join(', ') || 'none'}`] } } })
   return await medusa.addShippingMethod(cartId, option.id, token)
 }
+
+/** What a club's kept reads depend on: a club moved to another backend, key, region or channel reads afresh. */
+export const settingsKey = (s: ResolvedSettings): string => [s.baseUrl, s.publishableKey, s.regionId, s.salesChannelId].join(' ')
 
 /** How many of a club's products the kept catalog holds, read in one call (the bot's search looks through them). */
 export const CATALOG_MAX = 500
@@ -64,8 +79,44 @@ export class StoreFront {
   constructor (
     private readonly orders: OrdersService,
     private readonly sessions: UpstreamSessionStore,
-    private readonly catalogs: CatalogCache<Catalog>
+    private readonly catalogs: CatalogCache<Catalog>,
+    private readonly providers: CatalogCache<string[]>,
+    private readonly keptShipping: CatalogCache<UpstreamShippingOption[]>
   ) {}
+
+  /**
+   * `use` with the club's `cache`d copy of what `load` reads (at most CATALOG_CACHE_MS old, read with the
+   * publishable key for the first checkout of the club). A copy the backend no longer agrees with (its answer to
+   * `use` is a 422: an option or a provider it no longer offers) is dropped, and `use` runs again on a fresh read.
+   */
+  private async withKept<T> (cache: CatalogCache<T>, actor: ShopperActor, load: () => Promise<T>, use: (kept: T) => Promise<unknown>): Promise<void> {
+    const kept = async (): Promise<T> => await cache.get(actor.tenant.id, settingsKey(actor.medusa.settings), load)
+    try {
+      await use(await kept())
+    } catch (err) {
+      if (!(err instanceof AppError) || err.statusCode !== 422) throw err
+      cache.drop(actor.tenant.id)
+      await use(await kept())
+    }
+  }
+
+  /** A payment session on `cart`, the providers of the club's region as kept. */
+  private async payWithKept (actor: ShopperActor, cart: UpstreamCart, method: PaymentMethod): Promise<void> {
+    const { medusa, upstreamToken: token } = actor
+    const collectionId = await collectionOf(medusa, cart, token)
+    await this.withKept(this.providers, actor, async () => (await medusa.listPaymentProviders()).map((p) => p.id),
+      async (providers) => { await openSession(medusa, collectionId, method, providers, token) })
+  }
+
+  /**
+   * Shipping by name for a cart the bot made, with the club's options as kept: the bot's carts, without an
+   * address, in the club's region and sales channel, are all offered the same.
+   */
+  private async shipWithKept (actor: ShopperActor, cartId: string, name: string): Promise<void> {
+    const { medusa, upstreamToken: token } = actor
+    await this.withKept(this.keptShipping, actor, async () => await medusa.listShippingOptions(cartId, token),
+      async (options) => await shipBy(medusa, cartId, name, token, true, options))
+  }
 
   /** The member's upstream login when they logged in through us; else `ownToken`, which the backend may accept. */
   async shopper (actor: Actor, ownToken: string | undefined): Promise<ShopperActor> {
@@ -84,8 +135,7 @@ export class StoreFront {
    */
   async catalog (actor: Actor): Promise<Catalog> {
     const medusa = this.orders.medusa(actor)
-    const { baseUrl, publishableKey, regionId, salesChannelId } = medusa.settings
-    return await this.catalogs.get(actor.tenant.id, [baseUrl, publishableKey, regionId, salesChannelId].join(' '), async () =>
+    return await this.catalogs.get(actor.tenant.id, settingsKey(medusa.settings), async () =>
       await productPage(medusa, { limit: CATALOG_MAX, offset: 0 }))
   }
 
@@ -160,7 +210,7 @@ export class StoreFront {
   }
 
   async paymentSession (actor: ShopperActor, cartId: string, method: PaymentMethod): Promise<Cart> {
-    await startPayment(actor.medusa, await this.ownCart(actor, cartId), method, actor.upstreamToken)
+    await this.payWithKept(actor, await this.ownCart(actor, cartId), method)
     return mapCart(await actor.medusa.getCart(cartId, actor.upstreamToken))
   }
 
@@ -181,8 +231,8 @@ export class StoreFront {
   async checkout (actor: ShopperActor, cartId: string, choice: { shipping: string, payment: PaymentMethod }): Promise<Order> {
     const cart = await this.ownCart(actor, cartId, true)
     if (!cart.completed_at) {
-      await chooseShipping(actor.medusa, cartId, choice.shipping, actor.upstreamToken, true)
-      await startPayment(actor.medusa, cart, choice.payment, actor.upstreamToken)
+      await this.shipWithKept(actor, cartId, choice.shipping)
+      await this.payWithKept(actor, cart, choice.payment)
     }
     return await this.place(actor, cartId)
   }

@@ -53,16 +53,17 @@ export async function adminRoutes (fastify: FastifyInstance, { ctx }: RouteDeps)
   const app = fastify.withTypeProvider<ZodTypeProvider>()
   app.addHook('onRequest', staffOnly(ctx))
 
+  // Its reads go out together (one round trip to the store for each step, not one per read).
   const scopeOf = async (request: FastifyRequest): Promise<Scope> => {
     const actor = actorOf(request)
-    const channelIds = (await channelsOfTenants(ctx, actor.tenants)).map((c) => c.id)
-    const locationIds = (await listStockLocations(ctx)).filter((l) => l.sales_channel_ids.some((c) => channelIds.includes(c))).map((l) => l.id)
+    const [channels, locations] = await Promise.all([channelsOfTenants(ctx, actor.tenants), listStockLocations(ctx)])
+    const channelIds = channels.map((c) => c.id)
+    const locationIds = locations.filter((l) => l.sales_channel_ids.some((c) => channelIds.includes(c))).map((l) => l.id)
     return { actor, channelIds, locationIds }
   }
 
   const visibleOrder = async (request: FastifyRequest, id: string): Promise<{ scope: Scope, order: OrderDoc }> => {
-    const scope = await scopeOf(request)
-    const order = await getOrder(ctx, id)
+    const [scope, order] = await Promise.all([scopeOf(request), getOrder(ctx, id)])
     if (!scope.channelIds.includes(order.sales_channel_id)) throw orderMissing(id)
     return { scope, order }
   }

@@ -9,7 +9,7 @@ import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts
 import { loadDoc } from './repo.ts'
 import { availableAt, findVariant, mergeMetadata } from './catalog.ts'
 import { customerForCart } from './accounts.ts'
-import { getRegion, listRegions, listShippingOptions, locationsOfChannel } from './setup.ts'
+import { getRegion, listRegions, listShippingOptions, listStockLocations, locationsOfChannel } from './setup.ts'
 
 // Carts: region, line items, addresses, shipping methods, payment collection and sessions, and completion.
 
@@ -65,7 +65,8 @@ async function defaultRegion (ctx: CommerceContext, channel: SalesChannelDoc | u
 
 /** Checks a variant may be sold in the cart and prices it; the quantity must be available (stocked minus reserved). */
 async function pricedLine (ctx: CommerceContext, cart: CartDoc, variantId: string, quantity: number, existing: LineItem | undefined): Promise<LineItem> {
-  const found = await findVariant(ctx, variantId)
+  // the channel's locations are read alongside the variant, for the stock check most lines need
+  const [found, locations] = await Promise.all([findVariant(ctx, variantId), locationsOfChannel(ctx, cart.sales_channel_id)])
   if (!found || found.product.status !== 'published' || !found.product.sales_channel_ids.includes(cart.sales_channel_id)) {
     throw invalidData(`Variants ${variantId} do not exist or belong to a product that is not published`)
   }
@@ -73,8 +74,7 @@ async function pricedLine (ctx: CommerceContext, cart: CartDoc, variantId: strin
   const price = variant.prices.find((p) => p.currency_code === cart.currency_code)
   if (!price) throw invalidData(`Variants with IDs ${variantId} do not have a price`)
   if (variant.manage_inventory && !variant.allow_backorder) {
-    const locations = (await locationsOfChannel(ctx, cart.sales_channel_id)).map((l) => l.id)
-    if (await availableAt(ctx, variant, locations) < quantity) throw notAllowed('Some variant does not have the required inventory', 'insufficient_inventory')
+    if (await availableAt(ctx, variant, locations.map((l) => l.id)) < quantity) throw notAllowed('Some variant does not have the required inventory', 'insufficient_inventory')
   }
   const now = nowIso()
   return {
@@ -100,12 +100,16 @@ async function pricedLine (ctx: CommerceContext, cart: CartDoc, variantId: strin
   }
 }
 
-/** A change to a cart that has not been completed; the change's checks hold for the revision replaced. */
-async function changeCart (ctx: CommerceContext, id: string, change: (cart: CartDoc) => Promise<void> | void): Promise<CartDoc> {
+/**
+ * A change to a cart that has not been completed; the change's checks hold for the revision replaced. With
+ * `channelIds`, a cart of another sales channel is not found (as cartOfChannels), checked on the same read.
+ */
+async function changeCart (ctx: CommerceContext, id: string, change: (cart: CartDoc) => Promise<void> | void, channelIds?: readonly string[]): Promise<CartDoc> {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const found = await ctx.store.get('cart', id)
-    if (!found) throw cartMissing(id)
-    if (await ctx.store.cartOrder(id)) throw invalidData(`Cart ${id} is already completed`)
+    // read together: one round trip to the store
+    const [found, completed] = await Promise.all([ctx.store.get('cart', id), ctx.store.cartOrder(id)])
+    if (!found || (channelIds && !channelIds.includes(found.doc.sales_channel_id))) throw cartMissing(id)
+    if (completed) throw invalidData(`Cart ${id} is already completed`)
     const cart = found.doc
     await change(cart)
     refreshCollection(cart)
@@ -127,8 +131,9 @@ async function addLine (ctx: CommerceContext, cart: CartDoc, variantId: string, 
 export async function createCart (ctx: CommerceContext, channelIds: readonly string[], actor: AuthContext | undefined, body: CreateCartInput): Promise<CartDoc> {
   const salesChannelId = body.sales_channel_id ?? channelIds[0] as string
   if (!channelIds.includes(salesChannelId)) throw invalidData(`Sales channel ${salesChannelId} is not associated with the publishable key`)
-  const channel = (await ctx.store.get('sales_channel', salesChannelId))?.doc
-  const region = body.region_id ? await getRegion(ctx, body.region_id) : await defaultRegion(ctx, channel)
+  // the channel and a region asked for are read together; a guest customer is made only once the region is known good
+  const [found, asked] = await Promise.all([ctx.store.get('sales_channel', salesChannelId), body.region_id ? getRegion(ctx, body.region_id) : undefined])
+  const region = asked ?? await defaultRegion(ctx, found?.doc)
   const customer = await customerForCart(ctx, actor, body.email)
   const now = nowIso()
   const cart: CartDoc = {
@@ -204,8 +209,9 @@ export async function deleteLineItem (ctx: CommerceContext, id: string, lineId: 
 
 /** The options that can ship a cart: those of the stock locations serving its sales channel, in its currency. */
 export async function shippingOptionsFor (ctx: CommerceContext, cart: CartDoc): Promise<ShippingOptionDoc[]> {
-  const locations = new Set((await locationsOfChannel(ctx, cart.sales_channel_id)).map((l) => l.id))
-  return (await listShippingOptions(ctx))
+  const [served, options] = await Promise.all([locationsOfChannel(ctx, cart.sales_channel_id), listShippingOptions(ctx)])
+  const locations = new Set(served.map((l) => l.id))
+  return options
     .filter((o) => locations.has(o.stock_location_id) && o.currency_code === cart.currency_code)
     .sort((a, b) => a.amount - b.amount || a.name.localeCompare(b.name))
 }
@@ -221,12 +227,11 @@ export async function addShippingMethod (ctx: CommerceContext, id: string, optio
 
 /** POST /store/payment-collections: the cart's collection, made on first call. */
 export async function paymentCollectionFor (ctx: CommerceContext, channelIds: readonly string[], cartId: string): Promise<PaymentCollection> {
-  await cartOfChannels(ctx, cartId, channelIds)
   const cart = await changeCart(ctx, cartId, (c) => {
     if (c.payment_collection) return
     const now = nowIso()
     c.payment_collection = { id: newId('pay_col'), currency_code: c.currency_code, amount: 0, completed_at: null, payment_sessions: [], payments: [], metadata: null, created_at: now, updated_at: now }
-  })
+  }, channelIds)
   const pc = cart.payment_collection as PaymentCollection
   await ctx.store.claim(LOOKUP.paymentCollection, pc.id, cartId)
   return pc
@@ -313,13 +318,13 @@ function checkCompletable (cart: CartDoc): void {
  */
 export async function completeCart (ctx: CommerceContext, channelIds: readonly string[], id: string): Promise<OrderDoc> {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const found = await ctx.store.get('cart', id)
+    // the stock locations are read with the cart (one round trip), then those of its channel kept
+    const [found, done, locations] = await Promise.all([ctx.store.get('cart', id), ctx.store.cartOrder(id), listStockLocations(ctx)])
     if (!found || !channelIds.includes(found.doc.sales_channel_id)) throw cartMissing(id)
-    const done = await ctx.store.cartOrder(id)
     if (done) return await loadDoc(ctx.store, 'order', done, () => notFound(`Order id not found: ${done}`))
     const cart = found.doc
     checkCompletable(cart)
-    const location = (await locationsOfChannel(ctx, cart.sales_channel_id))[0]
+    const location = locations.find((l) => l.sales_channel_ids.includes(cart.sales_channel_id))
     if (!location) throw invalidData(`Sales channel ${cart.sales_channel_id} has no stock location`)
     const now = nowIso()
     const order = orderFromCart(cart, location.id, now)

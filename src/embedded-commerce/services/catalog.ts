@@ -3,7 +3,7 @@ import type { InventoryItemDoc, Metadata, ProductDoc, ProductOption, StockLevel,
 import { duplicate, invalidData, notFound, type MedusaError } from '../errors.ts'
 import type { CreateProductInput, UpdateProductInput } from '../requests.ts'
 import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
-import { listDocs, loadDoc, mutate } from './repo.ts'
+import { listDocs, loadDoc, lookupFixed, mutate } from './repo.ts'
 
 // Products with variants and prices, inventory items and their stock levels per location.
 
@@ -171,7 +171,7 @@ export async function updateProduct (ctx: CommerceContext, id: string, body: Upd
 
 /** A variant and its product, by the variant's id. */
 export async function findVariant (ctx: CommerceContext, variantId: string): Promise<{ product: ProductDoc, variant: VariantDoc } | undefined> {
-  const productId = await ctx.store.lookup(LOOKUP.variant, variantId)
+  const productId = await lookupFixed(ctx.store, LOOKUP.variant, variantId)
   const product = productId ? (await ctx.store.get('product', productId))?.doc : undefined
   const variant = product?.variants.find((v) => v.id === variantId)
   return product && variant ? { product, variant } : undefined

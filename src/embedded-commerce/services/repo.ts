@@ -11,6 +11,26 @@ export async function loadDoc<K extends Kind> (store: CommerceStore, kind: K, id
   return found.doc
 }
 
+// Lookups whose answer never changes once it exists (a publishable key's token names its key record, a variant
+// id its product, for good: neither is ever pointed elsewhere nor removed), kept per store once found, so that a
+// call re-reads only the record itself (whose revocation or deletion it then sees). Bounded, oldest first.
+const FIXED_MAX = 10_000
+const fixedLookups = new WeakMap<CommerceStore, Map<string, string>>()
+
+/** `store.lookup` for a lookup that never changes once it exists: asked of the store until found, then kept. */
+export async function lookupFixed (store: CommerceStore, name: string, value: string): Promise<string | undefined> {
+  let kept = fixedLookups.get(store)
+  if (!kept) fixedLookups.set(store, kept = new Map())
+  const key = `${name}\n${value}`
+  const known = kept.get(key)
+  if (known !== undefined) return known
+  const found = await store.lookup(name, value)
+  if (found === undefined) return undefined
+  if (kept.size >= FIXED_MAX) kept.delete(kept.keys().next().value as string)
+  kept.set(key, found)
+  return found
+}
+
 export async function listDocs<K extends Kind> (store: CommerceStore, kind: K, index: string): Promise<Array<DocKinds[K]>> {
   return (await store.getMany(kind, await store.ids(index))).map((v) => v.doc)
 }

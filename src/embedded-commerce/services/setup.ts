@@ -1,7 +1,7 @@
 import type { ApiKeyDoc, RegionDoc, SalesChannelDoc, ShippingOptionDoc, StockLocationDoc } from '../model.ts'
 import { notAllowed, notFound, type MedusaError } from '../errors.ts'
 import { INDEX, LOOKUP, score, type CommerceContext } from './context.ts'
-import { listDocs, loadDoc } from './repo.ts'
+import { listDocs, loadDoc, lookupFixed } from './repo.ts'
 
 // Regions, sales channels, publishable keys, stock locations and shipping options: a club's commerce setup.
 
@@ -39,7 +39,7 @@ export async function channelsOfKey (ctx: CommerceContext, token: string | undef
   if (!token) {
     throw notAllowed('Publishable API key required in the request header: x-publishable-api-key. You can manage your keys in settings in the dashboard.')
   }
-  const id = await ctx.store.lookup(LOOKUP.publishableKey, token)
+  const id = await lookupFixed(ctx.store, LOOKUP.publishableKey, token)
   const key = id ? (await ctx.store.get('api_key', id))?.doc : undefined
   if (!key || key.revoked_at || key.sales_channel_ids.length === 0) {
     throw notAllowed('A valid publishable key is required to proceed with the request')
