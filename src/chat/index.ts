@@ -205,7 +205,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     }
     worker.runner.start()
     sender.runner.start()
-    await wake?.listen((lane, phones) => { runners[lane].offer(phones) })
+    await wake?.listen((lane, phones) => { runners[lane].offer(phones) }, () => { recovery.sweepAll('wake-up subscription back') })
     recovery.start()
     app.redis?.on('ready', reconnected)
   })

@@ -23,9 +23,18 @@ export class WakeChannel {
 
   private channel (shard: number): string { return this.prefix + keys.chat.bot.wake(shard) }
 
-  async listen (onWake: (lane: Lane, phones: string[]) => void): Promise<void> {
+  /**
+   * Subscribes to every shard's channel. `onResubscribed` is told when the subscription's connection came back
+   * after a loss (ioredis subscribes again by itself): what was announced meanwhile is lost, a sweep finds it.
+   */
+  async listen (onWake: (lane: Lane, phones: string[]) => void, onResubscribed: () => void = () => {}): Promise<void> {
     const sub = this.redis.duplicate()
     sub.on('error', () => {})
+    let connectedBefore = false
+    sub.on('ready', () => {
+      if (connectedBefore) onResubscribed()
+      connectedBefore = true
+    })
     sub.on('smessage', (_channel: string, message: string) => {
       const [from, lane, phones] = message.split(':')
       if (from !== this.self && (lane === 'turn' || lane === 'send') && phones) onWake(lane, phones.split(','))

@@ -7,6 +7,8 @@ import {
   type Figures, type Instance, type Provider, type RedisProcess,
 } from './harness.ts'
 import { startProcess } from '../foundation/process.ts'
+import { WakeChannel } from '../../src/chat/wake.ts'
+import { createRedis } from '../../src/plugins/redis.ts'
 
 // The documented deployment of a web instance and chat workers, as real processes on one redis-server: the web
 // instance (CHAT_LANES=off) takes every webhook and runs no turn and no send; the worker (CHAT_LANES=on) answers
@@ -105,5 +107,48 @@ describe('a web instance without Redis', () => {
     const [code] = await once(child, 'exit')
     expect(code).toBe(1)
     expect(output().trim()).toBe('Invalid configuration: CHAT_LANES=off needs REDIS_URL (or REDIS_CLUSTER_NODES) shared with instances running CHAT_LANES=on')
+  })
+})
+
+// A web instance's only way to hand work on is the wake channel: an announcement that cannot be published (the
+// web instance's connection to Redis lost between the webhook's store and the announcement) is kept and published
+// once the connection is back. (When Redis itself restarts, the workers sweep every shard on reconnecting, which
+// finds the mail whether or not the announcement arrives.)
+describe('the wake channel with the connection away', { timeout: 60_000 }, () => {
+  it('publishes a phone announced while the web instance\'s connection was closed once it is open again; a listener whose subscription dropped is told when it is back', async () => {
+    const redis = await startRedis()
+    const web = createRedis(redis.url, 'wake-test:')
+    const worker = createRedis(redis.url, 'wake-test:')
+    const sender = new WakeChannel(web, 'wake-test:', 4, 'web')
+    const listener = new WakeChannel(worker, 'wake-test:', 4, 'worker')
+    try {
+      await Promise.all([web.connect(), worker.connect()])
+      const woken: string[] = []
+      await listener.listen((lane, phones) => { woken.push(...phones.map((p) => `${lane}:${p}`)) })
+      const failures: Error[] = []
+      web.disconnect()
+      sender.announce('turn', ['5491100000001'], (err) => { failures.push(err) })
+      while (failures.length === 0) await sleep(20)
+      expect(woken).toEqual([])
+      await web.connect()
+      const deadline = Date.now() + 10_000
+      while (woken.length === 0 && Date.now() < deadline) await sleep(20)
+      expect(woken).toEqual(['turn:5491100000001'])
+
+      // the listener's own subscription dropped: told once it is back (its instance sweeps for what it missed)
+      const resubscribed = { times: 0 }
+      const other = new WakeChannel(worker, 'wake-test:', 4, 'other')
+      await other.listen(() => {}, () => { resubscribed.times++ })
+      await web.client('KILL', 'TYPE', 'pubsub')
+      while (resubscribed.times === 0 && Date.now() < deadline + 10_000) await sleep(20)
+      expect(resubscribed.times).toBeGreaterThan(0)
+      await other.close()
+    } finally {
+      await sender.close().catch(() => {})
+      await listener.close().catch(() => {})
+      web.disconnect()
+      worker.disconnect()
+      await redis.stop()
+    }
   })
 })
