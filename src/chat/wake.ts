@@ -58,7 +58,9 @@ export class WakeChannel {
       const byShard = new Map<number, string[]>()
       for (const phone of this.pending[lane]) {
         const s = shardOf(phone, this.shards)
-        byShard.set(s, [...(byShard.get(s) ?? []), phone])
+        const group = byShard.get(s)
+        if (group) group.push(phone)
+        else byShard.set(s, [phone])
       }
       this.pending[lane].clear()
       for (const [s, group] of byShard) messages.push([s, lane, group])

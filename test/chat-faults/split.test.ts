@@ -142,6 +142,15 @@ describe('the wake channel with the connection away', { timeout: 60_000 }, () =>
       await web.client('KILL', 'TYPE', 'pubsub')
       while (resubscribed.times === 0 && Date.now() < deadline + 10_000) await sleep(20)
       expect(resubscribed.times).toBeGreaterThan(0)
+      // both subscriptions back on every channel before they are closed (ioredis' own re-subscribe, cut short,
+      // would reject with nobody listening)
+      const counts = async (): Promise<number[]> => {
+        const channels = await web.call('PUBSUB', 'SHARDCHANNELS') as string[]
+        if (channels.length < 4) return [0]
+        return ((await web.call('PUBSUB', 'SHARDNUMSUB', ...channels)) as unknown[]).filter((_, i) => i % 2 === 1).map(Number)
+      }
+      while ((await counts()).some((n) => n < 2) && Date.now() < deadline + 20_000) await sleep(20)
+      expect(await counts()).toEqual([2, 2, 2, 2])
       await other.close()
     } finally {
       await sender.close().catch(() => {})
