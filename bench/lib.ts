@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { once } from 'node:events'
-import { createWriteStream, mkdtempSync } from 'node:fs'
+import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -227,11 +227,22 @@ export async function scrape (service: Child, names: readonly string[], absentIs
 export const TURNS_APPLIED = 'club_chat_turns_applied_total'
 export const OUTBOX_PHONES = 'club_chat_outbox_phones'
 
+/** The service as deployed: one instance, or several on one Redis (the first takes the webhooks and the API). */
+export type Service = Child | readonly Child[]
+const instancesOf = (service: Service): readonly Child[] => 'pool' in service ? [service] : service
+
+/** Turns applied by every instance of the service together. */
+export async function turnsApplied (service: Service): Promise<number> {
+  const counts = await Promise.all(instancesOf(service).map(async (i) => (await scrape(i, [TURNS_APPLIED]))[TURNS_APPLIED] ?? 0))
+  return counts.reduce((a, b) => a + b, 0)
+}
+
 /** Waits until the service has applied `turns` turns in all and has no reply left to send. */
-export async function drained (service: Child, turns: number): Promise<void> {
+export async function drained (service: Service, turns: number): Promise<void> {
   await waitFor(`${turns} turns applied and every reply sent`, async () => {
-    const m = await scrape(service, [TURNS_APPLIED, OUTBOX_PHONES])
-    return (m[TURNS_APPLIED] ?? 0) >= turns && m[OUTBOX_PHONES] === 0
+    // the outbox gauge counts from Redis: any instance tells it for all
+    const outbox = (await scrape(instancesOf(service)[0] as Child, [OUTBOX_PHONES]))[OUTBOX_PHONES]
+    return outbox === 0 && await turnsApplied(service) >= turns
   }, 300_000, 100)
 }
 
@@ -240,17 +251,28 @@ export async function drained (service: Child, turns: number): Promise<void> {
  * that happened (performance clock), interpolated between the last two scrapes: a scrape costs the service a
  * little (its gauges read Redis), so it is taken only every 50 ms.
  */
-export async function applied (service: Child, turns: number): Promise<number> {
-  let last = { at: performance.now(), count: (await scrape(service, [TURNS_APPLIED]))[TURNS_APPLIED] ?? 0 }
+export async function applied (service: Service, turns: number): Promise<number> {
+  let last = { at: performance.now(), count: await turnsApplied(service) }
   const deadline = Date.now() + 300_000
   while (last.count < turns) {
     if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${turns} turns applied`)
     await sleep(50)
-    const now = { at: performance.now(), count: (await scrape(service, [TURNS_APPLIED]))[TURNS_APPLIED] ?? 0 }
+    const now = { at: performance.now(), count: await turnsApplied(service) }
     if (now.count >= turns) return last.at + (now.at - last.at) * (turns - last.count) / Math.max(1, now.count - last.count)
     last = now
   }
   return last.at
+}
+
+/** CPU time (user and system, µs) a child has used so far, from /proc (Linux); undefined elsewhere. */
+export function cpuMicros (child: Child): number | undefined {
+  try {
+    // fields after the command name: utime and stime are the 12th and 13th, in clock ticks (100 a second)
+    const fields = readFileSync(`/proc/${child.process.pid ?? 0}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    return (Number(fields[11]) + Number(fields[12])) * 10_000
+  } catch {
+    return undefined
+  }
 }
 
 /** One line of the targets table. */

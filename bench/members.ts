@@ -8,8 +8,8 @@ import { signAccessToken } from '../src/auth/tokens.ts'
 import { demoIds } from '../src/embedded-commerce/demo.ts'
 import { startCommerce, type Commerce } from './commerce.ts'
 import {
-  applied, closedLoop, drained, fmt, openLoop, OUTBOX_PHONES, phoneOf, printTargets, quantile, scaled, SCALE, scrape, SECRETS, send, sleep,
-  startChild, startProvider, startService, TURNS_APPLIED, waitFor, webhook, type Child, type Input, type Provider, type Request, type Target,
+  applied, closedLoop, cpuMicros, drained, fmt, openLoop, OUTBOX_PHONES, phoneOf, printTargets, quantile, scaled, SCALE, scrape, SECRETS, send, sleep,
+  startChild, startProvider, startService, turnsApplied, waitFor, webhook, type Child, type Input, type Provider, type Request, type Target,
 } from './lib.ts'
 import { printTopSelfTime } from './profile.ts'
 import { idlePhoneBytes } from './phone-bytes.ts'
@@ -18,9 +18,10 @@ import { startRedisProxy, type RedisProxy } from './redis-proxy.ts'
 // What members do, through the signed webhook and a loopback provider: unlinked greetings, linking, and linked
 // members browsing, choosing, giving a quantity, opening the cart and confirming orders against the embedded
 // commerce backend, while staff read the orders and the chat inbox. Figures: acks and each turn kind per
-// second as a ratio to a bare Fastify route (the service and the bare route each in a process of their own),
-// the ack p99 at 1,000 msg/s; then, on a service of its own behind a counting proxy, one input at a time, Redis
-// commands and round trips and commerce calls per turn kind, and Redis bytes per idle phone.
+// second as a ratio to a bare Fastify route (the bare route in a process of its own; the service as deployed, a
+// web instance taking the webhooks and a worker instance running the turns), the ack p99 at 1,000 msg/s and the
+// web instance's CPU per ack; then, on a single instance of its own behind a counting proxy, one input at a time,
+// Redis commands and round trips and commerce calls per turn kind, and Redis bytes per idle phone.
 
 interface Member { customerId: string, email: string, name: string, tenantId: string, product: string }
 
@@ -65,20 +66,28 @@ async function linkRequest (pool: Pool, phone: string, member: Member): Promise<
   return webhook(phone, { text: `LINK-${(JSON.parse(res.body) as { code: string }).code}` })
 }
 
-interface Rates { bare: number, acks: number, p50: number, p99: number, acksAtRate: number, kinds: Map<string, { turns: number, seconds: number }>, staff: number[] }
+interface Rates { bare: number, acks: number, ackCpuUs: number | undefined, p50: number, p99: number, acksAtRate: number, kinds: Map<string, { turns: number, seconds: number }>, staff: number[] }
+
+/**
+ * The rates' service as docs/operations.md deploys it: a web instance (CHAT_LANES=off) that takes every webhook and
+ * API call, and a worker instance (CHAT_LANES=on) that runs the turns and sends, on the same Redis.
+ */
+interface Deployment { web: Child, worker: Child }
+const both = (d: Deployment): Child[] => [d.web, d.worker]
 
 /** Every phone sends its input; seconds until the service has applied them all (then waits, untimed, for the replies). */
-async function timedStep (service: Child, phones: readonly string[], make: (phone: string, i: number) => Promise<Request> | Request): Promise<number> {
+async function timedStep (service: Deployment, phones: readonly string[], make: (phone: string, i: number) => Promise<Request> | Request): Promise<number> {
   const requests = await Promise.all(phones.map(async (p, i) => await make(p, i)))
-  const base = (await scrape(service, [TURNS_APPLIED]))[TURNS_APPLIED] ?? 0
+  const base = await turnsApplied(both(service))
   const started = performance.now()
-  await closedLoop(service.pool, requests.length, 64, (i) => requests[i] as Request)
-  const seconds = (await applied(service, base + phones.length) - started) / 1000
-  await drained(service, base + phones.length)
+  await closedLoop(service.web.pool, requests.length, 64, (i) => requests[i] as Request)
+  const seconds = (await applied(both(service), base + phones.length) - started) / 1000
+  await drained(both(service), base + phones.length)
   return seconds
 }
 
-async function measureRates (service: Child, bare: Child): Promise<Rates> {
+async function measureRates (deployment: Deployment, bare: Child): Promise<Rates> {
+  const service = deployment.web
   const barePost = webhook(phoneOf(0, 0), { text: 'hola' })
   await closedLoop(bare.pool, 2_000, 64, () => ({ ...barePost, path: '/bare' }))
   const bareRate = await closedLoop(bare.pool, scaled(20_000, 2_000), 64, () => ({ ...barePost, path: '/bare' }))
@@ -86,10 +95,20 @@ async function measureRates (service: Child, bare: Child): Promise<Rates> {
   // acks: the webhook alone, 200 unlinked phones (the worker runs behind it)
   const unlinked = Array.from({ length: 200 }, (_, i) => phoneOf(1_000_000, i))
   const ackCount = scaled(5_000, 500)
-  await closedLoop(service.pool, 500, 64, (i) => webhook(unlinked[i % unlinked.length] as string, { text: 'hola' }))
-  const base = (await scrape(service, [TURNS_APPLIED]))[TURNS_APPLIED] ?? 0
-  const acks = await closedLoop(service.pool, ackCount, 64, (i) => webhook(unlinked[i % unlinked.length] as string, { text: 'hola' }))
-  await drained(service, base + ackCount)
+  // warm: the web instance's first two thousand or so webhooks cost it several times the later ones (code not yet
+  // optimised); their turns are drained before the measured loop starts
+  const warm = 3_000
+  const warmedFrom = await turnsApplied(both(deployment))
+  await closedLoop(service.pool, warm, 64, (i) => webhook(unlinked[i % unlinked.length] as string, { text: 'hola' }))
+  await drained(both(deployment), warmedFrom + warm)
+  const base = warmedFrom + warm
+  // signed beforehand, so that the client's own work stays out of the loop
+  const ackPosts = Array.from({ length: ackCount }, (_, i) => webhook(unlinked[i % unlinked.length] as string, { text: 'hola' }))
+  const cpuBefore = cpuMicros(service)
+  const acks = await closedLoop(service.pool, ackCount, 64, (i) => ackPosts[i] as Request)
+  const cpuAfter = cpuMicros(service)
+  const ackCpuUs = cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / ackCount
+  await drained(both(deployment), base + ackCount)
 
   const latencies = await openLoop(service.pool, 1_000, Math.max(1, 5 * SCALE), () => webhook(unlinked[Math.floor(Math.random() * unlinked.length)] as string, { text: 'hola' }))
   await waitFor('the open loop\'s replies', async () => (await scrape(service, [OUTBOX_PHONES]))[OUTBOX_PHONES] === 0)
@@ -102,11 +121,11 @@ async function measureRates (service: Child, bare: Child): Promise<Rates> {
   }
   // unlinked greetings from phones new to the service
   const greeters = Array.from({ length: scaled(3_000, 300) }, (_, i) => phoneOf(2_000_000, i))
-  add(UNLINKED, greeters.length, await timedStep(service, greeters, (p) => webhook(p, { text: 'hola' })))
+  add(UNLINKED, greeters.length, await timedStep(deployment, greeters, (p) => webhook(p, { text: 'hola' })))
 
   // linked members: link, then rounds of browsing and ordering, with staff reading orders and the inbox meanwhile
   const members = Array.from({ length: scaled(400, 20) }, (_, i) => phoneOf(3_000_000, i))
-  add(LINK, members.length, await timedStep(service, members, async (p, i) => await linkRequest(service.pool, p, memberOf(i))))
+  add(LINK, members.length, await timedStep(deployment, members, async (p, i) => await linkRequest(service.pool, p, memberOf(i))))
   const staff: number[] = []
   const mix = { running: true }
   const headers = await staffHeaders('club-norte')
@@ -122,13 +141,13 @@ async function measureRates (service: Child, bare: Child): Promise<Rates> {
   })()
   try {
     for (let round = 0; round < Math.max(1, Math.round(2 * SCALE)); round++) {
-      for (const step of ROUND) add(step.kind, members.length, await timedStep(service, members, (p, i) => webhook(p, step.input(memberOf(i)))))
+      for (const step of ROUND) add(step.kind, members.length, await timedStep(deployment, members, (p, i) => webhook(p, step.input(memberOf(i)))))
     }
   } finally {
     mix.running = false
     await reads
   }
-  return { bare: bareRate, acks, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), acksAtRate: latencies.length, kinds, staff: staff.sort((a, b) => a - b) }
+  return { bare: bareRate, acks, ackCpuUs, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), acksAtRate: latencies.length, kinds, staff: staff.sort((a, b) => a - b) }
 }
 
 interface Counted { inputs: number, commands: number, roundTripsWebhook: number, roundTripsAfter: number, replies: number, commerce: number, commerceCounted: number, commercePaths: Map<string, number>, repeatedCommerce: number, byCommand: Map<string, number> }
@@ -237,7 +256,8 @@ async function measureCounts (redis: RedisServer, proxy: RedisProxy, service: Ch
   }
 }
 
-export interface MembersResult { targets: Target[], profile: string | undefined }
+/** `profile`: the worker's CPU profile (the turns); `webProfile`: the web instance's (the acks). */
+export interface MembersResult { targets: Target[], profile: string | undefined, webProfile: string | undefined }
 
 export async function run (): Promise<MembersResult> {
   const profileDir = process.env.BENCH_PROFILE !== '0' ? join(process.cwd(), 'bench', '.profiles') : undefined
@@ -252,16 +272,20 @@ export async function run (): Promise<MembersResult> {
   try {
     const bare = await startChild('bench/bare.ts', {})
     children.push(bare)
-    const service = await startService({ ...common, REDIS_URL: redis.url }, profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])
-    children.push(service)
-    const rates = await measureRates(service, bare)
+    const webProfile = profileDir && join(profileDir, 'web')
+    const profiled = (dir: string | undefined): string[] => dir ? ['--cpu-prof', '--cpu-prof-dir', dir] : []
+    const web = await startService({ ...common, REDIS_URL: redis.url, CHAT_LANES: 'off' }, profiled(webProfile))
+    children.push(web)
+    const worker = await startService({ ...common, REDIS_URL: redis.url, CHAT_LANES: 'on' }, profiled(profileDir))
+    children.push(worker)
+    const rates = await measureRates({ web, worker }, bare)
     provider.reset()
-    await service.stop()
+    await Promise.all([web.stop(), worker.stop()])
     const counted = await startService({ ...common, REDIS_URL: proxy.url })
     children.push(counted)
     const counts = await measureCounts(countedRedis, proxy, counted, provider, commerce)
     report(rates, counts)
-    return { targets: targets(rates, counts), profile: profileDir }
+    return { targets: targets(rates, counts), profile: profileDir, webProfile }
   } finally {
     for (const child of children) await child.stop()
     await provider.close()
@@ -275,13 +299,16 @@ const ratio = (rate: number, bare: number): string => `${fmt(rate)}/s (${(rate /
 
 function report (rates: Rates, counts: Counting): void {
   const lines = [
+    '  rates measured on the documented deployment: a web instance (CHAT_LANES=off) taking every webhook and API call,',
+    '  a worker instance (CHAT_LANES=on) running the turns and sends, one Redis; turns counted on both instances',
     `  bare Fastify route (own process):  ${fmt(rates.bare)} req/s`,
-    `  webhook acks:                      ${ratio(rates.acks, rates.bare)}`,
+    `  webhook acks (web instance):       ${ratio(rates.acks, rates.bare)}, ${rates.ackCpuUs === undefined ? 'CPU n/a' : `${fmt(rates.ackCpuUs)} µs of the web instance's CPU per ack`}`,
     `  ack latency at 1,000 msg/s:        p50 ${fmt(rates.p50)} ms, p99 ${fmt(rates.p99)} ms (${rates.acksAtRate} acks)`,
     '  turns applied per second, by kind (from the first webhook POST until the service counted them applied):',
     ...[...rates.kinds].map(([kind, k]) => `    ${kind.padEnd(30)} ${ratio(k.turns / k.seconds, rates.bare)}  (${k.turns} turns)`),
     `  staff reads during the mix:        ${rates.staff.length} (orders list, chat inbox), p50 ${fmt(quantile(rates.staff, 0.5))} ms, p99 ${fmt(quantile(rates.staff, 0.99))} ms`,
     '',
+    '  counted one input at a time on a single instance running everything (CHAT_LANES=on), behind the counting proxy:',
     `  idle instance:                     ${fmt(counts.idle.commands)} Redis commands/s, ${fmt(counts.idle.roundTrips)} round trips/s`,
     '  per input, one at a time (idle work subtracted; round trips split at the webhook\'s answer; commerce calls as the',
     '  backend received them, "counted" as the service\'s own histogram counted them):',
@@ -337,5 +364,6 @@ function targets (rates: Rates, counts: Counting): Target[] {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const result = await run()
   printTargets(result.targets)
+  if (result.webProfile) printTopSelfTime(result.webProfile)
   if (result.profile) printTopSelfTime(result.profile)
 }

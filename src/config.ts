@@ -37,6 +37,8 @@ const envSchema = z.object({
   CHAT_HISTORY_DAYS: z.coerce.number().int().min(1).max(3_650).default(90),
   CHAT_HISTORY_MAX: z.coerce.number().int().min(10).max(10_000).default(500),
   CHAT_HANDOFF_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(15 * 60_000),
+  // off: a web instance (webhooks and the API only); the chat's turns and sends run on the instances with it on
+  CHAT_LANES: z.enum(['on', 'off']).default('on'),
   // fault-suite only: kill -9 this process at a named point of the pipeline (never set in production)
   CHAT_CRASH_AT: z.string().regex(/^(turn-before-commit|send-before-ack):\d+$/).optional(),
   COMMERCE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -92,6 +94,11 @@ export interface Config {
     readonly historyDays: number
     readonly historyMax: number
     readonly handoffTimeoutMs: number
+    /**
+     * Whether this instance runs the chat's turn and send lanes, the recovery sweep and the handoff timer. Off, it
+     * stores what the webhook accepts and announces it to the instances that run them (docs/operations.md).
+     */
+    readonly lanes: boolean
     readonly crashAt: string | undefined
   }
   readonly commerce: {
@@ -151,6 +158,10 @@ export function loadConfig (source: Record<string, string | undefined> = process
     // The embedded backend's scripts touch keys of many records at once, which a cluster spreads over its nodes.
     throw new ConfigError('Invalid configuration: the embedded commerce backend does not run on a Redis Cluster; with REDIS_CLUSTER_NODES set COMMERCE_URL to a Medusa backend')
   }
+  if (env.CHAT_LANES === 'off' && !env.REDIS_URL && !env.REDIS_CLUSTER_NODES) {
+    // the in-memory stores are this process's own: no other instance could take the turns it accepts
+    throw new ConfigError('Invalid configuration: CHAT_LANES=off needs REDIS_URL (or REDIS_CLUSTER_NODES) shared with instances running CHAT_LANES=on')
+  }
   if (env.NODE_ENV === 'production') refuseUnsafeProduction(env)
   const generatedSecrets: string[] = []
   const secret = (name: typeof SECRETS[number]): string => {
@@ -187,6 +198,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
       historyDays: env.CHAT_HISTORY_DAYS,
       historyMax: env.CHAT_HISTORY_MAX,
       handoffTimeoutMs: env.CHAT_HANDOFF_TIMEOUT_MS,
+      lanes: env.CHAT_LANES === 'on',
       crashAt: env.CHAT_CRASH_AT,
     }),
     commerce: Object.freeze({

@@ -91,8 +91,9 @@ export type Delivery =
  * one bad item does not make the provider resend the good ones.
  */
 export function readDelivery (body: unknown, receivedAt: number): Delivery {
-  const asBatch = batch.safeParse(body)
-  if (asBatch.success) {
+  // only a body saying `batch: true` can be one (the schema's literal): a single event is not tried as a batch first
+  const asBatch = (body as { batch?: unknown } | null)?.batch === true ? batch.safeParse(body) : undefined
+  if (asBatch?.success) {
     const messages: InboundMessage[] = []
     let skipped = 0
     for (const item of asBatch.data.data) {

@@ -75,6 +75,9 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     wake?.announce(lane, phones, (err) => { log.warn({ err }, 'chat wake-up not published') })
   }
   const lanes = { owner, leaseMs: chat.leaseMs, shards: chat.shards, log, metrics }
+  // CHAT_LANES=off (a web instance): nothing below is started; work found here is announced to the instances
+  // that run the lanes, over the wake channel, instead of offered to this one's runners
+  const runsLanes = chat.lanes
 
   let transport: Transport
   if (chat.apiBaseUrl) {
@@ -105,7 +108,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     clock,
     handoffTimeoutMs: chat.handoffTimeoutMs,
     log,
-    queued: (phone) => { sender.runner.offer([phone]) },
+    queued: (phone) => { wakeLane('send', [phone]) },
     activity: (tenantId: string, event: ActivityEvent) => {
       app.liveHub.publish(keys.chat.clubActivity(tenantId), { type: 'chat', event }).catch((err: Error) => { log.warn({ err }, 'chat activity not published') })
     },
@@ -125,17 +128,23 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     committing: (phone, recorded) => { inbox.committing(phone, recorded) },
   })
 
+  const runners = { turn: worker.runner, send: sender.runner }
+  function wakeLane (lane: Lane, phones: string[]): void {
+    if (runsLanes) runners[lane].offer(phones)
+    else publish(lane, phones)
+  }
+
   // phones nobody may be on any more (a dead instance's, wake-ups lost while Redis was away)
-  const recovery = new Recovery({ store, owner, shards: chat.shards, leaseMs: chat.leaseMs, runners: { turn: worker.runner, send: sender.runner }, log })
+  const recovery = new Recovery({ store, owner, shards: chat.shards, leaseMs: chat.leaseMs, runners, log })
   const reconnected = (): void => { recovery.sweepAll('Redis connection back') }
 
   // only phones whose mailbox was empty need a worker told: a phone with mail has one on it already (or a timer)
   const accepted = (result: Accepted): void => {
     metrics.accepted.inc(result.stored)
     if (result.due.length === 0) return
-    worker.runner.offer(result.due)
+    wakeLane('turn', result.due)
     // more than this instance takes at once: let the others know
-    if (worker.runner.saturated) publish('turn', result.due)
+    if (runsLanes && worker.runner.saturated) publish('turn', result.due)
   }
 
   await app.register(async (scope) => {
@@ -144,7 +153,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   // a letter driven back is queued where no runner may look: tell its lane
   const redrive = async (id: string) => {
     const letter = await store.redrive(id)
-    if (letter) (letter.lane === 'turn' ? worker : sender).runner.offer([letter.phone])
+    if (letter) wakeLane(letter.lane, [letter.phone])
     return letter
   }
   await app.register(async (scope) => { await deadLetterRoutes(scope, { deadLetters: store.deadLetters.bind(store), deadLetter: store.deadLetter.bind(store), redrive }) })
@@ -155,15 +164,17 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   // one shard per tick, every shard once a minute at most (about one command a second), at least four times
   // per timeout, so a request is handed back at most a minute after its deadline
   let handoffShard = 0
-  const handoffTimer = setInterval(() => {
-    const shard = handoffShard
-    handoffShard = (handoffShard + 1) % chat.shards
-    inbox.expireDue(shard).catch((err: Error) => { log.warn({ err, shard }, 'chat handoff check failed') })
-  }, Math.max(50, Math.min(60_000, chat.handoffTimeoutMs / 4) / chat.shards))
-  handoffTimer.unref()
+  const handoffTimer = runsLanes
+    ? setInterval(() => {
+      const shard = handoffShard
+      handoffShard = (handoffShard + 1) % chat.shards
+      inbox.expireDue(shard).catch((err: Error) => { log.warn({ err, shard }, 'chat handoff check failed') })
+    }, Math.max(50, Math.min(60_000, chat.handoffTimeoutMs / 4) / chat.shards))
+    : undefined
+  handoffTimer?.unref()
 
   // order updates and reminders: each member notice also goes to the member's linked phones (src/chat/updates.ts)
-  const updates = new ChatUpdates({ store, linkedAccounts: app.linkedAccounts, tenants: app.tenants, clock, log, queued: (phone) => { sender.runner.offer([phone]) }, recorded: (entry) => { recordSystem(entry) } })
+  const updates = new ChatUpdates({ store, linkedAccounts: app.linkedAccounts, tenants: app.tenants, clock, log, queued: (phone) => { wakeLane('send', [phone]) }, recorded: (entry) => { recordSystem(entry) } })
   app.notifications.observe(async (notice) => {
     try {
       await updates.onNotice(notice)
@@ -189,9 +200,13 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   })
 
   app.addHook('onReady', async () => {
+    if (!runsLanes) {
+      log.info('chat lanes off (CHAT_LANES=off): accepted messages are announced to the instances that run them')
+      return
+    }
     worker.runner.start()
     sender.runner.start()
-    await wake?.listen((lane, phones) => { (lane === 'turn' ? worker : sender).runner.offer(phones) })
+    await wake?.listen((lane, phones) => { runners[lane].offer(phones) }, () => { recovery.sweepAll('wake-up subscription back') })
     recovery.start()
     app.redis?.on('ready', reconnected)
   })
@@ -202,6 +217,6 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     await Promise.all([worker.runner.stop(STOP_GRACE_MS), sender.runner.stop(STOP_GRACE_MS)])
     await recovery.stop()
     await wake?.close().catch(() => {})
-    log.info('chat pipeline stopped: leases handed back')
+    if (runsLanes) log.info('chat pipeline stopped: leases handed back')
   })
 }, { name: 'chat', dependencies: ['auth', 'chat-linking', 'metrics', 'orders', 'crops', 'notifications'] })

@@ -31,6 +31,8 @@ describe('config', () => {
     [{ CHAT_SEND_RATE: 'fast' }, /CHAT_SEND_RATE/],
     [{ CATALOG_CACHE_MS: '-1' }, /CATALOG_CACHE_MS/],
     [{ CATALOG_CACHE_MS: 'soon' }, /CATALOG_CACHE_MS/],
+    [{ CHAT_LANES: 'maybe' }, /CHAT_LANES/],
+    [{ CHAT_LANES: 'off' }, /CHAT_LANES=off needs REDIS_URL/],
   ])('a bad value stops the start with one line naming the variable (%o)', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError)
     expect(() => loadConfig(env)).toThrow(message)
@@ -43,6 +45,12 @@ describe('config', () => {
     const ok = loadConfig({ NODE_ENV: 'production', ...secrets, REDIS_URL: 'redis://127.0.0.1:6379' })
     expect(ok.generatedSecrets).toEqual([])
     expect(ok.jwtSecret).toBe(secrets.JWT_SECRET)
+  })
+
+  it('runs the chat lanes unless told not to, which takes a shared Redis', () => {
+    expect(loadConfig({}).chat.lanes).toBe(true)
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', CHAT_LANES: 'off' }).chat.lanes).toBe(false)
+    expect(loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7000', COMMERCE_URL: 'http://127.0.0.1:9000', CHAT_LANES: 'off' }).chat.lanes).toBe(false)
   })
 
   it('treats empty values as unset', () => {
