@@ -2,7 +2,7 @@ import type { RedisClient } from '../../stores/redis-client.ts'
 import { z } from 'zod'
 import { ROLES } from '../../tenants/roles.ts'
 import { keys } from '../../stores/keys.ts'
-import type { LinkedAccount, LinkedAccountStore } from './types.ts'
+import type { LinkedAccount, LinkedAccountStore, PhoneLinks } from './types.ts'
 
 // spec, Limits: the login form stores the account with a token expiry of 7 days.
 export const LINKED_ACCOUNT_TTL_MS = 7 * 24 * 60 * 60 * 1000
@@ -22,7 +22,8 @@ const linkedAccountSchema = z.object({
 
 // The member's choice to have no chat updates sits in the phone's hash beside the accounts, under a field no
 // tenant id can be (tenant ids have no ':').
-const UPDATES_OFF = (tenantId: string): string => `updates-off:${tenantId}`
+const UPDATES_OFF_PREFIX = 'updates-off:'
+const UPDATES_OFF = (tenantId: string): string => `${UPDATES_OFF_PREFIX}${tenantId}`
 const isAccountField = (field: string): boolean => !field.includes(':')
 
 // Stored (version 2) as a JSON array under the tenant id's field: [2, tenantName, customerId, email, name, role,
@@ -83,8 +84,11 @@ export class MemoryLinkedAccountStore implements LinkedAccountStore {
   private readonly phones = new Map<string, Map<string, LinkedAccount>>()
   private readonly off = new Set<string>()
 
-  async list (phone: string) {
-    return [...(this.phones.get(phone)?.values() ?? [])].map((a) => structuredClone(a)).sort(byTenant)
+  async list (phone: string) { return (await this.links(phone)).accounts }
+
+  async links (phone: string): Promise<PhoneLinks> {
+    const accounts = [...(this.phones.get(phone)?.values() ?? [])].map((a) => structuredClone(a)).sort(byTenant)
+    return { accounts, updatesOff: accounts.filter((a) => this.off.has(`${phone}\n${a.tenantId}`)).map((a) => a.tenantId) }
   }
 
   async put (phone: string, account: LinkedAccount) {
@@ -125,9 +129,13 @@ export class RedisLinkedAccountStore implements LinkedAccountStore {
     return raw === null ? undefined : decodeAccount(tenantId, raw)
   }
 
-  async list (phone: string) {
-    const all = await this.redis.hgetall(keys.chat.linking.accounts(phone))
-    return Object.entries(all).filter(([field]) => isAccountField(field)).map(([field, raw]) => decodeAccount(field, raw)).sort(byTenant)
+  async list (phone: string) { return (await this.links(phone)).accounts }
+
+  async links (phone: string): Promise<PhoneLinks> {
+    const fields = Object.entries(await this.redis.hgetall(keys.chat.linking.accounts(phone)))
+    const accounts = fields.filter(([field]) => isAccountField(field)).map(([field, raw]) => decodeAccount(field, raw)).sort(byTenant)
+    const off = new Set(fields.filter(([field]) => field.startsWith(UPDATES_OFF_PREFIX)).map(([field]) => field.slice(UPDATES_OFF_PREFIX.length)))
+    return { accounts, updatesOff: accounts.filter((a) => off.has(a.tenantId)).map((a) => a.tenantId) }
   }
 
   async put (phone: string, account: LinkedAccount) {
