@@ -20,7 +20,7 @@ const NOW_MS = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 +
 // fields in a full hash. The string is a JSON envelope, a newline, then the session document as it is (no
 // escaping; JSON text holds no raw newline). Envelope fields: v (compare-and-set version), a (applied inbound
 // ids, newest first), t (tries at the mailbox head since the last commit), e (its last error), i (epoch ms of
-// the last inbound message), s (de-duplication markers, below). Saved with its time to live kept.
+// the last inbound message), m and b (de-duplication markers, below). Saved with its time to live kept.
 const RECORD = `
 local function load (key)
   local raw = redis.call('GET', key)
@@ -75,30 +75,59 @@ if ${lane} == 'turn' then
 end
 return {'more', woke, sendHead, sendTries, head, '0'}`
 
-// De-duplication markers live in the phone's record, field `s`: `<tag>=<epoch s>;` per message id
-// and delivery key the phone saw, the tag the first 12 hex digits of the SHA-1 of the id (a collision
-// within one phone's day is about one in 10^14), pruned as they pass DEDUPE_TTL_SECONDS. One small field
-// instead of a key per marker keeps an idle phone's Redis footprint small.
+// De-duplication markers live in the phone's record: per message id and delivery key the phone saw, a tag
+// (the first 48 bits of the SHA-1 of the id, as 8 base64url characters: a collision within one phone's day is
+// about one in 10^14) and its age in seconds (base 36) at the record's moment `b` (epoch s), in field `m` as
+// `<tag><age>;` (about 11 B each; the newest are the youngest, so their ages are short). They are pruned as they
+// pass DEDUPE_TTL_SECONDS. One small field instead of a key per marker keeps an idle phone's Redis footprint
+// small. Field `s` of the first version (`<12 hex digits>=<epoch s>;`) still reads and is rewritten as `m`.
+const MARKERS = `
+local B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+local function tagOf (hex)
+  local out = {}
+  for i = 1, 12, 3 do
+    local n = tonumber(string.sub(hex, i, i + 2), 16)
+    local hi, lo = math.floor(n / 64), n % 64
+    out[#out + 1] = string.sub(B64, hi + 1, hi + 1) .. string.sub(B64, lo + 1, lo + 1)
+  end
+  return table.concat(out)
+end
+local function base36 (n)
+  if n <= 0 then return '0' end
+  local out = ''
+  while n > 0 do
+    local d = n % 36
+    out = string.sub('0123456789abcdefghijklmnopqrstuvwxyz', d + 1, d + 1) .. out
+    n = math.floor(n / 36)
+  end
+  return out
+end
+-- each marker of the record: fn(tag, epoch s)
+local function eachMarker (r, fn)
+  for tag, at in string.gmatch(r.s or '', '(%x+)=(%d+);') do fn(tagOf(tag), tonumber(at)) end
+  for entry in string.gmatch(r.m or '', '([^;]+);') do fn(string.sub(entry, 1, 8), r.b - tonumber(string.sub(entry, 9), 36)) end
+end`
+
 // KEYS session, mailbox, ready; ARGV phone, dedupeSeconds, at ('' = none), deliveryKey ('' = none), then id_i, body_i
 const acceptScript = defineScript<[phone: string, dedupeSeconds: number, at: string, deliveryKey: string, ...idsAndBodies: string[]], [stored: number, due: number]>({
   name: 'chatAccept',
   keys: 3,
-  lua: `${NOW_MS}${RECORD}
+  lua: `${NOW_MS}${RECORD}${MARKERS}
 local r = load(KEYS[1])
 local sec = tonumber(t[1])
 local cutoff = sec - tonumber(ARGV[2])
 local marks, kept = {}, {}
-for tag, at in string.gmatch(r.s or '', '(%x+)=(%d+);') do
-  if tonumber(at) > cutoff then
+eachMarker(r, function (tag, at)
+  if at > cutoff and not marks[tag] then
     marks[tag] = true
-    kept[#kept + 1] = tag .. '=' .. at .. ';'
+    kept[#kept + 1] = tag .. base36(sec - at) .. ';'
   end
-end
+end)
 local function fresh (s)
-  local tag = string.sub(redis.sha1hex(s), 1, 12)
+  local tag = tagOf(redis.sha1hex(s))
   if marks[tag] then return false end
   marks[tag] = true
-  kept[#kept + 1] = tag .. '=' .. sec .. ';'
+  kept[#kept + 1] = tag .. '0;'
   return true
 end
 local stored = 0
@@ -110,7 +139,8 @@ if ARGV[4] == '' or fresh('k' .. ARGV[4]) then
     end
   end
 end
-r.s = table.concat(kept)
+r.s = nil
+if #kept > 0 then r.m, r.b = table.concat(kept), sec else r.m, r.b = nil, nil end
 if ARGV[3] ~= '' then r.i = ARGV[3] end
 save(KEYS[1], r)
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) * 1000 then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 1000) end

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto'
+import fc from 'fast-check'
+import type { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEDUPE_TTL_SECONDS } from '../../src/chat/store.ts'
+import { envelopeOf, RedisChatStore } from '../../src/chat/store-redis.ts'
+import { keys } from '../../src/stores/keys.ts'
+import { shardOf } from '../../src/stores/shards.ts'
+import { testRedis } from '../helper.ts'
+import { newPhone } from './support.ts'
+
+// The phone's record as stored on Redis: what each version of its fields looks like, that records written by an
+// earlier version still read the same, and that what the scripts parse round-trips.
+
+const SHARDS = 8
+const hex12 = (s: string): string => createHash('sha1').update(s).digest('hex').slice(0, 12)
+const tag = (s: string): string => Buffer.from(hex12(s), 'hex').toString('base64url')
+
+describe('the phone record on Redis', () => {
+  let redis: Redis
+  let store: RedisChatStore
+  let cleanup: () => Promise<void>
+  beforeAll(async () => {
+    const r = await testRedis()
+    redis = r.redis
+    cleanup = r.cleanup
+    store = new RedisChatStore(redis, SHARDS)
+  })
+  afterAll(async () => { await cleanup() })
+
+  const sessionKey = (phone: string): string => keys.chat.bot.session(shardOf(phone, SHARDS), phone)
+  const record = async (phone: string): Promise<string> => (await redis.get(sessionKey(phone))) ?? ''
+  const envelope = async (phone: string) => envelopeOf(await record(phone)) as { m?: string, b?: number, s?: string }
+  const serverSeconds = async (): Promise<number> => Number((await redis.time())[0])
+  const accepted = async (phone: string, id: string, deliveryKey?: string): Promise<number> =>
+    (await store.accept([{ phone, id, body: id }], deliveryKey === undefined ? {} : { deliveryKey })).stored
+
+  it('keeps a de-duplication marker as a base64url tag and a base-36 age: about 11 bytes each', async () => {
+    const phone = newPhone()
+    for (let i = 0; i < 9; i++) await store.accept([{ phone, id: `wamid.${phone}-${i}`, body: 'x' }], { deliveryKey: `key-${phone}-${i}` })
+    const e = await envelope(phone)
+    expect(e.s).toBeUndefined()
+    expect(e.m).toMatch(/^([A-Za-z0-9_-]{8}[0-9a-z]+;){18}$/)
+    expect(e.m!.length).toBeLessThanOrEqual(18 * 11)
+    expect(e.m).toContain(`${tag(`mwamid.${phone}-0`)}`)
+    expect(e.b).toBeGreaterThan(1_700_000_000)
+  })
+
+  it('reads the markers of the first version (hex tag = epoch seconds), drops expired ones, and rewrites them in the new form', async () => {
+    const phone = newPhone()
+    const now = await serverSeconds()
+    const old = `${hex12('mseen')}=${now - 60};${hex12('mgone')}=${now - DEDUPE_TTL_SECONDS - 60};${hex12('kdelivery')}=${now - 10};`
+    await redis.set(sessionKey(phone), `${JSON.stringify({ s: old, v: 3, i: '1000' })}\n{"doc":1}`)
+    expect(await accepted(phone, 'seen')).toBe(0)
+    expect(await accepted(phone, 'other', 'delivery')).toBe(0)
+    expect(await accepted(phone, 'gone')).toBe(1)
+    const e = await envelope(phone)
+    expect(e).toMatchObject({ v: 3, i: '1000' })
+    expect(e.s).toBeUndefined()
+    expect(e.m).toContain(tag('mseen'))
+    expect(e.m).not.toContain(tag('mother'))
+    // converted: still known
+    expect(await accepted(phone, 'seen')).toBe(0)
+    expect(await accepted(phone, 'gone')).toBe(0)
+    expect((await record(phone)).endsWith('\n{"doc":1}')).toBe(true)
+  })
+
+  it('a marker is known while younger than the de-duplication window, in either form as stored (property)', async () => {
+    const ages = fc.oneof(fc.integer({ min: 0, max: DEDUPE_TTL_SECONDS - 5 }), fc.integer({ min: DEDUPE_TTL_SECONDS + 5, max: 3 * DEDUPE_TTL_SECONDS }))
+    await fc.assert(fc.asyncProperty(fc.uniqueArray(fc.record({ id: fc.string({ minLength: 1, maxLength: 20 }), age: ages }), { selector: (x) => x.id, minLength: 1, maxLength: 8 }), fc.boolean(), async (seen, first) => {
+      const phone = newPhone()
+      const now = await serverSeconds()
+      const stored = first
+        ? { s: seen.map((x) => `${hex12(`m${x.id}`)}=${now - x.age};`).join('') }
+        : { m: seen.map((x) => `${tag(`m${x.id}`)}${x.age.toString(36)};`).join(''), b: now }
+      await redis.set(sessionKey(phone), `${JSON.stringify({ ...stored, v: 1 })}\n`)
+      for (const x of seen) expect({ ...x, stored: await accepted(phone, x.id) }).toEqual({ ...x, stored: x.age < DEDUPE_TTL_SECONDS ? 0 : 1 })
+      // every one is known now, in the new form only
+      for (const x of seen) expect(await accepted(phone, x.id)).toBe(0)
+      expect((await envelope(phone)).m).toMatch(/^([A-Za-z0-9_-]{8}[0-9a-z]+;)+$/)
+    }), { numRuns: 30 })
+  })
+})
