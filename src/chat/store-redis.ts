@@ -3,6 +3,7 @@ import { keys } from '../stores/keys.ts'
 import { shardOf } from '../stores/shards.ts'
 import { defineScript, type ScriptArg } from '../stores/define-script.ts'
 import { historyArgs, MemoryInboxStore, RECORD_LUA, type InboxLimits, type InboxStore } from './inbox/store.ts'
+import { packSession, unpackSession } from './session-codec.ts'
 import {
   appliedMark, byPhone, DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, SYSTEM_SENT_TTL_MS, MemoryChatStore, SESSION_TTL_MS, shardOfDeadLetter,
   type AcceptOptions, type ChatStore, type Commit, type Committed, type DeadLetter, type Lane, type Letter, type Next, type SendWork,
@@ -17,10 +18,11 @@ const NOW_MS = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 +
 
 // The phone's record is one string, not a hash: a session document is longer than the 64 bytes up to which
 // Redis keeps a hash compact (hash-max-listpack-value), and a string is about half the memory of the same
-// fields in a full hash. The string is a JSON envelope, a newline, then the session document as it is (no
-// escaping; JSON text holds no raw newline). Envelope fields: v (compare-and-set version), a (applied inbound
-// ids, newest first), t (tries at the mailbox head since the last commit), e (its last error), i (epoch ms of
-// the last inbound message), m and b (de-duplication markers, below). Saved with its time to live kept.
+// fields in a full hash. The string is a JSON envelope, a newline, then the session document as packed by
+// session-codec.ts (no escaping: neither form holds a raw newline). Envelope fields: v (compare-and-set
+// version), a (applied inbound ids, newest first), t (tries at the mailbox head since the last commit), e (its
+// last error), i (epoch ms of the last inbound message), m and b (de-duplication markers, below). Saved with
+// its time to live kept.
 const RECORD = `
 local function load (key)
   local raw = redis.call('GET', key)
@@ -361,7 +363,7 @@ function turnWork (phone: string, r: Reply): TurnWork {
   return {
     phone,
     message: message as string,
-    session: { version: Number(v || 0), doc: doc || undefined, applied: applied ? applied.split(APPLIED_SEPARATOR) : [] },
+    session: { version: Number(v || 0), doc: doc ? unpackSession(doc) : undefined, applied: applied ? applied.split(APPLIED_SEPARATOR) : [] },
     tries: Number(tries || 1),
     lastError: err || undefined,
   }
@@ -450,7 +452,7 @@ export class RedisChatStore implements ChatStore {
     const links = (c.linkCodes ?? []).map((code) => b.linkResult(s, phone, code))
     const r = await commitScript(this.redis,
       [b.session(s, phone), b.mailbox(s, phone), b.outbox(s, phone), b.ready(s), b.owners(s), b.sendable(s), b.senders(s), b.sendTries(s), b.history(s, phone), b.conversation(s, phone), ...links],
-      phone, owner, c.expected, c.doc ?? '', JSON.stringify(c.applied.map(appliedMark)), c.message, leaseMs, SESSION_TTL_MS, c.sender ?? '', c.replies.length, ...c.replies, ...(c.record ? historyArgs(c.record, this.recorder()) : ['']))
+      phone, owner, c.expected, c.doc ? packSession(c.doc) : '', JSON.stringify(c.applied.map(appliedMark)), c.message, leaseMs, SESSION_TTL_MS, c.sender ?? '', c.replies.length, ...c.replies, ...(c.record ? historyArgs(c.record, this.recorder()) : ['']))
     const result = next(r, (more) => turnWork(phone, more))
     if (r[1] === 'leased') return { ...result, send: { phone, entry: str(r[2]), tries: Number(r[3]) } }
     return Number(r[1]) === 1 ? { ...result, senderDue: true } : result

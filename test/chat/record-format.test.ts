@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEDUPE_TTL_SECONDS } from '../../src/chat/store.ts'
+import { packSession, unpackSession } from '../../src/chat/session-codec.ts'
 import { envelopeOf, RedisChatStore } from '../../src/chat/store-redis.ts'
 import { keys } from '../../src/stores/keys.ts'
 import { shardOf } from '../../src/stores/shards.ts'
@@ -79,5 +80,37 @@ describe('the phone record on Redis', () => {
       for (const x of seen) expect(await accepted(phone, x.id)).toBe(0)
       expect((await envelope(phone)).m).toMatch(/^([A-Za-z0-9_-]{8}[0-9a-z]+;)+$/)
     }), { numRuns: 30 })
+  })
+
+  // a linked member's document at the main menu, as the machine writes it
+  const linkedDoc = '{"machineVersion":2,"state":"MAIN_MENU","phone":"5490005000000","tenantId":"club-norte","cart":[],"lastActivity":1795590243995,"accounts":[{"tenantId":"club-norte","tenantName":"Club Norte","name":"Bruno","role":"member","linkedAt":1795590242986,"expiresAt":1795593842000,"locale":"es"}],"linkFailures":0,"options":["menu:browse","menu:cart","menu:repeat","menu:orders","menu:notifications","menu:updates-off","menu:person","menu:language","menu:unlink"],"shown":[],"catalogOffset":0,"catalogCount":0}'
+
+  it('keeps the session document packed (a linked member\'s: about a quarter of its JSON) and answers it as it was committed', async () => {
+    const phone = newPhone()
+    await store.accept([{ phone, id: `${phone}-1`, body: '1' }, { phone, id: `${phone}-2`, body: '2' }])
+    const first = await store.takeTurn(phone, 'w', 10_000)
+    if (first.kind !== 'ok') throw new Error(first.kind)
+    const next = await store.commitTurn(phone, 'w', { expected: 0, doc: linkedDoc, applied: [first.work.message], message: first.work.message, replies: [] }, 10_000)
+    expect(next).toMatchObject({ kind: 'more', work: { session: { version: 1, doc: linkedDoc } } })
+    const stored = (await record(phone)).split('\n')[1]!
+    expect(stored.startsWith('~')).toBe(true)
+    expect(stored.length).toBeLessThan(linkedDoc.length / 4)
+  })
+
+  it('a session document stored before packing (JSON as it is) reads the same', async () => {
+    const phone = newPhone()
+    await redis.set(sessionKey(phone), `${JSON.stringify({ v: 4, a: ['0123456789ab'] })}\n${linkedDoc}`)
+    await store.accept([{ phone, id: `${phone}-1`, body: '1' }])
+    const taken = await store.takeTurn(phone, 'w', 10_000)
+    expect(taken).toMatchObject({ kind: 'ok', work: { session: { version: 4, doc: linkedDoc, applied: ['0123456789ab'] } } })
+    expect(unpackSession(linkedDoc)).toBe(linkedDoc)
+  })
+
+  it('packing round-trips any document, and never leaves a newline in the record (property)', () => {
+    fc.assert(fc.property(fc.oneof(fc.string({ unit: 'grapheme', minLength: 1 }), fc.json()), (doc) => {
+      const packed = packSession(doc)
+      expect(packed).not.toContain('\n')
+      expect(unpackSession(packed)).toBe(doc)
+    }), { numRuns: 300 })
   })
 })
