@@ -20,8 +20,9 @@ const NOW_MS = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 +
 // Redis keeps a hash compact (hash-max-listpack-value), and a string is about half the memory of the same
 // fields in a full hash. The string is a JSON envelope, a newline, then the session document as packed by
 // session-codec.ts (no escaping: neither form holds a raw newline). Envelope fields: v (compare-and-set
-// version), a (applied inbound ids, newest first), t (tries at the mailbox head since the last commit), e (its
-// last error), i (epoch ms of the last inbound message), m and b (de-duplication markers, below). Saved with
+// version), p (applied inbound ids, newest first: their marks, 12 hex digits each, as 8 base64url characters,
+// one after the other; `a`, a JSON array of the marks or ids, in records of the first version), t (tries at
+// the mailbox head since the last commit), e (its last error), i (epoch ms of the last inbound message), m and b (de-duplication markers, below). Saved with
 // its time to live kept.
 const RECORD = `
 local function load (key)
@@ -38,7 +39,12 @@ local function save (key, r)
   redis.call('SET', key, cjson.encode(r) .. '\\n' .. (d or ''), 'KEEPTTL')
   r.d = d
 end
-local function applied (r) if r.a then return table.concat(r.a, '\\n') end return '' end`
+-- the applied marks as the store reads them: '+' and the packed marks, or the first version's, one per line
+local function applied (r)
+  if r.p then return '+' .. r.p end
+  if r.a then return table.concat(r.a, '\\n') end
+  return ''
+end`
 
 // Puts the phone in a lane's zset (due now) unless it is there; 1 when nobody is on it (it was not there, or
 // it is due with no lease and no backoff: its wake-up was lost), so that the caller tells a runner.
@@ -195,7 +201,7 @@ return {'ok', '0', '', '0', head, redis.call('HGET', KEYS[4], ARGV[1]) or '0'}`,
 })
 
 // KEYS session, mailbox, outbox, ready, owners, sendable, senders, sendTries, history, conversation, then the
-// link results to drop; ARGV phone, owner, expected, doc ('' = ack only), applied (JSON array), message, leaseMs,
+// link results to drop; ARGV phone, owner, expected, doc ('' = ack only), applied (packed), message, leaseMs,
 // ttlMs, sender ('' = none: lease the outbox to it when nobody is on it, saving the sender its take), the count
 // of replies, the replies, then the turn's record for the history (historyArgs; its entry '' = none)
 const commitScript = defineScript<[phone: string, owner: string, expected: number, doc: string, applied: string, message: string, leaseMs: number, ttlMs: number, sender: string, count: number, ...rest: ScriptArg[]], Reply>({
@@ -211,7 +217,8 @@ if tostring(r.v or 0) ~= ARGV[3] then return {'lost'} end
 if ARGV[4] ~= '' then
   r.v = (r.v or 0) + 1
   r.d = ARGV[4]
-  r.a = cjson.decode(ARGV[5])
+  r.p = ARGV[5]
+  r.a = nil
 end
 r.t = nil
 r.e = nil
@@ -356,6 +363,17 @@ export const envelopeOf = (record: string): { v?: number, i?: string } => JSON.p
 
 const b = keys.chat.bot
 const APPLIED_SEPARATOR = '\n'
+const PACKED_MARKS = '+'
+const MARK_CHARS = 8
+
+const packMarks = (applied: readonly string[]): string => applied.map((id) => Buffer.from(appliedMark(id), 'hex').toString('base64url')).join('')
+
+function appliedOf (stored: string): string[] {
+  if (!stored.startsWith(PACKED_MARKS)) return stored ? stored.split(APPLIED_SEPARATOR) : []
+  const marks: string[] = []
+  for (let i = PACKED_MARKS.length; i < stored.length; i += MARK_CHARS) marks.push(Buffer.from(stored.slice(i, i + MARK_CHARS), 'base64url').toString('hex'))
+  return marks
+}
 const str = (v: string | number | null | undefined): string => v === null || v === undefined ? '' : String(v)
 
 function turnWork (phone: string, r: Reply): TurnWork {
@@ -363,7 +381,7 @@ function turnWork (phone: string, r: Reply): TurnWork {
   return {
     phone,
     message: message as string,
-    session: { version: Number(v || 0), doc: doc ? unpackSession(doc) : undefined, applied: applied ? applied.split(APPLIED_SEPARATOR) : [] },
+    session: { version: Number(v || 0), doc: doc ? unpackSession(doc) : undefined, applied: appliedOf(applied ?? '') },
     tries: Number(tries || 1),
     lastError: err || undefined,
   }
@@ -452,7 +470,7 @@ export class RedisChatStore implements ChatStore {
     const links = (c.linkCodes ?? []).map((code) => b.linkResult(s, phone, code))
     const r = await commitScript(this.redis,
       [b.session(s, phone), b.mailbox(s, phone), b.outbox(s, phone), b.ready(s), b.owners(s), b.sendable(s), b.senders(s), b.sendTries(s), b.history(s, phone), b.conversation(s, phone), ...links],
-      phone, owner, c.expected, c.doc ? packSession(c.doc) : '', JSON.stringify(c.applied.map(appliedMark)), c.message, leaseMs, SESSION_TTL_MS, c.sender ?? '', c.replies.length, ...c.replies, ...(c.record ? historyArgs(c.record, this.recorder()) : ['']))
+      phone, owner, c.expected, c.doc ? packSession(c.doc) : '', packMarks(c.applied), c.message, leaseMs, SESSION_TTL_MS, c.sender ?? '', c.replies.length, ...c.replies, ...(c.record ? historyArgs(c.record, this.recorder()) : ['']))
     const result = next(r, (more) => turnWork(phone, more))
     if (r[1] === 'leased') return { ...result, send: { phone, entry: str(r[2]), tries: Number(r[3]) } }
     return Number(r[1]) === 1 ? { ...result, senderDue: true } : result

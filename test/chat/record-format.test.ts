@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEDUPE_TTL_SECONDS } from '../../src/chat/store.ts'
+import { appliedMark, DEDUPE_TTL_SECONDS } from '../../src/chat/store.ts'
 import { packSession, unpackSession } from '../../src/chat/session-codec.ts'
 import { envelopeOf, RedisChatStore } from '../../src/chat/store-redis.ts'
 import { keys } from '../../src/stores/keys.ts'
@@ -112,5 +112,25 @@ describe('the phone record on Redis', () => {
       expect(packed).not.toContain('\n')
       expect(unpackSession(packed)).toBe(doc)
     }), { numRuns: 300 })
+  })
+
+  it('keeps the applied marks packed (8 characters each) and answers them as marks; first-version lists still read (property)', async () => {
+    await fc.assert(fc.asyncProperty(fc.array(fc.string({ minLength: 1, maxLength: 60 }), { maxLength: 8 }), fc.boolean(), async (ids, first) => {
+      const phone = newPhone()
+      const marks = ids.map(appliedMark)
+      if (first) await redis.set(sessionKey(phone), `${JSON.stringify({ v: 2, a: ids })}\n{}`)
+      else {
+        await store.accept([{ phone, id: `${phone}-0`, body: '0' }])
+        const taken = await store.takeTurn(phone, 'w', 10_000)
+        if (taken.kind !== 'ok') throw new Error(taken.kind)
+        await store.commitTurn(phone, 'w', { expected: 0, doc: '{}', applied: ids, message: '0', replies: [] }, 10_000)
+        const e = envelopeOf(await record(phone)) as { p?: string, a?: unknown }
+        expect(e.a).toBeUndefined()
+        expect(e.p).toHaveLength(8 * ids.length)
+      }
+      await store.accept([{ phone, id: `${phone}-1`, body: '1' }])
+      const taken = await store.takeTurn(phone, 'w', 10_000)
+      expect(taken).toMatchObject({ kind: 'ok', work: { session: { applied: first ? ids : marks } } })
+    }), { numRuns: 30 })
   })
 })
