@@ -22,8 +22,8 @@ const NOW_MS = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 +
 // session-codec.ts (no escaping: neither form holds a raw newline). Envelope fields: v (compare-and-set
 // version), p (applied inbound ids, newest first: their marks, 12 hex digits each, as 8 base64url characters,
 // one after the other; `a`, a JSON array of the marks or ids, in records of the first version), t (tries at
-// the mailbox head since the last commit), e (its last error), i (epoch ms of the last inbound message), m and b (de-duplication markers, below). Saved with
-// its time to live kept.
+// the mailbox head since the last commit), e (its last error), i (epoch ms of the last inbound message), m and
+// b (de-duplication markers, below). Saved with its time to live kept.
 const RECORD = `
 local function load (key)
   local raw = redis.call('GET', key)
