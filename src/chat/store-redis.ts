@@ -3,6 +3,7 @@ import { keys } from '../stores/keys.ts'
 import { shardOf } from '../stores/shards.ts'
 import { defineScript, type ScriptArg } from '../stores/define-script.ts'
 import { historyArgs, MemoryInboxStore, RECORD_LUA, type InboxLimits, type InboxStore } from './inbox/store.ts'
+import { packSession, unpackSession } from './session-codec.ts'
 import {
   appliedMark, byPhone, DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, SYSTEM_SENT_TTL_MS, MemoryChatStore, SESSION_TTL_MS, shardOfDeadLetter,
   type AcceptOptions, type ChatStore, type Commit, type Committed, type DeadLetter, type Lane, type Letter, type Next, type SendWork,
@@ -17,10 +18,12 @@ const NOW_MS = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 +
 
 // The phone's record is one string, not a hash: a session document is longer than the 64 bytes up to which
 // Redis keeps a hash compact (hash-max-listpack-value), and a string is about half the memory of the same
-// fields in a full hash. The string is a JSON envelope, a newline, then the session document as it is (no
-// escaping; JSON text holds no raw newline). Envelope fields: v (compare-and-set version), a (applied inbound
-// ids, newest first), t (tries at the mailbox head since the last commit), e (its last error), i (epoch ms of
-// the last inbound message), s (de-duplication markers, below). Saved with its time to live kept.
+// fields in a full hash. The string is a JSON envelope, a newline, then the session document as packed by
+// session-codec.ts (no escaping: neither form holds a raw newline). Envelope fields: v (compare-and-set
+// version), p (applied inbound ids, newest first: their marks, 12 hex digits each, as 8 base64url characters,
+// one after the other; `a`, a JSON array of the marks or ids, in records of the first version), t (tries at
+// the mailbox head since the last commit), e (its last error), i (epoch ms of the last inbound message), m and
+// b (de-duplication markers, below). Saved with its time to live kept.
 const RECORD = `
 local function load (key)
   local raw = redis.call('GET', key)
@@ -36,7 +39,12 @@ local function save (key, r)
   redis.call('SET', key, cjson.encode(r) .. '\\n' .. (d or ''), 'KEEPTTL')
   r.d = d
 end
-local function applied (r) if r.a then return table.concat(r.a, '\\n') end return '' end`
+-- the applied marks as the store reads them: '+' and the packed marks, or the first version's, one per line
+local function applied (r)
+  if r.p then return '+' .. r.p end
+  if r.a then return table.concat(r.a, '\\n') end
+  return ''
+end`
 
 // Puts the phone in a lane's zset (due now) unless it is there; 1 when nobody is on it (it was not there, or
 // it is due with no lease and no backoff: its wake-up was lost), so that the caller tells a runner.
@@ -75,30 +83,59 @@ if ${lane} == 'turn' then
 end
 return {'more', woke, sendHead, sendTries, head, '0'}`
 
-// De-duplication markers live in the phone's record, field `s`: `<tag>=<epoch s>;` per message id
-// and delivery key the phone saw, the tag the first 12 hex digits of the SHA-1 of the id (a collision
-// within one phone's day is about one in 10^14), pruned as they pass DEDUPE_TTL_SECONDS. One small field
-// instead of a key per marker keeps an idle phone's Redis footprint small.
+// De-duplication markers live in the phone's record: per message id and delivery key the phone saw, a tag
+// (the first 48 bits of the SHA-1 of the id, as 8 base64url characters: a collision within one phone's day is
+// about one in 10^14) and its age in seconds (base 36) at the record's moment `b` (epoch s), in field `m` as
+// `<tag><age>;` (about 11 B each; the newest are the youngest, so their ages are short). They are pruned as they
+// pass DEDUPE_TTL_SECONDS. One small field instead of a key per marker keeps an idle phone's Redis footprint
+// small. Field `s` of the first version (`<12 hex digits>=<epoch s>;`) still reads and is rewritten as `m`.
+const MARKERS = `
+local B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+local function tagOf (hex)
+  local out = {}
+  for i = 1, 12, 3 do
+    local n = tonumber(string.sub(hex, i, i + 2), 16)
+    local hi, lo = math.floor(n / 64), n % 64
+    out[#out + 1] = string.sub(B64, hi + 1, hi + 1) .. string.sub(B64, lo + 1, lo + 1)
+  end
+  return table.concat(out)
+end
+local function base36 (n)
+  if n <= 0 then return '0' end
+  local out = ''
+  while n > 0 do
+    local d = n % 36
+    out = string.sub('0123456789abcdefghijklmnopqrstuvwxyz', d + 1, d + 1) .. out
+    n = math.floor(n / 36)
+  end
+  return out
+end
+-- each marker of the record: fn(tag, epoch s)
+local function eachMarker (r, fn)
+  for tag, at in string.gmatch(r.s or '', '(%x+)=(%d+);') do fn(tagOf(tag), tonumber(at)) end
+  for entry in string.gmatch(r.m or '', '([^;]+);') do fn(string.sub(entry, 1, 8), r.b - tonumber(string.sub(entry, 9), 36)) end
+end`
+
 // KEYS session, mailbox, ready; ARGV phone, dedupeSeconds, at ('' = none), deliveryKey ('' = none), then id_i, body_i
 const acceptScript = defineScript<[phone: string, dedupeSeconds: number, at: string, deliveryKey: string, ...idsAndBodies: string[]], [stored: number, due: number]>({
   name: 'chatAccept',
   keys: 3,
-  lua: `${NOW_MS}${RECORD}
+  lua: `${NOW_MS}${RECORD}${MARKERS}
 local r = load(KEYS[1])
 local sec = tonumber(t[1])
 local cutoff = sec - tonumber(ARGV[2])
 local marks, kept = {}, {}
-for tag, at in string.gmatch(r.s or '', '(%x+)=(%d+);') do
-  if tonumber(at) > cutoff then
+eachMarker(r, function (tag, at)
+  if at > cutoff and not marks[tag] then
     marks[tag] = true
-    kept[#kept + 1] = tag .. '=' .. at .. ';'
+    kept[#kept + 1] = tag .. base36(sec - at) .. ';'
   end
-end
+end)
 local function fresh (s)
-  local tag = string.sub(redis.sha1hex(s), 1, 12)
+  local tag = tagOf(redis.sha1hex(s))
   if marks[tag] then return false end
   marks[tag] = true
-  kept[#kept + 1] = tag .. '=' .. sec .. ';'
+  kept[#kept + 1] = tag .. '0;'
   return true
 end
 local stored = 0
@@ -110,7 +147,8 @@ if ARGV[4] == '' or fresh('k' .. ARGV[4]) then
     end
   end
 end
-r.s = table.concat(kept)
+r.s = nil
+if #kept > 0 then r.m, r.b = table.concat(kept), sec else r.m, r.b = nil, nil end
 if ARGV[3] ~= '' then r.i = ARGV[3] end
 save(KEYS[1], r)
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) * 1000 then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 1000) end
@@ -163,7 +201,7 @@ return {'ok', '0', '', '0', head, redis.call('HGET', KEYS[4], ARGV[1]) or '0'}`,
 })
 
 // KEYS session, mailbox, outbox, ready, owners, sendable, senders, sendTries, history, conversation, then the
-// link results to drop; ARGV phone, owner, expected, doc ('' = ack only), applied (JSON array), message, leaseMs,
+// link results to drop; ARGV phone, owner, expected, doc ('' = ack only), applied (packed), message, leaseMs,
 // ttlMs, sender ('' = none: lease the outbox to it when nobody is on it, saving the sender its take), the count
 // of replies, the replies, then the turn's record for the history (historyArgs; its entry '' = none)
 const commitScript = defineScript<[phone: string, owner: string, expected: number, doc: string, applied: string, message: string, leaseMs: number, ttlMs: number, sender: string, count: number, ...rest: ScriptArg[]], Reply>({
@@ -179,7 +217,8 @@ if tostring(r.v or 0) ~= ARGV[3] then return {'lost'} end
 if ARGV[4] ~= '' then
   r.v = (r.v or 0) + 1
   r.d = ARGV[4]
-  r.a = cjson.decode(ARGV[5])
+  r.p = ARGV[5]
+  r.a = nil
 end
 r.t = nil
 r.e = nil
@@ -324,6 +363,17 @@ export const envelopeOf = (record: string): { v?: number, i?: string } => JSON.p
 
 const b = keys.chat.bot
 const APPLIED_SEPARATOR = '\n'
+const PACKED_MARKS = '+'
+const MARK_CHARS = 8
+
+const packMarks = (applied: readonly string[]): string => applied.map((id) => Buffer.from(appliedMark(id), 'hex').toString('base64url')).join('')
+
+function appliedOf (stored: string): string[] {
+  if (!stored.startsWith(PACKED_MARKS)) return stored ? stored.split(APPLIED_SEPARATOR) : []
+  const marks: string[] = []
+  for (let i = PACKED_MARKS.length; i < stored.length; i += MARK_CHARS) marks.push(Buffer.from(stored.slice(i, i + MARK_CHARS), 'base64url').toString('hex'))
+  return marks
+}
 const str = (v: string | number | null | undefined): string => v === null || v === undefined ? '' : String(v)
 
 function turnWork (phone: string, r: Reply): TurnWork {
@@ -331,7 +381,7 @@ function turnWork (phone: string, r: Reply): TurnWork {
   return {
     phone,
     message: message as string,
-    session: { version: Number(v || 0), doc: doc || undefined, applied: applied ? applied.split(APPLIED_SEPARATOR) : [] },
+    session: { version: Number(v || 0), doc: doc ? unpackSession(doc) : undefined, applied: appliedOf(applied ?? '') },
     tries: Number(tries || 1),
     lastError: err || undefined,
   }
@@ -420,7 +470,7 @@ export class RedisChatStore implements ChatStore {
     const links = (c.linkCodes ?? []).map((code) => b.linkResult(s, phone, code))
     const r = await commitScript(this.redis,
       [b.session(s, phone), b.mailbox(s, phone), b.outbox(s, phone), b.ready(s), b.owners(s), b.sendable(s), b.senders(s), b.sendTries(s), b.history(s, phone), b.conversation(s, phone), ...links],
-      phone, owner, c.expected, c.doc ?? '', JSON.stringify(c.applied.map(appliedMark)), c.message, leaseMs, SESSION_TTL_MS, c.sender ?? '', c.replies.length, ...c.replies, ...(c.record ? historyArgs(c.record, this.recorder()) : ['']))
+      phone, owner, c.expected, c.doc ? packSession(c.doc) : '', packMarks(c.applied), c.message, leaseMs, SESSION_TTL_MS, c.sender ?? '', c.replies.length, ...c.replies, ...(c.record ? historyArgs(c.record, this.recorder()) : ['']))
     const result = next(r, (more) => turnWork(phone, more))
     if (r[1] === 'leased') return { ...result, send: { phone, entry: str(r[2]), tries: Number(r[3]) } }
     return Number(r[1]) === 1 ? { ...result, senderDue: true } : result

@@ -44,13 +44,8 @@ export class PhoneView {
   }
 }
 
-/**
- * The accounts and the conversation side by side (one round trip), then each account's updates setting side
- * by side (a second, for a linked phone only: the store answers it per club).
- */
+/** The accounts with their updates settings and the conversation, side by side (one round trip). */
 export async function readPhoneView (records: PhoneRecords, phone: string): Promise<PhoneView> {
-  const [accounts, conversation] = await Promise.all([records.linkedAccounts.list(phone), records.conversations.conversation(phone)])
-  const on = await Promise.all(accounts.map(async (a) => await records.linkedAccounts.updatesOn(phone, a.tenantId)))
-  const off = new Set(accounts.filter((_, i) => on[i] === false).map((a) => a.tenantId))
-  return new PhoneView(accounts, off, conversation && { tenantId: conversation.tenantId, handoff: conversation.handoff })
+  const [links, conversation] = await Promise.all([records.linkedAccounts.links(phone), records.conversations.conversation(phone)])
+  return new PhoneView(links.accounts, new Set(links.updatesOff), conversation && { tenantId: conversation.tenantId, handoff: conversation.handoff })
 }

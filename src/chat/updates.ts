@@ -49,8 +49,9 @@ export class ChatUpdates {
     const tenant = await tenants.get(notice.tenantId)
     if (!tenant) return
     for (const phone of phones) {
-      if (!await linkedAccounts.updatesOn(phone, tenant.id)) continue
-      const account = (await linkedAccounts.list(phone)).find((a) => a.tenantId === tenant.id)
+      const links = await linkedAccounts.links(phone)
+      if (links.updatesOff.includes(tenant.id)) continue
+      const account = links.accounts.find((a) => a.tenantId === tenant.id)
       const message = await this.message(phone, tenant, account?.locale ?? tenant.locale, kind, notice)
       await this.enqueue(phone, tenant.id, `${kind}:${notice.externalId}`, message)
     }

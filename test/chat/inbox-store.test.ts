@@ -79,7 +79,13 @@ describe.each(stores)('chat inbox store (%s)', (_name, make) => {
 
 describe('chat history entries', () => {
   const message = fc.record({
-    id: fc.oneof(fc.string({ minLength: 1 }), fc.constantFrom('wamid.A', 'wamid.A:0', 'wamid.A:1', 'wamid.A:01', 'x:12', '7')),
+    id: fc.oneof(
+      fc.string({ minLength: 1 }),
+      fc.constantFrom('wamid.A', 'wamid.A:0', 'wamid.A:1', 'wamid.A:01', 'x:12', '7', 'wamid.', 'wamid.AB==', 'wamid.Zg=='),
+      fc.uuid().map((u) => `wamid.${u}`),
+      fc.tuple(fc.uuid(), fc.nat(3)).map(([u, n]) => `wamid.${u}:${n}`),
+      fc.uint8Array({ minLength: 1, maxLength: 300 }).map((b) => `wamid.${Buffer.from(b).toString('base64')}`)
+    ),
     at: fc.integer({ min: 0, max: 2 ** 45 }),
     direction: fc.constantFrom('in' as const, 'out' as const),
     author: fc.constantFrom('member' as const, 'bot' as const, 'system' as const, 'staff:user_1' as const),
@@ -92,6 +98,17 @@ describe('chat history entries', () => {
     fc.assert(fc.property(fc.array(message, { minLength: 1, maxLength: 12 }), (messages) => {
       expect(decodeHistory(encodeHistory(messages))).toEqual([...messages].reverse())
     }))
+  })
+
+  it('read entries of version 2 (the first id and time inside the DEFLATE) as they were', () => {
+    const v2 = Buffer.from('AoMZbmmaaGxhkmyga5hoYaZrkmpoqZtkYZKom2ZoYpGYZJFolGZiqKRjaG5pamppYGRibG5ghttTIMsh9prhsNYZVLz45ReVpOKIypi8wRmXsbGxAA==', 'base64')
+    const id = 'wamid.95a384c0-1a86-4e19-b84a-f148ab8a2f41'
+    expect(decodeHistory(v2)).toEqual([
+      { id: `${id}:0`, at: 1795590243712, direction: 'out', author: 'bot', type: 'interactive', text: 'Club Norte: ¿qué querés hacer?\n[Ver productos | Mi carrito | Repetir último pedido | Mis pedidos | Notificaciones | Apagar avisos | Hablar con una persona | English | Desvincular]' },
+      { id, at: 1795590243706, direction: 'in', author: 'member', type: 'text', text: 'menu' },
+    ])
+    // the same messages now: the id and time outside the DEFLATE
+    expect(encodeHistory([...decodeHistory(v2)].reverse()).length).toBeLessThan(v2.length - 20)
   })
 
   it('hold a turn in far fewer bytes than one JSON object per message', () => {

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { shardOf } from '../../src/stores/shards.ts'
 import { envelopeOf } from '../../src/chat/store-redis.ts'
+import { unpackSession } from '../../src/chat/session-codec.ts'
 import { signWebhookBody } from '../../src/chat/signature.ts'
 import { keys } from '../../src/stores/keys.ts'
 import type { SendBody } from '../../src/chat/outbound/messages.ts'
@@ -16,16 +17,16 @@ export const newPhone = (): string => `549${randomInt(1e9, 1e10 - 1)}`
 /** The Redis key of a phone's record (sharded by the app's CHAT_SHARDS). */
 export const sessionKey = (app: TestApp['app'], phone: string): string => keys.chat.bot.session(shardOf(phone, app.config.chat.shards), phone)
 
-/** The phone's record as the Redis chat store keeps it (src/chat/store-redis.ts): version `v`, session document `d`. */
+/** The phone's record as the Redis chat store keeps it (src/chat/store-redis.ts): version `v`, session document `d` (unpacked). */
 export async function savedRecord (app: TestApp['app'], phone: string): Promise<{ v: number, d: string }> {
   const raw = (await app.redis!.get(sessionKey(app, phone)))!
-  return { v: envelopeOf(raw).v ?? 0, d: raw.slice(raw.indexOf('\n') + 1) }
+  return { v: envelopeOf(raw).v ?? 0, d: unpackSession(raw.slice(raw.indexOf('\n') + 1)) }
 }
 
 /** The saved session document, parsed. */
 export const savedSession = async (app: TestApp['app'], phone: string) => JSON.parse((await savedRecord(app, phone)).d)
 
-/** Replaces the saved session document (a test setting up a state), keeping the record's time to live. */
+/** Replaces the saved session document (a test setting up a state; stored as JSON, as before packing, which still reads), keeping the record's time to live. */
 export async function rewriteSession (app: TestApp['app'], phone: string, doc: string): Promise<void> {
   const raw = (await app.redis!.get(sessionKey(app, phone)))!
   await app.redis!.set(sessionKey(app, phone), `${raw.slice(0, raw.indexOf('\n'))}\n${doc}`, 'KEEPTTL')

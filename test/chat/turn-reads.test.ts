@@ -103,20 +103,30 @@ describe('reads of one chat turn (redis, MONITOR)', () => {
     expect((await t.app.linkedAccounts.list(phone)).map((a) => a.customerId)).toEqual(['cus_ana'])
   })
 
-  it("a linked member's turns each read the accounts, their update setting, the handoff flag and the club once at most", async () => {
+  it("a linked member's turns each read the accounts with their update settings (one command), the handoff flag and the club once at most", async () => {
     const phone = await linked()
     const inputs: Input[] = [{ text: 'hola' }, { reply: 'menu:browse' }]
     for (const input of inputs) {
       const reads = await readsOf(phone, input)
-      expect({ input, ...reads, commands: undefined }).toMatchObject({ accountsRead: 1, updatesRead: 1, conversationRead: 1 })
+      expect({ input, ...reads, commands: undefined }).toMatchObject({ accountsRead: 1, updatesRead: 0, conversationRead: 1 })
       expect(reads.clubRead).toBeLessThanOrEqual(1)
     }
     const product = choiceIds((await outbox(t, phone)).at(-1)!.body).find((id) => id.startsWith('product:'))!
     for (const input of [{ reply: product }, { text: '1' }, { reply: 'cart:checkout' }, { reply: 'order:confirm' }] as Input[]) {
       const reads = await readsOf(phone, input)
-      expect({ input, ...reads, commands: undefined }).toMatchObject({ accountsRead: 1, updatesRead: 1, conversationRead: 1 })
+      expect({ input, ...reads, commands: undefined }).toMatchObject({ accountsRead: 1, updatesRead: 0, conversationRead: 1 })
       expect(reads.clubRead).toBeLessThanOrEqual(1)
     }
     expect((await outbox(t, phone)).map((m) => textOf(m.body)).join('\n')).toMatch(/pedido/i)
+  })
+
+  it("the updates setting comes with the accounts: a later turn's menu offers updates on again without another read", async () => {
+    const phone = await linked()
+    await say(t, phone, { reply: 'menu:updates-off' })
+    const reads = await readsOf(phone, { text: 'menu' })
+    expect(reads).toMatchObject({ accountsRead: 1, updatesRead: 0 })
+    const menu = (await outbox(t, phone)).at(-1)!.body
+    expect(choiceIds(menu)).toContain('menu:updates-on')
+    expect(choiceIds(menu)).not.toContain('menu:updates-off')
   })
 })

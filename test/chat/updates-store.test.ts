@@ -58,8 +58,14 @@ describe.each(stores)('order update stores (%s)', (_name, make) => {
     expect(await s.links.updatesOn(phone, 'club-norte')).toBe(false)
     expect(await s.links.updatesOn(phone, 'club-sur')).toBe(true)
     expect((await s.links.list(phone)).map((x) => x.tenantId)).toEqual(['club-norte'])
+    await s.links.put(phone, account('club-sur', 'cus_3'))
+    expect(await s.links.links(phone)).toEqual({ accounts: await s.links.list(phone), updatesOff: ['club-norte'] })
     await s.links.setUpdates(phone, 'club-norte', true)
     expect(await s.links.updatesOn(phone, 'club-norte')).toBe(true)
+    expect((await s.links.links(phone)).updatesOff).toEqual([])
+    // a setting left without its account (unlinked elsewhere) is no club of the phone's
+    await s.links.setUpdates(phone, 'club-este', false)
+    expect((await s.links.links(phone)).updatesOff).toEqual([])
   })
 
   it('a system message is queued once per id, behind what the outbox holds, in any order of ids', async () => {

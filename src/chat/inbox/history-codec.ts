@@ -2,13 +2,18 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import type { HistoryMessage } from './store.ts'
 
 // How the conversation history is stored. One list entry holds what was recorded at once (a turn: the member's
-// message and the bot's replies; or what staff or the system said), oldest first: a version byte, then the raw
-// DEFLATE of a positional JSON array with a preset dictionary of the bot's usual words. The replies' ids are
-// stored relative to the first id (`<id>:<n>` as n), times relative to the first time. A turn of ten
-// messages is then about 60 to 120 bytes instead of about 2,500 as one JSON object per message (version 1,
-// still read: an entry that starts with '{').
+// message and the bot's replies; or what staff or the system said), oldest first. Version 3: a version byte,
+// the first message's time (8 bytes, a double), its id in binary (below), then the raw DEFLATE of a positional
+// JSON array with a preset dictionary of the bot's usual words. The other ids are stored relative to the first
+// (`<id>:<n>` as n), times relative to the first time. The first id and time are outside the DEFLATE because
+// they are random: a short DEFLATE stream codes each of their characters in about a byte, so a provider id
+// of 40 characters (a UUID or base64 after 'wamid.') costs about 40 bytes there and 17 to 30 as binary. A
+// turn is then about 50 to 150 bytes instead of about 2,500 as one JSON object per message. Still read:
+// version 2 (the same with the first id and time inside the JSON) and version 1 (one JSON message per entry,
+// starting with '{').
 
-const VERSION = 2
+const VERSION = 3
+const V2 = 2
 
 // Frozen with VERSION: entries are inflated with the dictionary they were deflated with, so a change here needs
 // a new version byte (and this one kept for the entries already stored). Most-used words last (nearest).
@@ -69,17 +74,64 @@ function unpack ([id, dt, who, type, text, choice]: Packed, root: string, at: nu
   return m
 }
 
+// The first id in binary: a kind byte, then 16 bytes for 'wamid.' and a lowercase UUID; a length byte and the
+// bytes for 'wamid.' and standard base64 that encodes them back exactly (the provider's usual ids); else two
+// length bytes and the id's UTF-8.
+const WAMID = 'wamid.'
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+const enum IdKind { Text = 0, Uuid = 1, Base64 = 2 }
+
+function idBytes (id: string): Buffer {
+  const rest = id.startsWith(WAMID) ? id.slice(WAMID.length) : undefined
+  if (rest !== undefined && UUID.test(rest)) return Buffer.concat([Buffer.of(IdKind.Uuid), Buffer.from(rest.replaceAll('-', ''), 'hex')])
+  const bytes = rest === undefined ? undefined : Buffer.from(rest, 'base64')
+  if (bytes && bytes.length > 0 && bytes.length < 256 && bytes.toString('base64') === rest) return Buffer.concat([Buffer.of(IdKind.Base64, bytes.length), bytes])
+  const text = Buffer.from(id, 'utf8')
+  const length = Buffer.alloc(2)
+  length.writeUInt16BE(text.length)
+  return Buffer.concat([Buffer.of(IdKind.Text), length, text])
+}
+
+/** The id at `at` and where the bytes after it start. */
+function readId (entry: Buffer, at: number): [id: string, next: number] {
+  switch (entry[at]) {
+    case IdKind.Uuid: {
+      const hex = entry.toString('hex', at + 1, at + 17)
+      return [`${WAMID}${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`, at + 17]
+    }
+    case IdKind.Base64: {
+      const end = at + 2 + (entry[at + 1] as number)
+      return [`${WAMID}${entry.toString('base64', at + 2, end)}`, end]
+    }
+    default: {
+      const end = at + 3 + entry.readUInt16BE(at + 1)
+      return [entry.toString('utf8', at + 3, end), end]
+    }
+  }
+}
+
 /** One entry for messages recorded together (oldest first; at least one). */
 export function encodeHistory (messages: readonly HistoryMessage[]): Buffer {
   const first = messages[0] as HistoryMessage
   const root = rootOf(first.id)
-  const json = JSON.stringify([root, first.at, messages.map((m) => pack(m, root, first.at))])
-  return Buffer.concat([Buffer.of(VERSION), deflateRawSync(json, { dictionary: DICTIONARY })])
+  const at = Buffer.alloc(8)
+  at.writeDoubleBE(first.at)
+  const json = JSON.stringify(messages.map((m) => pack(m, root, first.at)))
+  return Buffer.concat([Buffer.of(VERSION), at, idBytes(root), deflateRawSync(json, { dictionary: DICTIONARY })])
 }
+
+const inflated = (bytes: Buffer): unknown => JSON.parse(inflateRawSync(bytes, { dictionary: DICTIONARY }).toString('utf8'))
 
 /** An entry's messages, newest first. */
 export function decodeHistory (entry: Buffer): HistoryMessage[] {
-  if (entry[0] !== VERSION) return [JSON.parse(entry.toString('utf8')) as HistoryMessage]
-  const [root, at, packed] = JSON.parse(inflateRawSync(entry.subarray(1), { dictionary: DICTIONARY }).toString('utf8')) as [string, number, Packed[]]
-  return packed.map((p) => unpack(p, root, at)).reverse()
+  if (entry[0] === VERSION) {
+    const at = entry.readDoubleBE(1)
+    const [root, next] = readId(entry, 9)
+    return (inflated(entry.subarray(next)) as Packed[]).map((p) => unpack(p, root, at)).reverse()
+  }
+  if (entry[0] === V2) {
+    const [root, at, packed] = inflated(entry.subarray(1)) as [string, number, Packed[]]
+    return packed.map((p) => unpack(p, root, at)).reverse()
+  }
+  return [JSON.parse(entry.toString('utf8')) as HistoryMessage]
 }

@@ -2,7 +2,8 @@ import type { RedisClient } from '../../stores/redis-client.ts'
 import { z } from 'zod'
 import { ROLES } from '../../tenants/roles.ts'
 import { keys } from '../../stores/keys.ts'
-import type { LinkedAccount, LinkedAccountStore } from './types.ts'
+import { defineScript } from '../../stores/define-script.ts'
+import type { LinkedAccount, LinkedAccountStore, PhoneLinks } from './types.ts'
 
 // spec, Limits: the login form stores the account with a token expiry of 7 days.
 export const LINKED_ACCOUNT_TTL_MS = 7 * 24 * 60 * 60 * 1000
@@ -22,7 +23,8 @@ const linkedAccountSchema = z.object({
 
 // The member's choice to have no chat updates sits in the phone's hash beside the accounts, under a field no
 // tenant id can be (tenant ids have no ':').
-const UPDATES_OFF = (tenantId: string): string => `updates-off:${tenantId}`
+const UPDATES_OFF_PREFIX = 'updates-off:'
+const UPDATES_OFF = (tenantId: string): string => `${UPDATES_OFF_PREFIX}${tenantId}`
 const isAccountField = (field: string): boolean => !field.includes(':')
 
 // Stored (version 2) as a JSON array under the tenant id's field: [2, tenantName, customerId, email, name, role,
@@ -78,13 +80,77 @@ function decodeAccount (tenantId: string, raw: string): LinkedAccount {
 
 const byTenant = (a: LinkedAccount, b: LinkedAccount): number => a.tenantId.localeCompare(b.tenantId)
 
+// An account's record is kept in pieces of at most 64 bytes (whole characters): the tenant id's field holds the
+// first, `<n>:<tenant id>` the n-th after it. Redis keeps a hash whose values are all that short as a compact
+// listpack (hash-max-listpack-value, 64 by default) instead of a hash table: a phone with one club keeps about
+// 340 bytes instead of 410. A record in one field (written before) reads the same.
+const PIECE_BYTES = 64
+const pieceField = (tenantId: string, n: number): string => `${n}:${tenantId}`
+
+function pieces (record: string): string[] {
+  const found: string[] = []
+  let piece = ''
+  let bytes = 0
+  for (const char of record) {
+    const size = Buffer.byteLength(char)
+    if (bytes + size > PIECE_BYTES) {
+      found.push(piece)
+      piece = ''
+      bytes = 0
+    }
+    piece += char
+    bytes += size
+  }
+  return [...found, piece]
+}
+
+/** The account records of a phone's hash, by tenant id, their pieces joined. */
+function records (fields: Record<string, string>): Array<[tenantId: string, raw: string]> {
+  return Object.entries(fields).filter(([field]) => isAccountField(field)).map(([tenantId, first]) => {
+    let raw = first
+    for (let n = 1; fields[pieceField(tenantId, n)] !== undefined; n++) raw += fields[pieceField(tenantId, n)]
+    return [tenantId, raw]
+  })
+}
+
+// Writes an account's pieces and drops the pieces after them that a longer record left (none given: drops the
+// account and its other field too), in one script so that a reader never joins pieces of two records. Answers
+// the record it replaced ('' none), which the caller needs to clean the member's phones.
+// KEYS accounts; ARGV tenantId, another field to drop with the account ('' none), then the pieces
+const putPieces = defineScript<[tenantId: string, drop: string, ...pieces: string[]], string>({
+  name: 'linkedAccountPut',
+  keys: 1,
+  lua: `
+local before = {redis.call('HGET', KEYS[1], ARGV[1]) or ''}
+local n = #ARGV - 2
+local i = 1
+while true do
+  local piece = redis.call('HGET', KEYS[1], i .. ':' .. ARGV[1])
+  if not piece then break end
+  before[#before + 1] = piece
+  if i >= n then redis.call('HDEL', KEYS[1], i .. ':' .. ARGV[1]) end
+  i = i + 1
+end
+if n == 0 then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+  if ARGV[2] ~= '' then redis.call('HDEL', KEYS[1], ARGV[2]) end
+else
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+  for j = 4, #ARGV do redis.call('HSET', KEYS[1], (j - 3) .. ':' .. ARGV[1], ARGV[j]) end
+end
+return table.concat(before)`,
+})
+
 /** One entry per (phone, club); linking the same club again replaces it. */
 export class MemoryLinkedAccountStore implements LinkedAccountStore {
   private readonly phones = new Map<string, Map<string, LinkedAccount>>()
   private readonly off = new Set<string>()
 
-  async list (phone: string) {
-    return [...(this.phones.get(phone)?.values() ?? [])].map((a) => structuredClone(a)).sort(byTenant)
+  async list (phone: string) { return (await this.links(phone)).accounts }
+
+  async links (phone: string): Promise<PhoneLinks> {
+    const accounts = [...(this.phones.get(phone)?.values() ?? [])].map((a) => structuredClone(a)).sort(byTenant)
+    return { accounts, updatesOff: accounts.filter((a) => this.off.has(`${phone}\n${a.tenantId}`)).map((a) => a.tenantId) }
   }
 
   async put (phone: string, account: LinkedAccount) {
@@ -113,7 +179,7 @@ export class MemoryLinkedAccountStore implements LinkedAccountStore {
 }
 
 /**
- * A hash per phone: tenantId -> account JSON, and a set per (club, member) of their phones. The two live on
+ * A hash per phone: tenantId -> the account's record (in pieces, above), and a set per (club, member) of their phones. The two live on
  * different cluster slots, so the set is a hint: it is written before the account and cleaned after it, and
  * every phone it names is checked against that phone's accounts when read.
  */
@@ -121,26 +187,28 @@ export class RedisLinkedAccountStore implements LinkedAccountStore {
   constructor (private readonly redis: RedisClient) {}
 
   private async account (phone: string, tenantId: string): Promise<LinkedAccount | undefined> {
-    const raw = await this.redis.hget(keys.chat.linking.accounts(phone), tenantId)
-    return raw === null ? undefined : decodeAccount(tenantId, raw)
+    return (await this.links(phone)).accounts.find((a) => a.tenantId === tenantId)
   }
 
-  async list (phone: string) {
-    const all = await this.redis.hgetall(keys.chat.linking.accounts(phone))
-    return Object.entries(all).filter(([field]) => isAccountField(field)).map(([field, raw]) => decodeAccount(field, raw)).sort(byTenant)
+  async list (phone: string) { return (await this.links(phone)).accounts }
+
+  async links (phone: string): Promise<PhoneLinks> {
+    const fields = Object.entries(await this.redis.hgetall(keys.chat.linking.accounts(phone)))
+    const accounts = records(Object.fromEntries(fields)).map(([tenantId, raw]) => decodeAccount(tenantId, raw)).sort(byTenant)
+    const off = new Set(fields.filter(([field]) => field.startsWith(UPDATES_OFF_PREFIX)).map(([field]) => field.slice(UPDATES_OFF_PREFIX.length)))
+    return { accounts, updatesOff: accounts.filter((a) => off.has(a.tenantId)).map((a) => a.tenantId) }
   }
 
   async put (phone: string, account: LinkedAccount) {
-    const before = await this.account(phone, account.tenantId)
     await this.redis.sadd(keys.chat.linking.members(account.tenantId, account.customerId), phone)
-    await this.redis.hset(keys.chat.linking.accounts(phone), account.tenantId, encodeAccount(linkedAccountSchema.parse(account)))
-    if (before && before.customerId !== account.customerId) await this.redis.srem(keys.chat.linking.members(before.tenantId, before.customerId), phone)
+    const before = await putPieces(this.redis, [keys.chat.linking.accounts(phone)], account.tenantId, '', ...pieces(encodeAccount(linkedAccountSchema.parse(account))))
+    const customerId = before ? decodeAccount(account.tenantId, before).customerId : undefined
+    if (customerId !== undefined && customerId !== account.customerId) await this.redis.srem(keys.chat.linking.members(account.tenantId, customerId), phone)
   }
 
   async remove (phone: string, tenantId: string) {
-    const before = await this.account(phone, tenantId)
-    await this.redis.hdel(keys.chat.linking.accounts(phone), tenantId, UPDATES_OFF(tenantId))
-    if (before) await this.redis.srem(keys.chat.linking.members(tenantId, before.customerId), phone)
+    const before = await putPieces(this.redis, [keys.chat.linking.accounts(phone)], tenantId, UPDATES_OFF(tenantId))
+    if (before) await this.redis.srem(keys.chat.linking.members(tenantId, decodeAccount(tenantId, before).customerId), phone)
   }
 
   async phonesOf (tenantId: string, customerId: string) {

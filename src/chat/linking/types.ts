@@ -20,9 +20,18 @@ export interface LinkedAccount {
   locale?: 'es' | 'en'
 }
 
+/** A phone's links and the clubs whose chat updates it turned off, read together. */
+export interface PhoneLinks {
+  accounts: LinkedAccount[]
+  /** Tenant ids of linked clubs whose order updates and reminders the phone does not get in the chat. */
+  updatesOff: string[]
+}
+
 export interface LinkedAccountStore {
   /** Every club this phone is linked to (expired ones included: the bot decides what expiry means). */
   list (phone: string): Promise<LinkedAccount[]>
+  /** `list` with each club's updates setting, in one read. */
+  links (phone: string): Promise<PhoneLinks>
   put (phone: string, account: LinkedAccount): Promise<void>
   remove (phone: string, tenantId: string): Promise<void>
   /** The phones linked to this member of the club (none: an empty list). */

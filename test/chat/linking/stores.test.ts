@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import fc from 'fast-check'
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { MemoryLinkCodeStore, RedisLinkCodeStore, type LinkCodeStore } from '../../../src/chat/linking/link-code-store.ts'
@@ -183,6 +184,14 @@ describe.each(['memory', 'redis'] as const)('chat linking stores (%s)', (kind) =
 })
 
 describe('linked accounts as Redis keeps them', () => {
+  /** An account's record as stored: its pieces joined (the tenant id's field, then `1:<tenant id>`, …). */
+  const storedRecord = async (p: string, tenantId: string): Promise<string> => {
+    const fields = await redis.hgetall(keys.chat.linking.accounts(p))
+    let raw = fields[tenantId] ?? ''
+    for (let n = 1; fields[`${n}:${tenantId}`] !== undefined; n++) raw += fields[`${n}:${tenantId}`]
+    return raw
+  }
+
   it('a token of ours is kept as its claims\' order, issue time and signature, and read back exactly; others whole', async () => {
     const store = new RedisLinkedAccountStore(redis)
     const p = phone()
@@ -193,10 +202,10 @@ describe('linked accounts as Redis keeps them', () => {
     const opaque = account('club-oeste', { token: 'opaque-token' })
     for (const a of [mine, foreign, opaque]) await store.put(p, a)
     expect(await store.list(p)).toEqual([mine, opaque, foreign])
-    const stored = await redis.hget(keys.chat.linking.accounts(p), 'club-norte')
+    const stored = await storedRecord(p, 'club-norte')
     expect(stored).not.toContain(ours.split('.')[1])
-    expect(stored!.length).toBeLessThan(JSON.stringify(mine).length / 2)
-    expect(await redis.hget(keys.chat.linking.accounts(p), 'club-sur')).toContain(foreign.token)
+    expect(stored.length).toBeLessThan(JSON.stringify(mine).length / 2)
+    expect(await storedRecord(p, 'club-sur')).toContain(foreign.token)
   })
 
   it('records of the first version (the account\'s JSON, with or without its tenant id) read the same', async () => {
@@ -208,5 +217,39 @@ describe('linked accounts as Redis keeps them', () => {
     await redis.hset(keys.chat.linking.accounts(p), 'club-norte', JSON.stringify(withId), 'club-sur', JSON.stringify(withoutId))
     expect(await store.list(p)).toEqual([withId, account('club-sur', { locale: 'en' })])
     expect(await store.phonesOf('club-norte', withId.customerId)).toEqual([p])
+  })
+
+  it('keeps an account in pieces of at most 64 bytes, so that Redis keeps the hash a compact listpack', async () => {
+    const store = new RedisLinkedAccountStore(redis)
+    const p = phone()
+    const ours = await signAccessToken('a-secret-of-at-least-32-characters!', { sub: 'cus_bruno', role: 'member', tenants: ['club-norte'], email: 'bruno@example.com', name: 'Bruno' })
+    await store.put(p, account('club-norte', { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantName: 'Club Norte', token: ours }))
+    await store.setUpdates(p, 'club-norte', false)
+    const fields = await redis.hgetall(keys.chat.linking.accounts(p))
+    expect(Object.keys(fields).length).toBeGreaterThan(2)
+    for (const value of Object.values(fields)) expect(Buffer.byteLength(value)).toBeLessThanOrEqual(64)
+    expect(await redis.object('ENCODING', `${redis.options.keyPrefix ?? ''}${keys.chat.linking.accounts(p)}`)).toBe('listpack')
+    // unlinked: its pieces and its setting go with it
+    await store.remove(p, 'club-norte')
+    expect(await redis.exists(keys.chat.linking.accounts(p))).toBe(0)
+  })
+
+  it('reads back any account put, again and again, with no piece of an earlier, longer one left (property)', async () => {
+    const store = new RedisLinkedAccountStore(redis)
+    const text = fc.string({ unit: 'grapheme', maxLength: 120 })
+    const anAccount = fc.record({ tenantName: text, email: text, name: text, token: fc.oneof(text, fc.constant('opaque')), locale: fc.constantFrom(undefined, 'es' as const, 'en' as const) })
+    await fc.assert(fc.asyncProperty(fc.array(anAccount, { minLength: 1, maxLength: 4 }), async (puts) => {
+      const p = phone()
+      await store.put(p, account('club-sur'))
+      for (const extra of puts) {
+        const { locale, ...rest } = extra
+        const a = account('club-norte', { ...rest, ...(locale ? { locale } : {}) })
+        await store.put(p, a)
+        expect(await store.list(p)).toEqual([a, account('club-sur')])
+      }
+      await store.remove(p, 'club-norte')
+      expect(Object.keys(await redis.hgetall(keys.chat.linking.accounts(p))).filter((field) => field.includes('club-norte'))).toEqual([])
+      expect(await store.list(p)).toEqual([account('club-sur')])
+    }), { numRuns: 40 })
   })
 })
