@@ -39,10 +39,11 @@ local function save (key, r)
   redis.call('SET', key, cjson.encode(r) .. '\\n' .. (d or ''), 'KEEPTTL')
   r.d = d
 end
--- the applied marks as the store reads them: '+' and the packed marks, or the first version's, one per line
+-- the applied marks as the store reads them: '+' and the packed marks, or '-' and the first version's ids, one
+-- per line (each form has its own prefix: an id of the first version may begin with anything)
 local function applied (r)
   if r.p then return '+' .. r.p end
-  if r.a then return table.concat(r.a, '\\n') end
+  if r.a then return '-' .. table.concat(r.a, '\\n') end
   return ''
 end`
 
@@ -364,12 +365,17 @@ export const envelopeOf = (record: string): { v?: number, i?: string } => JSON.p
 const b = keys.chat.bot
 const APPLIED_SEPARATOR = '\n'
 const PACKED_MARKS = '+'
+const FIRST_VERSION_IDS = '-'
 const MARK_CHARS = 8
 
 const packMarks = (applied: readonly string[]): string => applied.map((id) => Buffer.from(appliedMark(id), 'hex').toString('base64url')).join('')
 
 function appliedOf (stored: string): string[] {
-  if (!stored.startsWith(PACKED_MARKS)) return stored ? stored.split(APPLIED_SEPARATOR) : []
+  if (stored.startsWith(FIRST_VERSION_IDS)) {
+    const ids = stored.slice(FIRST_VERSION_IDS.length)
+    return ids ? ids.split(APPLIED_SEPARATOR) : []
+  }
+  if (!stored.startsWith(PACKED_MARKS)) return []
   const marks: string[] = []
   for (let i = PACKED_MARKS.length; i < stored.length; i += MARK_CHARS) marks.push(Buffer.from(stored.slice(i, i + MARK_CHARS), 'base64url').toString('hex'))
   return marks

@@ -131,6 +131,6 @@ describe('the phone record on Redis', () => {
       await store.accept([{ phone, id: `${phone}-1`, body: '1' }])
       const taken = await store.takeTurn(phone, 'w', 10_000)
       expect(taken).toMatchObject({ kind: 'ok', work: { session: { applied: first ? ids : marks } } })
-    }), { numRuns: 30 })
+    }), { numRuns: 30, examples: [[['+ '], true], [['+', '-x'], true], [[], true]] })
   })
 })
