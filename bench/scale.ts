@@ -57,6 +57,7 @@ async function pacing (provider: Provider, commerceUrl: string): Promise<Pacing>
     provider.reset()
     await greet(service, 20_000_000, 1)
     const perTurn = provider.sent.length
+    if (perTurn === 0) throw new Error('bench: a greeting was drained before its reply reached the provider')
     const turns = Math.ceil(scaled(2_000, 200) / perTurn)
     provider.reset()
     await closedLoop(service.pool, turns, 64, (i) => webhook(phoneOf(20_000_001, i), { text: 'hola' }))
