@@ -5,23 +5,12 @@ import { startRedisServer } from '../scripts/lib/redis-server.ts'
 import { signAccessToken } from '../src/auth/tokens.ts'
 import { demoIds } from '../src/embedded-commerce/demo.ts'
 import { startCommerce } from './commerce.ts'
-import { closedLoop, drained, fmt, phoneOf, scaled, scrape, SECRETS, send, startProvider, startService, TURNS_APPLIED, webhook, type Child, type Input } from './lib.ts'
+import { closedLoop, drained, MEMBER_ROUND, fmt, phoneOf, scaled, scrape, SECRETS, send, startProvider, startService, TURNS_APPLIED, webhook, type Child } from './lib.ts'
 
 // CPU time per turn of a linked member's round, the service's and the embedded commerce backend's apart, read
 // from /proc (utime + stime) around each step of `phones` members typing the same input (64 in flight), and the
 // commerce calls per turn as the backend received them. `npx tsx bench/confirm.ts`; BENCH_SCALE scales the
 // phones; BENCH_CONFIRM_PROFILE=<dir> runs both processes under --cpu-prof into that directory.
-
-const STEPS: Array<{ kind: string, input: (product: string) => Input }> = [
-  { kind: 'greeting, linked', input: () => ({ text: 'hola' }) },
-  { kind: 'product list', input: () => ({ reply: 'menu:browse' }) },
-  { kind: 'choose a product', input: (product) => ({ reply: `product:${product}` }) },
-  { kind: 'quantity, added to the cart', input: () => ({ text: '2' }) },
-  { kind: 'back to the menu', input: () => ({ text: 'menu' }) },
-  { kind: 'open the cart', input: () => ({ reply: 'menu:cart' }) },
-  { kind: 'checkout', input: () => ({ reply: 'cart:checkout' }) },
-  { kind: 'confirm the order', input: () => ({ reply: 'order:confirm' }) },
-]
 
 const TICK_US = 10_000
 
@@ -69,7 +58,7 @@ async function main (): Promise<void> {
     process.stdout.write(`  ${phones.length} linked members, each step typed by all of them (64 in flight); CPU per turn, sending replies included\n`)
     process.stdout.write(`    ${'kind'.padEnd(30)} ${'service µs'.padStart(10)} ${'backend µs'.padStart(10)} ${'calls'.padStart(6)} ${'backend Redis'.padStart(13)} ${'turns/s'.padStart(8)}\n`)
     const servicePid = service.process.pid as number
-    for (const step of STEPS) {
+    for (const step of MEMBER_ROUND) {
       const requests = phones.map((p) => webhook(p, step.input(product)))
       const before = { service: cpuUs(servicePid), backend: cpuUs(commerce.pid), calls: (await commerce.received()).total, redis: await commands(backendRedis) }
       const { seconds } = await run(service, requests)

@@ -26,6 +26,18 @@ export const scaled = (n: number, min = 1): number => Math.max(min, Math.round(n
 
 export type Input = { text: string } | { reply: string }
 
+/** A linked member's round, as test/chat/conversation.scripted.test.ts types it: each step's kind and input. */
+export const MEMBER_ROUND: ReadonlyArray<{ kind: string, input: (product: string) => Input }> = [
+  { kind: 'greeting, linked', input: () => ({ text: 'hola' }) },
+  { kind: 'product list', input: () => ({ reply: 'menu:browse' }) },
+  { kind: 'choose a product', input: (product) => ({ reply: `product:${product}` }) },
+  { kind: 'quantity, added to the cart', input: () => ({ text: '2' }) },
+  { kind: 'back to the menu', input: () => ({ text: 'menu' }) },
+  { kind: 'open the cart', input: () => ({ reply: 'menu:cart' }) },
+  { kind: 'checkout', input: () => ({ reply: 'cart:checkout' }) },
+  { kind: 'confirm the order', input: () => ({ reply: 'order:confirm' }) },
+]
+
 export interface Request { path: string, method?: 'GET' | 'POST', body?: string, headers: Record<string, string> }
 
 /** One member input as the provider posts it, signed; `id` and `key` are returned so that a phone's markers can be found. */

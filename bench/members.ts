@@ -10,7 +10,7 @@ import { demoIds } from '../src/embedded-commerce/demo.ts'
 import { startCommerce, type Commerce } from './commerce.ts'
 import {
   applied, closedLoop, cpuMicros, drained, fmt, openLoop, OUTBOX_PHONES, phoneOf, printTargets, quantile, scaled, SCALE, scrape, SECRETS, send, sleep,
-  startChild, startProvider, startService, turnsApplied, waitFor, webhook, type Child, type Input, type Provider, type Request, type Target,
+  MEMBER_ROUND, startChild, startProvider, startService, turnsApplied, waitFor, webhook, type Child, type Provider, type Request, type Target,
 } from './lib.ts'
 import { printTopSelfTime } from './profile.ts'
 import { idlePhoneBytes } from './phone-bytes.ts'
@@ -31,23 +31,12 @@ const MEMBERS: Member[] = [
   { customerId: 'cus_ana', email: 'ana@example.com', name: 'Ana', tenantId: 'club-sur', product: demoIds.product('sur', 'papelillos') },
 ]
 
-/** A linked member's round, as test/chat/conversation.scripted.test.ts types it: each input one turn kind. */
-const ROUND: Array<{ kind: string, input: (m: Member) => Input }> = [
-  { kind: 'greeting, linked', input: () => ({ text: 'hola' }) },
-  { kind: 'product list', input: () => ({ reply: 'menu:browse' }) },
-  { kind: 'choose a product', input: (m) => ({ reply: `product:${m.product}` }) },
-  { kind: 'quantity, added to the cart', input: () => ({ text: '2' }) },
-  { kind: 'back to the menu', input: () => ({ text: 'menu' }) },
-  { kind: 'open the cart', input: () => ({ reply: 'menu:cart' }) },
-  { kind: 'checkout', input: () => ({ reply: 'cart:checkout' }) },
-  { kind: 'confirm the order', input: () => ({ reply: 'order:confirm' }) },
-]
 /** The worker's `nice` (docs/operations.md): the web instance runs first when both want the cores. */
 const WORKER_NICE = 10
 const COMMERCE_CALLS = 'club_commerce_request_duration_seconds_count'
 const UNLINKED = 'greeting, unlinked'
 const LINK = 'link by code'
-const KINDS = [UNLINKED, LINK, ...ROUND.map((s) => s.kind)]
+const KINDS = [UNLINKED, LINK, ...MEMBER_ROUND.map((s) => s.kind)]
 
 const memberOf = (i: number): Member => MEMBERS[i % MEMBERS.length] as Member
 
@@ -144,7 +133,7 @@ async function measureRates (deployment: Deployment, bare: Child): Promise<Rates
   })()
   try {
     for (let round = 0; round < Math.max(1, Math.round(2 * SCALE)); round++) {
-      for (const step of ROUND) add(step.kind, members.length, await timedStep(deployment, members, (p, i) => webhook(p, step.input(memberOf(i)))))
+      for (const step of MEMBER_ROUND) add(step.kind, members.length, await timedStep(deployment, members, (p, i) => webhook(p, step.input(memberOf(i).product))))
     }
   } finally {
     mix.running = false
@@ -237,7 +226,7 @@ async function measureCounts (redis: RedisServer, proxy: RedisProxy, service: Ch
     const linked = Array.from({ length: samples }, (_, i) => phoneOf(5_000_000, i))
     for (const [i, phone] of linked.entries()) await say(LINK, phone, async () => await linkRequest(service.pool, phone, memberOf(i)))
     for (const [i, phone] of linked.entries()) {
-      for (const step of ROUND) await say(step.kind, phone, () => webhook(phone, step.input(memberOf(i))))
+      for (const step of MEMBER_ROUND) await say(step.kind, phone, () => webhook(phone, step.input(memberOf(i).product)))
     }
     for (const read of STAFF_READS) {
       const headers = await staffHeaders('club-norte')

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { shardOf } from '../../src/stores/shards.ts'
 import { keys } from '../../src/stores/keys.ts'
 import {
-  cleanupLogs, deliver, figures, killInstance, logTail, PREFIX, restartMaster, seedClubs, settled, SHARDS, startAofCluster,
+  cleanupLogs, figures, load, killInstance, logTail, PREFIX, restartMaster, seedClubs, settled, SHARDS, startAofCluster,
   startCommerceBackend, startInstance, startProvider, startRedis,
   type ClusterProcesses, type Figures, type Instance, type Provider, type RedisProcess, type RedisTarget,
 } from './harness.ts'
@@ -73,16 +73,6 @@ describe('chat pipeline on a Redis Cluster under faults (real processes)', { tim
     cleanupLogs()
   })
 
-  /** Each phone posts its messages one after the other, all phones at once. */
-  async function load (group: string[], perPhone: number, gapMs: number, accepted: Map<string, number>, statuses?: number[]): Promise<void> {
-    await Promise.all(group.map(async (phone) => {
-      for (let i = 0; i < perPhone; i++) {
-        await deliver(up, phone, i, accepted, statuses)
-        await sleep(gapMs)
-      }
-    }))
-  }
-
   async function check (row: string, group: string[], perPhone: number, accepted: Map<string, number>, note = ''): Promise<Figures> {
     await settled(group, perPhone, accepted, provider, 30_000)
     const f = await figures(target, group, perPhone, accepted, provider)
@@ -113,7 +103,7 @@ describe('chat pipeline on a Redis Cluster under faults (real processes)', { tim
     expect([...perMaster.keys()].sort()).toEqual(cluster.nodes.map((n) => Number(n.split(':')[1])).sort())
     const accepted = new Map<string, number>()
     const statuses: number[] = []
-    await load(group, 8, 50, accepted, statuses)
+    await load(up, group, 8, 50, accepted, statuses)
     await check('60 phones over 3 masters', group, 8, accepted, `phones per master ${[...perMaster.values()].join('/')}`)
     expect(statuses.filter((s) => s !== 200)).toEqual([])
   })
@@ -127,7 +117,7 @@ describe('chat pipeline on a Redis Cluster under faults (real processes)', { tim
     expect(onVictim.length).toBeGreaterThan(0)
     const accepted = new Map<string, number>()
     const statuses: number[] = []
-    const running = load(group, 24, 250, accepted, statuses)
+    const running = load(up, group, 24, 250, accepted, statuses)
     await sleep(1_000)
     const othersAtStart = delivered(others)
     await sleep(2_000)
@@ -167,7 +157,7 @@ describe('chat pipeline on a Redis Cluster under faults (real processes)', { tim
     const destination = adminOf(toPort)
     const accepted = new Map<string, number>()
     const statuses: number[] = []
-    const running = load(group, 20, 150, accepted, statuses)
+    const running = load(up, group, 20, 150, accepted, statuses)
     await sleep(700)
     const started = Date.now()
     const [fromId, toId] = await Promise.all([source.cluster('MYID'), destination.cluster('MYID')])

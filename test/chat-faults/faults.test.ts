@@ -6,7 +6,7 @@ import { decodeHistory } from '../../src/chat/inbox/history-codec.ts'
 import { keys } from '../../src/stores/keys.ts'
 import { shardOf } from '../../src/stores/shards.ts'
 import {
-  cleanupLogs, deliver, failures, figures, JWT_SECRET, openRedis, post, seedClubs, SHARDS, text, killInstance, logTail, percentile, settled, startInstance, startProvider, startRedis, windowedMax,
+  cleanupLogs, deliver, load, failures, figures, JWT_SECRET, openRedis, post, seedClubs, SHARDS, text, killInstance, logTail, percentile, settled, startInstance, startProvider, startRedis, windowedMax,
   type Figures, type Instance, type Provider, type RedisProcess,
 } from './harness.ts'
 
@@ -43,16 +43,6 @@ describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, ()
     cleanupLogs()
   })
 
-  /** Each phone posts its messages one after the other, all phones at once. */
-  async function load (group: string[], perPhone: number, gapMs: number, accepted: Map<string, number>): Promise<void> {
-    await Promise.all(group.map(async (phone) => {
-      for (let i = 0; i < perPhone; i++) {
-        await deliver(up, phone, i, accepted)
-        await sleep(gapMs)
-      }
-    }))
-  }
-
   async function check (row: string, group: string[], perPhone: number, accepted: Map<string, number>, note = ''): Promise<Figures> {
     await settled(group, perPhone, accepted, provider, 60_000)
     const f = await figures(redis.url, group, perPhone, accepted, provider)
@@ -70,7 +60,7 @@ describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, ()
   it('redis-server killed for 2 s under load: nothing lost, nothing applied twice', async () => {
     const group = phones(30)
     const accepted = new Map<string, number>()
-    const running = load(group, 16, 100, accepted)
+    const running = load(up, group, 16, 100, accepted)
     await sleep(1_000)
     await redis.kill()
     await sleep(2_000)
@@ -86,7 +76,7 @@ describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, ()
       await killInstance(a as Instance, 'SIGTERM')
       a = await startInstance('a', redis.url, provider.url, { CHAT_CRASH_AT: `${point}:4` })
       const crashed = a.exited
-      const running = load(group, 8, 50, accepted)
+      const running = load(up, group, 8, 50, accepted)
       const exit = await crashed
       expect(exit.signal).toBe('SIGKILL')
       a = await startInstance('a', redis.url, provider.url)
@@ -109,7 +99,7 @@ describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, ()
     a = await startInstance('a', redis.url, provider.url, { CHAT_CRASH_AT: 'turn-before-commit:4' })
     const crashed = a.exited
     const accepted = new Map<string, number>()
-    const running = load(group, 8, 50, accepted)
+    const running = load(up, group, 8, 50, accepted)
     expect((await crashed).signal).toBe('SIGKILL')
     a = await startInstance('a', redis.url, provider.url)
     await running
@@ -136,7 +126,7 @@ describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, ()
     const accepted = new Map<string, number>()
     provider.failUntil = Date.now() + 5_000
     provider.throttle = { count: 5, retryAfter: 1 }
-    await load(group, 2, 50, accepted)
+    await load(up, group, 2, 50, accepted)
     await check('provider 500 for 5 s, then 429 x5', group, 2, accepted)
   })
 
@@ -146,7 +136,7 @@ describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, ()
     for (const p of hung) provider.hang.add(p)
     const accepted = new Map<string, number>()
     const started = provider.received.length
-    await load([...hung, ...others], 3, 200, accepted)
+    await load(up, [...hung, ...others], 3, 200, accepted)
     await settled(others, 3, accepted, provider, 30_000)
     const latencies = provider.received.slice(started).filter((r) => others.includes(r.phone)).map((r) => r.at - (accepted.get(r.key.replace(/:\d+$/, '')) ?? r.at))
     const p99 = percentile(latencies, 0.99)
@@ -161,7 +151,7 @@ describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, ()
     const accepted = new Map<string, number>()
     // slow sends, so that the instance killed surely holds phones (their leases) when it dies
     provider.delayMs = 300
-    const running = load(group, 10, 150, accepted)
+    const running = load(up, group, 10, 150, accepted)
     await sleep(1_000)
     const killedAt = Date.now()
     await killInstance(b as Instance, 'SIGKILL')

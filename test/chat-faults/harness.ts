@@ -276,6 +276,16 @@ export async function deliver (instances: () => Instance[], phone: string, i: nu
   await post(instances, id, raw, i, accepted, statuses)
 }
 
+/** Each phone posts its messages one after the other, `gapMs` apart, all phones at once. */
+export async function load (instances: () => Instance[], group: string[], perPhone: number, gapMs: number, accepted: Map<string, number>, statuses?: number[]): Promise<void> {
+  await Promise.all(group.map(async (phone) => {
+    for (let i = 0; i < perPhone; i++) {
+      await deliver(instances, phone, i, accepted, statuses)
+      await new Promise((resolve) => setTimeout(resolve, gapMs))
+    }
+  }))
+}
+
 export async function post (instances: () => Instance[], id: string, raw: string, spread: number, accepted: Map<string, number>, statuses?: number[]): Promise<void> {
   const headers = { 'content-type': 'application/json', 'x-webhook-event': 'chat.message.received', 'x-webhook-signature': signWebhookBody(SECRET, raw) }
   const deadline = Date.now() + 60_000

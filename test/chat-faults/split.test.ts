@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import {
-  cleanupLogs, deliver, figures, killInstance, logTail, seedClubs, settled, startInstance, startProvider, startRedis,
+  cleanupLogs, load, figures, killInstance, logTail, seedClubs, settled, startInstance, startProvider, startRedis,
   type Figures, type Instance, type Provider, type RedisProcess,
 } from './harness.ts'
 import { startProcess } from '../foundation/process.ts'
@@ -52,15 +52,6 @@ describe('a web instance and a chat worker (real processes)', { timeout: 120_000
     cleanupLogs()
   })
 
-  async function load (group: string[], perPhone: number, gapMs: number, accepted: Map<string, number>): Promise<void> {
-    await Promise.all(group.map(async (phone) => {
-      for (let i = 0; i < perPhone; i++) {
-        await deliver(toWeb, phone, i, accepted)
-        await sleep(gapMs)
-      }
-    }))
-  }
-
   async function check (group: string[], perPhone: number, accepted: Map<string, number>): Promise<Figures> {
     await settled(group, perPhone, accepted, provider, 60_000)
     const f = await figures(redis.url, group, perPhone, accepted, provider)
@@ -74,7 +65,7 @@ describe('a web instance and a chat worker (real processes)', { timeout: 120_000
     const group = phones(10)
     const accepted = new Map<string, number>()
     const before = await turnsApplied(worker)
-    await load(group, 6, 20, accepted)
+    await load(toWeb, group, 6, 20, accepted)
     await check(group, 6, accepted)
     expect(await turnsApplied(worker) - before).toBe(60)
     expect(await turnsApplied(web)).toBe(0)
@@ -86,7 +77,7 @@ describe('a web instance and a chat worker (real processes)', { timeout: 120_000
     // slow sends, so that the worker surely holds phones (their leases) when it dies
     provider.delayMs = 200
     const state = { done: false }
-    const running = load(group, 10, 250, accepted).finally(() => { state.done = true })
+    const running = load(toWeb, group, 10, 250, accepted).finally(() => { state.done = true })
     await sleep(700)
     await killInstance(worker, 'SIGKILL')
     const acceptedAtKill = accepted.size
