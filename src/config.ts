@@ -31,7 +31,7 @@ const envSchema = z.object({
   CHAT_SEND_HORIZON_MS: z.coerce.number().int().min(1000).default(24 * 60 * 60_000),
   CHAT_SEND_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
   CHAT_LEASE_MS: z.coerce.number().int().min(500).max(300_000).default(2_000),
-  CHAT_TURN_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(8),
+  CHAT_TURN_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
   CHAT_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
   CHAT_SEND_RATE: z.coerce.number().int().min(1).max(1_000).default(80),
   CHAT_HISTORY_DAYS: z.coerce.number().int().min(1).max(3_650).default(90),
