@@ -9,6 +9,7 @@ import type { Recorded } from './inbox/store.ts'
 import { shardOf } from '../stores/shards.ts'
 import { maskPhone } from './shards.ts'
 import { decodeMail } from './mail.ts'
+import { sessionView } from './session-view.ts'
 import { deadLetterId, isApplied, type ChatStore, type Commit, type Committed, type Next, type SendWork, type TurnWork } from './store.ts'
 
 // The turn worker: takes a phone's mailbox with a short lease (renewed while it works), computes each turn in
@@ -123,10 +124,6 @@ export class TurnWorker {
 }
 
 function tenantOf (doc: string | undefined): string | undefined {
-  try {
-    const tenantId = doc ? (JSON.parse(doc) as { tenantId?: unknown }).tenantId : undefined
-    return typeof tenantId === 'string' ? tenantId : undefined
-  } catch {
-    return undefined
-  }
+  const tenantId: unknown = sessionView(doc).tenantId
+  return typeof tenantId === 'string' ? tenantId : undefined
 }

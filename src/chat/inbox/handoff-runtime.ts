@@ -3,6 +3,7 @@ import type { InboundMessage } from '../inbound.ts'
 import { sendBodyFor } from '../outbound/messages.ts'
 import type { OutboxEntry } from '../outbound/messenger.ts'
 import type { TurnResult } from '../runtime.ts'
+import { sessionView, type SessionView } from '../session-view.ts'
 import type { PhoneView } from '../turn-view.ts'
 import { APPLIED_KEPT, type SessionState, type ViewReader } from '../store.ts'
 import type { ChatInbox } from './service.ts'
@@ -14,18 +15,11 @@ import type { ChatInbox } from './service.ts'
 
 export interface Turns { run (message: InboundMessage, session: SessionState): Promise<TurnResult> }
 
-/** What the gate reads of the session (parsed once a turn); `options`: the reply ids the last message offered. */
-interface SessionView { tenantId?: string, options?: unknown, state?: string }
-
-function sessionOf (doc: string | undefined): SessionView {
-  try { return doc ? JSON.parse(doc) as SessionView : {} } catch { return {} }
-}
-
 export class HandoffRuntime implements Turns {
   constructor (private readonly bot: Turns, private readonly inbox: ChatInbox, private readonly readView: ViewReader) {}
 
   async run (message: InboundMessage, session: SessionState): Promise<TurnResult> {
-    const saved = sessionOf(session.doc)
+    const saved = sessionView(session.doc)
     const tenantId = saved.tenantId
     if (!tenantId || message.input.kind === 'linked') return await this.bot.run(message, session)
     // the phone's view, read once for the turn: the gate's flag comes from it and the bot gets the same

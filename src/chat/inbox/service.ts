@@ -11,6 +11,7 @@ import { COPY } from '../replies/copy.ts'
 import type { ChatStore } from '../store.ts'
 import type { Author, Conversation, HistoryMessage, InboxStore, Recorded } from './store.ts'
 import { insideReplyWindow } from '../reply-window.ts'
+import { sessionView, type SessionView } from '../session-view.ts'
 
 // Staff in the loop: the history of each conversation, the handoff flag (machines/handoff.ts) and what staff
 // do with a conversation. Every message staff or the system send goes through the phone's outbox, behind the
@@ -63,12 +64,6 @@ export function inboundHistory (message: InboundMessage): HistoryMessage {
 
 export function outboundHistory (entry: OutboxEntry, author: Author): HistoryMessage {
   return { id: entry.id, at: entry.at, direction: 'out', author, type: entry.body.type, ...readable(entry.body) }
-}
-
-interface SessionView { tenantId?: string, accounts?: Array<{ tenantId: string, tenantName: string, locale?: Locale }> }
-
-function sessionView (doc: string | undefined): SessionView {
-  try { return doc ? JSON.parse(doc) as SessionView : {} } catch { return {} }
 }
 
 export class ChatInbox {

@@ -1,0 +1,16 @@
+import type { Locale } from '../../machines/conversation.types.ts'
+
+// What the pipeline reads of a saved session document beside the machine (the worker's dead letters, the handoff
+// gate, the staff inbox): a few fields, read without restoring the machine. An unreadable document reads as empty.
+
+export interface SessionView {
+  tenantId?: string
+  state?: string
+  /** The reply ids the last message offered (unchecked: the document is stored data). */
+  options?: unknown
+  accounts?: Array<{ tenantId: string, tenantName: string, locale?: Locale }>
+}
+
+export function sessionView (doc: string | undefined): SessionView {
+  try { return doc ? JSON.parse(doc) as SessionView : {} } catch { return {} }
+}
