@@ -11,6 +11,7 @@ import {
 } from '../../machines/crop.machine.ts'
 import { requireRole, type Actor } from '../auth/actor.ts'
 import type { Role } from '../tenants/roles.ts'
+import type { Tenant } from '../tenants/model.ts'
 import { AppError, conflict, notFound } from '../errors.ts'
 import { zonedDay } from '../tenants/time.ts'
 import type { CatalogService } from './catalog.ts'
@@ -65,8 +66,13 @@ function fieldError (field: string, message: string): AppError {
 
 const cropNotFound = () => notFound('Crop')
 
+/** Told of a harvest written as STOCKED (its dry weight is set); must be idempotent. */
+export type StockedListener = (tenant: Tenant, crop: CropRecord, harvest: Harvest) => Promise<void>
+
 /** The crops domain's decisions; the lifecycle rules come from the crop machine. */
 export class CropService {
+  private readonly stockedListeners: StockedListener[] = []
+
   constructor (
     private readonly crops: CropStore,
     private readonly catalog: CatalogService,
@@ -317,10 +323,21 @@ export class CropService {
       }
       const next: Harvest = { ...harvest, ...definedOnly(input), updatedAt: at }
       if (next.status === 'STOCKED' && next.dryWeight === null) throw conflict('Record dryWeight before the harvest is STOCKED')
-      return { crop: { ...crop, harvests: crop.harvests.map((h) => h.id === harvestId ? next : h), updatedAt: at }, result: next }
+      const changed = { ...crop, harvests: crop.harvests.map((h) => h.id === harvestId ? next : h), updatedAt: at }
+      return { crop: changed, result: { harvest: next, crop: changed } }
     })
     if (!updated) throw cropNotFound()
-    return updated
+    // Told on every write of a stocked harvest, not only the move: a listener that failed once runs again on the
+    // next PATCH, so listeners must be idempotent.
+    if (updated.harvest.status === 'STOCKED') {
+      for (const listener of this.stockedListeners) await listener(actor.tenant, updated.crop, updated.harvest)
+    }
+    return updated.harvest
+  }
+
+  /** Someone to tell when a harvest is written as STOCKED with its dry weight (the batches domain). */
+  onStocked (listener: StockedListener): void {
+    this.stockedListeners.push(listener)
   }
 }
 

@@ -4,7 +4,7 @@ import { shardOf } from './shards.ts'
 // ioredis, so a Lua script must only touch keys it receives in KEYS.
 //
 // Redis Cluster: the keys that one script, MULTI or pipeline touches share a hash tag (the part in braces,
-// which alone picks the slot): the club list under {tenants}, a club's crops under {crops:<club>}, its content
+// which alone picks the slot): the club list under {tenants}, a club's crops under {crops:<club>}, its batches under {batches:<club>}, its content
 // under {content:<club>}, a recipient's notifications under {notif:<club>:<shard>}, its broadcasts under
 // {notif:<club>}, a phone's chat under {chat:<shard>}. Keys only ever used one at a time carry no tag, so they
 // spread over the whole cluster. test/stores/key-slots.test.ts holds each script's keys to one slot.
@@ -42,6 +42,15 @@ export const keys = {
     batchSeq: (tenantId: string) => `{crops:${tenantId}}:harvest-batch-seq`,
     // hash id -> JSON
     catalog: (tenantId: string, kind: 'strains' | 'spaces' | 'lights') => `{crops:${tenantId}}:catalog:${kind}`,
+  },
+  batches: {
+    // A club's batches share its tag: a handover draws from several in one script.
+    // batch numbers scored by harvest date
+    index: (tenantId: string) => `{batches:${tenantId}}:index`,
+    // hash: doc (JSON record), sum (its summary for lists), v (version for compare-and-set)
+    one: (tenantId: string, batchNumber: string) => `{batches:${tenantId}}:batch:${batchNumber}`,
+    // batch numbers with units of the variant on sale, scored by best-before (earliest drawn first)
+    offers: (tenantId: string, variantId: string) => `{batches:${tenantId}}:offers:${variantId}`,
   },
   commerce: {
     // the embedded commerce backend keeps all its keys under this root

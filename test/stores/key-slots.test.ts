@@ -19,6 +19,10 @@ const groups: Record<string, string[]> = {
     c.one('club-norte', 'crop_1'), c.one('club-norte', 'crop_2'), c.index('club-norte'), c.active('club-norte'),
     c.plants('club-norte', 'crop_1'), c.plantCodes('club-norte', 'crop_1'),
   ],
+  'batches: every write, summaries and records pipelines': [
+    keys.batches.one('club-norte', 'B-1'), keys.batches.one('club-norte', 'B-2'), keys.batches.index('club-norte'),
+    keys.batches.offers('club-norte', 'variant_1'), keys.batches.offers('club-norte', 'variant_2'),
+  ],
   'content: appointment MULTI, task MULTI': [
     keys.content.appointments('club-norte'), keys.content.appointmentsByStart('club-norte'),
     keys.content.tasks('club-norte'), keys.content.tasksByDue('club-norte'), keys.content.tasksOpen('club-norte'),
@@ -68,6 +72,7 @@ function builderPaths (node: object, path: string[] = []): string[] {
 const grouped = new Set([
   ...['one', 'index', 'active', 'plants', 'plantCodes'].map((k) => `crops.${k}`),
   ...Object.keys(keys.content).map((k) => `content.${k}`),
+  ...Object.keys(keys.batches).map((k) => `batches.${k}`),
   'tenants.all', 'tenants.one',
   ...Object.keys(recipient).filter((k) => k !== 'broadcastCursor').map((k) => `notifications.recipient.${k}`), 'notifications.expiring',
   'notifications.broadcastFeed', 'notifications.broadcastFeedExpiry', 'notifications.broadcastSeq', 'notifications.broadcast',

@@ -1,0 +1,20 @@
+import fp from 'fastify-plugin'
+import { batchRoutes } from './routes/batches.ts'
+import { BatchService } from './service.ts'
+import { createBatchStore } from './store/index.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    batches: BatchService
+  }
+}
+
+// The batches domain: a stocked harvest becomes a batch, packaged into the shop's variants, dispensed, destroyed,
+// recalled.
+export default fp(async (app) => {
+  const service = new BatchService(createBatchStore(app.redis))
+  app.decorate('batches', service)
+  // A harvest written as STOCKED becomes its batch, in the same club, once.
+  app.crops.onStocked(async (tenant, crop, harvest) => { await service.fromHarvest(tenant, crop, harvest) })
+  await app.register(batchRoutes, { service })
+}, { name: 'batches', dependencies: ['auth', 'crops'] })

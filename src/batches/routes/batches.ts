@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { toMg } from '../model.ts'
+import { batchParams, batchResponses, labBody, listBatchesQuery, patchBatchBody } from '../schemas.ts'
+import { BATCH_KEEPERS, type BatchService } from '../service.ts'
+import { batchSummaryView, batchView } from '../views.ts'
+
+const tags = ['batches']
+
+/** The club's batches: list, read, lab values, best-before. */
+export async function batchRoutes (fastify: FastifyInstance, { service }: { service: BatchService }) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>()
+  const onRequest = app.guard({ roles: BATCH_KEEPERS })
+
+  app.get('/api/batches', {
+    onRequest,
+    schema: { tags, summary: 'List batches, newest harvest first; filters combine', querystring: listBatchesQuery, response: { 200: batchResponses.list } },
+  }, async (request) => {
+    const { limit, offset, status, strain, minGramsAvailable } = request.query
+    const filters = { status, strain, minMg: minGramsAvailable === undefined ? undefined : toMg(minGramsAvailable) }
+    const { batches, count } = await service.list(request.actor, filters, { limit, offset })
+    return { batches: batches.map(batchSummaryView), count, limit, offset }
+  })
+
+  app.get('/api/batches/:batchNumber', {
+    onRequest,
+    schema: { tags, summary: 'A batch with what was packaged, dispensed and destroyed', params: batchParams, response: { 200: batchResponses.one } },
+  }, async (request) => ({ batch: batchView(await service.get(request.actor, request.params.batchNumber)) }))
+
+  app.patch('/api/batches/:batchNumber', {
+    onRequest,
+    schema: { tags, summary: 'Set the best-before date', params: batchParams, body: patchBatchBody, response: { 200: batchResponses.one } },
+  }, async (request) => ({ batch: batchView(await service.setBestBefore(request.actor, request.params.batchNumber, request.body.bestBefore)) }))
+
+  app.post('/api/batches/:batchNumber/lab-results', {
+    onRequest,
+    schema: { tags, summary: 'Record a lab analysis (THC and CBD percent, report reference)', params: batchParams, body: labBody, response: { 201: batchResponses.one } },
+  }, async (request, reply) => {
+    const batch = await service.addLab(request.actor, request.params.batchNumber, request.body)
+    return reply.status(201).send({ batch: batchView(batch) })
+  })
+}
