@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto'
 import { z } from 'zod'
 
 // One schema for the environment (every variable is in .env.example), parsed once into a frozen object.
@@ -27,6 +27,13 @@ const envSchema = z.object({
   CHAT_FLOW_ID: z.string().min(1).default('dev-login-flow'),
   CHAT_BUSINESS_ACCOUNT_ID: z.string().min(1).default('dev-business-account'),
   CHAT_API_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // partner: the messaging provider between the service and Meta; cloud-api: Meta's Cloud API directly (docs/chat.md)
+  CHAT_PROVIDER: z.enum(['partner', 'cloud-api']).default('partner'),
+  CHAT_APP_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  CHAT_VERIFY_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  // PEM; a one-line value may write its line breaks as \n
+  CHAT_FLOWS_PRIVATE_KEY: optionalString,
+  CHAT_FLOWS_PRIVATE_KEY_PASSPHRASE: optionalString,
   CHAT_SHARDS: z.coerce.number().int().min(1).max(16_384).default(64),
   CHAT_SEND_HORIZON_MS: z.coerce.number().int().min(1000).default(24 * 60 * 60_000),
   CHAT_SEND_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
@@ -83,6 +90,10 @@ export interface Config {
     readonly flowId: string
     readonly businessAccountId: string
     readonly apiBaseUrl: string | undefined
+    /** Who is between the service and the members: the messaging provider (`partner`) or Meta's Cloud API itself. */
+    readonly provider: 'partner' | 'cloud-api'
+    /** Meta's settings, with `provider: cloud-api` only. */
+    readonly cloud: CloudApiConfig | undefined
     readonly shards: number
     readonly sendHorizonMs: number
     readonly sendTimeoutMs: number
@@ -124,11 +135,38 @@ export interface Config {
   readonly generatedSecrets: readonly string[]
 }
 
+export interface CloudApiConfig {
+  /** The app secret: `X-Hub-Signature-256` of the webhook and of the login form's data endpoint. */
+  readonly appSecret: string
+  /** The token Meta's verification handshake must present. */
+  readonly verifyToken: string
+  /** The business's private key for the login form's Flows encryption. */
+  readonly flowsPrivateKey: KeyObject
+}
+
+/** Meta's Graph API, whose messages endpoint takes the same bodies as the provider's. */
+export const GRAPH_API_BASE_URL = 'https://graph.facebook.com/v23.0'
+
 export class ConfigError extends Error {
   override name = 'ConfigError'
 }
 
 const SECRETS = ['JWT_SECRET', 'CRON_API_SECRET', 'CHAT_WEBHOOK_SECRET'] as const
+
+/** With Meta directly, its secret, its handshake's token and the form's private key are required, in any environment. */
+function cloudApiConfig (env: z.output<typeof envSchema>): CloudApiConfig {
+  const missing = (['CHAT_APP_SECRET', 'CHAT_VERIFY_TOKEN', 'CHAT_FLOWS_PRIVATE_KEY'] as const).filter((name) => !env[name])
+  if (missing.length > 0) throw new ConfigError(`Invalid configuration: CHAT_PROVIDER=cloud-api needs ${missing.join(', ')}`)
+  let flowsPrivateKey: KeyObject
+  try {
+    flowsPrivateKey = createPrivateKey({ key: (env.CHAT_FLOWS_PRIVATE_KEY ?? '').replaceAll('\\n', '\n'), passphrase: env.CHAT_FLOWS_PRIVATE_KEY_PASSPHRASE })
+  } catch {
+    // the key's text never goes into the message
+    throw new ConfigError('Invalid configuration: CHAT_FLOWS_PRIVATE_KEY is not a readable PEM private key (or its passphrase is wrong)')
+  }
+  if (flowsPrivateKey.asymmetricKeyType !== 'rsa') throw new ConfigError('Invalid configuration: CHAT_FLOWS_PRIVATE_KEY must be an RSA key')
+  return Object.freeze({ appSecret: env.CHAT_APP_SECRET ?? '', verifyToken: env.CHAT_VERIFY_TOKEN ?? '', flowsPrivateKey })
+}
 
 /** Production starts only with its own secrets, each different, on Redis, and without the demo accounts. */
 function refuseUnsafeProduction (env: z.output<typeof envSchema>): void {
@@ -163,6 +201,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     throw new ConfigError('Invalid configuration: CHAT_LANES=off needs REDIS_URL (or REDIS_CLUSTER_NODES) shared with instances running CHAT_LANES=on')
   }
   if (env.NODE_ENV === 'production') refuseUnsafeProduction(env)
+  const cloud = env.CHAT_PROVIDER === 'cloud-api' ? cloudApiConfig(env) : undefined
   const generatedSecrets: string[] = []
   const secret = (name: typeof SECRETS[number]): string => {
     const value = env[name]
@@ -187,7 +226,9 @@ export function loadConfig (source: Record<string, string | undefined> = process
       phoneNumberId: env.CHAT_PHONE_NUMBER_ID,
       flowId: env.CHAT_FLOW_ID,
       businessAccountId: env.CHAT_BUSINESS_ACCOUNT_ID,
-      apiBaseUrl: env.CHAT_API_BASE_URL,
+      apiBaseUrl: env.CHAT_API_BASE_URL ?? (cloud ? GRAPH_API_BASE_URL : undefined),
+      provider: env.CHAT_PROVIDER,
+      cloud,
       shards: env.CHAT_SHARDS,
       sendHorizonMs: env.CHAT_SEND_HORIZON_MS,
       sendTimeoutMs: env.CHAT_SEND_TIMEOUT_MS,
