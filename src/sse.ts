@@ -1,7 +1,14 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { keys } from './stores/keys.ts'
 
 /** Often enough that proxies with a 30 or 60 second idle timeout keep the connection. */
 export const HEARTBEAT_MS = 25_000
+
+/**
+ * Why the service ended a stream, sent as the event `end` {reason} just before the close: the token expired, its
+ * staff member was removed or changed role, or the live updates could not be subscribed (retry later).
+ */
+export type EndReason = 'token-expired' | 'access-revoked' | 'unavailable'
 
 export interface SseSession {
   send (event: string, data: unknown): void
@@ -14,11 +21,15 @@ export interface SseSession {
  * Server-Sent Events over a hijacked reply, one way for every stream of the service: the headers, a `retry`
  * hint, a heartbeat comment once the stream has started, and the end of each stream when its client leaves or
  * the server closes (hijacked responses are not idle, so close would otherwise wait for them).
+ *
+ * A stream lives no longer than the token it was opened with (the guard checks a token once, when the stream
+ * opens): it ends at the token's expiry, at once when its staff member is removed or changes role (a message on
+ * their access channel, from any instance), and at the next heartbeat if that message was missed.
  */
 export class SseStreams {
   private readonly open = new Set<() => void>()
 
-  constructor (app: FastifyInstance) {
+  constructor (private readonly app: FastifyInstance) {
     app.addHook('preClose', async () => { for (const end of this.open) end() })
   }
 
@@ -45,25 +56,46 @@ export class SseStreams {
       if (closed) return
       closed = true
       clearInterval(heartbeat)
+      clearTimeout(expiry)
       this.open.delete(end)
       for (const cleanup of cleanups) runCleanup(cleanup)
       res.end()
     }
-    this.open.add(end)
-    res.on('close', end)
     const session: SseSession = {
-      send: (event, data) => { res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`) },
+      send: (event, data) => { if (!closed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`) },
       onEnd: (cleanup) => { if (closed) runCleanup(cleanup); else cleanups.push(cleanup) },
       get closed () { return closed },
     }
+    const endWith = (reason: EndReason): void => {
+      session.send('end', { reason })
+      end()
+    }
+    const principal = request.principal
+    const expiry = setTimeout(() => { endWith('token-expired') }, Math.max(0, principal.exp * 1000 - Date.now()))
+    const recheck = async (): Promise<void> => {
+      const standing = await this.app.tokenStanding(principal)
+      if (standing !== 'ok') endWith(standing === 'expired' ? 'token-expired' : 'access-revoked')
+    }
+    this.open.add(end)
+    res.on('close', end)
     try {
       res.write('retry: 5000\n\n')
-      await start(session)
+      if (principal.role !== 'member') {
+        session.onEnd(await this.app.liveHub.subscribe(keys.staff.accessChanged(principal.sub), (m) => { if (m.type === 'access-changed') endWith('access-revoked') }))
+        // a change made between the guard and the subscription
+        await recheck()
+      }
+      if (!closed) await start(session)
       // the client may have left while the stream started: no heartbeat for a closed stream
-      if (!closed) heartbeat = setInterval(() => { res.write(': heartbeat\n\n') }, HEARTBEAT_MS)
+      if (!closed) {
+        heartbeat = setInterval(() => {
+          res.write(': heartbeat\n\n')
+          if (principal.role !== 'member') recheck().catch((err: unknown) => { log.warn({ err }, `${what}: token check failed`) })
+        }, HEARTBEAT_MS)
+      }
     } catch (err) {
       log.error({ err }, `${what} failed`)
-      end()
+      endWith('unavailable')
     }
   }
 }

@@ -61,13 +61,23 @@ export class LoginService {
     const accepted = found.accepted.filter((a) => named.some((t) => t.id === a.tenant.id))
     if (!found.passwordOk) throw badCredentials()
     await this.deps.lock.clear(email)
-    if (accepted.length === 0) throw new AppError('FORBIDDEN', tenantId ? 'Not a member of this club' : 'Not a member of any club')
+    // A staff token carries their access version, read before the entry it is signed from: a change made while
+    // the backends answered is either in both or refuses the token at its first use.
+    let signed = staff
+    let sv = 0
+    if (staff) {
+      sv = await this.deps.tenants.staffVersion(staff.id)
+      signed = await this.deps.tenants.getStaff(email)
+      if (signed?.id !== staff.id) throw badCredentials()
+    }
+    const clubs = signed ? accepted.filter((a) => signed.tenants.includes(a.tenant.id)) : accepted
+    if (clubs.length === 0) throw new AppError('FORBIDDEN', tenantId ? 'Not a member of this club' : 'Not a member of any club')
 
-    const first = accepted[0] as Accepted
-    const sub = staff?.id ?? first.customerId ?? email
-    const role: Role = staff?.role ?? 'member'
+    const first = clubs[0] as Accepted
+    const sub = signed?.id ?? first.customerId ?? email
+    const role: Role = signed?.role ?? 'member'
     let earliest = Infinity
-    for (const a of accepted) {
+    for (const a of clubs) {
       const expiresAt = jwtExpiry(a.token) ?? Date.now() / 1000 + DEFAULT_UPSTREAM_LIFETIME_S
       earliest = Math.min(earliest, expiresAt)
       await this.deps.access.sessions.put(a.tenant.id, sub, { token: a.token, ...(a.customerId ? { customerId: a.customerId } : {}), expiresAt })
@@ -77,9 +87,10 @@ export class LoginService {
     return await signAccessToken(this.deps.jwtSecret, {
       sub,
       role,
-      tenants: accepted.map((a) => a.tenant.id),
+      tenants: clubs.map((a) => a.tenant.id),
       email,
-      name: staff?.name ?? first.name ?? email,
+      name: signed?.name ?? first.name ?? email,
+      ...(signed ? { sv } : {}),
     }, lifetime)
   }
 

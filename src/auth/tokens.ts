@@ -11,6 +11,8 @@ export interface Principal {
   email: string | undefined
   name: string | undefined
   exp: number
+  /** A staff token's access version (0 when it carries none): the guard refuses it once the staff's is higher. */
+  sv: number
 }
 
 // Our own claims (sub, role, tenants: the clubs the token may act in) and the commerce backend's form (actor_id, app_metadata).
@@ -21,6 +23,7 @@ const ownClaims = z.object({
   email: z.string().optional(),
   name: z.string().optional(),
   exp: z.number(),
+  sv: z.number().int().min(0).optional(),
 })
 const commerceClaims = z.object({
   actor_id: z.string().min(1),
@@ -48,6 +51,8 @@ export interface TokenInput {
   tenants: string[]
   email?: string
   name?: string
+  /** Staff only: their access version when the token is signed (TenantStore.staffVersion). */
+  sv?: number
 }
 
 /** Signs one of our access tokens; `expiresIn` in seconds. */
@@ -71,11 +76,11 @@ export async function verifyAccessToken (secret: string, token: string): Promise
     throw new AppError('INVALID_TOKEN', 'Access token is invalid')
   }
   const own = ownClaims.safeParse(payload)
-  if (own.success) return { ...own.data, email: own.data.email, name: own.data.name }
+  if (own.success) return { ...own.data, email: own.data.email, name: own.data.name, sv: own.data.sv ?? 0 }
   const upstream = commerceClaims.safeParse(payload)
   if (upstream.success) {
     const c = upstream.data
-    return { sub: c.actor_id, role: c.app_metadata.role, tenants: c.app_metadata.tenants, email: c.email, name: c.name, exp: c.exp }
+    return { sub: c.actor_id, role: c.app_metadata.role, tenants: c.app_metadata.tenants, email: c.email, name: c.name, exp: c.exp, sv: 0 }
   }
   throw new AppError('INVALID_TOKEN', 'Access token carries no role or tenants')
 }

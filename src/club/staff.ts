@@ -44,6 +44,11 @@ export interface StaffDeps {
   tenants: TenantStore
   access: CommerceAccess
   tokens: OneUseTokens
+  /**
+   * Tells every instance the staff member's access changed: their open streams end (src/sse.ts). The operator's
+   * command, which only invites, has no streams to tell.
+   */
+  accessChanged?: (staffId: string) => Promise<void>
 }
 
 export class StaffService {
@@ -136,6 +141,7 @@ export class StaffService {
     requireRole(actor, CLUB_ADMINS)
     const staff = await this.find(actor.tenant, staffId)
     this.check(await this.deps.tenants.changeStaff(actor.tenant.id, staff.email, role), staffId)
+    await this.deps.accessChanged?.(staff.id)
     return { ...staff, role }
   }
 
@@ -143,6 +149,7 @@ export class StaffService {
     requireRole(actor, CLUB_ADMINS)
     const staff = await this.find(actor.tenant, staffId)
     this.check(await this.deps.tenants.changeStaff(actor.tenant.id, staff.email, null), staffId)
+    await this.deps.accessChanged?.(staff.id)
   }
 
   private async find (tenant: Tenant, staffId: string): Promise<Staff> {

@@ -8,6 +8,8 @@ export type LiveMessage =
   | { type: 'broadcast' }
   /** Chat conversation activity of a club (src/chat/inbox/stream.ts). */
   | { type: 'chat', event: unknown }
+  /** A staff member was removed or changed role: their open streams end (src/sse.ts). */
+  | { type: 'access-changed' }
 export type LiveListener = (message: LiveMessage) => void
 
 /** Pub/sub of live updates across instances (Redis) or within one process (memory). */

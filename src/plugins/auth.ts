@@ -10,6 +10,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** One hook for a route tree: authenticate, then resolve the tenant, then check the role (in that order). */
     guard: (options?: GuardOptions) => onRequestHookHandler
+    /** Whether a verified token still holds now: expired, or revoked by a change to its staff member since it was signed. */
+    tokenStanding: (principal: Principal) => Promise<TokenStanding>
   }
   interface FastifyRequest {
     /** The verified token: who calls, and every club it names. Set by any `app.guard()`. */
@@ -24,6 +26,10 @@ export interface GuardOptions {
   /** Resolve `Tenant-id` and set `request.actor` (default true). */
   tenant?: boolean
 }
+
+export type TokenStanding = 'ok' | 'expired' | 'revoked'
+
+export const revokedToken = (): AppError => new AppError('INVALID_TOKEN', 'Access token was revoked: your staff access changed, log in again')
 
 export interface AuthPluginOptions {
   jwtSecret: string
@@ -44,11 +50,20 @@ export async function resolveTenant (request: FastifyRequest, principal: Princip
 export default fp<AuthPluginOptions>(async (app, opts) => {
   app.decorateRequest('principal', null as unknown as Principal)
   app.decorateRequest('actor', null as unknown as Actor)
+  // One GET per staff request (members' tokens carry no staff access): a role change or a removal is seen by the
+  // next request on every instance, since nothing of it is kept in memory.
+  const tokenStanding = async (principal: Principal): Promise<TokenStanding> => {
+    if (principal.exp * 1000 <= Date.now()) return 'expired'
+    if (principal.role === 'member') return 'ok'
+    return principal.sv < await app.tenants.staffVersion(principal.sub) ? 'revoked' : 'ok'
+  }
+  app.decorate('tokenStanding', tokenStanding)
   app.decorate('guard', (options: GuardOptions = {}) => {
     const roles = options.roles
     const withTenant = options.tenant ?? true
     return async (request) => {
       const principal = await verifyAccessToken(opts.jwtSecret, bearerToken(request.headers.authorization))
+      if (await tokenStanding(principal) === 'revoked') throw revokedToken()
       request.principal = principal
       if (withTenant) request.actor = actorFrom(principal, await resolveTenant(request, principal))
       if (roles && !roles.includes(principal.role)) throw insufficientPermissions()

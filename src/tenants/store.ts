@@ -22,8 +22,13 @@ export interface TenantStore {
   putStaff (staff: Staff): Promise<void>
   /** The club's staff, by email. */
   listStaff (tenantId: string): Promise<Staff[]>
-  /** Changes a staff member's role at a club, or (role null) takes them off its roster. */
+  /**
+   * Changes a staff member's role at a club, or (role null) takes them off its roster; either raises their access
+   * version, so tokens signed before are refused from the next request on.
+   */
   changeStaff (tenantId: string, email: string, role: StaffRole | null): Promise<StaffChange>
+  /** The staff member's access version (0 until their first change): a token carrying less is revoked. */
+  staffVersion (staffId: string): Promise<number>
 }
 
 /** The roster change as one decision, shared by both stores: the last admin is never demoted or removed. */
@@ -46,6 +51,7 @@ function changedEntry (staff: Staff, tenantId: string, role: StaffRole | null): 
 export class MemoryTenantStore implements TenantStore {
   private readonly tenants = new Map<string, Tenant>()
   private readonly staff = new Map<string, Staff>()
+  private readonly versions = new Map<string, number>()
 
   async get (id: string) { return structuredClone(this.tenants.get(id)) }
   async list () { return [...this.tenants.values()].map((t) => structuredClone(t)).sort((a, b) => a.id.localeCompare(b.id)) }
@@ -81,8 +87,11 @@ export class MemoryTenantStore implements TenantStore {
     const next = changedEntry(staff, tenantId, role)
     if (next) this.staff.set(staff.email.toLowerCase(), next)
     else this.staff.delete(staff.email.toLowerCase())
+    this.versions.set(staff.id, (this.versions.get(staff.id) ?? 0) + 1)
     return change
   }
+
+  async staffVersion (staffId: string) { return this.versions.get(staffId) ?? 0 }
 }
 
 /** KEYS: the club's roster hash (email -> role). ARGV: email, new role ('' removes). Mirrors decideStaffChange. */
@@ -202,7 +211,13 @@ export class RedisTenantStore implements TenantStore {
     const next = changedEntry(staff, tenantId, role)
     if (next) await this.redis.set(keys.staff.byEmail(email), JSON.stringify(next))
     else await this.redis.del(keys.staff.byEmail(email))
+    // Raised after the entry: a login reading this version then reads the changed entry (src/accounts/login.ts).
+    await this.redis.incr(keys.staff.version(staff.id))
     return change
+  }
+
+  async staffVersion (staffId: string) {
+    return Number(await this.redis.get(keys.staff.version(staffId)) ?? 0)
   }
 }
 

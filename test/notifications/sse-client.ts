@@ -1,5 +1,5 @@
 /** A minimal Server-Sent Events reader over fetch, for tests: waits for events matching a predicate. */
-export interface SseEvent { event: string, data: unknown }
+export interface SseEvent { event: string, data: unknown, /** When it arrived (epoch ms). */ at?: number }
 
 export interface SseClient {
   status: number
@@ -9,6 +9,8 @@ export interface SseClient {
   waitFor: (match: (e: SseEvent) => boolean, ms?: number) => Promise<SseEvent>
   /** Raw text received so far (comments such as heartbeats included). */
   text: () => string
+  /** Resolves with the time (epoch ms) the stream ended: the server closed it, or close() was called. */
+  ended: Promise<number>
   close: () => void
 }
 
@@ -34,7 +36,7 @@ export async function openSse (url: string, headers: Record<string, string>): Pr
           const lines = block.split('\n')
           const event = lines.find((l) => l.startsWith('event: '))?.slice(7)
           const data = lines.find((l) => l.startsWith('data: '))?.slice(6)
-          if (event && data) events.push({ event, data: JSON.parse(data) })
+          if (event && data) events.push({ event, data: JSON.parse(data), at: Date.now() })
         }
         for (const w of waiters.splice(0)) w()
       }
@@ -42,7 +44,7 @@ export async function openSse (url: string, headers: Record<string, string>): Pr
       // aborted by close()
     }
   }
-  pump().catch(() => {})
+  const ended = pump().catch(() => {}).then(() => Date.now())
   const waitFor: SseClient['waitFor'] = (match, ms = 3000) => new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no matching event in ${ms} ms; got ${JSON.stringify(events)}`)), ms)
     const check = (): void => {
@@ -56,7 +58,7 @@ export async function openSse (url: string, headers: Record<string, string>): Pr
     }
     check()
   })
-  return { status: res.status, headers: res.headers, events, waitFor, text: () => raw, close: () => abort.abort() }
+  return { status: res.status, headers: res.headers, events, waitFor, text: () => raw, ended, close: () => abort.abort() }
 }
 
 /** Polls until `check` is true or `ms` pass. */
