@@ -180,6 +180,9 @@ export const keys = {
       conversation: (shard: number, phone: string) => `{chat:${shard}}:conversation:${phone}`,
       // zset phone -> deadline of the shard's handoffs nobody took yet
       handoffDue: (shard: number) => `{chat:${shard}}:handoff-due`,
+      // hash of one sent reply by the provider's message id (src/chat/receipts): meta (JSON: reply id, club, kind),
+      // sent/delivered/read (the earliest time each was reported), failed (JSON: the earliest failure)
+      receipt: (shard: number, address: string, messageId: string) => `{chat:${shard}}:receipt:${address}:${messageId}`,
     },
     // hash instance id -> alive until (epoch ms): a heartbeat each second tells who stopped (src/chat/recovery.ts)
     instances: () => '{chat-instances}:alive',

@@ -1,0 +1,11 @@
+import type { RedisClient } from '../../stores/redis-client.ts'
+import { MemoryReceiptStore } from './memory.ts'
+import type { ReceiptStore } from './port.ts'
+import { RedisReceiptStore } from './redis.ts'
+
+export type { Applied, ReceiptStore, SentReply } from './port.ts'
+export { receiptTtlMs } from './port.ts'
+
+export function createReceiptStore (redis: RedisClient | null, options: { shards: number, ttlMs: number }): ReceiptStore {
+  return redis ? new RedisReceiptStore(redis, options.shards, options.ttlMs) : new MemoryReceiptStore(options.ttlMs)
+}

@@ -1,0 +1,60 @@
+import type { RedisClient } from '../../stores/redis-client.ts'
+import { keys } from '../../stores/keys.ts'
+import { shardOf } from '../../stores/shards.ts'
+import type { Failure, StatusUpdate } from '../provider/receipts.ts'
+import { byMessage, foldReceipt, receiptOfFields, type Applied, type ReceiptStore, type SentReply } from './port.ts'
+import * as script from './scripts.ts'
+import type { RawReceipt } from './scripts.ts'
+
+const time = (raw: string | null): number | undefined => raw === null ? undefined : Number(raw)
+
+function failureOf (raw: string): Failure {
+  const { at, code, title } = JSON.parse(raw) as Failure
+  return { at, code, title }
+}
+
+function receiptOf (raw: RawReceipt) {
+  const [, sent, delivered, read, failed] = raw
+  return receiptOfFields({ sent: time(sent), delivered: time(delivered), read: time(read), failed: failed === null ? undefined : failureOf(failed) })
+}
+
+export class RedisReceiptStore implements ReceiptStore {
+  constructor (private readonly redis: RedisClient, private readonly shards: number, private readonly ttlMs: number) {}
+
+  private key = (address: string, messageId: string) => keys.chat.bot.receipt(shardOf(address, this.shards), address, messageId)
+
+  async recordSent (reply: SentReply) {
+    const key = this.key(reply.address, reply.messageId)
+    // HSETNX: a second record of the same message (a re-sent reply the provider answered with its first id) keeps the first
+    await this.redis.multi().hsetnx(key, 'meta', JSON.stringify(reply)).pexpire(key, this.ttlMs).exec()
+  }
+
+  async apply (address: string, updates: readonly StatusUpdate[]) {
+    const grouped = [...byMessage(updates)]
+    if (grouped.length === 0) return []
+    const args = grouped.flatMap(([, list]) => [String(list.length), ...list.flatMap((u) => [
+      u.status,
+      String(u.at),
+      u.status === 'failed' ? JSON.stringify({ at: u.at, code: u.errors[0]?.code, title: u.errors[0]?.title ?? 'failed without a reason' }) : '',
+    ])])
+    const before = await script.apply(this.redis, grouped.map(([id]) => this.key(address, id)), ...args)
+    return grouped.map(([messageId, list], i): Applied => {
+      const raw = before[i]
+      if (!raw) return { messageId, known: false }
+      const receipt = receiptOf(raw)
+      return { messageId, known: true, sent: JSON.parse(raw[0] ?? '{}') as SentReply, before: receipt, after: foldReceipt(receipt, list) }
+    })
+  }
+
+  async receipts (address: string, messageIds: readonly string[]) {
+    const unique = [...new Set(messageIds)]
+    const found = new Map<string, ReturnType<typeof receiptOf>>()
+    if (unique.length === 0) return found
+    const raw = await script.read(this.redis, unique.map((id) => this.key(address, id)))
+    unique.forEach((id, i) => {
+      const r = raw[i]
+      if (r) found.set(id, receiptOf(r))
+    })
+    return found
+  }
+}
