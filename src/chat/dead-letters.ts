@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { notFound } from '../errors.ts'
 import { optionalBody } from '../schemas/common.ts'
-import type { ChatStore, DeadLetter } from './store.ts'
+import type { ChatStore, DeadLetter } from './store/index.ts'
 
 // GET /api/chat/dead-letters and POST /api/chat/dead-letters/{id}/retry (admin). A dead letter belongs to the
 // club the conversation was with when it died (the session's club for a turn, the reply's for a send); an

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { maskPhone } from './shards.ts'
-import type { ChatStore, Lane, Next, Taken } from './store.ts'
+import type { ChatStore, Lane, Next, Taken } from './store/index.ts'
 
 // Runs one lane of per-phone work (turns, or sends) with a bounded number in flight: phones are offered when
 // work arrives for them (the webhook, a commit, another instance's wake-up), retried at a given time (a lease

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { LaneRunner } from './lane-runner.ts'
-import type { ChatStore, Lane } from './store.ts'
+import type { ChatStore, Lane } from './store/index.ts'
 
 // Finds the phones nobody may be on any more, without polling the shards: work normally reaches a runner by
 // a wake-up (the webhook, a commit, another instance's announcement), so every shard is swept only when that

@@ -7,7 +7,7 @@ import { Effects, effectsOf, type EffectAction, type EffectDeps } from './effect
 import type { InboundInput, InboundMessage } from './inbound.ts'
 import { sendBodyFor, type OutboundMessage } from './outbound/messages.ts'
 import type { Messenger, OutboxEntry } from './outbound/messenger.ts'
-import { APPLIED_KEPT, type ChatStore, type SessionState, type ViewReader } from './store.ts'
+import { APPLIED_KEPT, type ChatStore, type SessionState, type ViewReader } from './store/index.ts'
 
 // One turn of a conversation, computed in memory: restore the session, run XState's pure `transition`, perform
 // the I/O actions (each result comes back as the next event) and collect what the bot says. Nothing is saved

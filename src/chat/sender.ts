@@ -6,7 +6,7 @@ import type { OutboxEntry, Transport } from './outbound/messenger.ts'
 import { PaceGate, type Pace } from './outbound/pace.ts'
 import { shardOf } from '../stores/shards.ts'
 import { maskPhone } from './shards.ts'
-import { deadLetterId, type ChatStore, type DeadLetter, type Next, type SendWork } from './store.ts'
+import { deadLetterId, type ChatStore, type DeadLetter, type Next, type SendWork } from './store/index.ts'
 
 // The sender drains the outboxes, apart from the turn workers: one phone's replies strictly in order (its lease
 // holds the phone while a reply is out), many phones side by side. A failing or slow recipient holds only its

@@ -6,7 +6,7 @@ import type { LinkedAccountStore } from './linking/types.ts'
 import type { OutboxEntry } from './outbound/messenger.ts'
 import { sendBodyFor, type OutboundMessage } from './outbound/messages.ts'
 import { UPDATE_COPY, type UpdateKind } from './replies/updates-copy.ts'
-import type { ChatStore } from './store.ts'
+import type { ChatStore } from './store/index.ts'
 import { insideReplyWindow } from './reply-window.ts'
 
 // Order updates and reminders in the chat. The in-app notice is the source: each member notice of a known event

@@ -1,7 +1,7 @@
 import type { RedisClient } from '../stores/redis-client.ts'
 import { keys } from '../stores/keys.ts'
 import { shardOf } from '../stores/shards.ts'
-import type { Lane } from './store.ts'
+import type { Lane } from './store/index.ts'
 
 // Wakes the other instances when this one accepted more mail than its own workers can take at once, handed
 // phones back at shutdown, or runs no lanes at all (CHAT_LANES=off: every phone it finds work for): the phones

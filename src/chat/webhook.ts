@@ -6,7 +6,7 @@ import { errorEnvelopeSchema } from '../schemas/common.ts'
 import { keepRawBodies, rawBodyOf, verifyWebhookSignature } from './signature.ts'
 import { MESSAGE_EVENT, readDelivery } from './inbound.ts'
 import { encodeMail } from './mail.ts'
-import type { Accepted, ChatStore } from './store.ts'
+import type { Accepted, ChatStore } from './store/index.ts'
 
 // POST /api/chat/webhook answers fast: verify the signature on the raw bytes, de-duplicate, put each message
 // in its phone's mailbox, answer. The conversation runs afterwards, in the worker.

@@ -5,12 +5,11 @@ import { LaneRunner } from './lane-runner.ts'
 import type { ChatMetrics } from './metrics.ts'
 import type { Turns } from './inbox/handoff-runtime.ts'
 import type { TurnResult } from './runtime.ts'
-import type { Recorded } from './inbox/store.ts'
 import { shardOf } from '../stores/shards.ts'
 import { maskPhone } from './shards.ts'
 import { decodeMail } from './mail.ts'
 import { sessionView } from './session-view.ts'
-import { deadLetterId, isApplied, type ChatStore, type Commit, type Committed, type Next, type SendWork, type TurnWork } from './store.ts'
+import { deadLetterId, isApplied, type ChatStore, type Commit, type Committed, type Next, type Recorded, type SendWork, type TurnWork } from './store/index.ts'
 
 // The turn worker: takes a phone's mailbox with a short lease (renewed while it works), computes each turn in
 // memory and commits it in one step with its replies. A turn that throws is not dropped: the message stays at

@@ -147,7 +147,7 @@ export const keys = {
     // (shard = a stable hash of the phone, shards.ts), so each script runs on one Redis Cluster slot
     // and no key is written by every turn.
     bot: {
-      // the phone's record, one JSON string (fields in src/chat/store-redis.ts): the session with its
+      // the phone's record, one JSON string (fields in src/chat/store/scripts/includes/phone-record.lua): the session with its
       // compare-and-set version and applied inbound ids, the attempts at the mailbox head, the de-duplication
       // markers of the last 24 h and the moment of the last inbound message
       session: (shard: number, phone: string) => `{chat:${shard}}:s:${phone}`,

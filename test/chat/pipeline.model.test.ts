@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { isApplied, MemoryChatStore, type SendWork, type TurnWork } from '../../src/chat/store.ts'
+import { isApplied, type SendWork, type TurnWork } from '../../src/chat/store/index.ts'
+import { MemoryChatStore } from '../../src/chat/store/memory.ts'
 
 // The pipeline's protocol as a model: two turn workers and two senders step through the store's operations in
 // any interleaving, with crashes at every point (before the commit, after it, after a send, before its ack),

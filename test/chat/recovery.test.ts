@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeMail } from '../../src/chat/mail.ts'
-import { RedisChatStore } from '../../src/chat/store-redis.ts'
+import { RedisChatStore } from '../../src/chat/store/redis.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
 import { newPhone, outbox, textOf } from './support.ts'
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RedisChatStore } from '../../src/chat/store-redis.ts'
+import { RedisChatStore } from '../../src/chat/store/redis.ts'
 import { shardOf } from '../../src/stores/shards.ts'
-import { appliedMark, deadLetterId, isApplied, MemoryChatStore, type ChatStore, type Commit, type TurnWork } from '../../src/chat/store.ts'
-import { MemoryInboxStore, RedisInboxStore, type HistoryMessage, type InboxStore } from '../../src/chat/inbox/store.ts'
+import { appliedMark, deadLetterId, isApplied, type ChatStore, type Commit, type HistoryMessage, type TurnWork } from '../../src/chat/store/index.ts'
+import { MemoryChatStore } from '../../src/chat/store/memory.ts'
+import { MemoryInboxStore, RedisInboxStore, type InboxStore } from '../../src/chat/inbox/store.ts'
 import { testRedis, testRedisCluster } from '../helper.ts'
 import { newPhone } from './support.ts'
 

@@ -2,7 +2,7 @@ import { randomInt, randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { shardOf } from '../../src/stores/shards.ts'
-import { envelopeOf } from '../../src/chat/store-redis.ts'
+import { envelopeOf } from '../../src/chat/store/scripts.ts'
 import { unpackSession } from '../../src/chat/session-codec.ts'
 import { signWebhookBody } from '../../src/chat/signature.ts'
 import { keys } from '../../src/stores/keys.ts'
@@ -17,7 +17,7 @@ export const newPhone = (): string => `549${randomInt(1e9, 1e10 - 1)}`
 /** The Redis key of a phone's record (sharded by the app's CHAT_SHARDS). */
 export const sessionKey = (app: TestApp['app'], phone: string): string => keys.chat.bot.session(shardOf(phone, app.config.chat.shards), phone)
 
-/** The phone's record as the Redis chat store keeps it (src/chat/store-redis.ts): version `v`, session document `d` (unpacked). */
+/** The phone's record as the Redis chat store keeps it (src/chat/store/redis.ts): version `v`, session document `d` (unpacked). */
 export async function savedRecord (app: TestApp['app'], phone: string): Promise<{ v: number, d: string }> {
   const raw = (await app.redis!.get(sessionKey(app, phone)))!
   return { v: envelopeOf(raw).v ?? 0, d: unpackSession(raw.slice(raw.indexOf('\n') + 1)) }

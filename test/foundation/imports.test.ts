@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs'
-import { dirname, join, relative, resolve, sep } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 // The shape of the house, held by a test: no import cycle between the folders of src/ (each top-level file of
@@ -82,6 +82,16 @@ describe('the import graph', () => {
 
   it.each(['machines', 'flows'])('%s/ imports nothing from src/', (folder) => {
     const reaching = tsFiles(join(root, folder)).flatMap((file) => importsOf(file).filter((t) => nodeOf(t) !== undefined).map((t) => `${relative(root, file)} -> ${relative(root, t)}`))
+    expect(reaching).toEqual([])
+  })
+
+  // docs/conventions.md, Stores: a store folder's implementations are chosen by its index.ts; the rest of the
+  // service imports that, and memory.ts and redis.ts never import each other
+  it('imports a store folder\'s memory.ts or redis.ts only from beside them, and never one from the other', () => {
+    const implementation = (file: string): boolean => ['memory.ts', 'redis.ts'].includes(basename(file)) && existsSync(join(dirname(file), 'port.ts'))
+    const reaching = tsFiles(join(root, 'src')).flatMap((file) => importsOf(file)
+      .filter((t) => implementation(t) && (dirname(t) !== dirname(file) || implementation(file)))
+      .map((t) => `${relative(root, file)} -> ${relative(root, t)}`))
     expect(reaching).toEqual([])
   })
 })

@@ -5,7 +5,7 @@ import type { OutboxEntry } from '../outbound/messenger.ts'
 import type { TurnResult } from '../runtime.ts'
 import { sessionView, type SessionView } from '../session-view.ts'
 import type { PhoneView } from '../turn-view.ts'
-import { APPLIED_KEPT, type SessionState, type ViewReader } from '../store.ts'
+import { APPLIED_KEPT, type SessionState, type ViewReader } from '../store/index.ts'
 import type { ChatInbox } from './service.ts'
 
 // The handoff beside the conversation machine: a turn of a phone whose club has been asked for a person, or

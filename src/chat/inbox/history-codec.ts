@@ -1,5 +1,5 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
-import type { HistoryMessage } from './store.ts'
+import type { HistoryMessage } from '../store/port.ts'
 
 // How the conversation history is stored. One list entry holds what was recorded at once (a turn: the member's
 // message and the bot's replies; or what staff or the system said), oldest first. Version 3: a version byte,

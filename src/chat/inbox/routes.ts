@@ -5,7 +5,8 @@ import { z } from 'zod'
 import type { Handoff } from '../../../machines/handoff.ts'
 import { optionalBody, queryBoolean } from '../../schemas/common.ts'
 import type { ChatInbox } from './service.ts'
-import type { Conversation, HistoryMessage } from './store.ts'
+import type { HistoryMessage } from '../store/index.ts'
+import type { Conversation } from './store.ts'
 
 // The staff's chat inbox (admins and growers of the club): the club's conversations, one conversation's
 // messages, take over, write as staff, hand back. A phone that is not the club's is 404, like an unknown one.

@@ -1,32 +1,19 @@
 import type { RedisClient } from '../../stores/redis-client.ts'
 import { parseHandoff, type Handoff } from '../../../machines/handoff.ts'
-import { defineScript } from '../../stores/define-script.ts'
 import { keys } from '../../stores/keys.ts'
 import { shardOf } from '../../stores/shards.ts'
-import { decodeHistory, encodeHistory } from './history-codec.ts'
+import type { HistoryMessage, InboxLimits, Recorded } from '../store/port.ts'
+import { handoffCas, historyArgs, record } from '../store/scripts.ts'
+import { decodeHistory } from './history-codec.ts'
 
 // What staff read of a phone's conversation: its messages (newest first, capped, gone after the history window),
 // a small record for the staff's list (club, last activity, unread, the handoff flag) and a per-club index by
 // last activity, so a club's conversations are listed without a scan. The phone's keys share its shard's hash
-// tag, with its chat session: a turn's messages are recorded by the turn's own commit (src/chat/store-redis.ts,
-// with RECORD_LUA below), exactly once per committed turn. The club index has its own tag and is written beside
+// tag, with its chat session: a turn's messages are recorded by the turn's own commit (src/chat/store/redis.ts,
+// with scripts/includes/history.lua), exactly once per committed turn. The club index has its own tag and is written beside
 // it, so it is an index that may lag: a phone in it whose conversation is now with another club is dropped when
 // read. The history's entries are compact (history-codec.ts); the record keeps no copy of the last message
 // (the history's newest is it), so that its fields stay short and Redis keeps it a small listpack.
-
-export type Author = 'member' | 'bot' | 'system' | `staff:${string}`
-
-export interface HistoryMessage {
-  id: string
-  at: number
-  direction: 'in' | 'out'
-  author: Author
-  /** text, interactive, flow, template, image, …: the provider's message type. */
-  type: string
-  text: string
-  /** A button or list row chosen (inbound) or offered (outbound), by reply id. */
-  choice?: string
-}
 
 export interface Conversation {
   phone: string
@@ -37,9 +24,6 @@ export interface Conversation {
   unread: number
   handoff: Handoff | undefined
 }
-
-/** Messages recorded together (oldest first, at least one) in a club's conversation. */
-export interface Recorded { tenantId: string, messages: HistoryMessage[] }
 
 export interface InboxStore {
   readonly limits: InboxLimits
@@ -62,30 +46,6 @@ export interface InboxStore {
   dueHandoffs (shard: number, now: number, limit: number): Promise<string[]>
 }
 
-export interface InboxLimits { historyMs: number, historyMax: number }
-
-// Records messages in the phone's history and conversation record, from ARGV[o] on (historyArgs); KEYS history
-// and conversation are given by the caller. Entries are capped at historyMax (each holds one message or more;
-// reads keep historyMax messages). A record written before the history kept the last message drops its copy.
-export const RECORD_LUA = `
-local function record (history, conversation, o)
-  redis.call('LPUSH', history, ARGV[o])
-  redis.call('LTRIM', history, 0, tonumber(ARGV[o + 5]) - 1)
-  redis.call('PEXPIRE', history, ARGV[o + 6])
-  redis.call('HSET', conversation, 'tenantId', ARGV[o + 1], 'lastAt', ARGV[o + 2])
-  if ARGV[o + 3] ~= '' then redis.call('HSET', conversation, 'lastInboundAt', ARGV[o + 3]) end
-  if ARGV[o + 4] ~= '0' then redis.call('HINCRBY', conversation, 'unread', ARGV[o + 4]) end
-  redis.call('HDEL', conversation, 'last')
-  redis.call('PEXPIRE', conversation, ARGV[o + 6])
-end`
-
-/** RECORD_LUA's arguments, in order. */
-export function historyArgs ({ tenantId, messages }: Recorded, limits: InboxLimits): [Buffer, string, string, string, string, string, string] {
-  const last = messages.at(-1) as HistoryMessage
-  const inbound = messages.filter((m) => m.direction === 'in')
-  return [encodeHistory(messages), tenantId, String(last.at), String(inbound.at(-1)?.at ?? ''), String(inbound.length), String(limits.historyMax), String(limits.historyMs)]
-}
-
 const encode = (flag: Handoff | undefined): string => flag ? JSON.stringify(flag) : ''
 
 function conversationOf (phone: string, h: Record<string, string>, last: HistoryMessage | undefined): Conversation | undefined {
@@ -103,26 +63,6 @@ function conversationOf (phone: string, h: Record<string, string>, last: History
 
 const b = keys.chat.bot
 
-// KEYS history, conversation; ARGV historyArgs: staff and system messages (a turn's go with its commit)
-const recordScript = defineScript<ReturnType<typeof historyArgs>, null>({
-  name: 'chatRecord',
-  keys: 2,
-  lua: `${RECORD_LUA}
-record(KEYS[1], KEYS[2], 1)
-return false`,
-})
-
-// KEYS conversation, handoffDue; ARGV expected flag ('' none), next flag ('' none), phone, deadline ('' none)
-const handoffCas = defineScript<[expected: string, next: string, phone: string, deadline: string], number>({
-  name: 'chatHandoffCas',
-  keys: 2,
-  lua: `
-if (redis.call('HGET', KEYS[1], 'handoff') or '') ~= ARGV[1] then return 0 end
-if ARGV[2] == '' then redis.call('HDEL', KEYS[1], 'handoff') else redis.call('HSET', KEYS[1], 'handoff', ARGV[2]) end
-if ARGV[4] == '' then redis.call('ZREM', KEYS[2], ARGV[3]) else redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3]) end
-return 1`,
-})
-
 export class RedisInboxStore implements InboxStore {
   constructor (private readonly redis: RedisClient, private readonly shards: number, readonly limits: InboxLimits, private readonly now: () => number) {}
 
@@ -135,7 +75,7 @@ export class RedisInboxStore implements InboxStore {
     if (messages.length === 0) return
     const k = this.keysOf(phone)
     const recorded = { tenantId, messages }
-    await Promise.all([recordScript(this.redis, [k.history, k.conversation], ...historyArgs(recorded, this.limits)), this.index(phone, recorded)])
+    await Promise.all([record(this.redis, [k.history, k.conversation], ...historyArgs(recorded, this.limits)), this.index(phone, recorded)])
   }
 
   async index (phone: string, { tenantId, messages }: Recorded) {
@@ -178,7 +118,7 @@ export class RedisInboxStore implements InboxStore {
   async setHandoff (phone: string, expected: Handoff | undefined, next: Handoff | undefined) {
     const k = this.keysOf(phone)
     const deadline = next?.status === 'requested' ? String(next.deadline) : ''
-    return await handoffCas(this.redis, [k.conversation, k.due], encode(expected), encode(next), phone, deadline) === 1
+    return await handoffCas(this.redis, [k.conversation, k.due], encode(expected), encode(next), phone, deadline)
   }
 
   async dueHandoffs (shard: number, now: number, limit: number) {
@@ -206,7 +146,7 @@ export class MemoryInboxStore implements InboxStore {
     await this.index(phone, { tenantId, messages })
   }
 
-  /** What the commit of a turn records (the memory chat store's twin of RECORD_LUA). */
+  /** What the commit of a turn records (the memory chat store's twin of history.lua). */
   append (phone: string, tenantId: string, messages: HistoryMessage[]): void {
     const list = [...messages].reverse().concat(this.histories.get(phone) ?? []).slice(0, this.limits.historyMax)
     this.histories.set(phone, list)

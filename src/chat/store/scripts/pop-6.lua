@@ -1,0 +1,51 @@
+--[[
+  Removes the head of a lane the owner holds (delivered, or given up), optionally into the shard's dead letters,
+  and keeps the lease for the next head.
+
+  Input:
+    KEYS[1] list       the phone's mailbox or outbox
+    KEYS[2] zset       ready or sendable
+    KEYS[3] owners     owners or senders
+    KEYS[4] meta       turn: the phone's record; send: the shard's send tries
+    KEYS[5] dead       the shard's dead letters (id -> letter)
+    KEYS[6] deadIndex  the shard's dead letter ids by time
+
+    ARGV[1] phone
+    ARGV[2] owner
+    ARGV[3] the head this is for
+    ARGV[4] lease, ms
+    ARGV[5] lane ('turn' or 'send')
+    ARGV[6] dead letter id ('' = none)
+    ARGV[7] dead letter (JSON)
+    ARGV[8] dead letters kept per shard
+
+  Output:
+    {'lost'} | next-head.lua's reply for the lane
+]]
+--- @include "now"
+--- @include "phone-record"
+--- @include "next-head"
+if redis.call('HGET', KEYS[3], ARGV[1]) ~= ARGV[2] then return {'lost'} end
+local due = redis.call('ZSCORE', KEYS[2], ARGV[1])
+if not due or tonumber(due) <= now then return {'lost'} end
+if redis.call('LINDEX', KEYS[1], 0) ~= ARGV[3] then return {'lost'} end
+redis.call('LPOP', KEYS[1])
+if ARGV[6] ~= '' then
+  redis.call('HSET', KEYS[5], ARGV[6], ARGV[7])
+  redis.call('ZADD', KEYS[6], now, ARGV[6])
+  local over = redis.call('ZCARD', KEYS[6]) - tonumber(ARGV[8])
+  if over > 0 then
+    local old = redis.call('ZRANGE', KEYS[6], 0, over - 1)
+    redis.call('ZREMRANGEBYRANK', KEYS[6], 0, over - 1)
+    redis.call('HDEL', KEYS[5], unpack(old))
+  end
+end
+if ARGV[5] == 'turn' then
+  local r = load(KEYS[4])
+  r.t = nil
+  r.e = nil
+  save(KEYS[4], r)
+else
+  redis.call('HDEL', KEYS[4], ARGV[1])
+end
+return nextHead(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[5], ARGV[4], 0, '', '0')

@@ -1,0 +1,23 @@
+--[[
+  Puts a dead letter back at the end of its phone's mailbox or outbox.
+
+  Input:
+    KEYS[1] dead       the shard's dead letters
+    KEYS[2] deadIndex  the shard's dead letter ids by time
+    KEYS[3] list       the phone's mailbox or outbox
+    KEYS[4] zset       ready or sendable
+
+    ARGV[1] dead letter id
+    ARGV[2] phone
+
+  Output:
+    the dead letter (JSON), or nil when unknown
+]]
+--- @include "now"
+local record = redis.call('HGET', KEYS[1], ARGV[1])
+if not record then return false end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('RPUSH', KEYS[3], cjson.decode(record).payload)
+redis.call('ZADD', KEYS[4], 'NX', now, ARGV[2])
+return record

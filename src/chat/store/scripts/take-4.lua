@@ -1,0 +1,39 @@
+--[[
+  Leases a phone's lane (mailbox or outbox) to an owner and answers its head; a turn's attempt is counted.
+
+  Input:
+    KEYS[1] zset    the lane's phones by when they may next be taken (ready or sendable)
+    KEYS[2] owners  phone -> the lease's owner (owners or senders)
+    KEYS[3] list    the phone's mailbox or outbox
+    KEYS[4] meta    turn: the phone's record; send: the shard's send tries (phone -> failed attempts)
+
+    ARGV[1] phone
+    ARGV[2] owner
+    ARGV[3] lease, ms
+    ARGV[4] lane ('turn' or 'send')
+
+  Output:
+    {'empty'} | {'busy', ms until free}
+    | {'ok', 0, '', 0, head, version, packed session, applied marks, tries, last error} (turn)
+    | {'ok', 0, '', 0, head, tries} (send)
+]]
+--- @include "now"
+--- @include "phone-record"
+local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not due then return {'empty'} end
+if tonumber(due) > now then return {'busy', tostring(tonumber(due) - now)} end
+local head = redis.call('LINDEX', KEYS[3], 0)
+if not head then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  return {'empty'}
+end
+redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[3]), ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+if ARGV[4] == 'turn' then
+  local r = load(KEYS[4])
+  r.t = (r.t or 0) + 1
+  save(KEYS[4], r)
+  return {'ok', '0', '', '0', head, tostring(r.v or 0), r.d or '', applied(r), tostring(r.t), r.e or ''}
+end
+return {'ok', '0', '', '0', head, redis.call('HGET', KEYS[4], ARGV[1]) or '0'}
