@@ -19,6 +19,7 @@ import seedPlugin from './seed.ts'
 import clubPlugin from './club/index.ts'
 import cropsPlugin from './crops/index.ts'
 import batchesPlugin from './batches/index.ts'
+import productsPlugin from './products/index.ts'
 import embeddedCommercePlugin from './embedded-commerce/plugin.ts'
 import commercePlugin from './commerce/index.ts'
 import accountsPlugin from './accounts/index.ts'
@@ -98,6 +99,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   await app.register(healthRoutes)
   await app.register(clubPlugin)
   await app.register(cropsPlugin)
+  await app.register(productsPlugin)
   await app.register(batchesPlugin)
   await app.register(contentPlugin)
   await app.register(notificationsPlugin)

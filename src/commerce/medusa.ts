@@ -1,6 +1,7 @@
 import type { CommerceClient, Query } from './client.ts'
 import type { ResolvedSettings } from './settings.ts'
 import {
+  adminProductAnswer, adminProductsAnswer, inventoryItemAnswer,
   anyObject, cartAnswer, completeAnswer, customerAnswer, customersAnswer, inventoryAnswer, orderAnswer, ordersAnswer, paymentCollectionAnswer,
   orderUpdatedAnswer, paymentProvidersAnswer, productsAnswer, shippingOptionsAnswer, stockLocationAnswer,
 } from './upstream.ts'
@@ -23,6 +24,8 @@ const PRODUCT_FIELDS = '*variants.calculated_price,+variants.inventory_quantity'
 // A real Medusa leaves the shipping method's name out of its cart answers unless asked for.
 const CART_FIELDS = '+shipping_methods.name'
 const INVENTORY_FIELDS = 'id,sku,title,*location_levels'
+// Added to the defaults: a real Medusa leaves prices, inventory items and channels out unless asked for.
+const ADMIN_PRODUCT_FIELDS = '*variants,*variants.prices,*variants.inventory_items,*sales_channels,+metadata,+variants.metadata'
 
 export class Medusa {
   constructor (private readonly client: CommerceClient, readonly settings: ResolvedSettings) {}
@@ -179,6 +182,67 @@ export class Medusa {
     return (await this.client.call(this.settings.baseUrl, 'GET', `/admin/stock-locations/${enc(locationId)}`, {
       caller: this.admin, query: { fields: 'id,*sales_channels' }, schema: stockLocationAnswer,
     })).stock_location
+  }
+
+  // Products and stock, as the club's staff change them (the products and batches domains)
+
+  async adminProducts (page: { limit: number, offset: number }) {
+    return await this.client.call(this.settings.baseUrl, 'GET', '/admin/products', {
+      caller: this.admin,
+      query: { fields: ADMIN_PRODUCT_FIELDS, order: '-created_at', limit: page.limit, offset: page.offset, sales_channel_id: [this.settings.salesChannelId] },
+      schema: adminProductsAnswer,
+    })
+  }
+
+  async adminProduct (productId: string) {
+    return (await this.client.call(this.settings.baseUrl, 'GET', `/admin/products/${enc(productId)}`, {
+      caller: this.admin, query: { fields: ADMIN_PRODUCT_FIELDS }, schema: adminProductAnswer,
+    })).product
+  }
+
+  async createProduct (body: Record<string, unknown>) {
+    return (await this.client.call(this.settings.baseUrl, 'POST', '/admin/products', {
+      caller: this.admin, query: { fields: ADMIN_PRODUCT_FIELDS }, body, schema: adminProductAnswer,
+    })).product
+  }
+
+  /** The product's own fields; its variants change one by one (a variants list here would replace them all in Medusa). */
+  async updateProduct (productId: string, body: Record<string, unknown>) {
+    return (await this.client.call(this.settings.baseUrl, 'POST', `/admin/products/${enc(productId)}`, {
+      caller: this.admin, query: { fields: ADMIN_PRODUCT_FIELDS }, body, schema: adminProductAnswer,
+    })).product
+  }
+
+  async updateVariant (productId: string, variantId: string, body: Record<string, unknown>) {
+    return (await this.client.call(this.settings.baseUrl, 'POST', `/admin/products/${enc(productId)}/variants/${enc(variantId)}`, {
+      caller: this.admin, query: { fields: ADMIN_PRODUCT_FIELDS }, body, schema: adminProductAnswer,
+    })).product
+  }
+
+  /** The shipping profile of the club's shipping options: a new product needs it to be shipped (or picked up) in Medusa. */
+  async shippingProfileId (): Promise<string | undefined> {
+    const { shipping_options: options } = await this.client.call(this.settings.baseUrl, 'GET', '/admin/shipping-options', {
+      caller: this.admin, query: { stock_location_id: this.settings.stockLocationId, fields: 'id,name,shipping_profile_id' }, schema: shippingOptionsAnswer,
+    })
+    return options.find((o) => o.shipping_profile_id)?.shipping_profile_id ?? undefined
+  }
+
+  /** Units of an inventory item stocked at the club's location; undefined when it has no level there yet. */
+  async stockedAtClub (inventoryItemId: string): Promise<number | undefined> {
+    const item = (await this.client.call(this.settings.baseUrl, 'GET', `/admin/inventory-items/${enc(inventoryItemId)}`, {
+      caller: this.admin, query: { fields: INVENTORY_FIELDS }, schema: inventoryItemAnswer,
+    })).inventory_item
+    const level = item.location_levels?.find((l) => l.location_id === this.settings.stockLocationId)
+    return level ? Number(level.stocked_quantity ?? 0) : undefined
+  }
+
+  /** Sets the units stocked at the club's location, making the level when `exists` is false. */
+  async setStockedAtClub (inventoryItemId: string, quantity: number, exists: boolean): Promise<void> {
+    const location = this.settings.stockLocationId
+    const [path, body] = exists
+      ? [`/admin/inventory-items/${enc(inventoryItemId)}/location-levels/${enc(location)}`, { stocked_quantity: quantity }]
+      : [`/admin/inventory-items/${enc(inventoryItemId)}/location-levels`, { location_id: location, stocked_quantity: quantity }]
+    await this.client.call(this.settings.baseUrl, 'POST', path, { caller: this.admin, body, schema: anyObject })
   }
 
   async listInventory (page: { limit: number, offset: number }) {

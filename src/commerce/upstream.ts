@@ -153,9 +153,30 @@ export const upstreamProduct = z.object({
 export type UpstreamProduct = z.infer<typeof upstreamProduct>
 export const productsAnswer = z.object({ products: z.array(upstreamProduct), count: z.number().int() })
 
+/** A variant as the admin product routes answer it: its metadata (grams per unit) and inventory item. */
+export const upstreamAdminVariant = upstreamVariant.extend({
+  metadata: meta,
+  inventory_items: z.array(z.object({ inventory_item_id: z.string() }).loose()).nullish(),
+})
+export const upstreamAdminProduct = z.object({
+  id: z.string(),
+  title: text,
+  description: text,
+  handle: text,
+  status: z.string(),
+  metadata: meta,
+  created_at: text,
+  variants: z.array(upstreamAdminVariant).nullish(),
+  sales_channels: z.array(z.object({ id: z.string() }).loose()).nullish(),
+}).loose()
+export type UpstreamAdminProduct = z.infer<typeof upstreamAdminProduct>
+export const adminProductAnswer = z.object({ product: upstreamAdminProduct })
+export const adminProductsAnswer = z.object({ products: z.array(upstreamAdminProduct), count: z.number().int() })
+
 export const upstreamShippingOption = z.object({
   id: z.string(),
   name: text,
+  shipping_profile_id: text,
   amount: amount.nullish(),
   calculated_price: z.object({ calculated_amount: amount.nullish() }).loose().nullish(),
 }).loose()
@@ -182,6 +203,7 @@ export const upstreamInventoryItem = z.object({
 }).loose()
 export type UpstreamInventoryItem = z.infer<typeof upstreamInventoryItem>
 export const inventoryAnswer = z.object({ inventory_items: z.array(upstreamInventoryItem), count: z.number().int() })
+export const inventoryItemAnswer = z.object({ inventory_item: upstreamInventoryItem })
 
 /** Any JSON object: for POST answers whose content is not read (statuses come from a re-read). */
 export const stockLocationAnswer = z.object({

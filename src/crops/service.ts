@@ -335,6 +335,11 @@ export class CropService {
     return updated.harvest
   }
 
+  /** Whether the club's catalog has this strain (products name the strain they come from). */
+  async hasStrain (tenantId: string, strainId: string): Promise<boolean> {
+    return await this.catalog.strain(tenantId, strainId) !== undefined
+  }
+
   /** Someone to tell when a harvest is written as STOCKED with its dry weight (the batches domain). */
   onStocked (listener: StockedListener): void {
     this.stockedListeners.push(listener)

@@ -175,6 +175,17 @@ export const updateProductBody = z.strictObject({
 })
 export type UpdateProductInput = z.output<typeof updateProductBody>
 
+export const variantParams = idParams.extend({ variant_id: z.string().min(1) })
+// POST /admin/products/{id}/variants/{variant_id}: the fields this backend keeps (Medusa 2.21 takes more).
+export const updateVariantBody = z.strictObject({
+  title: z.string().min(1).optional(),
+  sku: z.string().min(1).nullish(),
+  prices: z.array(priceSchema).optional(),
+  metadata: nullableMetadata.optional(),
+  allow_backorder: z.boolean().optional(),
+})
+export type UpdateVariantInput = z.output<typeof updateVariantBody>
+
 export const levelParams = idParams.extend({ location_id: z.string().min(1) })
 export const stockedQuantityBody = z.object({ stocked_quantity: z.number().int().min(0) })
 export const newLevelBody = stockedQuantityBody.extend({ location_id: z.string().min(1) })

@@ -6,6 +6,7 @@ import type { CustomerDoc, OrderDoc, ProductDoc } from '../model.ts'
 import {
   cancelFulfillmentBody, captureBody, createCustomerBody, createProductBody, fieldsQuery, filterValues, fulfillBody, fulfillmentParams, idParams,
   levelParams, listQuery, newLevelBody, shipmentBody, stockedQuantityBody, updateCustomerBody, updateOrderBody, updateProductBody,
+  updateVariantBody, variantParams,
 } from '../requests.ts'
 import type { AuthContext } from '../tokens.ts'
 import { apiKeyView, inventoryItemView, salesChannelView, shippingOptionView, stockLocationView } from '../views/catalog.ts'
@@ -13,7 +14,7 @@ import { regionView } from '../views/common.ts'
 import { capturedPaymentView } from '../views/payments.ts'
 import { customerView, userView } from '../views/people.ts'
 import { clubsOf, createAdminCustomer, getCustomer, getUser, listCustomers, updateCustomer } from '../services/accounts.ts'
-import { buildProduct, getInventoryItem, getProduct, listInventoryItems, listProducts, matchesQuery, saveProduct, setStockLevel, updateProduct } from '../services/catalog.ts'
+import { buildProduct, getInventoryItem, getProduct, listInventoryItems, listProducts, matchesQuery, saveProduct, setStockLevel, updateProduct, updateVariant } from '../services/catalog.ts'
 import {
   cancelFulfillment, cancelOrder, capturePayment, completeOrder, createFulfillment, createShipment, getOrder, markDelivered, matchesOrder,
   orderMissing, ordersOfChannels, ordersOfCustomer, sortOrders, updateOrder,
@@ -126,7 +127,8 @@ export async function adminRoutes (fastify: FastifyInstance, { ctx }: RouteDeps)
   const productAnswer = async (product: ProductDoc, scope: Scope, fields: string | undefined) =>
     one('product', (await renderProducts(ctx, [product], scope.locationIds, undefined))[0], fields)
 
-  const productListQuery = listQuery(20).extend({ q: z.string().optional(), id: filterValues, handle: filterValues, status: filterValues, sales_channel_id: filterValues })
+  const productListQuery = z.preprocess(renamedKeys((k) => k.replace(/\[\]$/, '')),
+    listQuery(20).extend({ q: z.string().optional(), id: filterValues, handle: filterValues, status: filterValues, sales_channel_id: filterValues }))
 
   app.get('/admin/products', { schema: { querystring: productListQuery } }, async (request) => {
     const q = request.query
@@ -166,6 +168,13 @@ export async function adminRoutes (fastify: FastifyInstance, { ctx }: RouteDeps)
     const product = await updateProduct(ctx, id, request.body)
     if (product.sales_channel_ids.some((c) => !scope.channelIds.includes(c))) throw invalidData('Sales channels outside your clubs cannot be assigned')
     return await productAnswer(product, scope, request.query.fields)
+  })
+
+  app.post('/admin/products/:id/variants/:variant_id', { schema: { params: variantParams, querystring: fieldsQuery, body: updateVariantBody } }, async (request) => {
+    const { id, variant_id: variantId } = request.params
+    const scope = await scopeOf(request)
+    if (!visibleProduct(scope)(await getProduct(ctx, id))) throw notFound(`Product with id: ${id} was not found`)
+    return await productAnswer(await updateVariant(ctx, id, variantId, request.body), scope, request.query.fields)
   })
 
   /** Inventory items of products sold in the user's clubs (and items no product uses yet). */

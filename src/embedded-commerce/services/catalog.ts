@@ -1,7 +1,7 @@
 import { newId } from '../ids.ts'
 import type { InventoryItemDoc, Metadata, ProductDoc, ProductOption, StockLevel, VariantDoc } from '../model.ts'
 import { duplicate, invalidData, notFound, type MedusaError } from '../errors.ts'
-import type { CreateProductInput, UpdateProductInput } from '../requests.ts'
+import type { CreateProductInput, UpdateProductInput, UpdateVariantInput } from '../requests.ts'
 import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
 import { listDocs, loadDoc, lookupFixed, mutate } from './repo.ts'
 
@@ -165,6 +165,21 @@ export async function updateProduct (ctx: CommerceContext, id: string, body: Upd
       if (change.prices) variant.prices = change.prices.map((pr) => ({ id: newId('price'), amount: pr.amount, currency_code: pr.currency_code }))
       variant.updated_at = nowIso()
     }
+    return undefined
+  })
+}
+
+/** One variant of a product changed (Medusa's variant route); its metadata merges key by key. */
+export async function updateVariant (ctx: CommerceContext, id: string, variantId: string, body: UpdateVariantInput): Promise<ProductDoc> {
+  return await mutate(ctx.store, 'product', id, () => productMissing(id), (p) => {
+    const variant = p.variants.find((v) => v.id === variantId)
+    if (!variant) throw notFound(`Variant with id: ${variantId} was not found`)
+    if (body.title !== undefined) variant.title = body.title
+    if (body.sku !== undefined) variant.sku = body.sku ?? null
+    if (body.prices) variant.prices = body.prices.map((pr) => ({ id: newId('price'), amount: pr.amount, currency_code: pr.currency_code }))
+    if (body.allow_backorder !== undefined) variant.allow_backorder = body.allow_backorder
+    variant.metadata = mergeMetadata(variant.metadata, body.metadata)
+    variant.updated_at = nowIso()
     return undefined
   })
 }
