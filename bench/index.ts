@@ -1,4 +1,5 @@
 import { cpus, loadavg } from 'node:os'
+import { deployments } from './greetings.ts'
 import { run as members } from './members.ts'
 import { run as notifications } from './notifications.ts'
 import { printTopSelfTime } from './profile.ts'
@@ -11,6 +12,9 @@ import { printTargets, SCALE, type Target } from './lib.ts'
 process.stdout.write(`machine: ${cpus().length} cores, ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the start${SCALE === 1 ? '' : `, BENCH_SCALE=${SCALE}`}\n`)
 
 const targets: Target[] = []
+process.stdout.write('\n== deployments: the single process with its defaults beside the split one, 200 phones greeting, 32 members waiting for each reply\n')
+targets.push(...await deployments())
+
 process.stdout.write('\n== members: acks, turns by kind vs a bare route, Redis and commerce work per turn, bytes per idle phone\n')
 const mix = await members()
 targets.push(...mix.targets)

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { once } from 'node:events'
-import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -126,6 +126,8 @@ export interface Sent { to: string, at: number, body: Record<string, unknown> }
 export interface Provider {
   url: string
   sent: Sent[]
+  /** When set, called with each reply as it arrives instead of keeping it in `sent` (the reply-gated loops wait on it). */
+  onSent: ((sent: Sent) => void) | undefined
   /** Forgets what was sent (between phases, so that a long run does not keep every reply). */
   reset: () => void
   close: () => Promise<void>
@@ -135,6 +137,7 @@ export async function startProvider (): Promise<Provider> {
   const provider: Provider = {
     url: '',
     sent: [],
+    onSent: undefined,
     reset: () => { provider.sent = [] },
     close: async () => { server.closeAllConnections(); await new Promise<void>((resolve) => server.close(() => resolve())) },
   }
@@ -143,7 +146,9 @@ export async function startProvider (): Promise<Provider> {
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>
-      provider.sent.push({ to: String(body.to), at: performance.now(), body })
+      const sent = { to: String(body.to), at: performance.now(), body }
+      if (provider.onSent) provider.onSent(sent)
+      else provider.sent.push(sent)
       res.writeHead(200, { 'content-type': 'application/json' }).end(`{"messages":[{"id":"wamid.${randomUUID()}"}]}`)
     })
   })
@@ -163,17 +168,20 @@ export interface Child {
   stop: () => Promise<void>
 }
 
-/** Starts `script` (a .ts file run through tsx) with `env`, waits until GET /health answers. */
-export async function startChild (script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
+/**
+ * Starts `script` (a .ts file run through tsx, relative to `cwd`: another checkout's service for a comparison) with
+ * `env`, waits until GET /health answers. Its output goes straight to a log file, not through the bench's event loop.
+ */
+export async function startChild (script: string, env: Record<string, string>, nodeArgs: string[] = [], cwd = process.cwd()): Promise<Child> {
   const port = await freePort()
   const log = join(mkdtempSync(join(tmpdir(), 'club-bench-')), 'child.log')
-  const out = createWriteStream(log)
+  const out = openSync(log, 'w')
   const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, script], {
+    cwd,
     env: { PATH: process.env.PATH, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', out, out],
   })
-  child.stdout.pipe(out)
-  child.stderr.pipe(out)
+  closeSync(out)
   const url = `http://127.0.0.1:${port}`
   const pool = new Pool(url, { connections: 64 })
   let stopped = false
