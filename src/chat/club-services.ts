@@ -67,11 +67,11 @@ export class ClubServices {
     }
   }
 
-  /** Consumes the code (single use); a text that is not a code is refused as the route refuses it (400). */
-  async consumeLinkCode (code: string): Promise<Result<LinkRecord>> {
+  /** Consumes the code sent from `phone` (single use); a text that is not a code is refused as the route refuses it (400). */
+  async consumeLinkCode (code: string, phone: string): Promise<Result<LinkRecord>> {
     const canonical = parseLinkCode(code)
     if (!canonical) return { ok: false, failure: 'rejected', status: 400 }
-    return await this.attempt('link code', async () => await this.deps.linkCodes.consume(canonical))
+    return await this.attempt('link code', async () => await this.deps.linkCodes.consume(canonical, phone))
   }
 
   /** The account's token verified and its club checked, as for a request: an expired or revoked token is 'auth'. */

@@ -141,7 +141,7 @@ export class Effects {
   }
 
   private async link (phone: string, code: string): Promise<ResultEvent> {
-    const res = await this.deps.api.consumeLinkCode(code)
+    const res = await this.deps.api.consumeLinkCode(code, phone)
     if (!res.ok) return { type: 'LINK_FAILED', reason: res.status === 404 ? 'not_found' : res.status === 400 ? 'invalid' : 'unavailable' }
     const account = await this.accountFrom(res.value)
     if (!account) return { type: 'LINK_FAILED', reason: 'not_found' }

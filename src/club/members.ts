@@ -8,7 +8,7 @@ import { customerTenants, mapMember } from '../orders/mapping.ts'
 import type { Member } from '../orders/schemas.ts'
 import { customerAnswer, customersAnswer, type UpstreamCustomer } from '../commerce/upstream.ts'
 import type { LinkCodes } from '../chat/linking/types.ts'
-import { LINK_CODE_TTL_MS } from '../chat/linking/link-record.ts'
+import { LINK_CODE_TTL_MS, phoneDigits } from '../chat/linking/link-record.ts'
 import type { Tenant } from '../tenants/model.ts'
 import type { TenantStore } from '../tenants/store.ts'
 import type { OneUseTokens } from './one-use-tokens.ts'
@@ -169,7 +169,8 @@ export class MemberService {
     const name = [member.firstName, member.lastName].filter(Boolean).join(' ') || member.email
     const token = await signAccessToken(this.deps.jwtSecret, { sub: customer.id, role: 'member', tenants: [tenant.id], email: member.email, name }, CHAT_TOKEN_TTL_S)
     const code = randomUUID()
-    await this.deps.linkCodes().create(code, { customerId: customer.id, tenantId: tenant.id, tenantName: tenant.name, email: member.email, name, token })
+    // Only the member's own phone may use it: whoever holds the code (the admin who made it) can link no other.
+    await this.deps.linkCodes().create(code, { customerId: customer.id, tenantId: tenant.id, tenantName: tenant.name, email: member.email, name, token, phone: phoneDigits(customer.phone) })
     // What the member sends the bot (the bot takes `LINK-<code>` in any state).
     return { code, text: `LINK-${code}`, phone: customer.phone, expiresAt: new Date(Date.now() + LINK_CODE_TTL_MS).toISOString() }
   }

@@ -93,7 +93,7 @@ describe('reads of one chat turn (redis, MONITOR)', () => {
     const token = await t.token('member', ['club-norte'], { sub: 'cus_ana', name: 'Ana', email: 'ana@example.com' })
     const code = await linkCode(t, { customerId: 'cus_ana', email: 'ana@example.com', name: 'Ana', tenantId: 'club-norte', token })
     // what the first run did before it died: consumed the code, linked the phone, remembered the answer
-    const record = await t.app.linkCodes.consume(code)
+    const record = await t.app.linkCodes.consume(code, phone)
     const account = { tenantId: 'club-norte', tenantName: record.tenantName, customerId: 'cus_ana', email: 'ana@example.com', name: 'Ana', role: 'member' as const, token, linkedAt: Date.now(), expiresAt: Date.now() + 60 * 60_000 }
     await t.app.linkedAccounts.put(phone, account)
     const store = new RedisChatStore(t.app.redis!, t.config.chat.shards)

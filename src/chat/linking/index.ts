@@ -3,7 +3,7 @@ import { signAccessToken } from '../../auth/tokens.ts'
 import { cloudFlowRoutes } from '../cloud-api/flow-route.ts'
 import { flowRoutes } from './flow-routes.ts'
 import { createLinkCodeStore } from './link-code-store.ts'
-import type { LinkRecord } from './link-record.ts'
+import type { StaffLinkRecord } from './link-record.ts'
 import { consumeLinkCode } from './link-service.ts'
 import { linkRoutes } from './link-routes.ts'
 import { createLinkedAccountStore } from './linked-account-store.ts'
@@ -19,8 +19,8 @@ export default fp(async (app) => {
 
   const codes = createLinkCodeStore(app.redis)
   app.decorate('linkCodes', {
-    consume: async (code: string) => await consumeLinkCode(codes, code),
-    create: async (code: string, record: LinkRecord) => { await codes.create(code, record) },
+    consume: async (code: string, phone: string) => await consumeLinkCode(codes, code, phone),
+    create: async (code: string, record: StaffLinkRecord) => { await codes.create(code, record) },
   })
   await app.register(linkRoutes, { codes })
   const form: LoginFormDeps = {

@@ -32,9 +32,12 @@ export async function createLinkCode (deps: LinkServiceDeps, request: LinkReques
   return code
 }
 
-/** Single use: the record is gone once returned. */
-export async function consumeLinkCode (codes: LinkCodeStore, code: string): Promise<LinkRecord> {
-  const record = await codes.consume(code)
+/**
+ * Single use: the record is gone once returned. A code bound to a member's phone is found only from that phone
+ * (the bot passes the sender's); to anyone else, the link route included, it is not found, and it stays.
+ */
+export async function consumeLinkCode (codes: LinkCodeStore, code: string, phone?: string): Promise<LinkRecord> {
+  const record = await codes.consume(code, phone)
   if (!record) throw new AppError('NOT_FOUND', 'Link code not found')
-  return record
+  return { customerId: record.customerId, tenantId: record.tenantId, tenantName: record.tenantName, email: record.email, name: record.name, token: record.token }
 }

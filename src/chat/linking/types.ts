@@ -1,5 +1,5 @@
 import type { Role } from '../../tenants/roles.ts'
-import type { LinkRecord } from './link-record.ts'
+import type { LinkRecord, StaffLinkRecord } from './link-record.ts'
 
 // The contract between the chat bot (src/chat/) and the linking side (src/chat/linking/).
 
@@ -52,11 +52,14 @@ export interface ChatBot {
   accountLinked (phone: string): Promise<void>
 }
 
-/** Link codes as the bot consumes them: single use; an unknown, expired or used code is a NOT_FOUND AppError. */
+/**
+ * Link codes as the bot consumes them, sent from `phone`: single use; an unknown, expired or used code, or one a
+ * club made for another phone, is a NOT_FOUND AppError.
+ */
 export interface LinkCodes {
-  consume (code: string): Promise<LinkRecord>
-  /** A code a club makes for one of its members (src/club/members.ts). */
-  create (code: string, record: LinkRecord): Promise<void>
+  consume (code: string, phone: string): Promise<LinkRecord>
+  /** A code a club makes for one of its members (src/club/members.ts): it links only from their phone on record. */
+  create (code: string, record: StaffLinkRecord): Promise<void>
 }
 
 declare module 'fastify' {
