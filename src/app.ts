@@ -17,6 +17,7 @@ import securityHeadersPlugin from './plugins/security-headers.ts'
 import healthRoutes from './health.ts'
 import seedPlugin from './seed.ts'
 import clubPlugin from './club/index.ts'
+import dispensingPlugin from './dispensing/index.ts'
 import cropsPlugin from './crops/index.ts'
 import batchesPlugin from './batches/index.ts'
 import productsPlugin from './products/index.ts'
@@ -97,6 +98,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   await app.register(embeddedCommercePlugin)
   await app.register(commercePlugin)
   await app.register(healthRoutes)
+  await app.register(dispensingPlugin)
   await app.register(clubPlugin)
   await app.register(cropsPlugin)
   await app.register(productsPlugin)

@@ -27,6 +27,8 @@ Flags:
   --address <line>          stock location address (default: the pickup address)
   --city <city>  --postal-code <code>  --province <name>
   --delivery-price <n>      price of the delivery option, whole currency units (default 0)
+  --rules <preset>          dispensing rules: none, de-kcang, uy-club, ar-reprocann, es-csc (create default none;
+                            update: replaces the club's rules with the preset's)
   --admin-email <email>     first admin, invited (create: required; update: invites one more)
   --admin-name <name>       the admin's name (default: the email's local part)
   --json                    print the result as JSON
@@ -53,6 +55,7 @@ const OPTIONS = {
   'postal-code': { type: 'string' },
   province: { type: 'string' },
   'delivery-price': { type: 'string' },
+  rules: { type: 'string' },
   'admin-email': { type: 'string' },
   'admin-name': { type: 'string' },
   json: { type: 'boolean' },
@@ -108,6 +111,7 @@ export function parseCommand (argv: string[]): Command {
     pickup: v['pickup-address'] !== undefined ? { address: v['pickup-address'], hours: v['pickup-hours'] ?? '' } : undefined,
     address: Object.values(address).some((x) => x !== undefined) ? address : undefined,
     deliveryPrice: integer('delivery-price', v['delivery-price']),
+    rules: v.rules as ClubSpecInput['rules'],
   }).filter(([, value]) => value !== undefined))
   const adminEmail = v['admin-email']
   if (adminEmail !== undefined && !z.email().safeParse(adminEmail.trim()).success) throw new UsageError(`--admin-email "${adminEmail}" is not an email address`)

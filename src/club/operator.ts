@@ -58,7 +58,9 @@ export async function updateClub (deps: OperatorDeps, id: string, changes: Parti
   const spec = parseSpec({ ...specOf(current), ...changes, id })
   const inviteAdmin = admin ? await checkAdmin(deps, id, admin) : false
   const { settings } = await provisionCommerce(deps.setup, spec, current.commerce, deps.progress)
-  const wanted = clubRecord(spec, { ...settings, ...(current.commerce?.baseUrl ? { baseUrl: current.commerce.baseUrl } : {}) })
+  const made = clubRecord(spec, { ...settings, ...(current.commerce?.baseUrl ? { baseUrl: current.commerce.baseUrl } : {}) })
+  // Rules change only when a preset is named: what the club's admins adjusted stays otherwise.
+  const wanted = spec.rules || !current.rules ? made : { ...made, rules: current.rules }
   const changed = (Object.keys(wanted) as Array<keyof Tenant>).filter((k) => !isDeepStrictEqual(wanted[k], current[k]))
   const tenant = changed.length > 0 ? await deps.tenants.update(id, () => wanted) : current
   if (!tenant) throw notFound(`Club ${id}`)

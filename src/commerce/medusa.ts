@@ -20,7 +20,8 @@ const ORDER_LIST_FIELDS = [
   'id', 'display_id', 'status', 'payment_status', 'fulfillment_status', 'email', 'currency_code', 'customer_id', 'sales_channel_id',
   'total', 'created_at', '*customer',
 ].join(',')
-const PRODUCT_FIELDS = '*variants.calculated_price,+variants.inventory_quantity'
+// weight (grams per unit) and metadata (grams, thc, cbd): what a dispensation counts (docs/dispensing.md)
+const PRODUCT_FIELDS = '*variants.calculated_price,+variants.inventory_quantity,+variants.weight,+variants.metadata'
 // A real Medusa leaves the shipping method's name out of its cart answers unless asked for.
 const CART_FIELDS = '+shipping_methods.name'
 const INVENTORY_FIELDS = 'id,sku,title,*location_levels'

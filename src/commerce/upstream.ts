@@ -141,6 +141,8 @@ export const upstreamVariant = z.object({
   manage_inventory: z.boolean().nullish(),
   calculated_price: z.object({ calculated_amount: amount.nullish(), currency_code: text }).loose().nullish(),
   prices: z.array(z.object({ amount, currency_code: text }).loose()).nullish(),
+  weight: z.number().nullish(),
+  metadata: meta,
 }).loose()
 
 export const upstreamProduct = z.object({

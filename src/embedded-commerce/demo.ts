@@ -12,8 +12,10 @@ import { createProductBody } from './requests.ts'
 // clubs' setup is provisioned as any club's is (src/club/provision.ts); the catalog and people are the demo's.
 // Every step creates only what is missing, so seeding twice (or from two processes) changes nothing.
 
-interface DemoVariant { title: string, sku: string, price: number, stock: number }
-interface DemoProduct { key: string, title: string, description: string, option: string, variants: DemoVariant[] }
+// grams per unit, THC and CBD percent: a flower's variants count toward the member's caps (docs/dispensing.md);
+// seeds, soil and tools carry none and count toward nothing.
+interface DemoVariant { title: string, sku: string, price: number, stock: number, grams?: number }
+interface DemoProduct { key: string, title: string, description: string, option: string, variants: DemoVariant[], thc?: number, cbd?: number }
 interface DemoClub { tenantId: string, short: string, products: DemoProduct[] }
 
 const single = (key: string, title: string, description: string, sku: string, price: number, stock: number): DemoProduct =>
@@ -29,9 +31,11 @@ export const DEMO_CLUBS: DemoClub[] = [
         title: 'Flores Amnesia Haze',
         description: 'Flores curadas de cosecha propia, por gramo.',
         option: 'Peso',
+        thc: 18,
+        cbd: 0.5,
         variants: [
-          { title: '5 g', sku: 'NORTE-AMNESIA-5', price: 25000, stock: 60 },
-          { title: '10 g', sku: 'NORTE-AMNESIA-10', price: 45000, stock: 40 },
+          { title: '5 g', sku: 'NORTE-AMNESIA-5', price: 25000, stock: 60, grams: 5 },
+          { title: '10 g', sku: 'NORTE-AMNESIA-10', price: 45000, stock: 40, grams: 10 },
         ],
       },
       {
@@ -58,9 +62,11 @@ export const DEMO_CLUBS: DemoClub[] = [
         title: 'Flores Critical Kush',
         description: 'Flores curadas de cosecha propia, por gramo.',
         option: 'Peso',
+        thc: 19,
+        cbd: 0.8,
         variants: [
-          { title: '5 g', sku: 'SUR-CRITICAL-5', price: 22000, stock: 60 },
-          { title: '10 g', sku: 'SUR-CRITICAL-10', price: 40000, stock: 30 },
+          { title: '5 g', sku: 'SUR-CRITICAL-5', price: 22000, stock: 60, grams: 5 },
+          { title: '10 g', sku: 'SUR-CRITICAL-10', price: 40000, stock: 30, grams: 10 },
         ],
       },
       {
@@ -105,7 +111,13 @@ async function seedClub (ctx: CommerceContext, club: DemoClub, now: string): Pro
       status: 'published',
       sales_channels: [{ id: salesChannelId }],
       options: [{ title: p.option, values: p.variants.map((v) => v.title) }],
-      variants: p.variants.map((v) => ({ title: v.title, sku: v.sku, options: { [p.option]: v.title }, prices: [{ currency_code: 'ars', amount: v.price }] })),
+      variants: p.variants.map((v) => ({
+        title: v.title,
+        sku: v.sku,
+        options: { [p.option]: v.title },
+        prices: [{ currency_code: 'ars', amount: v.price }],
+        ...(v.grams ? { weight: v.grams, metadata: { thc: p.thc ?? null, cbd: p.cbd ?? null } } : {}),
+      })),
     }), now, { product: id })
     if (!await saveProduct(ctx, built)) continue
     for (const [i, v] of built.product.variants.entries()) {

@@ -104,6 +104,8 @@ export interface VariantDoc extends Timestamps {
   option_value_ids: string[]
   price_set_id: string
   prices: Price[]
+  /** Grams per unit (Medusa's `weight`, in grams here): what a dispensation of one unit counts. */
+  weight?: number | null
   metadata: Metadata
 }
 

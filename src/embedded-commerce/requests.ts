@@ -127,6 +127,7 @@ const variantSchema = z.object({
   variant_rank: z.number().int().optional(),
   options: z.record(z.string(), z.string()).optional(),
   prices: z.array(priceSchema).default([]),
+  weight: z.number().min(0).max(1_000_000).nullish(),
   metadata: nullableMetadata.optional(),
 })
 const productStatus = z.enum(['draft', 'proposed', 'published', 'rejected'])
@@ -170,6 +171,8 @@ export const updateProductBody = z.strictObject({
     title: z.string().min(1).optional(),
     sku: z.string().min(1).nullish(),
     prices: z.array(priceSchema).optional(),
+    weight: z.number().min(0).max(1_000_000).nullish(),
+    metadata: nullableMetadata.optional(),
   })).optional(),
   ...ignored,
 })

@@ -1,3 +1,4 @@
+import { dosageOf } from '../dispensing/dosage.ts'
 import type {
   UpstreamCart, UpstreamCustomer, UpstreamFulfillment, UpstreamInventoryItem, UpstreamItem, UpstreamOrder, UpstreamPayment,
   UpstreamProduct, UpstreamShippingOption,
@@ -251,7 +252,7 @@ export function mapProduct (p: UpstreamProduct): Product {
         : (v.prices ?? []).map((price) => ({ amount: price.amount, currencyCode: currency(price.currency_code) }))
       // stock not tracked upstream has no quantity to show: null, like an unknown one
       const inventoryQuantity = v.manage_inventory === false ? null : v.inventory_quantity ?? null
-      return { id: v.id, title: str(v.title), sku: v.sku ?? null, prices, inventoryQuantity }
+      return { id: v.id, title: str(v.title), sku: v.sku ?? null, prices, inventoryQuantity, ...dosageOf(v) }
     }),
   }
 }

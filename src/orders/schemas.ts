@@ -151,6 +151,10 @@ export const productSchema = z.object({
     prices: z.array(z.object({ amount: z.number(), currencyCode: z.string() })),
     /** Units available; null when the variant's stock is not tracked (always orderable) or unknown. */
     inventoryQuantity: z.number().nullable(),
+    /** Grams one unit holds; null: not a controlled product (counts toward no cap). */
+    grams: z.number().nullable(),
+    thcPercent: z.number().nullable(),
+    cbdPercent: z.number().nullable(),
   })),
 }).meta({ id: 'Product' })
 export type Product = z.infer<typeof productSchema>

@@ -196,5 +196,35 @@ export const keys = {
     // own tag, written by every send of that number from every instance
     pace: (businessNumber: string) => `{chat-pace:${businessNumber}}`,
   },
+  // Dispensing (src/dispensing): a member's standing, quota and open reservations share the tag
+  // {disp:<club>:<member>}, so the read-check-write of an order's grams is one script on one slot; a club's
+  // dispensing record shares {ledger:<club>}.
+  dispensing: {
+    member: (tenantId: string, memberId: string) => {
+      const base = `{disp:${tenantId}:${encodeURIComponent(memberId)}}:`
+      return {
+        // hash: doc (the standing's JSON) and the fields the scripts read: status, birthDate, memberSince,
+        // validUntil, allowance (mg), updatedAt (compare-and-set version)
+        standing: `${base}standing`,
+        // hash of the current periods' totals in mg: d, du, dr (day id, used, reserved), m, mu, mr, y, yu, yr
+        quota: `${base}quota`,
+        // hash reservation id (the cart's) -> JSON {mg, d, m, y}: grams reserved by an order not yet handed over
+        holds: `${base}holds`,
+      }
+    },
+    ledger: (tenantId: string) => ({
+      // hash seq -> entry JSON (with its hash and the previous one's)
+      entries: `{ledger:${tenantId}}:entries`,
+      // hash: seq, hash (the last entry's), firstSeq, anchor (hash before the first kept entry, after retention)
+      head: `{ledger:${tenantId}}:head`,
+      // zset seq scored by the entry's time (ms): date ranges and retention
+      byTime: `{ledger:${tenantId}}:by-time`,
+      // hash order id -> JSON list of the entries its handover wrote; entry id -> the entry reversing it
+      orders: `{ledger:${tenantId}}:orders`,
+      reversed: `{ledger:${tenantId}}:reversed`,
+    }),
+    // held while an order is handed over (one handover of an order at a time, across instances)
+    handoverLock: (tenantId: string, orderId: string) => `t:${tenantId}:dispensing:handover:${orderId}`,
+  },
   rateLimit: () => 'rate-limit:',
 } as const

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ROLES } from './roles.ts'
+import { clubRulesSchema } from './rules.ts'
 import { canonicalTimeZone } from './time.ts'
 
 /** How a club reaches its commerce backend; baseUrl falls back to COMMERCE_URL or the embedded one. */
@@ -57,6 +58,8 @@ export const tenantSchema = z.object({
   pickup: pickupSchema.optional(),
   chatTemplates: chatTemplatesSchema.optional(),
   commerce: commerceSettingsSchema.optional(),
+  /** How it dispenses (src/tenants/rules.ts); absent: the `none` preset, as clubs made before rules. */
+  rules: clubRulesSchema.optional(),
 })
 export type Tenant = z.infer<typeof tenantSchema>
 /** A tenant as callers write it: the time zone may be left to its default. */

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { PRESETS, presetNameSchema } from './rules.ts'
 import { LOCALES, pickupSchema, TENANT_ID, timeZoneSchema, type CommerceSettings, type Tenant } from './model.ts'
 
 // What an operator says a club is: its record here and its commerce setup upstream follow from it.
@@ -22,6 +23,8 @@ export const clubSpecSchema = z.object({
   }).default({}),
   /** Price of the `delivery` shipping option in whole units of the currency (`pickup` is free). */
   deliveryPrice: z.number().int().min(0).max(10_000_000).default(0),
+  /** The dispensing rules' preset (src/tenants/rules.ts); absent: `none` on create, unchanged on update. */
+  rules: presetNameSchema.optional(),
 })
 export type ClubSpec = z.output<typeof clubSpecSchema>
 export type ClubSpecInput = z.input<typeof clubSpecSchema>
@@ -62,6 +65,7 @@ export function clubRecord (spec: ClubSpec, commerce: CommerceSettings): Tenant 
     plan: { maxActiveCrops: spec.maxActiveCrops },
     ...(spec.pickup ? { pickup: spec.pickup } : {}),
     commerce,
+    ...(spec.rules ? { rules: PRESETS[spec.rules] } : {}),
   }
 }
 

@@ -148,7 +148,7 @@ describe('products as the bot offers them', () => {
     title: 'Aceite',
     description: '',
     thumbnail: null,
-    variants: [{ id: 'var_1', title: '', sku: null, prices: [{ amount: 900, currencyCode: 'usd' }, { amount: 32000, currencyCode: 'ars' }], inventoryQuantity }],
+    variants: [{ id: 'var_1', title: '', sku: null, prices: [{ amount: 900, currencyCode: 'usd' }, { amount: 32000, currencyCode: 'ars' }], inventoryQuantity, grams: null, thcPercent: null, cbdPercent: null }],
   })
 
   it('a variant whose inventory is not managed (no quantity upstream) has no stock figure (orderable, not "stock 0"); a negative stock is none', () => {

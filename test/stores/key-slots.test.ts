@@ -33,6 +33,8 @@ const groups: Record<string, string[]> = {
     n.broadcastFeed('club-norte', 'member'), n.broadcastFeedExpiry('club-norte', 'member'), n.broadcastSeq('club-norte'),
     n.broadcast('club-norte', 'bc_1'), n.broadcast('club-norte', 'bc_2'),
   ],
+  'dispensing: a member\'s reserve, release, finalize, read, standing': Object.values(keys.dispensing.member('club-norte', 'cus_ana')),
+  'dispensing: the club\'s ledger append, reverse, list, retention': Object.values(keys.dispensing.ledger('club-norte')),
   'chat: every script of a shard': [
     b.session(7, '5491100000001'), b.session(7, '5491100000002'),
     b.mailbox(7, '5491100000001'), b.outbox(7, '5491100000001'), b.ready(7), b.owners(7), b.sendable(7), b.senders(7),
@@ -52,6 +54,8 @@ const alone = new Set([
   'chat.clubConversations', 'chat.clubActivity',
   // the provider's pace of a business number: one key per script call
   'chat.pace',
+  // a handover's lock: one key per call
+  'dispensing.handoverLock',
 ])
 // The embedded commerce backend keeps its keys untagged: start-up refuses it on a cluster.
 const refused = 'commerce.'
@@ -77,6 +81,8 @@ const grouped = new Set([
   ...Object.keys(recipient).filter((k) => k !== 'broadcastCursor').map((k) => `notifications.recipient.${k}`), 'notifications.expiring',
   'notifications.broadcastFeed', 'notifications.broadcastFeedExpiry', 'notifications.broadcastSeq', 'notifications.broadcast',
   ...Object.keys(b).filter((k) => k !== 'wake').map((k) => `chat.bot.${k}`),
+  ...Object.keys(keys.dispensing.member('t', 'm')).map((k) => `dispensing.member.${k}`),
+  ...Object.keys(keys.dispensing.ledger('t')).map((k) => `dispensing.ledger.${k}`),
 ])
 
 describe('key slots of every script on a Redis Cluster', () => {

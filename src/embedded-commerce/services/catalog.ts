@@ -108,6 +108,7 @@ export function buildProduct (body: CreateProductInput, now = nowIso(), ids: { p
       option_value_ids: optionValueIds(options, v.options),
       price_set_id: newId('pset'),
       prices: v.prices.map((p) => ({ id: newId('price'), amount: p.amount, currency_code: p.currency_code })),
+      weight: v.weight ?? null,
       metadata: v.metadata ?? null,
       created_at: now,
       updated_at: now,
@@ -162,6 +163,8 @@ export async function updateProduct (ctx: CommerceContext, id: string, body: Upd
       if (!variant) throw invalidData(`Variant ${change.id} does not belong to product ${id}`)
       if (change.title !== undefined) variant.title = change.title
       if (change.sku !== undefined) variant.sku = change.sku ?? null
+      if (change.weight !== undefined) variant.weight = change.weight ?? null
+      if (change.metadata !== undefined) variant.metadata = mergeMetadata(variant.metadata, change.metadata)
       if (change.prices) variant.prices = change.prices.map((pr) => ({ id: newId('price'), amount: pr.amount, currency_code: pr.currency_code }))
       variant.updated_at = nowIso()
     }

@@ -144,6 +144,7 @@ export function variantView (product: ProductDoc, variant: VariantDoc, ctx: Vari
     allow_backorder: variant.allow_backorder,
     manage_inventory: variant.manage_inventory,
     ...NO_DIMENSIONS,
+    weight: variant.weight ?? null,
     metadata: variant.metadata,
     variant_rank: variant.variant_rank,
     thumbnail: null,
