@@ -12,9 +12,9 @@ declare module 'fastify' {
 // The batches domain: a stocked harvest becomes a batch, packaged into the shop's variants, dispensed, destroyed,
 // recalled.
 export default fp(async (app) => {
-  const service = new BatchService(createBatchStore(app.redis))
+  const service = new BatchService(createBatchStore(app.redis), { products: app.products, medusaFor: (tenant) => app.commerce.medusaFor(tenant), locks: app.locks })
   app.decorate('batches', service)
   // A harvest written as STOCKED becomes its batch, in the same club, once.
   app.crops.onStocked(async (tenant, crop, harvest) => { await service.fromHarvest(tenant, crop, harvest) })
   await app.register(batchRoutes, { service })
-}, { name: 'batches', dependencies: ['auth', 'crops'] })
+}, { name: 'batches', dependencies: ['auth', 'crops', 'products', 'commerce', 'locks'] })

@@ -33,6 +33,8 @@ export interface Packaging {
   variantId: string
   units: number
   mg: number
+  /** pending: its grams are reserved while the commerce backend is told; done: the units are on the shelf. */
+  state: 'pending' | 'done'
   at: string
   by: ActorRef
 }

@@ -27,6 +27,16 @@ export const labBody = z.object({
 
 export const patchBatchBody = z.object({ bestBefore: dateInput })
 
+export const packageBody = z.object({
+  variantId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/, 'Must be a variant id'),
+  units: z.number().int('Must be a whole number').positive('Must be at least 1').max(100_000),
+})
+
+export const destroyBody = z.object({
+  grams: z.number().positive('Must be more than 0').max(10_000_000),
+  reason: z.string().trim().min(1, 'Required').max(500),
+})
+
 const actorRef = z.object({ id: z.string(), name: z.string() })
 const labSchema = z.object({ thcPercent: z.number(), cbdPercent: z.number(), reportRef: z.string(), testedAt: timestamp, recordedAt: timestamp, recordedBy: actorRef })
 const strainRef = z.object({ id: z.string(), name: z.string() })
@@ -68,7 +78,7 @@ export const batchSchema = batchSummarySchema.extend({
     withdrawnUnits: z.number(),
     remainingUnits: z.number(),
   })),
-  packagings: z.array(z.object({ id: z.string(), variantId: z.string(), units: z.number(), grams: z.number(), at: timestamp, by: actorRef })),
+  packagings: z.array(z.object({ id: z.string(), variantId: z.string(), units: z.number(), grams: z.number(), state: z.enum(['pending', 'done']), at: timestamp, by: actorRef })),
   destructions: z.array(z.object({ id: z.string(), grams: z.number(), reason: z.string(), at: timestamp, by: actorRef })),
   dispensations: z.array(z.object({
     id: z.string(),
@@ -97,4 +107,9 @@ export const batchSchema = batchSummarySchema.extend({
 export const batchResponses = {
   list: z.object({ batches: z.array(batchSummarySchema), count: z.number(), limit: z.number(), offset: z.number() }),
   one: z.object({ batch: batchSchema }),
+  packaged: z.object({
+    batch: batchSchema,
+    packaging: z.object({ id: z.string(), variantId: z.string(), units: z.number(), grams: z.number() }),
+    stocked: z.number().meta({ description: 'Units of the variant now stocked at the club\'s location' }),
+  }),
 }

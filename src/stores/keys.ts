@@ -56,6 +56,8 @@ export const keys = {
     one: (tenantId: string, batchNumber: string) => `{batches:${tenantId}}:batch:${batchNumber}`,
     // batch numbers with units of the variant on sale, scored by best-before (earliest drawn first)
     offers: (tenantId: string, variantId: string) => `{batches:${tenantId}}:offers:${variantId}`,
+    // held while a variant's stocked quantity is read and set in the commerce backend (packaging, recall)
+    stockLock: (tenantId: string, inventoryItemId: string) => `t:${tenantId}:batches:stock-lock:${inventoryItemId}`,
   },
   commerce: {
     // the embedded commerce backend keeps all its keys under this root

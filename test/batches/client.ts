@@ -19,3 +19,10 @@ export async function withLab (call: Call, batchNumber: string, thcPercent = 18.
   const res = await call('POST', `/api/batches/${batchNumber}/lab-results`, { thcPercent, cbdPercent, reportRef: 'LAB-2026-0042' })
   if (res.status !== 201) throw new Error(`lab failed: ${res.status} ${JSON.stringify(res.body)}`)
 }
+
+/** A product of two variants in grams, of the strain stockedBatch's crops are of by default. */
+export const FLOWERS = {
+  title: 'Flores Gelato',
+  strain: 'strain_norte_gelato',
+  variants: [{ title: '5 g', gramsPerUnit: 5, price: 25000 }, { title: '10 g', gramsPerUnit: 10, price: 45000, sku: 'GEL-10' }],
+}

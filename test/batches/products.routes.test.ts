@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestApp } from '../helper.ts'
 import { as, cropsApp, type Call } from '../crops/client.ts'
-
-export const FLOWERS = {
-  title: 'Flores Gelato',
-  strain: 'strain_norte_gelato',
-  variants: [{ title: '5 g', gramsPerUnit: 5, price: 25000 }, { title: '10 g', gramsPerUnit: 10, price: 45000, sku: 'GEL-10' }],
-}
+import { FLOWERS } from './client.ts'
 
 /** What the club's storefront lists, straight from the embedded backend. */
 async function shopText (t: TestApp): Promise<string> {

@@ -8,9 +8,19 @@ import { demoTenants } from '../../src/tenants/demo.ts'
 
 // A loopback in front of the embedded commerce backend that records every call the service makes to it, as a
 // real Medusa would see them: method, path and query. The app reaches it through COMMERCE_TENANTS_FILE (each
-// demo club's settings with the proxy's base URL); it forwards to the backend once `target` is set.
+// demo club's settings with the proxy's base URL); it forwards to the backend once `target` is set. A fault
+// answers a matching call with an error status, before it reaches the backend or (`landed`) after it did.
 
 export interface Seen { method: string, path: string, query: URLSearchParams }
+
+export interface ProxyFault {
+  method: string
+  /** Matches a path that starts with it. */
+  path: string
+  status: number
+  /** The call reaches the backend and only its answer is replaced (a write whose answer was lost). */
+  landed?: boolean
+}
 
 export interface CountingProxy {
   url: string
@@ -19,6 +29,8 @@ export interface CountingProxy {
   /** The embedded backend's URL (known once the app is built). */
   target: string
   calls: Seen[]
+  /** Faults in force, checked in order; remove one to heal. */
+  faults: ProxyFault[]
   /** The calls made while `run` ran, as `METHOD /path`. */
   during: (run: () => Promise<unknown>) => Promise<string[]>
   close: () => Promise<void>
@@ -30,6 +42,7 @@ export async function startCountingProxy (): Promise<CountingProxy> {
     tenantsFile: join(tmpdir(), `tenants-${randomUUID()}.json`),
     target: '',
     calls: [],
+    faults: [],
     during: async (run) => {
       const from = proxy.calls.length
       await run()
@@ -40,7 +53,19 @@ export async function startCountingProxy (): Promise<CountingProxy> {
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://proxy')
     proxy.calls.push({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams })
+    const fault = proxy.faults.find((f) => f.method === req.method && url.pathname.startsWith(f.path))
+    const failed = (status: number) => res.writeHead(status, { 'content-type': 'application/json' }).end('{"type":"unknown_error","message":"An unknown error occurred."}')
+    if (fault && !fault.landed) {
+      req.resume()
+      failed(fault.status)
+      return
+    }
     const upstream = forward(`${proxy.target}${req.url ?? '/'}`, { method: req.method, headers: req.headers }, (answer) => {
+      if (fault) {
+        answer.resume()
+        failed(fault.status)
+        return
+      }
       res.writeHead(answer.statusCode ?? 502, answer.headers)
       answer.pipe(res)
     })

@@ -46,7 +46,7 @@ const groups: Record<string, string[]> = {
 // Builders whose keys no script, MULTI or pipeline combines with another key: they need no shared tag.
 const alone = new Set([
   'staff.roster', 'staff.byEmail', 'staff.version', 'staff.accessChanged', 'oneUseToken', 'orders.idempotency', 'orders.upstreamToken', 'orders.metadataLock', 'accounts.loginAttempts',
-  'notifications.remindersLock', 'notifications.recipient.broadcastCursor', 'crops.batchSeq', 'crops.catalog',
+  'notifications.remindersLock', 'notifications.recipient.broadcastCursor', 'crops.batchSeq', 'crops.catalog', 'batches.stockLock',
   'chat.instances', 'chat.linking.code', 'chat.linking.accounts', 'chat.linking.invite', 'chat.linking.attempts', 'chat.linking.members',
   // roots of a domain (for tools), pub/sub channels (no slot: live hub, chat wake-up by SPUBLISH to its shard)
   'notifications.root', 'chat.root', 'rateLimit', 'notifications.liveRecipient', 'notifications.liveRole', 'chat.bot.wake',
@@ -76,7 +76,7 @@ function builderPaths (node: object, path: string[] = []): string[] {
 const grouped = new Set([
   ...['one', 'index', 'active', 'plants', 'plantCodes'].map((k) => `crops.${k}`),
   ...Object.keys(keys.content).map((k) => `content.${k}`),
-  ...Object.keys(keys.batches).map((k) => `batches.${k}`),
+  ...Object.keys(keys.batches).filter((k) => k !== 'stockLock').map((k) => `batches.${k}`),
   'tenants.all', 'tenants.one',
   ...Object.keys(recipient).filter((k) => k !== 'broadcastCursor').map((k) => `notifications.recipient.${k}`), 'notifications.expiring',
   'notifications.broadcastFeed', 'notifications.broadcastFeedExpiry', 'notifications.broadcastSeq', 'notifications.broadcast',

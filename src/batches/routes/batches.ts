@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import { toMg } from '../model.ts'
-import { batchParams, batchResponses, labBody, listBatchesQuery, patchBatchBody } from '../schemas.ts'
+import { toGrams, toMg } from '../model.ts'
+import { batchParams, batchResponses, destroyBody, labBody, listBatchesQuery, packageBody, patchBatchBody } from '../schemas.ts'
 import { BATCH_KEEPERS, type BatchService } from '../service.ts'
 import { batchSummaryView, batchView } from '../views.ts'
 
@@ -39,4 +39,23 @@ export async function batchRoutes (fastify: FastifyInstance, { service }: { serv
     const batch = await service.addLab(request.actor, request.params.batchNumber, request.body)
     return reply.status(201).send({ batch: batchView(batch) })
   })
+
+  app.post('/api/batches/:batchNumber/package', {
+    onRequest,
+    schema: {
+      tags,
+      summary: 'Package units of a variant from the batch: units x grams per unit drawn, the units added to the variant\'s stock at the club\'s location',
+      params: batchParams,
+      body: packageBody,
+      response: { 201: batchResponses.packaged },
+    },
+  }, async (request, reply) => {
+    const { batch, packaging, stocked } = await service.package(request.actor, request.params.batchNumber, request.body)
+    return reply.status(201).send({ batch: batchView(batch), packaging: { id: packaging.id, variantId: packaging.variantId, units: packaging.units, grams: toGrams(packaging.mg) }, stocked })
+  })
+
+  app.post('/api/batches/:batchNumber/destroy', {
+    onRequest,
+    schema: { tags, summary: 'Record grams destroyed or lost, with a reason', params: batchParams, body: destroyBody, response: { 201: batchResponses.one } },
+  }, async (request, reply) => reply.status(201).send({ batch: batchView(await service.destroy(request.actor, request.params.batchNumber, request.body)) }))
 }
