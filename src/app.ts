@@ -46,10 +46,21 @@ export interface AppDeps {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
 
+/**
+ * Behind a proxy, request.ip is the client its X-Forwarded-For names, only when the proxy is trusted (TRUST_PROXY).
+ * Fastify 5.12 trusts nothing for a number (a hop count cannot tell the proxy from a client that bypasses it), so
+ * a hop count is given as the rule it stands for: the nearest `hops` addresses are proxies, whatever they are.
+ */
+function trustProxyOption (trust: Config['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust
+  return trust === false ? false : [...trust]
+}
+
 export async function buildApp (config: Config, deps: AppDeps = {}) {
   const app = Fastify({
     logger: deps.logger ?? loggerOptions(config.logLevel, config.env),
     bodyLimit: config.bodyLimit,
+    trustProxy: trustProxyOption(config.trustProxy),
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id']

@@ -1,9 +1,33 @@
 import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto'
+import { isIP } from 'node:net'
 import { z } from 'zod'
 
 // One schema for the environment (every variable is in .env.example), parsed once into a frozen object.
 const optionalString = z.string().trim().min(1).optional()
 const port = z.coerce.number().int().min(0).max(65535)
+
+// proxy-addr's names for address ranges, which Fastify's trustProxy takes beside addresses and CIDR ranges
+const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+const proxyEntry = (entry: string): boolean => {
+  if (PROXY_RANGES.has(entry) || isIP(entry) !== 0) return true
+  const [address = '', bits, extra] = entry.split('/')
+  const family = isIP(address)
+  return family !== 0 && extra === undefined && bits !== undefined && /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)
+}
+/**
+ * The proxies whose X-Forwarded-For is believed: their addresses or CIDR ranges, comma-separated, or a number of
+ * hops. A hop count is handed to Fastify as a number: the same digits as a string would be read as an address
+ * and trust nothing.
+ */
+const trustProxySchema = z.string().trim().transform((v, ctx): number | string[] => {
+  if (/^\d+$/.test(v)) return Number(v)
+  const list = v.split(',').map((e) => e.trim()).filter(Boolean)
+  if (list.length === 0 || !list.every(proxyEntry)) {
+    ctx.addIssue({ code: 'custom', message: 'must list the proxies\' addresses or CIDR ranges, comma-separated (e.g. 10.0.0.5,10.0.1.0/24), or give a hop count (e.g. 1)' })
+    return z.NEVER
+  }
+  return list
+})
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -63,6 +87,7 @@ const envSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   METRICS_PORT: port.optional(),
   // Browser origins allowed to call the API cross-origin, comma-separated; none (the default) turns CORS off.
+  TRUST_PROXY: trustProxySchema.optional(),
   CORS_ORIGINS: z.string().trim().transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s,]+$/, 'must list origins such as https://app.example.org (scheme and host, no path)'))).optional(),
 })
@@ -131,6 +156,11 @@ export interface Config {
   readonly metrics: { readonly token: string | undefined, readonly port: number | undefined }
   /** Origins allowed by CORS; empty means CORS is off. */
   readonly corsOrigins: readonly string[]
+  /**
+   * Fastify's trustProxy: false (the peer is the client), the trusted proxies' addresses and ranges, or a hop count.
+   * The client address it gives counts against the rate limit and is logged.
+   */
+  readonly trustProxy: false | number | readonly string[]
   /** Secrets made up for this process because none were configured (development only). */
   readonly generatedSecrets: readonly string[]
 }
@@ -257,6 +287,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     remindersSchedule: env.REMINDERS_SCHEDULE === 'on',
     metrics: Object.freeze({ token: env.METRICS_TOKEN, port: env.METRICS_PORT }),
     corsOrigins: Object.freeze(env.CORS_ORIGINS ?? []),
+    trustProxy: typeof env.TRUST_PROXY === 'object' ? Object.freeze(env.TRUST_PROXY) : env.TRUST_PROXY ?? false,
     generatedSecrets: Object.freeze(generatedSecrets),
   })
 }
