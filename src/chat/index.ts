@@ -6,14 +6,12 @@ import { deadLetterRoutes } from './dead-letters.ts'
 import { devOutboxRoute } from './dev-outbox-route.ts'
 import type { InboundMessage } from './inbound.ts'
 import { chatMetrics } from './metrics.ts'
-import { DevOutbox, LocalTransport, ProviderTransport, type OutboxEntry, type Transport } from './outbound/messenger.ts'
+import { DevOutbox, LocalTransport, ProviderTransport, type Transport } from './outbound/messenger.ts'
 import { createPace } from './outbound/pace.ts'
 import { encodeMail } from './mail.ts'
-import { Recovery } from './recovery.ts'
 import { ConversationRuntime } from './runtime.ts'
-import { Sender } from './sender.ts'
-import { createChatStore, type Accepted, type Lane } from './store/index.ts'
-import { WakeChannel } from './wake.ts'
+import { ChatPipeline } from './pipeline.ts'
+import { createChatStore } from './store/index.ts'
 import { webhookRoutes } from './webhook.ts'
 import { HandoffRuntime } from './inbox/handoff-runtime.ts'
 import { inboxRoutes } from './inbox/routes.ts'
@@ -23,10 +21,10 @@ import { ChatInbox, type ActivityEvent } from './inbox/service.ts'
 import { createInboxStore } from './inbox/store.ts'
 import { ChatUpdates } from './updates.ts'
 import { readPhoneView } from './turn-view.ts'
-import { TurnWorker } from './worker.ts'
 
-// The chat bot: the signed webhook and the mailboxes, the turn worker (conversation runtime, one atomic commit
-// per turn), the sender draining the outboxes, and the admin's dead letters.
+// The chat plugin builds the chat's objects and registers its routes: the stores, the provider client, the bot
+// (runtime.ts), the staff inbox, the pipeline that carries each message from the webhook to the provider
+// (pipeline.ts says in order what happens to it), order updates, and the admin's dead letters.
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -46,19 +44,6 @@ export interface ChatPluginOptions {
   provider?: { dispatcher?: Dispatcher }
 }
 
-/** A turn that failed this many times for a reason other than a lost connection becomes a dead letter. */
-const MAX_TURN_TRIES = 5
-/** Work in hand at shutdown gets this long to finish before its leases are left to run out. */
-const STOP_GRACE_MS = 4_000
-
-/** The fault suite's crash points (CHAT_CRASH_AT=<point>:<n>): SIGKILL at the n-th time the point is reached. */
-function crashPoints (spec: string | undefined): (name: string) => void {
-  if (!spec) return () => {}
-  const [point, n] = spec.split(':')
-  let left = Number(n)
-  return (name) => { if (name === point && --left === 0) process.kill(process.pid, 'SIGKILL') }
-}
-
 export default fp<ChatPluginOptions>(async (app, opts) => {
   const clock = opts.clock ?? Date.now
   const chat = app.config.chat
@@ -67,16 +52,6 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   const readView = async (phone: string) => await readPhoneView({ linkedAccounts: app.linkedAccounts, conversations: inboxStore }, phone)
   const store = createChatStore(app.redis, chat.shards, inboxStore, readView)
   const metrics = chatMetrics(app.metrics, async () => await store.outboxPhones())
-  const owner = randomUUID()
-  const crashPoint = crashPoints(chat.crashAt)
-  const wake = app.redis ? new WakeChannel(app.redis, app.config.redisKeyPrefix, chat.shards, owner) : undefined
-  const publish = (lane: Lane, phones: string[]): void => {
-    wake?.announce(lane, phones, (err) => { log.warn({ err }, 'chat wake-up not published') })
-  }
-  const lanes = { owner, leaseMs: chat.leaseMs, shards: chat.shards, log, metrics }
-  // CHAT_LANES=off (a web instance): nothing below is started; work found here is announced to the instances
-  // that run the lanes, over the wake channel, instead of offered to this one's runners
-  const runsLanes = chat.lanes
 
   let transport: Transport
   if (chat.apiBaseUrl) {
@@ -97,8 +72,6 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     clock,
     log,
   }, store, readView, log)
-  const pace = createPace(app.redis, chat.sendRate)
-  const sender = new Sender(store, transport, { ...lanes, concurrency: chat.sendConcurrency, horizonMs: chat.sendHorizonMs, pace, businessNumber: chat.phoneNumberId, clock, crashPoint, handedBack: (phone) => { publish('send', [phone]) } })
   const inbox = new ChatInbox({
     store: inboxStore,
     chat: store,
@@ -107,73 +80,45 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     clock,
     handoffTimeoutMs: chat.handoffTimeoutMs,
     log,
-    queued: (phone) => { wakeLane('send', [phone]) },
+    queued: (phone) => { pipeline.queued(phone) },
     activity: (tenantId: string, event: ActivityEvent) => {
       app.liveHub.publish(keys.chat.clubActivity(tenantId), { type: 'chat', event }).catch((err: Error) => { log.warn({ err }, 'chat activity not published') })
     },
   })
-  const recordSystem = (entry: OutboxEntry): void => {
-    inbox.recordSystem(entry).catch((err: Error) => { log.warn({ err }, 'chat history not recorded') })
-  }
-  const worker = new TurnWorker(store, new HandoffRuntime(runtime, inbox, readView), {
-    ...lanes,
-    concurrency: chat.turnConcurrency,
-    maxTries: MAX_TURN_TRIES,
-    committed: (phone, send) => { if (send) sender.runner.adopt(phone, send); else sender.runner.offer([phone]) },
-    sender: () => sender.runner.saturated ? undefined : owner,
-    crashPoint,
-    handedBack: (phone) => { publish('turn', [phone]) },
-    record: (message, result) => inbox.turnRecord(message, result.doc, result.replies),
-    committing: (phone, recorded) => { inbox.committing(phone, recorded) },
+  const pipeline = new ChatPipeline({
+    owner: randomUUID(),
+    store,
+    redis: app.redis,
+    redisKeyPrefix: app.config.redisKeyPrefix,
+    turns: new HandoffRuntime(runtime, inbox, readView),
+    history: inbox,
+    transport,
+    pace: createPace(app.redis, chat.sendRate),
+    chat,
+    clock,
+    metrics,
+    log,
   })
 
-  const runners = { turn: worker.runner, send: sender.runner }
-  function wakeLane (lane: Lane, phones: string[]): void {
-    if (runsLanes) runners[lane].offer(phones)
-    else publish(lane, phones)
-  }
-
-  // phones nobody may be on any more (a dead instance's, wake-ups lost while Redis was away)
-  const recovery = new Recovery({ store, owner, shards: chat.shards, leaseMs: chat.leaseMs, runners, log })
-  const reconnected = (): void => { recovery.sweepAll('Redis connection back') }
-
-  // only phones whose mailbox was empty need a worker told: a phone with mail has one on it already (or a timer)
-  const accepted = (result: Accepted): void => {
-    metrics.accepted.inc(result.stored)
-    if (result.due.length === 0) return
-    wakeLane('turn', result.due)
-    // more than this instance takes at once: let the others know
-    if (runsLanes && worker.runner.saturated) publish('turn', result.due)
-  }
-
+  await app.register(async (scope) => { await webhookRoutes(scope, { secret: chat.webhookSecret, clock, pipeline }) })
   await app.register(async (scope) => {
-    await webhookRoutes(scope, { secret: chat.webhookSecret, store, clock, accepted })
+    await deadLetterRoutes(scope, { deadLetters: store.deadLetters.bind(store), deadLetter: store.deadLetter.bind(store), redrive: pipeline.redrive.bind(pipeline) })
   })
-  // a letter driven back is queued where no runner may look: tell its lane
-  const redrive = async (id: string) => {
-    const letter = await store.redrive(id)
-    if (letter) wakeLane(letter.lane, [letter.phone])
-    return letter
-  }
-  await app.register(async (scope) => { await deadLetterRoutes(scope, { deadLetters: store.deadLetters.bind(store), deadLetter: store.deadLetter.bind(store), redrive }) })
   await app.register(async (scope) => { await inboxRoutes(scope, inbox, clock) })
   await app.register(inboxStreamRoutes)
   app.decorate('chatInbox', inbox)
-  // requests nobody took: handed back with an apology (a phone that writes first is handed back by its turn);
-  // one shard per tick, every shard once a minute at most (about one command a second), at least four times
-  // per timeout, so a request is handed back at most a minute after its deadline
-  let handoffShard = 0
-  const handoffTimer = runsLanes
-    ? setInterval(() => {
-      const shard = handoffShard
-      handoffShard = (handoffShard + 1) % chat.shards
-      inbox.expireDue(shard).catch((err: Error) => { log.warn({ err, shard }, 'chat handoff check failed') })
-    }, Math.max(50, Math.min(60_000, chat.handoffTimeoutMs / 4) / chat.shards))
-    : undefined
-  handoffTimer?.unref()
+  if (chat.lanes) inbox.startExpiry(chat.shards)
 
   // order updates and reminders: each member notice also goes to the member's linked phones (src/chat/updates.ts)
-  const updates = new ChatUpdates({ store, linkedAccounts: app.linkedAccounts, tenants: app.tenants, clock, log, queued: (phone) => { wakeLane('send', [phone]) }, recorded: (entry) => { recordSystem(entry) } })
+  const updates = new ChatUpdates({
+    store,
+    linkedAccounts: app.linkedAccounts,
+    tenants: app.tenants,
+    clock,
+    log,
+    queued: (phone) => { pipeline.queued(phone) },
+    recorded: (entry) => { inbox.recordSystem(entry).catch((err: Error) => { log.warn({ err }, 'chat history not recorded') }) },
+  })
   app.notifications.observe(async (notice) => {
     try {
       await updates.onNotice(notice)
@@ -185,37 +130,14 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   app.decorate('chatBot', {
     accountLinked: async (phone: string) => {
       const message: InboundMessage = { id: `linked:${randomUUID()}`, phone, receivedAt: clock(), input: { kind: 'linked' } }
-      accepted(await store.accept([{ phone, id: message.id, body: encodeMail(message) }]))
+      await pipeline.accept([{ phone, id: message.id, body: encodeMail(message) }])
     },
   })
-  app.decorate('chatWorker', {
-    idle: async (phone: string, timeoutMs = 10_000) => {
-      const deadline = Date.now() + timeoutMs
-      while (await store.pending(phone)) {
-        if (Date.now() > deadline) throw new Error(`chat pipeline of ${phone} still busy after ${timeoutMs} ms`)
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-    },
-  })
+  app.decorate('chatWorker', { idle: pipeline.idle.bind(pipeline) })
 
-  app.addHook('onReady', async () => {
-    if (!runsLanes) {
-      log.info('chat lanes off (CHAT_LANES=off): accepted messages are announced to the instances that run them')
-      return
-    }
-    worker.runner.start()
-    sender.runner.start()
-    await wake?.listen((lane, phones) => { runners[lane].offer(phones) }, () => { recovery.sweepAll('wake-up subscription back') })
-    recovery.start()
-    app.redis?.on('ready', reconnected)
-  })
-  // SIGTERM: stop taking work, let turns in hand finish (or hand them back), cut sends short and hand them back
+  app.addHook('onReady', async () => { await pipeline.start() })
   app.addHook('preClose', async () => {
-    clearInterval(handoffTimer)
-    app.redis?.off('ready', reconnected)
-    await Promise.all([worker.runner.stop(STOP_GRACE_MS), sender.runner.stop(STOP_GRACE_MS)])
-    await recovery.stop()
-    await wake?.close().catch(() => {})
-    if (runsLanes) log.info('chat pipeline stopped: leases handed back')
+    inbox.stopExpiry()
+    await pipeline.stop()
   })
 }, { name: 'chat', dependencies: ['auth', 'chat-linking', 'metrics', 'orders', 'crops', 'notifications'] })

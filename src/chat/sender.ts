@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { LaneRunner } from './lane-runner.ts'
+import type { SendStage } from './worker.ts'
 import type { ChatMetrics } from './metrics.ts'
 import type { OutboxEntry, Transport } from './outbound/messenger.ts'
 import { PaceGate, type Pace } from './outbound/pace.ts'
@@ -8,7 +9,7 @@ import { shardOf } from '../stores/shards.ts'
 import { maskPhone } from './shards.ts'
 import { deadLetterId, type ChatStore, type DeadLetter, type Next, type SendWork } from './store/index.ts'
 
-// The sender drains the outboxes, apart from the turn workers: one phone's replies strictly in order (its lease
+// The sender, stages 5 and 6 of src/chat/pipeline.ts, drains the outboxes, apart from the turn workers: one phone's replies strictly in order (its lease
 // holds the phone while a reply is out), many phones side by side. A failing or slow recipient holds only its
 // own phone: the call has a timeout, and the phone is released with a backoff (or the provider's Retry-After)
 // so other phones go on. A reply is retried until the horizon (the provider's 24-hour window by default), then
@@ -45,7 +46,7 @@ const PACE_MAX_WAIT_MS = 1_000
 /** Exponential with jitter: 0.5 s, 1 s, 2 s ... at most a minute. */
 export const sendBackoffMs = (tries: number): number => Math.min(60_000, 500 * 2 ** Math.min(tries, 10)) * (0.75 + Math.random() / 2)
 
-export class Sender {
+export class Sender implements SendStage {
   readonly runner: LaneRunner<SendWork>
   /** Until when (epoch ms) this instance knows the number is held: a send whose turn came while the 429 was on its way waits too. */
   private heldUntil = 0
@@ -60,6 +61,15 @@ export class Sender {
       take: async (phone) => await store.takeSend(phone, opts.owner, opts.leaseMs),
       step: async (work, stopping) => await this.send(work, stopping),
     })
+  }
+
+  /** The owner a commit may lease the outbox it wakes to, or undefined while this sender has enough in hand. */
+  leaseOwner (): string | undefined { return this.runner.saturated ? undefined : this.opts.owner }
+
+  /** Takes an outbox a commit filled: already leased to this sender (`send`), or to be taken. */
+  handOver (phone: string, send: SendWork | undefined): void {
+    if (send) this.runner.adopt(phone, send)
+    else this.runner.offer([phone])
   }
 
   private async send (work: SendWork, stopping: AbortSignal): Promise<Next<SendWork> | undefined> {

@@ -6,17 +6,16 @@ import { errorEnvelopeSchema } from '../schemas/common.ts'
 import { keepRawBodies, rawBodyOf, verifyWebhookSignature } from './signature.ts'
 import { MESSAGE_EVENT, readDelivery } from './inbound.ts'
 import { encodeMail } from './mail.ts'
-import type { Accepted, ChatStore } from './store/index.ts'
+import type { ChatPipeline } from './pipeline.ts'
 
-// POST /api/chat/webhook answers fast: verify the signature on the raw bytes, de-duplicate, put each message
-// in its phone's mailbox, answer. The conversation runs afterwards, in the worker.
+// POST /api/chat/webhook answers fast: verify the signature on the raw bytes, read the delivery, hand its messages
+// to the pipeline's first stage (src/chat/pipeline.ts: de-duplicated, stored in each phone's mailbox), answer.
+// The conversation runs afterwards, in the turn lane.
 
 export interface WebhookDeps {
   secret: string
-  store: Pick<ChatStore, 'accept'>
   clock: () => number
-  /** Called with what was stored; errors here never change the answer. */
-  accepted: (result: Accepted) => void
+  pipeline: Pick<ChatPipeline, 'accept'>
 }
 
 const MAX_KEY = 256
@@ -85,20 +84,15 @@ export async function webhookRoutes (scope: FastifyInstance, deps: WebhookDeps):
 
     // what is new, and that the phones wrote (the provider's 24-hour window opens), in one step per phone;
     // throws only when the store cannot be reached (the provider must retry)
-    let accepted: Accepted
+    let stored: number
     try {
       const letters = delivery.messages.map((m) => ({ phone: m.phone, id: m.id, body: encodeMail(m) }))
-      accepted = await deps.store.accept(letters, { deliveryKey: key, at: deps.clock() })
+      stored = await deps.pipeline.accept(letters, { deliveryKey: key, at: deps.clock() })
     } catch (err) {
       request.log.error({ err }, 'chat webhook: message store unreachable')
       throw new AppError('SERVICE_UNAVAILABLE', 'Messages cannot be stored right now; retry later', { headers: { 'retry-after': '10' } })
     }
-    request.log.debug({ messages: delivery.messages.length, fresh: accepted.stored, skipped: delivery.skipped }, 'chat webhook accepted')
-    try {
-      if (accepted.stored > 0) deps.accepted(accepted)
-    } catch (err) {
-      request.log.error({ err }, 'chat webhook: worker notification failed')
-    }
+    request.log.debug({ messages: delivery.messages.length, fresh: stored, skipped: delivery.skipped }, 'chat webhook accepted')
     return { success: true as const }
   })
 }

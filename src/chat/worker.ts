@@ -3,16 +3,16 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { InboundMessage } from './inbound.ts'
 import { LaneRunner } from './lane-runner.ts'
 import type { ChatMetrics } from './metrics.ts'
-import type { Turns } from './inbox/handoff-runtime.ts'
 import type { TurnResult } from './runtime.ts'
 import { shardOf } from '../stores/shards.ts'
 import { maskPhone } from './shards.ts'
 import { decodeMail } from './mail.ts'
 import { sessionView } from './session-view.ts'
-import { deadLetterId, isApplied, type ChatStore, type Commit, type Committed, type Next, type Recorded, type SendWork, type TurnWork } from './store/index.ts'
+import { deadLetterId, isApplied, type ChatStore, type Commit, type Committed, type Next, type Recorded, type SendWork, type SessionState, type TurnWork } from './store/index.ts'
 
-// The turn worker: takes a phone's mailbox with a short lease (renewed while it works), computes each turn in
-// memory and commits it in one step with its replies. A turn that throws is not dropped: the message stays at
+// The turn worker, stages 2 to 4 of src/chat/pipeline.ts: takes a phone's mailbox with a short lease (renewed while
+// it works), computes each turn in memory and commits it in one step with its replies and its history, then hands
+// the outbox on to the send stage. A turn that throws is not dropped: the message stays at
 // the head and the phone is retried after a backoff; one that keeps failing for a reason that is not a lost
 // connection goes to the dead letters after `maxTries`, so it cannot block the phone forever.
 
@@ -24,18 +24,28 @@ export interface TurnWorkerOptions {
   maxTries: number
   log: FastifyBaseLogger
   metrics: ChatMetrics
-  /** A commit queued replies into the phone's empty outbox: no sender is on it yet. */
-  committed: (phone: string, send: SendWork | undefined) => void
-  /** The sender to lease a woken outbox to at the commit (its owner), or undefined when it is busy. */
-  sender: () => string | undefined
   /** Fault-suite hook: called at named points, may kill the process. */
   crashPoint: (name: 'turn-before-commit') => void
   /** Shutdown gave the phone back: another instance may take it now. */
   handedBack: (phone: string) => void
-  /** What the turn records in the conversation history: its commit writes it. */
-  record?: (message: InboundMessage, result: TurnResult) => Recorded | undefined
+}
+
+/** Stage 3: a turn computed in memory (the handoff gate, then the bot). */
+export interface Turns { run (message: InboundMessage, session: SessionState): Promise<TurnResult> }
+
+/** What a turn records in the conversation history (src/chat/inbox/service.ts): its commit writes it. */
+export interface TurnHistory {
+  turnRecord (message: InboundMessage, doc: string | undefined, replies: string[]): Recorded | undefined
   /** Called in the same tick as the commit of a turn with a record, so that what it sends goes out with it. */
-  committing?: (phone: string, recorded: Recorded) => void
+  committing (phone: string, recorded: Recorded): void
+}
+
+/** Stage 5 as a commit meets it (src/chat/sender.ts). */
+export interface SendStage {
+  /** The sender a commit may lease the outbox it wakes to (its owner), or undefined when it is busy. */
+  leaseOwner (): string | undefined
+  /** A commit queued replies nobody was sending: `send` is the outbox head when the commit leased it to this sender. */
+  handOver (phone: string, send: SendWork | undefined): void
 }
 
 /** Errors of the connection to Redis: they say nothing about the message, so they do not count as tries. */
@@ -52,7 +62,13 @@ const TRANSIENT_RETRY_MS = 1_000
 export class TurnWorker {
   readonly runner: LaneRunner<TurnWork>
 
-  constructor (private readonly store: ChatStore, private readonly runtime: Turns, private readonly opts: TurnWorkerOptions) {
+  constructor (
+    private readonly store: ChatStore,
+    private readonly turns: Turns,
+    private readonly history: TurnHistory,
+    private readonly send: SendStage,
+    private readonly opts: TurnWorkerOptions
+  ) {
     this.runner = new LaneRunner({
       ...opts,
       lane: 'turn',
@@ -79,16 +95,16 @@ export class TurnWorker {
     // taken more often than allowed without ever failing cleanly: the turn kills its worker (or its instance)
     if (work.tries > this.opts.maxTries) return await this.bury(work, work.lastError ?? 'the turn never finished', message.id)
     try {
-      const result = await this.runtime.run(message, work.session)
+      const result = await this.turns.run(message, work.session)
       this.opts.crashPoint('turn-before-commit')
-      const record = this.opts.record?.(message, result)
-      const committed = this.commit(work, { expected: work.session.version, doc: result.doc, applied: result.applied, message: work.message, replies: result.replies, sender: this.opts.sender(), record, linkCodes: result.linkCodes }, log, message.id)
-      if (record) this.opts.committing?.(phone, record)
+      const record = this.history.turnRecord(message, result.doc, result.replies)
+      const committed = this.commit(work, { expected: work.session.version, doc: result.doc, applied: result.applied, message: work.message, replies: result.replies, sender: this.send.leaseOwner(), record, linkCodes: result.linkCodes }, log, message.id)
+      if (record) this.history.committing(phone, record)
       const next = await committed
       if (next) {
         this.opts.metrics.applied.inc()
         log.info({ messageId: message.id, before: result.before, after: result.after, replies: result.replies.length, outcome: 'applied' }, 'chat turn')
-        if (next.senderDue || next.send) this.opts.committed(phone, next.send)
+        if (next.senderDue || next.send) this.send.handOver(phone, next.send)
       }
       return next
     } catch (err) {

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Registry } from 'prom-client'
-import type { Turns } from '../../src/chat/inbox/handoff-runtime.ts'
 import { encodeMail } from '../../src/chat/mail.ts'
 import { chatMetrics } from '../../src/chat/metrics.ts'
 import { RedisChatStore } from '../../src/chat/store/redis.ts'
-import { TurnWorker } from '../../src/chat/worker.ts'
+import { TurnWorker, type Turns } from '../../src/chat/worker.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
 import { linkCode, messageBody, newPhone, postWebhook, say, startFakeProvider, textOf, type FakeProvider } from './support.ts'
 
@@ -95,7 +94,7 @@ describe('chat dead letters', () => {
     const metrics = chatMetrics(new Registry(), async () => 0)
     const none = () => {}
     const options = { owner: 'test-worker', leaseMs: 2_000, concurrency: 1, shards: t.app.config.chat.shards, maxTries: 5, log: t.app.log, metrics }
-    const worker = new TurnWorker(store, turns, { ...options, committed: none, sender: () => undefined, crashPoint: none, handedBack: none })
+    const worker = new TurnWorker(store, turns, { turnRecord: () => undefined, committing: none }, { leaseOwner: () => undefined, handOver: none }, { ...options, crashPoint: none, handedBack: none })
     const mail = (id: string) => ({ phone, id, body: encodeMail({ id, phone, receivedAt: Date.now(), input: { kind: 'text', text: 'hola' } }) })
     await store.accept([mail(`poison-${phone}`), mail(`next-${phone}`)])
     worker.runner.start()

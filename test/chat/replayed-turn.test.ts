@@ -1,12 +1,12 @@
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Turns } from '../../src/chat/inbox/handoff-runtime.ts'
 import { RedisInboxStore } from '../../src/chat/inbox/store.ts'
-import type { HistoryMessage } from '../../src/chat/store/index.ts'
+import type { InboundMessage } from '../../src/chat/inbound.ts'
+import type { HistoryMessage, Recorded } from '../../src/chat/store/index.ts'
 import { encodeMail } from '../../src/chat/mail.ts'
 import { chatMetrics } from '../../src/chat/metrics.ts'
 import { RedisChatStore } from '../../src/chat/store/redis.ts'
-import { TurnWorker } from '../../src/chat/worker.ts'
+import { TurnWorker, type Turns } from '../../src/chat/worker.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
 import { linkCode, newPhone, outbox, rewriteSession, savedRecord, say, textOf } from './support.ts'
 
@@ -112,7 +112,9 @@ describe('a link code\'s remembered result (redis)', () => {
       },
     }
     const none = () => {}
-    const worker = new TurnWorker(store, turns, { owner: 'test-worker', leaseMs: 2_000, concurrency: 1, shards: t.app.config.chat.shards, maxTries: 5, log: t.app.log, metrics: chatMetrics(new Registry(), async () => 0), committed: none, sender: () => undefined, crashPoint: none, handedBack: none })
+    const unrecorded = { turnRecord: () => undefined, committing: none }
+    const noSender = { leaseOwner: () => undefined, handOver: none }
+    const worker = new TurnWorker(store, turns, unrecorded, noSender, { owner: 'test-worker', leaseMs: 2_000, concurrency: 1, shards: t.app.config.chat.shards, maxTries: 5, log: t.app.log, metrics: chatMetrics(new Registry(), async () => 0), crashPoint: none, handedBack: none })
     const id = `link-${phone}`
     await store.accept([{ phone, id, body: encodeMail({ id, phone, receivedAt: Date.now(), input: { kind: 'text', text: `LINK-${code}` } }) }])
     worker.runner.start()
@@ -143,17 +145,17 @@ describe('a turn\'s conversation history (redis)', () => {
     }
     const none = () => {}
     const lanes = { owner: 'test-worker', leaseMs: 2_000, concurrency: 1, shards: t.app.config.chat.shards, maxTries: 5, log: t.app.log, metrics: chatMetrics(new Registry(), async () => 0) }
-    const worker = new TurnWorker(store, turns, {
+    const recording = {
+      turnRecord: (message: InboundMessage) => ({ tenantId: 'club-norte', messages: [{ id: message.id, at: message.receivedAt, direction: 'in' as const, author: 'member' as const, type: 'text', text: 'hola' }] }),
+      committing: (_phone: string, recorded: Recorded) => { history.push(recorded.messages) },
+    }
+    const worker = new TurnWorker(store, turns, recording, { leaseOwner: () => undefined, handOver: none }, {
       ...lanes,
-      committed: none,
-      sender: () => undefined,
       handedBack: none,
       crashPoint: () => {
         runs.push(Date.now())
         if (runs.length === 1) throw new Error('the worker died before its commit')
       },
-      record: (message) => ({ tenantId: 'club-norte', messages: [{ id: message.id, at: message.receivedAt, direction: 'in', author: 'member', type: 'text', text: 'hola' }] }),
-      committing: (_phone, recorded) => { history.push(recorded.messages) },
     })
     const id = `hola-${phone}`
     const at = Date.now()

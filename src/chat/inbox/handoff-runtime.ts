@@ -6,14 +6,13 @@ import type { TurnResult } from '../runtime.ts'
 import { sessionView, type SessionView } from '../session-view.ts'
 import type { PhoneView } from '../turn-view.ts'
 import { APPLIED_KEPT, type SessionState, type ViewReader } from '../store/index.ts'
+import type { Turns } from '../worker.ts'
 import type { ChatInbox } from './service.ts'
 
 // The handoff beside the conversation machine: a turn of a phone whose club has been asked for a person, or
 // whose conversation staff took over, keeps the session as it is (the message is applied, stored in the
 // history and shown to staff, and the bot says nothing); "talk to a person" (the menu row, or the words)
 // raises the flag; a request that timed out is handed back with an apology before the bot's answer.
-
-export interface Turns { run (message: InboundMessage, session: SessionState): Promise<TurnResult> }
 
 export class HandoffRuntime implements Turns {
   constructor (private readonly bot: Turns, private readonly inbox: ChatInbox, private readonly readView: ViewReader) {}

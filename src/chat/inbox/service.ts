@@ -178,6 +178,25 @@ export class ChatInbox {
     return COPY[(await this.wording(tenantId, sessionView(doc))).locale].handoff.timedOut
   }
 
+  private expiry: NodeJS.Timeout | undefined
+
+  /**
+   * Checks for requests nobody took, to hand them back with an apology (a phone that writes first is handed back
+   * by its turn): one shard per tick, every shard once a minute at most (about one command a second), at least
+   * four times per timeout, so a request is handed back at most a minute after its deadline.
+   */
+  startExpiry (shards: number): void {
+    let shard = 0
+    this.expiry ??= setInterval(() => {
+      const checked = shard
+      shard = (shard + 1) % shards
+      this.expireDue(checked).catch((err: Error) => { this.deps.log.warn({ err, shard: checked }, 'chat handoff check failed') })
+    }, Math.max(50, Math.min(60_000, this.deps.handoffTimeoutMs / 4) / shards))
+    this.expiry.unref()
+  }
+
+  stopExpiry (): void { clearInterval(this.expiry) }
+
   /** Hands back every request of the shard nobody took in time, with the apology. */
   async expireDue (shard: number): Promise<number> {
     const now = this.deps.clock()
