@@ -29,6 +29,7 @@ import contentPlugin from './content/index.ts'
 import notificationsPlugin from './notifications/index.ts'
 import chatLinkingPlugin from './chat/linking/index.ts'
 import chatPlugin, { type ChatPluginOptions } from './chat/index.ts'
+import consolePlugin from './console/index.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -120,6 +121,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}) {
   await app.register(accountsPlugin)
   await app.register(chatLinkingPlugin)
   await app.register(chatPlugin, deps.chat ?? {})
+  await app.register(consolePlugin)
   await app.register(seedPlugin)
   return app
 }

@@ -48,6 +48,8 @@ const envSchema = z.object({
   CHAT_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   CHAT_API_KEY: z.string().min(1).default('dev-chat-api-key'),
   CHAT_PHONE_NUMBER_ID: z.string().min(1).default('100000000000001'),
+  // the business number as members dial it (digits, country code first): the console's "link my WhatsApp" link
+  CHAT_DISPLAY_NUMBER: z.string().regex(/^[1-9]\d{5,14}$/, 'digits of the number, country code first (e.g. 5491122334455)').optional(),
   CHAT_FLOW_ID: z.string().min(1).default('dev-login-flow'),
   CHAT_BUSINESS_ACCOUNT_ID: z.string().min(1).default('dev-business-account'),
   CHAT_API_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -112,6 +114,8 @@ export interface Config {
     readonly webhookSecret: string
     readonly apiKey: string
     readonly phoneNumberId: string
+    /** The business number members write to, in digits (CHAT_DISPLAY_NUMBER), for the console's wa.me link. */
+    readonly displayNumber: string | undefined
     readonly flowId: string
     readonly businessAccountId: string
     readonly apiBaseUrl: string | undefined
@@ -254,6 +258,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
       webhookSecret: secret('CHAT_WEBHOOK_SECRET'),
       apiKey: env.CHAT_API_KEY,
       phoneNumberId: env.CHAT_PHONE_NUMBER_ID,
+      displayNumber: env.CHAT_DISPLAY_NUMBER,
       flowId: env.CHAT_FLOW_ID,
       businessAccountId: env.CHAT_BUSINESS_ACCOUNT_ID,
       apiBaseUrl: env.CHAT_API_BASE_URL ?? (cloud ? GRAPH_API_BASE_URL : undefined),

@@ -1,0 +1,47 @@
+import axe from 'axe-core'
+import { chromium, type Browser, type Page } from 'playwright-core'
+
+// Debian's Chromium driven by playwright-core (`npx playwright install` cannot download a browser here);
+// .ci/run installs the package when it is missing. The flags keep it off the network it has no business with;
+// playwright gives each launch a fresh profile of its own.
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+export async function launchChromium (): Promise<Browser> {
+  return await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync',
+    ],
+  })
+}
+
+export interface Violation { id: string, impact: string | null, help: string, nodes: string[] }
+
+/** axe-core in the page (run through the debugging protocol, so the console's CSP stays as served): serious and critical violations. */
+export async function seriousViolations (page: Page): Promise<Violation[]> {
+  await page.evaluate(axe.source)
+  return await page.evaluate(async () => {
+    type Found = { id: string, impact: string | null, help: string, nodes: Array<{ target: string[] }> }
+    const w = window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: Found[] }> } }
+    const result = await w.axe.run(document, { resultTypes: ['violations'] })
+    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }))
+  })
+}
+
+/** What Tab reaches from the top of the page, in order: each focused element's role-ish name. */
+export async function tabWalk (page: Page, steps: number): Promise<string[]> {
+  await page.evaluate(() => { (document.activeElement as HTMLElement | null)?.blur() })
+  const seen: string[] = []
+  for (let i = 0; i < steps; i++) {
+    await page.keyboard.press('Tab')
+    seen.push(await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null
+      if (!el) return ''
+      const label = el.getAttribute('aria-label') ?? (el.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent : null) ?? el.textContent ?? ''
+      return `${el.tagName.toLowerCase()}:${label.trim().slice(0, 40)}`
+    }))
+  }
+  return seen
+}

@@ -1,0 +1,243 @@
+import { randomUUID } from 'node:crypto'
+import { mkdir } from 'node:fs/promises'
+import type { AddressInfo } from 'node:net'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { signWebhookBody } from '../../src/chat/signature.ts'
+import { buildTestApp, TEST_SECRETS, type TestApp } from '../helper.ts'
+import { demoLogin, placeOrder } from '../orders/place-order.ts'
+import { linkCode, messageBody, newPhone, startFakeProvider, textOf, type FakeProvider, type Input } from '../chat/support.ts'
+import { launchChromium, seriousViolations, tabWalk } from './browser.ts'
+
+// The console in a real headless Chromium against the real service on a socket and the test Redis; only the
+// messaging provider is a loopback stand-in. One browser for the file, a context per person. With
+// CONSOLE_SCREENSHOTS=1 the main screens are saved into docs/console/ for docs/console.md.
+
+const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1'
+const VIEWPORT = { width: 1024, height: 720 }
+
+describe('the console in a browser', { timeout: 30_000 }, () => {
+  let t: TestApp
+  let provider: FakeProvider
+  let browser: Browser
+  let base: string
+  let admin: BrowserContext
+  let page: Page
+  const cspErrors: string[] = []
+  const phone = newPhone()
+
+  beforeAll(async () => {
+    provider = await startFakeProvider()
+    const env = { CHAT_API_BASE_URL: provider.url, CHAT_HANDOFF_TIMEOUT_MS: '600000', CHAT_DISPLAY_NUMBER: '5491100000000' }
+    t = await buildTestApp({ store: 'redis', env })
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+    browser = await launchChromium()
+    admin = await newContext()
+    page = await admin.newPage()
+    if (SHOTS) await mkdir('docs/console', { recursive: true })
+  }, 60_000)
+  afterAll(async () => {
+    await browser?.close()
+    await t?.close()
+    await provider?.close()
+  })
+
+  async function newContext (): Promise<BrowserContext> {
+    const context = await browser.newContext({ viewport: VIEWPORT, locale: 'es-AR' })
+    context.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text()) })
+    return context
+  }
+  const shot = async (p: Page, name: string) => { if (SHOTS) await p.screenshot({ path: `docs/console/${name}.png` }) }
+  const checkA11y = async (p: Page) => expect(await seriousViolations(p)).toEqual([])
+
+  async function logIn (p: Page, kind: 'staff' | 'member', email: string): Promise<void> {
+    await p.goto(`${base}/console`)
+    if (kind === 'member') await p.getByLabel('Socio', { exact: true }).check()
+    await p.getByLabel('Email').fill(email)
+    await p.getByLabel('Contraseña').fill('demo-password')
+    await p.getByRole('button', { name: 'Ingresar' }).click()
+    await p.getByRole('button', { name: 'Salir' }).waitFor()
+  }
+
+  /** A member's input through the signed webhook on the real socket; resolves when the bot is done with it. */
+  async function say (input: Input): Promise<void> {
+    const raw = JSON.stringify(messageBody(phone, input))
+    const res = await fetch(`${base}/api/chat/webhook`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-webhook-event': 'chat.message.received',
+        'x-webhook-signature': signWebhookBody(TEST_SECRETS.CHAT_WEBHOOK_SECRET, raw),
+        'x-idempotency-key': randomUUID(),
+      },
+      body: raw,
+    })
+    expect(res.status).toBe(200)
+    await t.app.chatWorker.idle(phone)
+  }
+
+  it('a member asks for a person: the inbox shows it live; staff take over, reply (it reaches the provider), hand back', async () => {
+    const token = await t.token('member', ['club-norte'], { sub: 'cus_bruno', name: 'Bruno', email: 'bruno@example.com' })
+    await say({ text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}` })
+
+    await logIn(page, 'staff', 'admin@club-norte.test')
+    await page.getByRole('heading', { name: 'Conversaciones' }).waitFor()
+    const row = page.getByRole('button', { name: new RegExp(`\\+${phone}`) })
+    await row.waitFor()
+    await expect(row.textContent()).resolves.not.toMatch(/espera/)
+
+    await say({ text: 'quiero hablar con una persona' })
+    // no reload: the activity stream brings it, waiting on top
+    await page.locator('.list li').first().getByText(/espera hace \d+ min/).waitFor()
+    await expect(page.locator('.list li').first().textContent()).resolves.toContain(`+${phone}`)
+
+    await row.click()
+    await page.getByText('Pidió hablar con una persona.').waitFor()
+    await page.getByRole('button', { name: 'Atender' }).click()
+    await page.getByText('La atendés vos.').waitFor()
+    await page.getByLabel('Respuesta').fill('Hola Bruno, soy del club.')
+    await shot(page, 'inbox')
+    await checkA11y(page)
+    await page.getByRole('button', { name: 'Enviar' }).click()
+    await expect.poll(() => provider.to(phone).map(textOf)).toContain('Hola Bruno, soy del club.')
+    await page.locator('.transcript li.out', { hasText: 'Hola Bruno, soy del club.' }).waitFor()
+    await expect.poll(() => page.getByLabel('Respuesta').inputValue()).toBe('')
+
+    // the member's answer arrives live in the open transcript
+    await say({ text: 'gracias, ya pasé a buscarlo' })
+    await page.locator('.transcript li.in', { hasText: 'gracias, ya pasé a buscarlo' }).waitFor()
+
+    await page.getByRole('button', { name: 'Devolver al bot' }).click()
+    await page.getByText('La atiende el bot.').waitFor()
+  })
+
+  it('a 409 (someone else took the chat) is shown in words', async () => {
+    const grower = await t.auth('grower', 'club-norte', { sub: 'user_grower_norte' })
+    const taken = await t.app.inject({ method: 'POST', url: `/api/chat/conversations/${phone}/takeover`, headers: grower, payload: {} })
+    expect(taken.statusCode).toBe(200)
+    await page.getByRole('button', { name: 'Atender' }).click()
+    await expect(page.getByRole('alert').textContent()).resolves.toBe('No se pudo: This conversation is already taken over by user_grower_norte')
+    await page.getByText('La atiende user_grower_norte.').waitFor()
+  })
+
+  it('is reachable by keyboard: Tab goes through the menu, the conversations, the actions and the reply', async () => {
+    const reached = await tabWalk(page, 14)
+    const wanted = ['a:Chat', 'a:Pedidos', 'a:Socios', 'a:Cultivos', `button:+${phone}`, 'button:Atender', 'button:Devolver al bot', 'textarea:Respuesta']
+    for (const want of wanted) {
+      expect(reached.some((r) => r.startsWith(want)), `${want} in ${reached.join(' | ')}`).toBe(true)
+    }
+  })
+
+  it('a reload keeps the login, with no token in the URL; the cookie is HTTP-only and same-site strict', async () => {
+    await page.reload()
+    await page.getByRole('button', { name: 'Salir' }).waitFor()
+    expect(page.url()).toBe(`${base}/console#/inbox`)
+    const cookies = await admin.cookies(`${base}/console/session`)
+    expect(cookies.map((c) => ({ name: c.name, path: c.path, httpOnly: c.httpOnly, sameSite: c.sameSite }))).toEqual([
+      { name: 'console_session', path: '/console/session', httpOnly: true, sameSite: 'Strict' },
+    ])
+    expect(await page.evaluate(() => document.cookie)).toBe('')
+  })
+
+  it('an expired token sends to the login without losing the reply being typed', async () => {
+    const short = await t.token('admin', ['club-norte'], { sub: 'user_admin_norte', name: 'Admin Norte', email: 'admin@club-norte.test', expiresIn: 5 })
+    const expiresAt = JSON.parse(Buffer.from(short.split('.')[1]!, 'base64url').toString()).exp * 1000
+    await admin.addCookies([{ name: 'console_session', value: short, domain: '127.0.0.1', path: '/console/session', httpOnly: true, sameSite: 'Strict' }])
+    await page.reload()
+    await page.getByRole('button', { name: new RegExp(`\\+${phone}`) }).click()
+    await page.getByLabel('Respuesta').fill('Te escribo por tu pedido')
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now() + 200)))
+    await page.getByRole('button', { name: 'Enviar' }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByText('Tu sesión venció').waitFor()
+    await dialog.getByLabel('Email').fill('admin@club-norte.test')
+    await dialog.getByLabel('Contraseña').fill('demo-password')
+    await dialog.getByRole('button', { name: 'Ingresar' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    await expect(page.getByLabel('Respuesta').inputValue()).resolves.toBe('Te escribo por tu pedido')
+  })
+
+  it('an order is prepared: open it, mark it ready', async () => {
+    const order = await placeOrder(t, await demoLogin(t, 'customer', 'ana@example.com'))
+    await page.getByRole('link', { name: 'Pedidos' }).click()
+    await page.getByRole('button', { name: new RegExp(`#${order.displayId}`) }).click()
+    await page.getByRole('heading', { name: `Pedido #${order.displayId}` }).waitFor()
+    await shot(page, 'orders')
+    await checkA11y(page)
+    await page.getByRole('button', { name: 'Marcar listo' }).click()
+    await page.getByRole('status').getByText('Hecho.').waitFor()
+    const after = await t.app.inject({ url: `/api/orders/${order.id}`, headers: await t.auth('admin', 'club-norte', { sub: 'user_admin_norte' }) })
+    expect(after.json().order.fulfillmentStatus).toBe('fulfilled')
+    await page.getByRole('button', { name: 'Listos' }).click()
+    await page.getByRole('button', { name: new RegExp(`#${order.displayId}`) }).waitFor()
+  })
+
+  it('members: register one, who gets a password token; the screen passes axe', async () => {
+    await page.getByRole('link', { name: 'Socios' }).click()
+    await page.getByRole('cell', { name: 'ana@example.com' }).waitFor()
+    const email = `nuevo-${randomUUID().slice(0, 8)}@example.com`
+    const form = page.locator('form.stack')
+    await form.getByLabel('Email').fill(email)
+    await form.getByLabel('Nombre').fill('Nuevo')
+    await form.getByLabel('Apellido').fill('Socio')
+    await form.getByRole('button', { name: 'Registrar socio' }).click()
+    await page.getByText(/Token de contraseña \(72 h, un solo uso\): \S+/).waitFor()
+    await page.getByRole('cell', { name: email }).waitFor()
+    await shot(page, 'members')
+    await checkA11y(page)
+  })
+
+  it('crops: by status with the next valid moves', async () => {
+    await page.getByRole('link', { name: 'Cultivos' }).click()
+    await page.locator('.list .item').first().click()
+    await page.getByRole('heading', { name: 'Próximos pasos' }).waitFor()
+    await shot(page, 'crops')
+    await checkA11y(page)
+  })
+
+  it('English on request; nothing of the last login is left after a log out and another log in', async () => {
+    await page.getByLabel('Idioma').selectOption('en')
+    await page.getByRole('link', { name: 'Chat' }).click()
+    await page.getByRole('heading', { name: 'Conversations' }).waitFor()
+    await page.getByLabel('Language').selectOption('es')
+    await page.getByRole('button', { name: new RegExp(`\\+${phone}`) }).click()
+    await page.getByLabel('Respuesta').fill('borrador del admin')
+    await page.getByRole('button', { name: 'Salir' }).click()
+    await page.getByRole('heading', { name: 'Ingresar' }).waitFor()
+    expect(await admin.cookies(`${base}/console/session`)).toEqual([])
+
+    await page.getByLabel('Email').fill('grower@club-norte.test')
+    await page.getByLabel('Contraseña').fill('demo-password')
+    await page.getByRole('button', { name: 'Ingresar' }).click()
+    await page.getByRole('heading', { name: 'Conversaciones' }).waitFor()
+    // a grower has no members' screen, and the admin's open conversation and draft are gone
+    await expect(page.getByRole('link', { name: 'Socios' }).count()).resolves.toBe(0)
+    await expect(page.getByLabel('Respuesta').count()).resolves.toBe(0)
+    await page.goto(`${base}/console#/members`)
+    await page.getByRole('heading', { name: 'Conversaciones' }).waitFor()
+    await checkA11y(page)
+  })
+
+  it("a member's own page: orders, notifications, and a link code as a QR code and a chat link", async () => {
+    const member = await newContext()
+    const p = await member.newPage()
+    await logIn(p, 'member', 'ana@example.com')
+    await p.getByRole('heading', { name: 'Mis pedidos' }).waitFor()
+    await p.getByRole('button', { name: 'Crear código' }).click()
+    const qr = p.getByRole('img', { name: /Código QR que abre el chat con LINK-/ })
+    await qr.waitFor()
+    const href = await p.getByRole('link', { name: 'Abrir el chat' }).getAttribute('href')
+    expect(href).toMatch(/^https:\/\/wa\.me\/5491100000000\?text=LINK-[0-9a-f-]{36}$/)
+    // the code links the chat, as the bot's LINK- message does
+    const code = decodeURIComponent(href!.split('text=')[1]!)
+    await expect(p.getByText(code, { exact: true }).count()).resolves.toBe(1)
+    await shot(p, 'member')
+    await checkA11y(p)
+    await member.close()
+  })
+
+  it('loads nothing that its content security policy refuses', () => {
+    expect(cspErrors).toEqual([])
+  })
+})
