@@ -70,9 +70,22 @@ export async function logOut (): Promise<void> {
   await api.DELETE('/console/session', { params: { header: { 'x-console': '1' } } })
 }
 
+/** Resolves once the login form has been answered (or the stream is no longer wanted). */
+async function loggedInAgain (abort: AbortSignal): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const stop = expired.subscribe((v) => { if (!v) done() })
+    function done (): void {
+      abort.removeEventListener('abort', done)
+      queueMicrotask(stop)
+      resolve()
+    }
+    abort.addEventListener('abort', done)
+  })
+}
+
 /**
  * A Server-Sent Events stream read with fetch (EventSource cannot send the token header): calls `on` for each
- * event until `signal` aborts; reconnects after a drop.
+ * event until `signal` aborts; reconnects after a drop, and after a new login when its token was refused.
  */
 export async function stream (path: string, on: (event: string, data: unknown) => void, abort: AbortSignal): Promise<void> {
   while (!abort.aborted) {
@@ -83,7 +96,11 @@ export async function stream (path: string, on: (event: string, data: unknown) =
         signal: abort,
         cache: 'no-store',
       })
-      if (r.status === 401) { expired.value = true; return }
+      if (r.status === 401) {
+        expired.value = true
+        await loggedInAgain(abort)
+        continue
+      }
       if (!r.ok || !r.body) throw new Error(`stream answered ${r.status}`)
       const reader = r.body.pipeThrough(new TextDecoderStream()).getReader()
       let buffer = ''

@@ -40,6 +40,14 @@ export function App () {
 
   useEffect(() => { document.documentElement.lang = locale.value }, [locale.value])
 
+  // The login form opens when the token expires, not at the next click: what is typed stays under it.
+  const expiresAt = s ? Date.parse(s.expiresAt) : undefined
+  useEffect(() => {
+    if (expiresAt === undefined) return
+    const timer = setTimeout(() => { expired.value = true }, Math.max(0, expiresAt - Date.now()))
+    return () => clearTimeout(timer)
+  }, [expiresAt])
+
   function start (found: Session): void {
     // nothing of a previous login survives: the screens below are keyed by who is logged in
     session.value = found

@@ -119,6 +119,10 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await page.getByRole('button', { name: 'Atender' }).click()
     await expect(page.getByRole('alert').textContent()).resolves.toBe('No se pudo: This conversation is already taken over by user_grower_norte')
     await page.getByText('La atiende user_grower_norte.').waitFor()
+    const back = await t.app.inject({ method: 'POST', url: `/api/chat/conversations/${phone}/handback`, headers: grower, payload: {} })
+    expect(back.statusCode).toBe(200)
+    // the stream brings the change: the screen says so without a reload
+    await page.getByText('La atiende el bot.').waitFor()
   })
 
   it('is reachable by keyboard: Tab goes through the menu, the conversations, the actions and the reply', async () => {
@@ -140,22 +144,23 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     expect(await page.evaluate(() => document.cookie)).toBe('')
   })
 
-  it('an expired token sends to the login without losing the reply being typed', async () => {
+  it('an expired token opens the login without losing the reply being typed', async () => {
     const short = await t.token('admin', ['club-norte'], { sub: 'user_admin_norte', name: 'Admin Norte', email: 'admin@club-norte.test', expiresIn: 5 })
     const expiresAt = JSON.parse(Buffer.from(short.split('.')[1]!, 'base64url').toString()).exp * 1000
     await admin.addCookies([{ name: 'console_session', value: short, domain: '127.0.0.1', path: '/console/session', httpOnly: true, sameSite: 'Strict' }])
     await page.reload()
     await page.getByRole('button', { name: new RegExp(`\\+${phone}`) }).click()
     await page.getByLabel('Respuesta').fill('Te escribo por tu pedido')
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now() + 200)))
-    await page.getByRole('button', { name: 'Enviar' }).click()
     const dialog = page.getByRole('dialog')
     await dialog.getByText('Tu sesión venció').waitFor()
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt)
     await dialog.getByLabel('Email').fill('admin@club-norte.test')
     await dialog.getByLabel('Contraseña').fill('demo-password')
     await dialog.getByRole('button', { name: 'Ingresar' }).click()
     await dialog.waitFor({ state: 'detached' })
     await expect(page.getByLabel('Respuesta').inputValue()).resolves.toBe('Te escribo por tu pedido')
+    await page.getByRole('button', { name: 'Enviar' }).click()
+    await expect.poll(() => provider.to(phone).map(textOf)).toContain('Te escribo por tu pedido')
   })
 
   it('an order is prepared: open it, mark it ready', async () => {
