@@ -3,6 +3,9 @@ import fp from 'fastify-plugin'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { request } from 'undici'
 import { z } from 'zod'
+import { secretBearerMatcher } from './auth/secret-guard.ts'
+import { evictionPolicy } from './plugins/redis.ts'
+import type { RedisClient } from './stores/redis-client.ts'
 
 // /ready answers load balancers and monitors often, so each backend is asked at most once per READY_CACHE_MS
 // and waited for at most READY_TIMEOUT_MS. Only Redis decides readiness: a club whose backend is down is
@@ -59,29 +62,56 @@ export default fp(async (fastify: FastifyInstance) => {
     }
     return await cached.report
   }
+  // An operator may change the policy while the service runs (CONFIG SET): read again, as often as the backends.
+  let policy: { at: number, value: string } | undefined
+  const currentPolicy = async (redis: RedisClient): Promise<string> => {
+    if (!policy || Date.now() - policy.at > READY_CACHE_MS) policy = { at: Date.now(), value: await evictionPolicy(redis) }
+    return policy.value
+  }
+
+  // The detail names every club: only for the metrics token (or, without one, outside production, as /metrics).
+  const { token } = fastify.config.metrics
+  const tokenMatches = token ? secretBearerMatcher(token) : undefined
+  const mayReadDetail = (authorization: string | undefined): boolean =>
+    tokenMatches ? tokenMatches(authorization) : fastify.config.env !== 'production'
+  const production = fastify.config.env === 'production'
 
   app.get('/ready', {
     config: exempt,
     schema: {
       tags: ['health'],
-      summary: 'Ready when Redis is reachable (always on in-memory stores); reports each club\'s commerce backend',
+      summary: 'Ready when Redis is reachable and keeps its keys (always on in-memory stores). With the metrics token: ' +
+        'Redis\'s state and eviction policy, and each club\'s commerce backend',
       security: [],
       response: {
-        200: z.object({ status: z.literal('ready'), redis: z.enum(['up', 'memory']), commerce: z.record(z.string(), backendState) }),
-        503: z.object({ status: z.literal('unavailable'), redis: z.literal('down') }),
+        200: z.object({
+          status: z.literal('ready'),
+          redis: z.enum(['up', 'memory']).optional(),
+          maxmemoryPolicy: z.string().optional(),
+          commerce: z.record(z.string(), backendState).optional(),
+        }),
+        503: z.object({ status: z.literal('unavailable'), redis: z.enum(['down', 'evicting']).optional(), maxmemoryPolicy: z.string().optional() }),
       },
     },
   }, async (request, reply) => {
+    const detail = mayReadDetail(request.headers.authorization)
+    let maxmemoryPolicy: string | undefined
     try {
       await app.redis?.ping()
+      if (app.redis) maxmemoryPolicy = await currentPolicy(app.redis)
     } catch {
-      return reply.status(503).send({ status: 'unavailable' as const, redis: 'down' as const })
+      return reply.status(503).send(detail ? { status: 'unavailable' as const, redis: 'down' as const } : { status: 'unavailable' as const })
     }
+    // An evicting Redis loses keys silently: refused at start in production, and so out of the balancer there too.
+    if (production && maxmemoryPolicy !== undefined && maxmemoryPolicy !== 'noeviction') {
+      return reply.status(503).send(detail ? { status: 'unavailable' as const, redis: 'evicting' as const, maxmemoryPolicy } : { status: 'unavailable' as const })
+    }
+    if (!detail) return { status: 'ready' as const }
     // A club record that cannot be read is logged, not a reason to take every instance out of the balancer.
     const commerce = await report().catch((err: unknown) => {
       request.log.warn({ err }, 'commerce report failed')
       return {}
     })
-    return { status: 'ready' as const, redis: app.redis ? 'up' as const : 'memory' as const, commerce }
+    return { status: 'ready' as const, redis: app.redis ? 'up' as const : 'memory' as const, ...(maxmemoryPolicy ? { maxmemoryPolicy } : {}), commerce }
   })
 }, { name: 'health', dependencies: ['redis', 'tenants', 'commerce'] })

@@ -9,9 +9,14 @@ const digest = (value: string): Buffer => createHash('sha256').update(value).dig
  * otherwise. Both sides are hashed first so the comparison takes the same time whatever the length sent.
  */
 export function secretBearerGuard (secret: string, message: string): onRequestHookHandler {
-  const expected = digest(`Bearer ${secret}`)
+  const matches = secretBearerMatcher(secret)
   return async (request) => {
-    const given = request.headers.authorization
-    if (!given || !timingSafeEqual(digest(given.trim()), expected)) throw new AppError('UNAUTHORIZED', message)
+    if (!matches(request.headers.authorization)) throw new AppError('UNAUTHORIZED', message)
   }
+}
+
+/** Whether an Authorization header is `Bearer <secret>`, compared in constant time. */
+export function secretBearerMatcher (secret: string): (header: string | undefined) => boolean {
+  const expected = digest(`Bearer ${secret}`)
+  return (given) => given !== undefined && timingSafeEqual(digest(given.trim()), expected)
 }

@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { Cluster, Redis } from 'ioredis'
 import { defineScriptsOn } from '../stores/define-script.ts'
@@ -86,9 +87,33 @@ export async function connectRedis (client: RedisClient, target: string): Promis
   }
 }
 
+/**
+ * Redis's `maxmemory-policy` (on a cluster: the first master's that evicts, else noeviction), read from INFO, which
+ * managed services that refuse CONFIG still answer.
+ */
+export async function evictionPolicy (client: RedisClient): Promise<string> {
+  const nodes = client instanceof Cluster ? client.nodes('master') : [client]
+  const policies = await Promise.all(nodes.map(async (node) => /^maxmemory_policy:(\S+)/m.exec(await node.info('memory'))?.[1] ?? 'noeviction'))
+  return policies.find((p) => p !== 'noeviction') ?? 'noeviction'
+}
+
+/**
+ * What an evicting Redis would lose silently: phones' sessions, applied marks and de-duplication markers (turns
+ * applied twice), clubs, staff. Refused in production, warned about elsewhere, naming the setting (as BullMQ does).
+ */
+export async function checkEvictionPolicy (app: FastifyInstance, client: RedisClient): Promise<void> {
+  const policy = await evictionPolicy(client)
+  if (policy === 'noeviction') return
+  const message = `Redis maxmemory-policy is ${policy}: the service needs noeviction (an evicted key loses a phone's session, ` +
+    'its de-duplication markers, a club or a staff record, silently); set maxmemory-policy noeviction'
+  if (app.config.env === 'production') throw new Error(`${message} (refused in production)`)
+  app.log.warn({ maxmemoryPolicy: policy }, message)
+}
+
 export default fp<RedisPluginOptions>(async (app, opts) => {
   if (opts.client) {
     app.decorate<RedisClient | null>('redis', opts.client)
+    await checkEvictionPolicy(app, opts.client)
     return
   }
   const nodes = opts.clusterNodes
@@ -100,6 +125,12 @@ export default fp<RedisPluginOptions>(async (app, opts) => {
   const client = nodes ? createRedisCluster(nodes, opts.keyPrefix) : createRedis(opts.url as string, opts.keyPrefix)
   client.on('error', (err: Error) => app.log.error({ err }, 'redis error'))
   await connectRedis(client, nodes ? `the cluster nodes ${describeNodes(nodes)}` : 'REDIS_URL')
+  try {
+    await checkEvictionPolicy(app, client)
+  } catch (err) {
+    client.disconnect()
+    throw err
+  }
   app.decorate<RedisClient | null>('redis', client)
   app.addHook('onClose', async () => { await client.quit() })
 }, { name: 'redis' })

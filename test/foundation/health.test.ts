@@ -24,7 +24,8 @@ describe.each(['redis', 'memory'] as const)('health and readiness (%s)', (store)
   it('GET /ready reports the store and each club\'s commerce backend', async () => {
     const res = await t.app.inject('/ready')
     expect(res.statusCode).toBe(200)
-    expect(res.json()).toEqual({ status: 'ready', redis: store === 'redis' ? 'up' : 'memory', commerce: { 'club-norte': 'up', 'club-sur': 'up' } })
+    const redis = store === 'redis' ? { redis: 'up', maxmemoryPolicy: 'noeviction' } : { redis: 'memory' }
+    expect(res.json()).toEqual({ status: 'ready', ...redis, commerce: { 'club-norte': 'up', 'club-sur': 'up' } })
   })
 })
 
@@ -57,6 +58,7 @@ describe('readiness with a commerce backend that does not answer', () => {
     expect(res.json()).toEqual({
       status: 'ready',
       redis: 'up',
+      maxmemoryPolicy: 'noeviction',
       commerce: { 'club-norte': 'up', 'club-sur': 'up', 'club-mute': 'down', 'club-closed': 'down', 'club-new': 'unconfigured' },
     })
   })
@@ -69,7 +71,7 @@ describe('readiness with a club record that cannot be read', () => {
       await t.redis?.multi().set(keys.tenants.one('club-bad'), '{"id":"club-bad"}').sadd(keys.tenants.all(), 'club-bad').exec()
       const res = await t.app.inject('/ready')
       expect(res.statusCode).toBe(200)
-      expect(res.json()).toEqual({ status: 'ready', redis: 'up', commerce: {} })
+      expect(res.json()).toEqual({ status: 'ready', redis: 'up', maxmemoryPolicy: 'noeviction', commerce: {} })
     } finally {
       await t.close()
     }

@@ -43,14 +43,16 @@ describe('production start from the build', () => {
       await waitForHealth(base)
       const ready = await fetch(`${base}/ready`)
       expect(ready.status).toBe(200)
-      expect(await ready.json()).toEqual({ status: 'ready', redis: 'up', commerce: { 'club-norte': 'up', 'club-sur': 'up' } })
+      expect(await ready.json()).toEqual({ status: 'ready' })
+      const detail = await fetch(`${base}/ready`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+      expect(await detail.json()).toEqual({ status: 'ready', redis: 'up', maxmemoryPolicy: 'noeviction', commerce: { 'club-norte': 'up', 'club-sur': 'up' } })
 
       const anonymous = await fetch(`${base}/metrics`)
       expect(anonymous.status).toBe(401)
       expect((await anonymous.json()).error.code).toBe('UNAUTHORIZED')
       const metrics = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
       expect(metrics.status).toBe(200)
-      expect(await metrics.text()).toContain('club_http_request_duration_seconds_count{method="GET",route="/ready",status="200"} 1')
+      expect(await metrics.text()).toContain('club_http_request_duration_seconds_count{method="GET",route="/ready",status="200"} 2')
 
       child.kill('SIGTERM')
       const [code] = await once(child, 'exit')
