@@ -98,6 +98,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     clock,
     metrics,
     log,
+    swept: () => { inbox.readDeadlines() },
   })
 
   await app.register(async (scope) => { await webhookRoutes(scope, { secret: chat.webhookSecret, clock, pipeline }) })

@@ -67,6 +67,8 @@ export interface PipelineOptions {
   clock: () => number
   metrics: ChatMetrics
   log: FastifyBaseLogger
+  /** Told at every sweep of every shard (recovery.ts), when wake-ups may have been missed: the handoff deadlines are read again. */
+  swept?: () => void
 }
 
 export class ChatPipeline {
@@ -98,7 +100,7 @@ export class ChatPipeline {
       crashPoint,
       handedBack: (phone) => { this.publish('turn', [phone]) },
     })
-    this.recovery = new Recovery({ store, owner, shards: chat.shards, leaseMs: chat.leaseMs, runners: this.runners, log })
+    this.recovery = new Recovery({ store, owner, shards: chat.shards, leaseMs: chat.leaseMs, runners: this.runners, log, swept: opts.swept })
   }
 
   private get runners () { return { turn: this.worker.runner, send: this.sender.runner } }

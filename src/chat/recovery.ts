@@ -23,6 +23,8 @@ export interface RecoveryOptions {
   leaseMs: number
   runners: Record<Lane, Pick<LaneRunner<unknown>, 'offer' | 'later'>>
   log: FastifyBaseLogger
+  /** Told at every sweep of every shard: what else wake-ups may have missed is read again then (the handoff deadlines). */
+  swept?: () => void
 }
 
 export class Recovery {
@@ -47,6 +49,7 @@ export class Recovery {
   /** Every shard once, side by side; each phone offered now or when its lease or backoff ends. */
   sweepAll (reason: string): void {
     this.opts.log.info({ reason }, 'chat sweep of every shard')
+    this.opts.swept?.()
     for (let s = 0; s < this.opts.shards; s++) this.sweep(s).catch((err: Error) => { this.opts.log.warn({ err, shard: s }, 'chat sweep cannot reach the store') })
   }
 

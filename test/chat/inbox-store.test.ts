@@ -66,6 +66,26 @@ describe.each(stores)('chat inbox store (%s)', (_name, make) => {
     expect((await store.conversation(phone))?.handoff).toBeUndefined()
   })
 
+  it('answers a shard\'s earliest handoff deadline, none once the requests are taken or handed back', async () => {
+    const phone = newPhone()
+    const shard = shardOf(phone, SHARDS)
+    let later = newPhone()
+    while (shardOf(later, SHARDS) !== shard) later = newPhone()
+    await store.record(phone, 'club-norte', [msg(1)])
+    await store.record(later, 'club-norte', [msg(2)])
+    expect(await store.nextHandoffDeadline(shard)).toBeUndefined()
+    const early = requestHandoff(undefined, now, 1_000) as Handoff & { deadline: number }
+    const late = requestHandoff(undefined, now, 5_000) as Handoff & { deadline: number }
+    expect(await store.setHandoff(later, undefined, late)).toBe(true)
+    expect(await store.nextHandoffDeadline(shard)).toBe(late.deadline)
+    expect(await store.setHandoff(phone, undefined, early)).toBe(true)
+    expect(await store.nextHandoffDeadline(shard)).toBe(early.deadline)
+    expect(await store.setHandoff(phone, early, (takeOver(early, 'user_a', now) as { flag: Handoff }).flag)).toBe(true)
+    expect(await store.nextHandoffDeadline(shard)).toBe(late.deadline)
+    expect(await store.setHandoff(later, late, undefined)).toBe(true)
+    expect(await store.nextHandoffDeadline(shard)).toBeUndefined()
+  })
+
   it('does not show messages older than the history window', async () => {
     const phone = newPhone()
     await store.record(phone, 'club-norte', [msg(1)])

@@ -9,6 +9,7 @@ import { sendBodyFor, type OutboundMessage, type SendBody } from '../outbound/me
 import type { OutboxEntry } from '../outbound/messenger.ts'
 import { COPY } from '../replies/copy.ts'
 import type { Author, ChatStore, HistoryMessage, Recorded } from '../store/index.ts'
+import { HandoffDeadlines } from './handoff-deadlines.ts'
 import type { Conversation, InboxStore } from './store.ts'
 import { insideReplyWindow } from '../reply-window.ts'
 import { sessionView, type SessionView } from '../session-view.ts'
@@ -138,6 +139,7 @@ export class ChatInbox {
     const flag = await this.flagOf(phone, tenantId)
     const next = requestHandoff(flag, now, this.deps.handoffTimeoutMs)
     if (next !== flag && await this.deps.store.setHandoff(phone, flag, next)) {
+      if (next.status === 'requested') this.deadlines?.requested(phone, next.deadline)
       this.deps.activity(tenantId, { phone, kind: 'handoff', handoff: next })
       await this.notifyStaff(tenantId, phone)
     }
@@ -173,29 +175,26 @@ export class ChatInbox {
     }
   }
 
-  /** The apology for a request nobody took, in the club's words (queued by the turn or the periodic check). */
+  /** The apology for a request nobody took, in the club's words (queued by the turn, or at its deadline: handoff-deadlines.ts). */
   async apology (tenantId: string, doc?: string): Promise<string> {
     return COPY[(await this.wording(tenantId, sessionView(doc))).locale].handoff.timedOut
   }
 
-  private expiry: NodeJS.Timeout | undefined
+  private deadlines: HandoffDeadlines | undefined
 
   /**
-   * Checks for requests nobody took, to hand them back with an apology (a phone that writes first is handed back
-   * by its turn): one shard per tick, every shard once a minute at most (about one command a second), at least
-   * four times per timeout, so a request is handed back at most a minute after its deadline.
+   * Hands back the requests nobody took with an apology at their deadlines (a phone that writes first is handed
+   * back by its turn): handoff-deadlines.ts, called by an instance running the lanes.
    */
   startExpiry (shards: number): void {
-    let shard = 0
-    this.expiry ??= setInterval(() => {
-      const checked = shard
-      shard = (shard + 1) % shards
-      this.expireDue(checked).catch((err: Error) => { this.deps.log.warn({ err, shard: checked }, 'chat handoff check failed') })
-    }, Math.max(50, Math.min(60_000, this.deps.handoffTimeoutMs / 4) / shards))
-    this.expiry.unref()
+    this.deadlines ??= new HandoffDeadlines({ store: this.deps.store, expire: async (shard) => await this.expireDue(shard), shards, clock: this.deps.clock, log: this.deps.log })
+    this.deadlines.start()
   }
 
-  stopExpiry (): void { clearInterval(this.expiry) }
+  /** Every shard's next deadline read again: at every sweep of every shard, when some may have been set unseen. */
+  readDeadlines (): void { this.deadlines?.readAll() }
+
+  stopExpiry (): void { this.deadlines?.stop() }
 
   /** Hands back every request of the shard nobody took in time, with the apology. */
   async expireDue (shard: number): Promise<number> {

@@ -44,6 +44,8 @@ export interface InboxStore {
   setHandoff (phone: string, expected: Handoff | undefined, next: Handoff | undefined): Promise<boolean>
   /** Phones of a shard whose handoff request passed its deadline. */
   dueHandoffs (shard: number, now: number, limit: number): Promise<string[]>
+  /** The earliest deadline (epoch ms) of a shard's handoff requests; undefined when none waits. */
+  nextHandoffDeadline (shard: number): Promise<number | undefined>
 }
 
 const encode = (flag: Handoff | undefined): string => flag ? JSON.stringify(flag) : ''
@@ -124,6 +126,11 @@ export class RedisInboxStore implements InboxStore {
   async dueHandoffs (shard: number, now: number, limit: number) {
     return await this.redis.zrangebyscore(b.handoffDue(shard), '-inf', now, 'LIMIT', 0, limit)
   }
+
+  async nextHandoffDeadline (shard: number) {
+    const [, at] = await this.redis.zrange(b.handoffDue(shard), 0, 0, 'WITHSCORES')
+    return at === undefined ? undefined : Number(at)
+  }
 }
 
 /** The same contract in one process (no REDIS_URL). */
@@ -188,10 +195,20 @@ export class MemoryInboxStore implements InboxStore {
   }
 
   async dueHandoffs (shard: number, now: number, limit: number) {
-    return [...this.conversations].filter(([phone, h]) => {
+    return this.requests(shard).filter(({ deadline }) => deadline <= now).map(({ phone }) => phone).slice(0, limit)
+  }
+
+  async nextHandoffDeadline (shard: number) {
+    const deadlines = this.requests(shard).map(({ deadline }) => deadline)
+    return deadlines.length === 0 ? undefined : Math.min(...deadlines)
+  }
+
+  /** The shard's conversations asking for a person, with their deadlines. */
+  private requests (shard: number): Array<{ phone: string, deadline: number }> {
+    return [...this.conversations].flatMap(([phone, h]) => {
       const flag = parseHandoff(h.handoff)
-      return shardOf(phone, this.shards) === shard && flag?.status === 'requested' && flag.deadline <= now
-    }).map(([phone]) => phone).slice(0, limit)
+      return shardOf(phone, this.shards) === shard && flag?.status === 'requested' ? [{ phone, deadline: flag.deadline }] : []
+    })
   }
 }
 
