@@ -6,13 +6,17 @@ import { deadLetterRoutes } from './dead-letters.ts'
 import { devOutboxRoute } from './dev-outbox-route.ts'
 import type { InboundMessage } from './inbound.ts'
 import { chatMetrics } from './metrics.ts'
-import { DevOutbox, LocalTransport, ProviderTransport, type Transport } from './outbound/messenger.ts'
+import { DevOutbox, LocalTransport, ProviderTransport, type OutboxEntry, type Transport } from './outbound/messenger.ts'
 import { createPace } from './outbound/pace.ts'
 import { encodeMail } from './mail.ts'
 import { ConversationRuntime } from './runtime.ts'
 import { ChatPipeline } from './pipeline.ts'
 import { createChatStore } from './store/index.ts'
 import { webhookRoutes } from './webhook.ts'
+import { ReceiptPath, receiptMetrics } from './receipts/path.ts'
+import { createReceiptStore, receiptTtlMs, type SentReply } from './receipts/index.ts'
+import type { AddressedStatuses } from './inbound.ts'
+import { UPDATE_COPY } from './replies/updates-copy.ts'
 import { HandoffRuntime } from './inbox/handoff-runtime.ts'
 import { inboxRoutes } from './inbox/routes.ts'
 import { inboxStreamRoutes } from './inbox/stream.ts'
@@ -44,6 +48,17 @@ export interface ChatPluginOptions {
   provider?: { dispatcher?: Dispatcher }
 }
 
+/** Status events applied side by side, and held at most, on the receipts' own path (src/chat/receipts/path.ts). */
+const RECEIPT_WORKERS = 4
+const RECEIPTS_HELD = 20_000
+
+/** What a sent outbox entry was: an update the member must get (its kind names its template), or a reply. */
+function sentReply (entry: OutboxEntry, messageId: string, at: number): SentReply {
+  const kind = entry.author === 'system' ? entry.id.split(':')[1] : undefined
+  const update = kind !== undefined && kind in UPDATE_COPY.en.text ? kind : undefined
+  return { address: entry.phone, messageId, replyId: entry.id, tenantId: entry.tenantId, kind: update ? 'update' : 'reply', ...(update ? { update } : {}), at }
+}
+
 export default fp<ChatPluginOptions>(async (app, opts) => {
   const clock = opts.clock ?? Date.now
   const chat = app.config.chat
@@ -72,6 +87,10 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     clock,
     log,
   }, store, readView, log)
+  const receipts = createReceiptStore(app.redis, { shards: chat.shards, ttlMs: receiptTtlMs(chat.historyDays) })
+  const recordSent = (entry: OutboxEntry, messageId: string): void => {
+    receipts.recordSent(sentReply(entry, messageId, clock())).catch((err: Error) => { log.warn({ err, replyId: entry.id }, 'chat receipt not recorded') })
+  }
   const inbox = new ChatInbox({
     store: inboxStore,
     chat: store,
@@ -84,6 +103,25 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     activity: (tenantId: string, event: ActivityEvent) => {
       app.liveHub.publish(keys.chat.clubActivity(tenantId), { type: 'chat', event }).catch((err: Error) => { log.warn({ err }, 'chat activity not published') })
     },
+    receipts: async (phone, replyIds) => await receipts.receiptsOfReplies(phone, replyIds),
+  })
+  const rMetrics = receiptMetrics(app.metrics)
+  const receiptPath = new ReceiptPath(receipts, {
+    concurrency: RECEIPT_WORKERS,
+    maxPending: RECEIPTS_HELD,
+    metrics: rMetrics,
+    log,
+    failed: async (sent, failure) => {
+      log.warn({ replyId: sent.replyId, kind: sent.kind, code: failure.code, reason: failure.title }, 'chat reply failed on its way to the member')
+    },
+  })
+  // status events of no known recipient cannot name a reply: counted with the unknown ids and dropped
+  const statuses = (list: AddressedStatuses[]): boolean => list.every(({ address, updates }) => {
+    if (address === undefined) {
+      rMetrics.unknown.inc(new Set(updates.map((u) => u.messageId)).size)
+      return true
+    }
+    return receiptPath.offer(address, updates)
   })
   const pipeline = new ChatPipeline({
     owner: randomUUID(),
@@ -94,6 +132,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     history: inbox,
     transport,
     pace: createPace(app.redis, chat.sendRate),
+    recordSent,
     chat,
     clock,
     metrics,
@@ -101,7 +140,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     swept: () => { inbox.readDeadlines() },
   })
 
-  await app.register(async (scope) => { await webhookRoutes(scope, { secret: chat.webhookSecret, clock, pipeline }) })
+  await app.register(async (scope) => { await webhookRoutes(scope, { secret: chat.webhookSecret, clock, pipeline, statuses }) })
   await app.register(async (scope) => {
     await deadLetterRoutes(scope, { deadLetters: store.deadLetters.bind(store), deadLetter: store.deadLetter.bind(store), redrive: pipeline.redrive.bind(pipeline) })
   })
@@ -140,5 +179,6 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   app.addHook('preClose', async () => {
     inbox.stopExpiry()
     await pipeline.stop()
+    await receiptPath.drained()
   })
 }, { name: 'chat', dependencies: ['auth', 'chat-linking', 'metrics', 'orders', 'crops', 'notifications'] })

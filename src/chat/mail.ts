@@ -10,7 +10,7 @@ const mail = z.object({
   phone: z.string().min(1),
   receivedAt: z.number(),
   input: z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('text'), text: z.string() }),
+    z.object({ kind: z.literal('text'), text: z.string(), voice: z.literal(true).optional() }),
     z.object({ kind: z.literal('reply'), id: z.string(), title: z.string() }),
     z.object({ kind: z.literal('unsupported'), messageType: z.string() }),
     z.object({ kind: z.literal('linked') }),

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { RedisClient } from '../stores/redis-client.ts'
 import type { ChatMetrics } from './metrics.ts'
-import type { Transport } from './outbound/messenger.ts'
+import type { OutboxEntry, Transport } from './outbound/messenger.ts'
 import type { Pace } from './outbound/pace.ts'
 import { Recovery } from './recovery.ts'
 import { Sender } from './sender.ts'
@@ -54,6 +54,8 @@ export interface PipelineOptions {
   /** Stage 5's provider client, and its pace. */
   transport: Transport
   pace: Pace
+  /** After stage 6: the provider named the message it took, whose receipts then come (src/chat/receipts). */
+  recordSent: (entry: OutboxEntry, messageId: string) => void
   chat: {
     shards: number
     leaseMs: number
@@ -92,6 +94,7 @@ export class ChatPipeline {
       clock,
       crashPoint,
       handedBack: (phone) => { this.publish('send', [phone]) },
+      recordSent: opts.recordSent,
     })
     this.worker = new TurnWorker(store, opts.turns, opts.history, this.sender, {
       ...lanes,

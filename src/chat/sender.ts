@@ -36,6 +36,8 @@ export interface SenderOptions {
   crashPoint: (name: 'send-before-ack') => void
   /** Shutdown gave the phone back: another instance may take it now. */
   handedBack: (phone: string) => void
+  /** The provider took a reply and named its message: its receipt starts (src/chat/receipts); never throws. */
+  recordSent: (entry: OutboxEntry, messageId: string) => void
 }
 
 /** How long a throttled number (or phone) waits when the provider gives no Retry-After. */
@@ -98,6 +100,7 @@ export class Sender implements SendStage {
     if (delivery.kind === 'ok') {
       this.opts.crashPoint('send-before-ack')
       const next = await this.store.sent(phone, this.opts.owner, work.entry, this.opts.leaseMs)
+      if (delivery.messageId) this.opts.recordSent(entry, delivery.messageId)
       this.opts.metrics.sent.inc()
       log.info({ replyId: entry.id, type: entry.body.type, ms, tries: work.tries + 1, outcome: 'sent' }, 'chat reply sent')
       return next.kind === 'lost' ? undefined : next

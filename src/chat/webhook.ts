@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { AppError, fieldErrors } from '../errors.ts'
 import { errorEnvelopeSchema } from '../schemas/common.ts'
 import { keepRawBodies, rawBodyOf, verifyWebhookSignature } from './signature.ts'
-import { MESSAGE_EVENT, readDelivery } from './inbound.ts'
+import { isStatusEvent, MESSAGE_EVENT, readDelivery, type AddressedStatuses } from './inbound.ts'
 import { encodeMail } from './mail.ts'
 import type { ChatPipeline } from './pipeline.ts'
 
@@ -16,6 +16,8 @@ export interface WebhookDeps {
   secret: string
   clock: () => number
   pipeline: Pick<ChatPipeline, 'accept'>
+  /** Hands status events to the receipts' own path; false when it is full (the provider must retry). */
+  statuses: (statuses: AddressedStatuses[]) => boolean
 }
 
 const MAX_KEY = 256
@@ -70,13 +72,20 @@ export async function webhookRoutes (scope: FastifyInstance, deps: WebhookDeps):
       throw new AppError('UNAUTHORIZED', 'Invalid or missing webhook signature')
     }
     const headerEvent = headerValue(request.headers['x-webhook-event'])
-    if (headerEvent !== undefined && headerEvent !== MESSAGE_EVENT) return { success: true as const }
+    if (headerEvent !== undefined && headerEvent !== MESSAGE_EVENT && !isStatusEvent(headerEvent)) return { success: true as const }
 
-    const delivery = readDelivery(parseJson(raw), deps.clock())
+    const delivery = readDelivery(parseJson(raw), deps.clock(), headerEvent)
     if (!delivery.ok) {
       throw new AppError('VALIDATION_ERROR', 'Invalid webhook body', { details: { errors: fieldErrors(delivery.error.issues) } })
     }
-    if ((headerEvent ?? delivery.event ?? MESSAGE_EVENT) !== MESSAGE_EVENT) return { success: true as const }
+    const event = headerEvent ?? delivery.event ?? MESSAGE_EVENT
+    if (event !== MESSAGE_EVENT && !isStatusEvent(event)) return { success: true as const }
+    // receipts first, on their own path: a full queue refuses the delivery before any of its messages is stored,
+    // so the provider's retry brings both again (the messages are then de-duplicated)
+    if (delivery.statuses.length > 0 && !deps.statuses(delivery.statuses)) {
+      throw new AppError('SERVICE_UNAVAILABLE', 'Too many status events waiting; retry later', { headers: { 'retry-after': '10' } })
+    }
+    if (delivery.messages.length === 0) return { success: true as const }
     const key = headerValue(request.headers['x-idempotency-key'])?.trim()
     if (key !== undefined && (key.length === 0 || key.length > MAX_KEY)) {
       throw new AppError('VALIDATION_ERROR', 'Invalid X-Idempotency-Key', { details: { errors: { 'X-Idempotency-Key': [`1 to ${MAX_KEY} characters`] } } })

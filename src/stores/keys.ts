@@ -185,6 +185,8 @@ export const keys = {
       // hash of one sent reply by the provider's message id (src/chat/receipts): meta (JSON: reply id, club, kind),
       // sent/delivered/read (the earliest time each was reported), failed (JSON: the earliest failure)
       receipt: (shard: number, address: string, messageId: string) => `{chat:${shard}}:receipt:${address}:${messageId}`,
+      // hash reply id (the outbox entry's) -> the provider's message id, for the history's statuses
+      sentIds: (shard: number, address: string) => `{chat:${shard}}:sent-ids:${address}`,
     },
     // hash instance id -> alive until (epoch ms): a heartbeat each second tells who stopped (src/chat/recovery.ts)
     instances: () => '{chat-instances}:alive',

@@ -18,8 +18,9 @@ describe('provider client', () => {
   const body = sendBodyFor('5491100000001', { type: 'text', text: { body: 'hola' } })
   const client = () => new ProviderClient({ baseUrl: fake.url, phoneNumberId: '123', apiKey: API_KEY, timeoutMs: 300 })
 
-  it('sends once with the key as Bearer and the entry id as X-Idempotency-Key', async () => {
-    expect(await client().send(body, 'wamid.1:0')).toEqual({ kind: 'ok' })
+  it('sends once with the key as Bearer and the entry id as X-Idempotency-Key, and answers the message id the provider gave', async () => {
+    const sent = await client().send(body, 'wamid.1:0')
+    expect(sent).toEqual({ kind: 'ok', messageId: fake.calls.at(-1)?.messageId })
     expect(fake.calls.at(-1)).toMatchObject({ url: '/123/messages', authorization: `Bearer ${API_KEY}`, idempotencyKey: 'wamid.1:0', body })
   })
 

@@ -97,6 +97,8 @@ export interface ProviderCall {
   authorization: string | undefined
   idempotencyKey: string | undefined
   body: SendBody
+  /** the message id the stand-in answered with */
+  messageId: string
 }
 
 /** A loopback stand-in for the provider's send API; `plan` answers the next calls (then 200). */
@@ -134,8 +136,9 @@ export async function startFakeProvider (): Promise<FakeProvider> {
         res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers }).end(next.body ?? '{"error":{"message":"try later"}}')
         return
       }
-      fake.calls.push({ url: req.url ?? '', authorization: req.headers.authorization, idempotencyKey: req.headers['x-idempotency-key'] as string | undefined, body: JSON.parse(raw) })
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ messages: [{ id: `wamid.${randomUUID()}` }] }))
+      const messageId = `wamid.${randomUUID()}`
+      fake.calls.push({ url: req.url ?? '', authorization: req.headers.authorization, idempotencyKey: req.headers['x-idempotency-key'] as string | undefined, body: JSON.parse(raw), messageId })
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ messages: [{ id: messageId }] }))
     }).catch(() => res.writeHead(500).end())
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

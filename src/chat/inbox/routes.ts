@@ -4,8 +4,9 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { Handoff } from '../../../machines/handoff.ts'
 import { optionalBody, queryBoolean } from '../../schemas/common.ts'
-import type { ChatInbox } from './service.ts'
-import type { HistoryMessage } from '../store/index.ts'
+import { isAddress } from '../provider/identity.ts'
+import { shownStatus, type Receipt } from '../provider/receipts.ts'
+import type { ChatInbox, ShownMessage } from './service.ts'
 import type { Conversation } from './store.ts'
 
 // The staff's chat inbox (admins and growers of the club): the club's conversations, one conversation's
@@ -22,6 +23,16 @@ const message = z.object({
   type: z.string(),
   text: z.string(),
   choice: z.string().optional().describe('The reply id of a button or list row the member chose'),
+  delivery: z.object({
+    status: z.enum(['accepted', 'sent', 'delivered', 'read', 'failed'])
+      .describe('accepted: the provider took it and reported nothing yet; delivered or read win over an earlier failure'),
+    at: z.iso.datetime().optional().describe('When the status shown was first reported'),
+    failure: z.object({
+      at: z.iso.datetime(),
+      code: z.number().int().optional().describe("The provider's error code (131047: the 24-hour window was closed, ...)"),
+      reason: z.string(),
+    }).optional().describe('The failure the provider reported, kept even when the message was delivered later'),
+  }).optional().describe('For a reply the service sent: what the provider last said of its delivery'),
 }).meta({ id: 'ChatHistoryMessage' })
 
 const handoff = z.object({
@@ -40,11 +51,20 @@ const conversation = z.object({
   handoff,
 }).meta({ id: 'ChatConversation' })
 
-const phoneParams = z.object({ phone: z.string().regex(/^\d{6,15}$/, 'a phone number in E.164 digits') })
+const phoneParams = z.object({ phone: z.string().refine(isAddress, 'a phone number in E.164 digits, or a business-scoped user id') })
 const paging = { limit: z.coerce.number().int().min(1).max(100).default(20), offset: z.coerce.number().int().min(0).max(10_000).default(0) }
 
 const iso = (ms: number): string => new Date(ms).toISOString()
-const messageView = (m: HistoryMessage): z.infer<typeof message> => ({ ...m, at: iso(m.at) })
+function deliveryView (r: Receipt): NonNullable<z.infer<typeof message>['delivery']> {
+  const status = shownStatus(r)
+  const at = status === 'failed' ? r.failure?.at : r.progressAt
+  return {
+    status,
+    ...(at !== undefined ? { at: iso(at) } : {}),
+    ...(r.failure ? { failure: { at: iso(r.failure.at), ...(r.failure.code !== undefined ? { code: r.failure.code } : {}), reason: r.failure.title } } : {}),
+  }
+}
+const messageView = ({ receipt, ...m }: ShownMessage): z.infer<typeof message> => ({ ...m, at: iso(m.at), ...(receipt ? { delivery: deliveryView(receipt) } : {}) })
 const handoffView = (h: Handoff | undefined): z.infer<typeof handoff> => h === undefined
   ? null
   : h.status === 'taken' ? { status: 'taken', by: h.by, since: iso(h.at) } : { status: 'requested', since: iso(h.at), deadline: iso(h.deadline) }

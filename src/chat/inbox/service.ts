@@ -13,6 +13,7 @@ import { HandoffDeadlines } from './handoff-deadlines.ts'
 import type { Conversation, InboxStore } from './store.ts'
 import { insideReplyWindow } from '../reply-window.ts'
 import { sessionView, type SessionView } from '../session-view.ts'
+import type { Receipt } from '../provider/receipts.ts'
 
 // Staff in the loop: the history of each conversation, the handoff flag (machines/handoff.ts) and what staff
 // do with a conversation. Every message staff or the system send goes through the phone's outbox, behind the
@@ -37,7 +38,12 @@ export interface InboxDeps {
   queued: (phone: string) => void
   /** Something happened in a club's conversation (the live stream). */
   activity: (tenantId: string, event: ActivityEvent) => void
+  /** The provider's receipts of replies sent to the phone, by reply id (src/chat/receipts). */
+  receipts: (phone: string, replyIds: readonly string[]) => Promise<Map<string, Receipt>>
 }
+
+/** A history message with, for a reply the service sent, what the provider last said of it. */
+export type ShownMessage = HistoryMessage & { receipt?: Receipt }
 
 /** What a message says, for a person reading the history. */
 function readable (body: SendBody): { text: string, choice?: string } {
@@ -56,7 +62,8 @@ function readable (body: SendBody): { text: string, choice?: string } {
 export function inboundHistory (message: InboundMessage): HistoryMessage {
   const base = { id: message.id, at: message.receivedAt, direction: 'in' as const, author: 'member' as const }
   switch (message.input.kind) {
-    case 'text': return { ...base, type: 'text', text: message.input.text }
+    // a voice note is kept as one, with what its transcript said
+    case 'text': return { ...base, type: message.input.voice ? 'voice' : 'text', text: message.input.text }
     case 'reply': return { ...base, type: 'interactive', text: message.input.title, choice: message.input.id }
     case 'unsupported': return { ...base, type: message.input.messageType, text: '' }
     case 'linked': return { ...base, type: 'flow', text: '' }
@@ -237,11 +244,15 @@ export class ChatInbox {
     return { conversations: waiting.slice(q.offset, q.offset + q.limit), total: waiting.length }
   }
 
-  async messages (tenantId: string, phone: string, offset: number, limit: number): Promise<HistoryMessage[]> {
+  async messages (tenantId: string, phone: string, offset: number, limit: number): Promise<ShownMessage[]> {
     await this.owned(tenantId, phone)
     const messages = await this.deps.store.history(phone, offset, limit)
     if (offset === 0) await this.deps.store.markRead(phone)
-    return messages
+    const receipts = await this.deps.receipts(phone, messages.filter((m) => m.direction === 'out').map((m) => m.id))
+    return messages.map((m) => {
+      const receipt = receipts.get(m.id)
+      return receipt ? { ...m, receipt } : m
+    })
   }
 
   async takeOver (tenantId: string, phone: string, staffId: string): Promise<Handoff> {

@@ -14,7 +14,8 @@ export interface ProviderOptions {
 }
 
 export type Delivery =
-  | { kind: 'ok' }
+  /** `messageId`: the provider's id of the message (`messages[0].id` of its answer), which its status events name */
+  | { kind: 'ok', messageId?: string }
   /** Worth trying again: 5xx, a timeout or a network failure. */
   | { kind: 'retry', reason: string, retryAfterMs: number | undefined }
   /**
@@ -51,6 +52,16 @@ export function throttlingScope (body: string): 'number' | 'phone' | undefined {
   return code === PHONE_THROTTLED ? 'phone' : undefined
 }
 
+/** The message id of a send's answer (`{messages: [{id}]}`, the provider's and Meta's alike), if it has one. */
+export function messageIdOf (answer: string): string | undefined {
+  try {
+    const id = (JSON.parse(answer) as { messages?: Array<{ id?: unknown }> } | null)?.messages?.[0]?.id
+    return typeof id === 'string' && id.length > 0 && id.length <= 256 ? id : undefined
+  } catch {
+    return undefined
+  }
+}
+
 export class ProviderClient {
   private readonly url: string
 
@@ -69,7 +80,10 @@ export class ProviderClient {
         dispatcher: this.options.dispatcher,
       })
       const text = await res.body.text()
-      if (res.statusCode < 300) return { kind: 'ok' }
+      if (res.statusCode < 300) {
+        const messageId = messageIdOf(text)
+        return messageId ? { kind: 'ok', messageId } : { kind: 'ok' }
+      }
       // the provider's own words help an admin reading the dead letter; the key is cut out should it echo it
       const reason = `provider answered ${res.statusCode}: ${text.replaceAll(this.options.apiKey, '[redacted]').slice(0, 200)}`
       const retryAfter = retryAfterMs(res.headers['retry-after'])

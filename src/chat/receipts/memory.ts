@@ -4,15 +4,18 @@ import { byMessage, foldReceipt, type Applied, type ReceiptStore, type SentReply
 
 export class MemoryReceiptStore implements ReceiptStore {
   private readonly kept: ExpiringMap<{ sent: SentReply, receipt: Receipt }>
+  private readonly sentIds: ExpiringMap<string>
 
   constructor (private readonly ttlMs: number, now: Clock = Date.now) {
     this.kept = new ExpiringMap(now)
+    this.sentIds = new ExpiringMap(now)
   }
 
   private key = (address: string, messageId: string) => `${address}\n${messageId}`
 
   async recordSent (reply: SentReply) {
     const key = this.key(reply.address, reply.messageId)
+    this.sentIds.set(this.key(reply.address, reply.replyId), reply.messageId, this.ttlMs)
     if (this.kept.get(key)) return
     this.kept.set(key, { sent: structuredClone(reply), receipt: {} }, this.ttlMs)
   }
@@ -33,11 +36,12 @@ export class MemoryReceiptStore implements ReceiptStore {
     return applied
   }
 
-  async receipts (address: string, messageIds: readonly string[]) {
+  async receiptsOfReplies (address: string, replyIds: readonly string[]) {
     const found = new Map<string, Receipt>()
-    for (const id of messageIds) {
-      const kept = this.kept.get(this.key(address, id))
-      if (kept) found.set(id, structuredClone(kept.receipt))
+    for (const replyId of replyIds) {
+      const messageId = this.sentIds.get(this.key(address, replyId))
+      const kept = messageId === undefined ? undefined : this.kept.get(this.key(address, messageId))
+      if (kept) found.set(replyId, structuredClone(kept.receipt))
     }
     return found
   }

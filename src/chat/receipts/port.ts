@@ -26,8 +26,8 @@ export interface ReceiptStore {
   recordSent (reply: SentReply): Promise<void>
   /** Applies one address's status events, in one step; each message id once, with its receipt before and after. */
   apply (address: string, updates: readonly StatusUpdate[]): Promise<Applied[]>
-  /** The receipts of these messages of the address (unknown ids left out). */
-  receipts (address: string, messageIds: readonly string[]): Promise<Map<string, Receipt>>
+  /** The receipts of these replies of the address, by reply id (replies never recorded as sent left out). */
+  receiptsOfReplies (address: string, replyIds: readonly string[]): Promise<Map<string, Receipt>>
 }
 
 /** How long a receipt is kept: as long as the conversation's history. */

@@ -22,11 +22,14 @@ export class RedisReceiptStore implements ReceiptStore {
   constructor (private readonly redis: RedisClient, private readonly shards: number, private readonly ttlMs: number) {}
 
   private key = (address: string, messageId: string) => keys.chat.bot.receipt(shardOf(address, this.shards), address, messageId)
+  private sentIds = (address: string) => keys.chat.bot.sentIds(shardOf(address, this.shards), address)
 
   async recordSent (reply: SentReply) {
     const key = this.key(reply.address, reply.messageId)
+    const ids = this.sentIds(reply.address)
     // HSETNX: a second record of the same message (a re-sent reply the provider answered with its first id) keeps the first
-    await this.redis.multi().hsetnx(key, 'meta', JSON.stringify(reply)).pexpire(key, this.ttlMs).exec()
+    await this.redis.multi().hsetnx(key, 'meta', JSON.stringify(reply)).pexpire(key, this.ttlMs)
+      .hset(ids, reply.replyId, reply.messageId).pexpire(ids, this.ttlMs).exec()
   }
 
   async apply (address: string, updates: readonly StatusUpdate[]) {
@@ -46,14 +49,17 @@ export class RedisReceiptStore implements ReceiptStore {
     })
   }
 
-  async receipts (address: string, messageIds: readonly string[]) {
-    const unique = [...new Set(messageIds)]
+  async receiptsOfReplies (address: string, replyIds: readonly string[]) {
     const found = new Map<string, ReturnType<typeof receiptOf>>()
+    const unique = [...new Set(replyIds)]
     if (unique.length === 0) return found
-    const raw = await script.read(this.redis, unique.map((id) => this.key(address, id)))
-    unique.forEach((id, i) => {
+    const messageIds = await this.redis.hmget(this.sentIds(address), ...unique)
+    const sent = unique.flatMap((replyId, i) => { const id = messageIds[i]; return id ? [{ replyId, messageId: id }] : [] })
+    if (sent.length === 0) return found
+    const raw = await script.read(this.redis, sent.map((s) => this.key(address, s.messageId)))
+    sent.forEach((s, i) => {
       const r = raw[i]
-      if (r) found.set(id, receiptOf(r))
+      if (r) found.set(s.replyId, receiptOf(r))
     })
     return found
   }

@@ -45,7 +45,7 @@ describe('receipt path', () => {
       [{ status: 'delivered', club: 'club-norte' }, 1],
       [{ status: 'read', club: 'club-sur' }, 1],
     ]))
-    expect(await store.receipts(A, ['w1'])).toEqual(new Map([['w1', { progress: 'delivered', progressAt: 5, failure: { at: 2, code: 131026, title: 'Message undeliverable' } }]]))
+    expect(await store.receiptsOfReplies(A, ['r.w1'])).toEqual(new Map([['r.w1', { progress: 'delivered', progressAt: 5, failure: { at: 2, code: 131026, title: 'Message undeliverable' } }]]))
   })
 
   it('refuses beyond its bound, so that the webhook can answer 503', async () => {
@@ -60,7 +60,7 @@ describe('receipt path', () => {
     let failures = 2
     const flaky: ReceiptStore = {
       recordSent: async (r) => { await inner.recordSent(r) },
-      receipts: async (a, ids) => await inner.receipts(a, ids),
+      receiptsOfReplies: async (a, ids) => await inner.receiptsOfReplies(a, ids),
       apply: async (a, list) => {
         if (failures-- > 0) throw new Error('Connection is closed.')
         return await inner.apply(a, list)
@@ -70,6 +70,6 @@ describe('receipt path', () => {
     await inner.recordSent(reply('w9'))
     path.offer(A, [u('w9', 'read', 7)])
     await path.drained()
-    expect(await inner.receipts(A, ['w9'])).toEqual(new Map([['w9', { progress: 'read', progressAt: 7 }]]))
+    expect(await inner.receiptsOfReplies(A, ['r.w9'])).toEqual(new Map([['r.w9', { progress: 'read', progressAt: 7 }]]))
   })
 })

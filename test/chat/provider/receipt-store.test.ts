@@ -21,7 +21,7 @@ describe.each(['redis', 'cluster', 'memory'] as const)('receipt store (%s)', (ki
   it('records a sent reply once, and answers its receipt as accepted until a status comes', async () => {
     await store().recordSent(sent('5491100000001', 'wamid.1'))
     await store().recordSent({ ...sent('5491100000001', 'wamid.1'), replyId: 'other' })
-    expect(await store().receipts('5491100000001', ['wamid.1', 'wamid.none'])).toEqual(new Map([['wamid.1', {}]]))
+    expect(await store().receiptsOfReplies('5491100000001', ['in.wamid.1:0', 'in.none:0'])).toEqual(new Map([['in.wamid.1:0', {}]]))
     const [applied] = await store().apply('5491100000001', [{ messageId: 'wamid.1', status: 'delivered', at: 5, errors: [] }])
     expect(applied).toEqual({ messageId: 'wamid.1', known: true, sent: sent('5491100000001', 'wamid.1'), before: {}, after: { progress: 'delivered', progressAt: 5 } })
   })
@@ -47,7 +47,7 @@ describe.each(['redis', 'cluster', 'memory'] as const)('receipt store (%s)', (ki
           expected.set(a.messageId, after)
         }
       }
-      expect(await store().receipts(address, ['wamid.a', 'wamid.b', 'wamid.unknown'])).toEqual(expected)
+      expect(await store().receiptsOfReplies(address, ['in.wamid.a:0', 'in.wamid.b:0', 'in.wamid.unknown:0'])).toEqual(new Map([...expected].map(([id, r]) => [`in.${id}:0`, r])))
     }), { numRuns: 25 })
   })
 })
