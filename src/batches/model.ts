@@ -68,6 +68,8 @@ export interface Recall {
   unitsWithdrawn: number
   /** How the remaining units were taken off sale (docs/batches.md). */
   offSale: 'stock-to-zero'
+  /** Per variant, the units taken out of the commerce backend's stock at the club's location; done once it has them. */
+  stock: Array<{ variantId: string, units: number, done: boolean }>
   dispensationIds: string[]
   membersNotified: number
 }

@@ -32,6 +32,10 @@ export const packageBody = z.object({
   units: z.number().int('Must be a whole number').positive('Must be at least 1').max(100_000),
 })
 
+export const stockReportQuery = z.object({ year: z.coerce.number().int().min(2000).max(2100) })
+
+export const recallBody = z.object({ reason: z.string().trim().min(1, 'Required').max(500) })
+
 export const destroyBody = z.object({
   grams: z.number().positive('Must be more than 0').max(10_000_000),
   reason: z.string().trim().min(1, 'Required').max(500),
@@ -40,6 +44,17 @@ export const destroyBody = z.object({
 const actorRef = z.object({ id: z.string(), name: z.string() })
 const labSchema = z.object({ thcPercent: z.number(), cbdPercent: z.number(), reportRef: z.string(), testedAt: timestamp, recordedAt: timestamp, recordedBy: actorRef })
 const strainRef = z.object({ id: z.string(), name: z.string() })
+
+const stockFigures = z.object({
+  batches: z.number(),
+  harvestedDry: z.number(),
+  packaged: z.number(),
+  dispensed: z.number(),
+  destroyed: z.number(),
+  withdrawn: z.number(),
+  onHand: z.number(),
+  difference: z.number().meta({ description: 'harvestedDry - dispensed - destroyed - withdrawn - onHand: 0 when the books balance, shown whatever it is' }),
+})
 
 export const batchSummarySchema = z.object({
   batchNumber: z.string(),
@@ -97,6 +112,7 @@ export const batchSchema = batchSummarySchema.extend({
     by: actorRef,
     unitsWithdrawn: z.number(),
     offSale: z.literal('stock-to-zero'),
+    stock: z.array(z.object({ variantId: z.string(), units: z.number(), done: z.boolean() })),
     dispensationIds: z.array(z.string()),
     membersNotified: z.number(),
   }).nullable(),
@@ -107,6 +123,17 @@ export const batchSchema = batchSummarySchema.extend({
 export const batchResponses = {
   list: z.object({ batches: z.array(batchSummarySchema), count: z.number(), limit: z.number(), offset: z.number() }),
   one: z.object({ batch: batchSchema }),
+  stockReport: z.object({
+    year: z.number(),
+    strains: z.array(z.object({ strain: strainRef }).extend(stockFigures.shape)),
+    totals: stockFigures,
+  }),
+  recalled: z.object({
+    batch: batchSchema,
+    affected: z.array(z.object({
+      dispensationId: z.string(), orderId: z.string(), memberId: z.string(), variantId: z.string(), units: z.number(), grams: z.number(), at: timestamp,
+    })),
+  }),
   packaged: z.object({
     batch: batchSchema,
     packaging: z.object({ id: z.string(), variantId: z.string(), units: z.number(), grams: z.number() }),

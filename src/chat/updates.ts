@@ -22,6 +22,7 @@ const KINDS: Record<string, (n: NotifyInput) => UpdateKind | undefined> = {
   'order.completed': () => 'order_completed',
   'appointment.reminder': () => 'appointment_reminder',
   'task.overdue': () => 'task_overdue',
+  'batch.recalled': () => 'batch_recall',
 }
 
 export interface UpdatesDeps {

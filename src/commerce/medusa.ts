@@ -230,11 +230,16 @@ export class Medusa {
 
   /** Units of an inventory item stocked at the club's location; undefined when it has no level there yet. */
   async stockedAtClub (inventoryItemId: string): Promise<number | undefined> {
+    return (await this.levelAtClub(inventoryItemId))?.stocked
+  }
+
+  /** Stocked and reserved units of an inventory item at the club's location; undefined when it has no level there. */
+  async levelAtClub (inventoryItemId: string): Promise<{ stocked: number, reserved: number } | undefined> {
     const item = (await this.client.call(this.settings.baseUrl, 'GET', `/admin/inventory-items/${enc(inventoryItemId)}`, {
       caller: this.admin, query: { fields: INVENTORY_FIELDS }, schema: inventoryItemAnswer,
     })).inventory_item
     const level = item.location_levels?.find((l) => l.location_id === this.settings.stockLocationId)
-    return level ? Number(level.stocked_quantity ?? 0) : undefined
+    return level ? { stocked: Number(level.stocked_quantity ?? 0), reserved: Number(level.reserved_quantity ?? 0) } : undefined
   }
 
   /** Sets the units stocked at the club's location, making the level when `exists` is false. */

@@ -115,6 +115,15 @@ export const cropResponses = {
     crop: cropSchema.extend({ spaces: z.array(spaceSchema) }),
     strain: strainSchema,
     harvests: z.array(harvestSchema),
+    batches: z.array(z.object({
+      batchNumber: z.string(),
+      harvestId: z.string(),
+      status: z.string(),
+      gramsHarvested: z.number(),
+      gramsAvailable: z.number(),
+      gramsDispensed: z.number(),
+      gramsOnHand: z.number(),
+    })).meta({ description: 'The batches the crop\'s stocked harvests became (docs/batches.md)' }),
     stats: statsSchema,
   }),
   status: z.object({

@@ -66,12 +66,24 @@ function fieldError (field: string, message: string): AppError {
 
 const cropNotFound = () => notFound('Crop')
 
+/** A batch of the crop as its complete view lists it (the batches domain answers these). */
+export interface CropBatch {
+  batchNumber: string
+  harvestId: string
+  status: string
+  gramsHarvested: number
+  gramsAvailable: number
+  gramsDispensed: number
+  gramsOnHand: number
+}
+
 /** Told of a harvest written as STOCKED (its dry weight is set); must be idempotent. */
 export type StockedListener = (tenant: Tenant, crop: CropRecord, harvest: Harvest) => Promise<void>
 
 /** The crops domain's decisions; the lifecycle rules come from the crop machine. */
 export class CropService {
   private readonly stockedListeners: StockedListener[] = []
+  private batchesOf: (tenantId: string, cropId: string) => Promise<CropBatch[]> = async () => []
 
   constructor (
     private readonly crops: CropStore,
@@ -146,13 +158,18 @@ export class CropService {
     return crop
   }
 
-  /** The complete view: the crop, its strain and its harvests. */
-  async complete (actor: Actor, cropId: string): Promise<CropDetails & { strain: Strain }> {
+  /** The complete view: the crop, its strain, its harvests and the batches they became. */
+  async complete (actor: Actor, cropId: string): Promise<CropDetails & { strain: Strain, batches: CropBatch[] }> {
     const details = await this.get(actor, cropId)
     const { strain } = details.crop
     // Catalog entries are never removed; a crop of an older catalog still shows its strain by name.
-    const found = await this.catalog.strain(actor.tenant.id, strain.id) ?? { ...strain, type: 'UNKNOWN', cannabinoids: { thc: 0, cbd: 0 } }
-    return { ...details, strain: found }
+    const [found, batches] = await Promise.all([this.catalog.strain(actor.tenant.id, strain.id), this.batchesOf(actor.tenant.id, cropId)])
+    return { ...details, strain: found ?? { ...strain, type: 'UNKNOWN', cannabinoids: { thc: 0, cbd: 0 } }, batches }
+  }
+
+  /** Where the complete view finds the crop's batches (the batches domain, which imports this one). */
+  listBatchesWith (batchesOf: (tenantId: string, cropId: string) => Promise<CropBatch[]>): void {
+    this.batchesOf = batchesOf
   }
 
   async patch (actor: Actor, cropId: string, input: PatchCropInput): Promise<CropDetails> {
@@ -333,6 +350,24 @@ export class CropService {
       for (const listener of this.stockedListeners) await listener(actor.tenant, updated.crop, updated.harvest)
     }
     return updated.harvest
+  }
+
+  /** Every STOCKED harvest with its dry weight, harvested in [fromMs, toMs), with its crop's strain (the stock report). */
+  async stockedHarvests (actor: Actor, fromMs: number, toMs: number): Promise<Array<{ cropId: string, strain: { id: string, name: string }, harvest: Harvest }>> {
+    requireRole(actor, CROP_KEEPERS)
+    const found: Array<{ cropId: string, strain: { id: string, name: string }, harvest: Harvest }> = []
+    const PAGE = 100
+    for (let offset = 0; ; offset += PAGE) {
+      const { crops, total } = await this.crops.list(actor.tenant.id, { limit: PAGE, offset })
+      const records = await Promise.all(crops.map(async (c) => await this.crops.get(actor.tenant.id, c.id)))
+      for (const crop of records) {
+        for (const harvest of crop?.harvests ?? []) {
+          const at = Date.parse(harvest.createdAt)
+          if (crop && harvest.status === 'STOCKED' && harvest.dryWeight !== null && at >= fromMs && at < toMs) found.push({ cropId: crop.id, strain: crop.strain, harvest })
+        }
+      }
+      if (offset + PAGE >= total) return found
+    }
   }
 
   /** Whether the club's catalog has this strain (products name the strain they come from). */

@@ -56,6 +56,8 @@ export const keys = {
     one: (tenantId: string, batchNumber: string) => `{batches:${tenantId}}:batch:${batchNumber}`,
     // batch numbers with units of the variant on sale, scored by best-before (earliest drawn first)
     offers: (tenantId: string, variantId: string) => `{batches:${tenantId}}:offers:${variantId}`,
+    // hash order id -> JSON of the units its handover drew from which batches (undone by a reversal)
+    draws: (tenantId: string) => `{batches:${tenantId}}:draws`,
     // held while a variant's stocked quantity is read and set in the commerce backend (packaging, recall)
     stockLock: (tenantId: string, inventoryItemId: string) => `t:${tenantId}:batches:stock-lock:${inventoryItemId}`,
   },

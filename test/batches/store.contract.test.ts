@@ -68,7 +68,7 @@ describe.each([['redis', redisStores], ['cluster', async () => await redisStores
     // Sold out of one: it is offered no more; recalled: neither.
     await store.update(tenant, ['B-early'], ([b]) => ({ batches: [{ ...b!, shelf: b!.shelf.map((l) => ({ ...l, dispensed: l.packaged })) }], result: null }))
     expect(await store.offering(tenant, 'v1')).toEqual(['B-late'])
-    await store.update(tenant, ['B-late'], ([b]) => ({ batches: [{ ...b!, recall: { reason: 'x', at: b!.createdAt, by: { id: 'a', name: 'a' }, unitsWithdrawn: 0, offSale: 'stock-to-zero' as const, dispensationIds: [], membersNotified: 0 } }], result: null }))
+    await store.update(tenant, ['B-late'], ([b]) => ({ batches: [{ ...b!, recall: { reason: 'x', at: b!.createdAt, by: { id: 'a', name: 'a' }, unitsWithdrawn: 0, offSale: 'stock-to-zero' as const, stock: [], dispensationIds: [], membersNotified: 0 } }], result: null }))
     expect(await store.offering(tenant, 'v1')).toEqual([])
     expect((await store.list(tenant, { ...EVERY, status: 'RECALLED' })).batches.map((b) => b.batchNumber)).toEqual(['B-late'])
   })

@@ -20,7 +20,7 @@ const groups: Record<string, string[]> = {
     c.plants('club-norte', 'crop_1'), c.plantCodes('club-norte', 'crop_1'),
   ],
   'batches: every write, summaries and records pipelines': [
-    keys.batches.one('club-norte', 'B-1'), keys.batches.one('club-norte', 'B-2'), keys.batches.index('club-norte'),
+    keys.batches.one('club-norte', 'B-1'), keys.batches.one('club-norte', 'B-2'), keys.batches.index('club-norte'), keys.batches.draws('club-norte'),
     keys.batches.offers('club-norte', 'variant_1'), keys.batches.offers('club-norte', 'variant_2'),
   ],
   'content: appointment MULTI, task MULTI': [

@@ -6,6 +6,8 @@ export class MemoryBatchStore implements BatchStore {
   private readonly clubs = new Map<string, Map<string, Batch>>()
   // club -> variant -> batch number -> best-before
   private readonly offers = new Map<string, Map<string, Map<string, number>>>()
+  // club:order -> draw
+  private readonly draws = new Map<string, string>()
 
   private batches (tenantId: string): Map<string, Batch> {
     let batches = this.clubs.get(tenantId)
@@ -60,13 +62,22 @@ export class MemoryBatchStore implements BatchStore {
     return structuredClone([...this.batches(tenantId).values()])
   }
 
-  async update<T> (tenantId: string, batchNumbers: string[], change: (batches: Batch[]) => BatchChange<T>) {
+  async update<T> (tenantId: string, batchNumbers: string[], change: (batches: Batch[], draw: string | null) => BatchChange<T>, order?: string) {
     const current = batchNumbers.map((n) => this.batches(tenantId).get(n))
     if (current.some((b) => b === undefined)) return undefined
     const before = current as Batch[]
-    const { batches, result } = change(structuredClone(before))
+    const drawKey = `${tenantId}:${order ?? ''}`
+    const { batches, result, draw } = change(structuredClone(before), this.draws.get(drawKey) ?? null)
     batches.forEach((after, i) => { this.write(before[i], after) })
+    if (order !== undefined && draw !== undefined) {
+      if (draw === null) this.draws.delete(drawKey)
+      else this.draws.set(drawKey, draw)
+    }
     return result
+  }
+
+  async drawOf (tenantId: string, orderId: string) {
+    return this.draws.get(`${tenantId}:${orderId}`) ?? null
   }
 
   async offering (tenantId: string, variantId: string) {

@@ -22,6 +22,8 @@ export interface BatchPage {
 export interface BatchChange<T> {
   batches: Batch[]
   result: T
+  /** The order's draw as it is after the change (null: none), when the change was asked with an order. */
+  draw?: string | null
 }
 
 export const narrows = (q: BatchFilters): boolean => Boolean(q.status || q.strain || q.minMg !== undefined)
@@ -71,9 +73,12 @@ export interface BatchStore {
   all (tenantId: string): Promise<Batch[]>
   /**
    * Changes these batches together; undefined when one of them does not exist. `change` gets them in the order
-   * asked and answers them changed (same numbers); whatever it throws is thrown.
+   * asked (with the order's draw when `order` is given) and answers them changed (same numbers), and the draw;
+   * whatever it throws is thrown.
    */
-  update<T> (tenantId: string, batchNumbers: string[], change: (batches: Batch[]) => BatchChange<T>): Promise<T | undefined>
+  update<T> (tenantId: string, batchNumbers: string[], change: (batches: Batch[], draw: string | null) => BatchChange<T>, order?: string): Promise<T | undefined>
+  /** What a handover drew for this order (JSON), if anything. */
+  drawOf (tenantId: string, orderId: string): Promise<string | null>
   /** Batch numbers with units of this variant on sale, earliest best-before first. */
   offering (tenantId: string, variantId: string): Promise<string[]>
 }

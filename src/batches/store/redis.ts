@@ -14,8 +14,8 @@ interface Write {
 export class RedisBatchStore implements BatchStore {
   constructor (private readonly redis: RedisClient) {}
 
-  /** One script writes them all, or none when a version moved: answers false then. */
-  private async write (tenantId: string, writes: Write[]): Promise<boolean> {
+  /** One script writes them all, or none when a version (or the order's draw) moved: answers false then. */
+  private async write (tenantId: string, writes: Write[], order?: { id: string, expected: string | null, next: string | null }): Promise<boolean> {
     const k = keys.batches
     const batchKeys = writes.map((w) => k.one(tenantId, w.after.batchNumber))
     const variantKeys: string[] = []
@@ -24,11 +24,12 @@ export class RedisBatchStore implements BatchStore {
       const now = offered(after)
       for (const variantId of touchedVariants(before, after)) {
         variantKeys.push(k.offers(tenantId, variantId))
-        ops.push(batchKeys.length + 1 + variantKeys.length, now.get(variantId) ?? '', after.batchNumber)
+        ops.push(batchKeys.length + 2 + variantKeys.length, now.get(variantId) ?? '', after.batchNumber)
       }
     }
     const args = writes.flatMap(({ version, after }) => [version, JSON.stringify(after), JSON.stringify(summarize(after)), indexScore(after), after.batchNumber])
-    const written = await writeBatches(this.redis, [...batchKeys, k.index(tenantId), ...variantKeys], writes.length, ...args, ...ops)
+    const draw = order ? [order.id, order.expected ?? '', order.next ?? ''] : ['', '', '']
+    const written = await writeBatches(this.redis, [...batchKeys, k.index(tenantId), k.draws(tenantId), ...variantKeys], writes.length, ...args, ...draw, ...ops)
     return written === 0
   }
 
@@ -66,16 +67,24 @@ export class RedisBatchStore implements BatchStore {
     })
   }
 
-  async update<T> (tenantId: string, batchNumbers: string[], change: (batches: Batch[]) => BatchChange<T>) {
+  async update<T> (tenantId: string, batchNumbers: string[], change: (batches: Batch[], draw: string | null) => BatchChange<T>, order?: string) {
     for (let attempt = 0; attempt < MAX_CHANGE_ATTEMPTS; attempt++) {
-      const current = await Promise.all(batchNumbers.map(async (n) => await this.redis.hmget(keys.batches.one(tenantId, n), 'doc', 'v')))
+      const [current, drawn] = await Promise.all([
+        Promise.all(batchNumbers.map(async (n) => await this.redis.hmget(keys.batches.one(tenantId, n), 'doc', 'v'))),
+        order === undefined ? null : this.drawOf(tenantId, order),
+      ])
       if (current.some(([doc, v]) => !doc || !v)) return undefined
       const before = current.map(([doc]) => JSON.parse(doc as string) as Batch)
-      const { batches, result } = change(structuredClone(before))
+      const { batches, result, draw } = change(structuredClone(before), drawn)
       const writes = batches.map((after, i) => ({ version: current[i]?.[1] as string, before: before[i], after }))
-      if (await this.write(tenantId, writes)) return result
+      const orderWrite = order === undefined || draw === undefined ? undefined : { id: order, expected: drawn, next: draw }
+      if (await this.write(tenantId, writes, orderWrite)) return result
     }
     throw new AppError('CONFLICT', 'The batch is being changed by others right now; try again')
+  }
+
+  async drawOf (tenantId: string, orderId: string) {
+    return await this.redis.hget(keys.batches.draws(tenantId), orderId)
   }
 
   async offering (tenantId: string, variantId: string) {
