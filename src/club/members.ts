@@ -39,6 +39,8 @@ export interface MemberDeps {
   jwtSecret: string
 }
 
+const alreadyRegistered = (email: string): AppError => conflict(`${email} is already registered`)
+
 export const invalidPasswordToken = (): AppError => new AppError('INVALID_TOKEN', 'The password token is unknown, expired or already used')
 
 export class MemberService {
@@ -77,13 +79,16 @@ export class MemberService {
     return { members: found.slice(filter.offset, filter.offset + filter.limit).map(mapMember), count: found.length }
   }
 
-  /** 409 when the email is already registered (in this club, or as another club's member: customers are global upstream). */
+  /**
+   * 409 when the email is already registered (in this club, or as another club's member: customers are global
+   * upstream), one answer either way: it never tells a club who belongs to another.
+   */
   async register (actor: Actor, input: NewMember): Promise<{ member: Member, passwordToken: string | null }> {
     requireRole(actor, CLUB_ADMINS)
     const { tenant } = actor
     const email = input.email.trim().toLowerCase()
     const existing = await this.byEmail(tenant, email)
-    if (existing) throw conflict(customerTenants(existing).includes(tenant.id) ? `${email} is already a member of this club` : `${email} is already registered`)
+    if (existing) throw alreadyRegistered(email)
     const { client, settings, admin } = this.upstream(tenant)
     let customer: UpstreamCustomer
     try {
@@ -94,7 +99,7 @@ export class MemberService {
       })).customer
     } catch (err) {
       // A customer this club's login cannot see (another club's, on the embedded backend).
-      if (err instanceof AppError && err.code === 'CONFLICT') throw conflict(`${email} is already registered`)
+      if (err instanceof AppError && err.code === 'CONFLICT') throw alreadyRegistered(email)
       throw err
     }
     const passwordToken = (customer.has_account ?? true) ? null : (await this.issuePasswordToken(tenant, customer.id, email)).passwordToken

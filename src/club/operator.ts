@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import { operatorActor } from '../auth/actor.ts'
 import { AppError, conflict, notFound, validationError } from '../errors.ts'
-import type { Tenant } from '../tenants/model.ts'
+import { clubNameKey, type Tenant } from '../tenants/model.ts'
 import type { TenantStore } from '../tenants/store.ts'
 import { provisionCommerce, type CommerceSetup } from './provision.ts'
 import { clubRecord, clubSpecSchema, specOf, type ClubSpecInput } from '../tenants/spec.ts'
@@ -43,6 +43,9 @@ async function checkAdmin (deps: OperatorDeps, tenantId: string, admin: FirstAdm
 export async function createClub (deps: OperatorDeps, input: ClubSpecInput, admin: FirstAdmin): Promise<OperatorResult> {
   const spec = parseSpec(input)
   if (await deps.tenants.get(spec.id)) throw conflict(`Club ${spec.id} already exists (use update to change it)`)
+  const key = clubNameKey(spec.name)
+  const namesake = (await deps.tenants.list()).find((t) => clubNameKey(t.name) === key)
+  if (namesake) throw conflict(`Club ${namesake.id} is already named ${namesake.name}: choose another name`)
   await checkAdmin(deps, spec.id, admin)
   const { settings } = await provisionCommerce(deps.setup, spec, undefined, deps.progress)
   const tenant = clubRecord(spec, settings)

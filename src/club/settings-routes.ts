@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { errorEnvelopeSchema } from '../schemas/common.ts'
-import { chatTemplatesSchema, LOCALES, pickupSchema, timeZoneSchema, type Tenant } from '../tenants/model.ts'
+import { chatTemplatesSchema, clubNameSchema, LOCALES, pickupSchema, timeZoneSchema, type Tenant } from '../tenants/model.ts'
 import { CLUB_ADMINS } from './roles.ts'
 import type { ClubSettings } from './settings.ts'
 
@@ -20,7 +20,7 @@ const clubSchema = z.object({
 }).meta({ id: 'Club' })
 
 const clubPatch = z.object({
-  name: z.string().trim().min(1).max(100).optional(),
+  name: clubNameSchema.optional(),
   locale: z.enum(LOCALES).optional(),
   timeZone: timeZoneSchema.optional(),
   /** null clears the pickup details. */

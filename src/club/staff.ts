@@ -38,6 +38,10 @@ export interface StaffInvite {
   expiresAt: string
 }
 
+// One answer whether the email is staff here, of another club, or has a login or an invite elsewhere: an invite
+// never tells a club who belongs to another.
+const cannotInvite = (email: string): AppError => conflict(`${email} cannot be invited: it is already staff, or has a login or an invite`)
+
 export const invalidInviteToken = (): AppError => new AppError('INVALID_TOKEN', 'The invite token is unknown, expired or already used')
 
 export interface StaffDeps {
@@ -59,15 +63,12 @@ export class StaffService {
     return await this.deps.tenants.listStaff(actor.tenant.id)
   }
 
-  /** A single-use token for the invitee, valid a day; 409 when the email is already staff (here or elsewhere). */
+  /** A single-use token for the invitee, valid a day; 409 when the email is already staff (here or elsewhere), one answer. */
   async invite (actor: Actor, input: { email: string, name: string, role: StaffRole }): Promise<{ invite: StaffInvite, token: string }> {
     requireRole(actor, CLUB_ADMINS)
     const { tenant } = actor
     const email = input.email.trim().toLowerCase()
-    const existing = await this.deps.tenants.getStaff(email)
-    if (existing) {
-      throw conflict(existing.tenants.includes(tenant.id) ? `${email} is already staff of this club` : `${email} is already staff of another club`)
-    }
+    if (await this.deps.tenants.getStaff(email)) throw cannotInvite(email)
     const upstream = await this.upstreamInvite(this.deps.access.medusaFor(tenant), email, tenant.id, input.role)
     const expiresAt = Math.min(Date.now() + INVITE_TTL_MS, upstream.expires_at ? Date.parse(upstream.expires_at) : Infinity)
     const record: InviteRecord = { tenantId: tenant.id, email, name: input.name, role: input.role, upstreamToken: upstream.token, expiresAt }
@@ -87,7 +88,7 @@ export class StaffService {
     } catch (err) {
       // An open invite this login cannot see (another club's, on the embedded backend) or a user that exists: the
       // email, checked here, is all the backend could refuse.
-      if (err instanceof AppError && (err.code === 'CONFLICT' || err.code === 'VALIDATION_ERROR')) throw conflict(`${email} already has an invite or a login at the commerce backend`)
+      if (err instanceof AppError && (err.code === 'CONFLICT' || err.code === 'VALIDATION_ERROR')) throw cannotInvite(email)
       throw err
     }
   }

@@ -21,6 +21,8 @@ export const keys = {
   tenants: {
     all: () => '{tenants}:all',
     one: (tenantId: string) => `{tenants}:${tenantId}`,
+    // hash of the names clubs took by renaming: n:<name key> -> club id, i:<club id> -> its name key
+    names: () => '{tenants}:names',
   },
   staff: {
     byEmail: (email: string) => `staff:${email.toLowerCase()}`,

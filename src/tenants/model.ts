@@ -46,6 +46,17 @@ export const chatTemplatesSchema = z.partialRecord(z.enum(CHAT_TEMPLATE_KINDS), 
   language: z.string().regex(/^[a-z]{2}(_[A-Z]{2})?$/, 'a language code such as es or es_AR').optional(),
 }))
 
+// Control characters (line breaks included), format characters (direction marks and overrides, zero-width
+// joiners) and line or paragraph separators: a club's name is shown on one line, to every new phone.
+const NOT_IN_A_NAME = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u
+
+/** A club's name as its admins or the operator write it: one line, no control or direction characters. */
+export const clubNameSchema = z.string().trim().min(1).max(100)
+  .refine((name) => !NOT_IN_A_NAME.test(name), 'must be one line, without control or direction characters')
+
+/** What two club names must not share: the same name, whatever the case, spacing or Unicode normalisation. */
+export const clubNameKey = (name: string): string => name.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim()
+
 export const tenantSchema = z.object({
   id: z.string().regex(TENANT_ID),
   name: z.string().min(1),

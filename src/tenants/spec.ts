@@ -1,12 +1,12 @@
 import { z } from 'zod'
 import { PRESETS, presetNameSchema } from './rules.ts'
-import { LOCALES, pickupSchema, TENANT_ID, timeZoneSchema, type CommerceSettings, type Tenant } from './model.ts'
+import { clubNameSchema, LOCALES, pickupSchema, TENANT_ID, timeZoneSchema, type CommerceSettings, type Tenant } from './model.ts'
 
 // What an operator says a club is: its record here and its commerce setup upstream follow from it.
 
 export const clubSpecSchema = z.object({
   id: z.string().regex(TENANT_ID, 'lower-case letters, digits and dashes, 2 to 63, starting with a letter or digit'),
-  name: z.string().trim().min(1).max(100),
+  name: clubNameSchema,
   locale: z.enum(LOCALES).default('es'),
   timeZone: timeZoneSchema.default('America/Argentina/Buenos_Aires'),
   currency: z.string().regex(/^[A-Za-z]{3}$/, 'a 3-letter ISO 4217 code').transform((c) => c.toUpperCase()).default('ARS'),

@@ -2,7 +2,8 @@ import type { RedisClient } from '../stores/redis-client.ts'
 import type { Role } from './roles.ts'
 import { defineScript } from '../stores/define-script.ts'
 import { keys } from '../stores/keys.ts'
-import { staffSchema, tenantSchema, type Staff, type Tenant, type TenantInput } from './model.ts'
+import { AppError, conflict } from '../errors.ts'
+import { clubNameKey, staffSchema, tenantSchema, type Staff, type Tenant, type TenantInput } from './model.ts'
 
 /** What a role change or removal came to: refused when it would leave the club without an admin. */
 export type StaffChange = 'ok' | 'missing' | 'last-admin'
@@ -15,7 +16,11 @@ export interface TenantStore {
   put (tenant: TenantInput): Promise<Tenant>
   /** Creates the tenant unless its id is taken; false when taken. */
   create (tenant: TenantInput): Promise<boolean>
-  /** Changes a tenant with `change` (which may run again if someone wrote in between); undefined when there is none. */
+  /**
+   * Changes a tenant with `change` (which may run again if someone wrote in between); undefined when there is none.
+   * A new name another club has (clubNameKey: whatever the case, spacing or normalisation) is a 409, decided with
+   * the write.
+   */
   update (id: string, change: (tenant: Tenant) => TenantInput): Promise<Tenant | undefined>
   getStaff (email: string): Promise<Staff | undefined>
   /** Writes a staff entry and puts it on the roster of each of its clubs. */
@@ -40,6 +45,14 @@ export function decideStaffChange (roster: Record<string, string>, email: string
 }
 
 const UPDATE_ATTEMPTS = 10
+
+const nameTaken = (): AppError => conflict('Another club has this name: choose another')
+
+/** Whether `next` renames its club to a name one of `others` has. */
+function takesAName (current: Tenant, next: Tenant, others: Tenant[]): boolean {
+  const key = clubNameKey(next.name)
+  return key !== clubNameKey(current.name) && others.some((t) => t.id !== next.id && clubNameKey(t.name) === key)
+}
 
 /** The staff entry after a roster change at one club (undefined: no club left). */
 function changedEntry (staff: Staff, tenantId: string, role: StaffRole | null): Staff | undefined {
@@ -69,7 +82,10 @@ export class MemoryTenantStore implements TenantStore {
 
   async update (id: string, change: (tenant: Tenant) => TenantInput) {
     const current = this.tenants.get(id)
-    return current ? await this.put(change(structuredClone(current))) : undefined
+    if (!current) return undefined
+    const next = tenantSchema.parse(change(structuredClone(current)))
+    if (takesAName(current, next, [...this.tenants.values()])) throw nameTaken()
+    return await this.put(next)
   }
 
   async getStaff (email: string) { return structuredClone(this.staff.get(email.toLowerCase())) }
@@ -111,15 +127,24 @@ if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET
 return 'ok'`,
 })
 
-/** KEYS: the tenant record. ARGV: the record as read, the new one. Compare-and-set: false when it changed meanwhile. */
-const replaceTenant = defineScript<[was: string, next: string], boolean>({
+/**
+ * KEYS: the tenant record, the names hash. ARGV: the record as read, the new one, the club id, its new name key ('':
+ * the name stays). Compare-and-set ('changed' when it changed meanwhile), taking a new name unless another club did.
+ */
+const replaceTenant = defineScript<[was: string, next: string, id: string, nameKey: string], 'ok' | 'changed' | 'name-taken'>({
   name: 'tenantReplace',
-  keys: 1,
+  keys: 2,
   lua: `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 'changed' end
+if ARGV[4] ~= '' then
+  local owner = redis.call('HGET', KEYS[2], 'n:' .. ARGV[4])
+  if owner and owner ~= ARGV[3] then return 'name-taken' end
+  local had = redis.call('HGET', KEYS[2], 'i:' .. ARGV[3])
+  if had and redis.call('HGET', KEYS[2], 'n:' .. had) == ARGV[3] then redis.call('HDEL', KEYS[2], 'n:' .. had) end
+  redis.call('HSET', KEYS[2], 'n:' .. ARGV[4], ARGV[3], 'i:' .. ARGV[3], ARGV[4])
+end
 redis.call('SET', KEYS[1], ARGV[2])
-return 1`,
-  decode: (raw) => raw === 1,
+return 'ok'`,
 })
 
 /** How long an instance answers a club's record from memory: a change made on another instance shows within it. */
@@ -176,8 +201,14 @@ export class RedisTenantStore implements TenantStore {
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const raw = await this.redis.get(keys.tenants.one(id))
       if (!raw) return undefined
-      const next = tenantSchema.parse(change(tenantSchema.parse(JSON.parse(raw))))
-      if (await replaceTenant(this.redis, [keys.tenants.one(id)], raw, JSON.stringify(next))) {
+      const current = tenantSchema.parse(JSON.parse(raw))
+      const next = tenantSchema.parse(change(current))
+      const renamed = clubNameKey(next.name) !== clubNameKey(current.name)
+      // Clubs never renamed are not in the names hash: their records are read; the script decides between renames.
+      if (renamed && takesAName(current, next, await this.list())) throw nameTaken()
+      const done = await replaceTenant(this.redis, [keys.tenants.one(id), keys.tenants.names()], raw, JSON.stringify(next), id, renamed ? clubNameKey(next.name) : '')
+      if (done === 'name-taken') throw nameTaken()
+      if (done === 'ok') {
         this.kept.delete(id)
         return next
       }

@@ -27,7 +27,7 @@ const groups: Record<string, string[]> = {
     keys.content.appointments('club-norte'), keys.content.appointmentsByStart('club-norte'),
     keys.content.tasks('club-norte'), keys.content.tasksByDue('club-norte'), keys.content.tasksOpen('club-norte'),
   ],
-  'club list: put MULTI, list MGET': [keys.tenants.all(), keys.tenants.one('club-norte'), keys.tenants.one('club-sur')],
+  'club list: put MULTI, list MGET, rename': [keys.tenants.all(), keys.tenants.one('club-norte'), keys.tenants.one('club-sur'), keys.tenants.names()],
   'notifications: every recipient script': recipientScriptKeys({ tenantId: 'club-norte', recipientId: 'cus_ana' }),
   'notifications: broadcast add and prune, records MGET': [
     n.broadcastFeed('club-norte', 'member'), n.broadcastFeedExpiry('club-norte', 'member'), n.broadcastSeq('club-norte'),
@@ -77,7 +77,7 @@ const grouped = new Set([
   ...['one', 'index', 'active', 'plants', 'plantCodes'].map((k) => `crops.${k}`),
   ...Object.keys(keys.content).map((k) => `content.${k}`),
   ...Object.keys(keys.batches).filter((k) => k !== 'stockLock').map((k) => `batches.${k}`),
-  'tenants.all', 'tenants.one',
+  'tenants.all', 'tenants.one', 'tenants.names',
   ...Object.keys(recipient).filter((k) => k !== 'broadcastCursor').map((k) => `notifications.recipient.${k}`), 'notifications.expiring',
   'notifications.broadcastFeed', 'notifications.broadcastFeedExpiry', 'notifications.broadcastSeq', 'notifications.broadcast',
   ...Object.keys(b).filter((k) => k !== 'wake').map((k) => `chat.bot.${k}`),
