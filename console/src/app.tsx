@@ -7,13 +7,15 @@ import { Orders } from './screens/orders.tsx'
 import { Members } from './screens/members.tsx'
 import { Crops } from './screens/crops.tsx'
 import { Me } from './screens/me.tsx'
+import { Counter } from './screens/counter.tsx'
+import { Batches } from './screens/batches.tsx'
 
-type Screen = 'inbox' | 'orders' | 'members' | 'crops' | 'me'
+type Screen = 'counter' | 'batches' | 'inbox' | 'orders' | 'members' | 'crops' | 'me'
 
 /** The screens each role may use (the API refuses the rest anyway). */
 const SCREENS: Record<Session['role'], Screen[]> = {
-  admin: ['inbox', 'orders', 'members', 'crops'],
-  grower: ['inbox', 'orders', 'crops'],
+  admin: ['inbox', 'counter', 'orders', 'members', 'crops', 'batches'],
+  grower: ['inbox', 'orders', 'crops', 'batches'],
   member: ['me'],
 }
 
@@ -117,9 +119,11 @@ export function App () {
       </header>
       <main id='main' key={key} inert={expired.value}>
         {screen === 'inbox' && <Inbox />}
+        {screen === 'counter' && <Counter />}
         {screen === 'orders' && <Orders />}
         {screen === 'members' && <Members />}
         {screen === 'crops' && <Crops />}
+        {screen === 'batches' && <Batches />}
         {screen === 'me' && <Me chatNumber={chatNumber} />}
       </main>
       {expired.value && (

@@ -7,6 +7,8 @@ import { signWebhookBody } from '../../src/chat/signature.ts'
 import { buildTestApp, TEST_SECRETS, type TestApp } from '../helper.ts'
 import { demoLogin, placeOrder } from '../orders/place-order.ts'
 import { linkCode, messageBody, newPhone, startFakeProvider, textOf, type FakeProvider, type Input } from '../chat/support.ts'
+import { as } from '../crops/client.ts'
+import { stockedBatch } from '../batches/client.ts'
 import { launchChromium, seriousViolations, tabWalk } from './browser.ts'
 
 // The console in a real headless Chromium against the real service on a socket and the test Redis; only the
@@ -48,7 +50,7 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     context.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text()) })
     return context
   }
-  const shot = async (p: Page, name: string) => { if (SHOTS) await p.screenshot({ path: `docs/console/${name}.png` }) }
+  const shot = async (p: Page, name: string) => { if (SHOTS) await p.screenshot({ path: `docs/console/${name}.png`, fullPage: true }) }
   const checkA11y = async (p: Page) => expect(await seriousViolations(p)).toEqual([])
 
   async function logIn (p: Page, kind: 'staff' | 'member', email: string): Promise<void> {
@@ -126,8 +128,11 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
   })
 
   it('is reachable by keyboard: Tab goes through the menu, the conversations, the actions and the reply', async () => {
-    const reached = await tabWalk(page, 14)
-    const wanted = ['a:Chat', 'a:Pedidos', 'a:Socios', 'a:Cultivos', `button:+${phone}`, 'button:Atender', 'button:Devolver al bot', 'textarea:Respuesta']
+    const reached = await tabWalk(page, 16)
+    const wanted = [
+      'a:Chat', 'a:Mostrador', 'a:Pedidos', 'a:Socios', 'a:Cultivos', 'a:Lotes',
+      `button:+${phone}`, 'button:Atender', 'button:Devolver al bot', 'textarea:Respuesta',
+    ]
     for (const want of wanted) {
       expect(reached.some((r) => r.startsWith(want)), `${want} in ${reached.join(' | ')}`).toBe(true)
     }
@@ -201,6 +206,34 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await checkA11y(page)
   })
 
+  it('the counter: a member found by name, with their standing, remaining grams and open orders', async () => {
+    await page.getByRole('link', { name: 'Mostrador' }).click()
+    await page.getByLabel('Buscar socio (nombre, email o teléfono)').fill('ana')
+    await page.getByRole('button', { name: 'Buscar', exact: true }).click()
+    await page.getByRole('button', { name: /Ana Pereyra/ }).click()
+    await page.getByRole('heading', { name: 'Ana Pereyra' }).waitFor()
+    await page.getByText('activo').or(page.getByText('pendiente')).first().waitFor()
+    await page.getByRole('heading', { name: 'Pedidos abiertos' }).waitFor()
+    await page.locator('.detail li', { hasText: /^#\d+ · listo/ }).first().waitFor()
+    await shot(page, 'counter')
+    await checkA11y(page)
+  })
+
+  it('batches: grams on hand, a lab analysis recorded', async () => {
+    const { batchNumber } = await stockedBatch(await as(t, 'grower'), 120)
+    await page.getByRole('link', { name: 'Lotes' }).click()
+    await page.getByRole('button', { name: new RegExp(batchNumber) }).click()
+    await page.getByRole('heading', { name: new RegExp(`Lote ${batchNumber}`) }).waitFor()
+    await page.getByText('Sin análisis de laboratorio.').waitFor()
+    await page.getByLabel('THC %').fill('18.5')
+    await page.getByLabel('CBD %').fill('0.4')
+    await page.getByLabel('Referencia del informe').fill('LAB-1')
+    await page.getByRole('button', { name: 'Registrar', exact: true }).click()
+    await page.getByText('Laboratorio: THC 18.5 %, CBD 0.4 % (informe LAB-1).').waitFor()
+    await shot(page, 'batches')
+    await checkA11y(page)
+  })
+
   it('English on request; nothing of the last login is left after a log out and another log in', async () => {
     await page.getByLabel('Idioma').selectOption('en')
     await page.getByRole('link', { name: 'Chat' }).click()
@@ -229,6 +262,7 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     const p = await member.newPage()
     await logIn(p, 'member', 'ana@example.com')
     await p.getByRole('heading', { name: 'Mis pedidos' }).waitFor()
+    await p.getByRole('term').getByText('Situación').waitFor()
     await p.getByRole('button', { name: 'Crear código' }).click()
     const qr = p.getByRole('img', { name: /Código QR que abre el chat con LINK-/ })
     await qr.waitFor()

@@ -4,9 +4,12 @@ import { api, ApiError, ok, session, tenant } from '../api.ts'
 import type { components, paths } from '../api.gen.ts'
 import { locale, strings } from '../i18n.ts'
 import { money } from './orders.tsx'
+import { StandingView } from './standing.tsx'
 
 type Summary = paths['/api/orders']['get']['responses']['200']['content']['application/json']['orders'][number]
 type Notification = components['schemas']['Notification']
+type Quota = components['schemas']['MemberQuota']
+type Standing = components['schemas']['MemberStanding']
 
 /** The link that opens the club's chat with `text` typed (the number picked by the member when none is set). */
 export const chatLink = (number: string | null, text: string) => `https://wa.me/${number ?? ''}?text=${encodeURIComponent(text)}`
@@ -30,9 +33,13 @@ export function Me ({ chatNumber }: { chatNumber: string | null }) {
   const [notes, setNotes] = useState<Notification[] | null>(null)
   const [code, setCode] = useState<string | null>(null)
   const [notice, setNotice] = useState('')
+  const [quota, setQuota] = useState<Quota | null>(null)
+  const [standing, setStanding] = useState<Standing | null>(null)
 
   useEffect(() => {
     api.GET('/api/orders', { params: { query: { limit: 20, offset: 0 } } }).then((r) => setOrders(ok(r).orders)).catch(() => setOrders([]))
+    api.GET('/api/members/me/quota').then((r) => setQuota(ok(r).quota)).catch(() => {})
+    api.GET('/api/members/me/standing').then((r) => setStanding(ok(r).standing)).catch(() => {})
     api.GET('/api/notifications', { params: { query: { page: 1, limit: 20 } } }).then((r) => setNotes(ok(r).notifications)).catch(() => setNotes([]))
   }, [])
 
@@ -54,12 +61,15 @@ export function Me ({ chatNumber }: { chatNumber: string | null }) {
     <div class='split'>
       <section aria-labelledby='me-title' class='list wide'>
         <h1 id='me-title'>{t.me}</h1>
+        <StandingView quota={quota} standing={standing} />
         <h2>{t.myOrders}</h2>
         {orders === null && <p>{t.loading}</p>}
         {orders?.length === 0 && <p>{t.none}</p>}
         <ul>
           {orders?.map((o) => (
-            <li key={o.id}>#{o.displayId} · {o.status} · {o.fulfillmentStatus} · {money(o.total, o.currency, locale.value)}</li>
+            <li key={o.id}>
+              #{o.displayId} · {t.orderStatus[o.status]} · {t.fulfillment[o.fulfillmentStatus]} · {money(o.total, o.currency, locale.value)}
+            </li>
           ))}
         </ul>
         <h2>{t.notifications}</h2>

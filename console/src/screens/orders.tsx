@@ -79,7 +79,7 @@ export function Orders () {
           <>
             <dl>
               <dt>{t.customer}</dt><dd>{order.customer.firstName} {order.customer.lastName} ({order.customer.email})</dd>
-              <dt>{t.status}</dt><dd>{order.status} · {order.fulfillmentStatus} · {order.paymentStatus}</dd>
+              <dt>{t.status}</dt><dd>{t.orderStatus[order.status]} · {t.fulfillment[order.fulfillmentStatus]}</dd>
               <dt>{t.total}</dt><dd>{money(order.total, order.currency, locale.value)}</dd>
             </dl>
             <h3>{t.items}</h3>

@@ -1,0 +1,76 @@
+import { useState } from 'preact/hooks'
+import { api, ok } from '../api.ts'
+import type { components, paths } from '../api.gen.ts'
+import { locale, strings } from '../i18n.ts'
+import { money } from './orders.tsx'
+import { StandingView } from './standing.tsx'
+
+type Member = paths['/api/members']['get']['responses']['200']['content']['application/json']['members'][number]
+type Summary = paths['/api/orders']['get']['responses']['200']['content']['application/json']['orders'][number]
+type Quota = components['schemas']['MemberQuota']
+
+/** The counter: find a member by name, email or phone; their standing, remaining grams and open orders side by side. */
+export function Counter () {
+  const t = strings(locale.value)
+  const [q, setQ] = useState('')
+  const [found, setFound] = useState<Member[] | null>(null)
+  const [member, setMember] = useState<Member | null>(null)
+  const [quota, setQuota] = useState<Quota | null>(null)
+  const [orders, setOrders] = useState<Summary[] | null>(null)
+
+  async function search (e: Event): Promise<void> {
+    e.preventDefault()
+    setFound(ok(await api.GET('/api/members', { params: { query: { limit: 20, offset: 0, q } } })).members)
+  }
+  async function open (m: Member): Promise<void> {
+    setMember(m)
+    setQuota(null)
+    setOrders(null)
+    const memberId = m.id
+    const [qr, or] = await Promise.all([
+      api.GET('/api/members/{memberId}/quota', { params: { path: { memberId } } }),
+      api.GET('/api/orders', { params: { query: { customer_id: memberId, status: 'pending', limit: 20, offset: 0 } } }),
+    ])
+    setQuota(ok(qr).quota)
+    setOrders(ok(or).orders)
+  }
+
+  return (
+    <div class='split'>
+      <section aria-labelledby='counter-title' class='list'>
+        <h1 id='counter-title'>{t.counter}</h1>
+        <form role='search' onSubmit={(e) => { search(e).catch(() => setFound([])) }}>
+          <label>{t.findMember} <input type='search' value={q} onInput={(e) => setQ((e.currentTarget as HTMLInputElement).value)} /></label>
+          <button type='submit'>{t.search}</button>
+        </form>
+        {found?.length === 0 && <p>{t.none}</p>}
+        <ul>
+          {found?.map((m) => (
+            <li key={m.id}>
+              <button type='button' class={m.id === member?.id ? 'item current' : 'item'} onClick={() => { open(m).catch(() => {}) }}>
+                <strong>{m.firstName} {m.lastName}</strong>
+                <span class='preview'>{m.email}{m.phone ? ` · ${m.phone}` : ''}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section aria-labelledby='member-title' class='detail'>
+        <h2 id='member-title'>{member ? `${member.firstName} ${member.lastName}` : t.customer}</h2>
+        {member && (
+          <>
+            <StandingView quota={quota} />
+            <h3>{t.openOrders}</h3>
+            {orders === null && <p>{t.loading}</p>}
+            {orders?.length === 0 && <p>{t.none}</p>}
+            <ul class='plain'>
+              {orders?.map((o) => (
+                <li key={o.id}>#{o.displayId} · {t.fulfillment[o.fulfillmentStatus]} · {money(o.total, o.currency, locale.value)}</li>
+              ))}
+            </ul>
+          </>
+        )}
+      </section>
+    </div>
+  )
+}
