@@ -1,25 +1,30 @@
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Redis } from 'ioredis'
 import { startRedisServer } from '../scripts/lib/redis-server.ts'
 import { signAccessToken } from '../src/auth/tokens.ts'
 import { demoIds } from '../src/embedded-commerce/demo.ts'
 import { startCommerce } from './commerce.ts'
-import { closedLoop, drained, MEMBER_ROUND, fmt, phoneOf, scaled, scrape, SECRETS, send, startProvider, startService, TURNS_APPLIED, webhook, type Child } from './lib.ts'
+import { closedLoop, drained, MEMBER_ROUND, fmt, phoneOf, printTargets, scaled, scrape, SECRETS, send, startChild, startProvider, startService, TURNS_APPLIED, waitFor, webhook, type Child, type Request, type Target } from './lib.ts'
+import { busiestProfile, frameName, readProfile, type CpuProfile } from './profile.ts'
 
-// CPU time per turn of a linked member's round, the service's and the embedded commerce backend's apart, read
-// from /proc (utime + stime) around each step of `phones` members typing the same input (64 in flight), and the
-// commerce calls per turn as the backend received them. `npx tsx bench/confirm.ts`; BENCH_SCALE scales the
-// phones; BENCH_CONFIRM_PROFILE=<dir> runs both processes under --cpu-prof into that directory.
+// CPU time per turn of each kind, the service's and the embedded commerce backend's apart, read from /proc
+// (utime + stime) around each step of `phones` phones typing the same input (64 in flight), beside the turn's
+// floor measured in the same run: bench/floor-server.ts doing the same HTTP exchanges (the webhook, each reply
+// to the provider, each commerce call) and running as many Redis scripts per turn as the service ran (EVALSHA
+// and EVAL in its Redis' INFO commandstats), and nothing else. The ratio service / floor is the service's own
+// work per turn. For the kinds with commerce calls, the three functions with the most self time in the
+// service's CPU profile during that step, per commerce call. `npx tsx bench/confirm.ts`; BENCH_SCALE scales
+// the phones.
 
 const TICK_US = 10_000
-
-/** Commands a Redis server has run (INFO commandstats, those inside scripts included; INFO itself left out). */
-async function commands (redis: Redis): Promise<number> {
-  let sum = 0
-  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) if (m[1] !== 'info') sum += Number(m[2])
-  return sum
-}
+const IN_FLIGHT = 64
+/** Kinds below this many commerce calls per turn count as turns without any (a kept catalog read now and then). */
+const NO_CALLS = 0.5
+/** A turn without commerce calls costs at most this many times its floor (docs/performance.md). */
+const FLOOR_TARGET = 3
 
 /** CPU time of a process so far, in µs (user + system, at the kernel's 100 Hz tick). */
 export function cpuUs (pid: number): number {
@@ -27,52 +32,171 @@ export function cpuUs (pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * TICK_US
 }
 
-async function main (): Promise<void> {
-  const profile = process.env.BENCH_CONFIRM_PROFILE
-  const nodeArgs = profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : []
-  const [redis, commerceRedis] = await Promise.all([startRedisServer(), startRedisServer()])
+/** Commands a Redis server has run by name (INFO commandstats, those inside scripts included; INFO left out). */
+async function commandStats (redis: Redis): Promise<Map<string, number>> {
+  const counts = new Map<string, number>()
+  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) if (m[1] !== 'info') counts.set(m[1] as string, Number(m[2]))
+  return counts
+}
+const sum = (m: Map<string, number>, names?: readonly string[]): number => [...m].reduce((a, [name, n]) => names && !names.includes(name) ? a : a + n, 0)
+const SCRIPTS = ['evalsha', 'eval']
+
+/** The monotonic clock the CPU profile's sample times are on, in µs. */
+const nowUs = (): number => Number(process.hrtime.bigint() / 1000n)
+
+interface Step { kind: string, requests: Request[] }
+export interface TurnCost {
+  kind: string
+  turns: number
+  serviceUs: number
+  backendUs: number
+  calls: number
+  scripts: number
+  backendCommands: number
+  replies: number
+  rate: number
+  window: [number, number]
+  floorUs?: number
+  /** The service's largest self-time costs during the step, in µs of CPU per commerce call. */
+  costs?: Array<{ where: string, usPerCall: number }>
+}
+
+/** `count` spread over `n` turns as evenly as whole numbers allow: the i-th turn's share. */
+const share = (count: number, n: number, i: number): number => Math.floor(count * (i + 1) / n) - Math.floor(count * i / n)
+
+/** Self time (µs) of each function in the samples taken between `from` and `to` (µs, the profile's clock). */
+function selfTimeBetween (profile: CpuProfile, from: number, to: number): Map<string, number> {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+  const self = new Map<string, number>()
+  let at = profile.startTime
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0
+    const node = byId.get(id)
+    if (!node || at < from || at > to || node.callFrame.functionName === '(idle)') return
+    const where = frameName(node)
+    self.set(where, (self.get(where) ?? 0) + (profile.timeDeltas[i] ?? 0))
+  })
+  return self
+}
+
+export async function run (): Promise<{ costs: TurnCost[], targets: Target[] }> {
+  const profileDir = mkdtempSync(join(tmpdir(), 'club-bench-turns-'))
+  const [redis, commerceRedis, floorRedis] = await Promise.all([startRedisServer(), startRedisServer(), startRedisServer()])
   const provider = await startProvider()
-  const commerce = await startCommerce(commerceRedis.url, nodeArgs)
+  const commerce = await startCommerce(commerceRedis.url)
   const backendRedis = new Redis(commerceRedis.url)
-  let service: Child | undefined
+  const serviceRedis = new Redis(redis.url)
+  const children: Child[] = []
+  const costs: TurnCost[] = []
   try {
     await commerce.restock(10_000_000)
-    service = await startService({ REDIS_URL: redis.url, COMMERCE_URL: commerce.url, CHAT_API_BASE_URL: provider.url, CHAT_SEND_RATE: '1000', REDIS_KEY_PREFIX: 'club:' }, nodeArgs)
+    const service = await startService({ REDIS_URL: redis.url, COMMERCE_URL: commerce.url, CHAT_API_BASE_URL: provider.url, CHAT_SEND_RATE: '1000', REDIS_KEY_PREFIX: 'club:' }, ['--cpu-prof', '--cpu-prof-dir', profileDir])
+    children.push(service)
     const phones = Array.from({ length: scaled(400, 20) }, (_, i) => phoneOf(3_000_000, i))
     const member = { sub: 'cus_bruno', role: 'member' as const, tenants: ['club-norte'], email: 'bruno@example.com', name: 'Bruno' }
     const token = await signAccessToken(SECRETS.JWT_SECRET, member)
+    // the link codes are the club website's calls, made before the step is counted
     const links = await Promise.all(phones.map(async (phone) => {
-      const res = await send(service?.pool as Child['pool'], { path: '/api/chat/link', body: JSON.stringify({ customerId: member.sub, email: member.email, name: member.name, tenantId: 'club-norte', token }), headers: { 'content-type': 'application/json' } })
+      const res = await send(service.pool, { path: '/api/chat/link', body: JSON.stringify({ customerId: member.sub, email: member.email, name: member.name, tenantId: 'club-norte', token }), headers: { 'content-type': 'application/json' } })
       if (res.status !== 201) throw new Error(`link code answered ${res.status}: ${res.body}`)
       return webhook(phone, { text: `LINK-${(JSON.parse(res.body) as { code: string }).code}` })
     }))
-    const run = async (s: Child, requests: Array<ReturnType<typeof webhook>>): Promise<{ seconds: number }> => {
-      const base = (await scrape(s, [TURNS_APPLIED]))[TURNS_APPLIED] ?? 0
-      const started = performance.now()
-      await closedLoop(s.pool, requests.length, 64, (i) => requests[i] as ReturnType<typeof webhook>)
-      await drained(s, base + requests.length)
-      return { seconds: (performance.now() - started) / 1000 }
-    }
-    await run(service, links)
     const product = demoIds.product('norte', 'picador')
-    process.stdout.write(`  ${phones.length} linked members, each step typed by all of them (64 in flight); CPU per turn, sending replies included\n`)
-    process.stdout.write(`    ${'kind'.padEnd(30)} ${'service µs'.padStart(10)} ${'backend µs'.padStart(10)} ${'calls'.padStart(6)} ${'backend Redis'.padStart(13)} ${'turns/s'.padStart(8)}\n`)
+    const steps: Step[] = [
+      { kind: 'greeting, unlinked', requests: phones.map((_, i) => webhook(phoneOf(4_000_000, i), { text: 'hola' })) },
+      { kind: 'link by code', requests: links },
+      ...MEMBER_ROUND.map((step) => ({ kind: step.kind, requests: phones.map((p) => webhook(p, step.input(product))) })),
+    ]
     const servicePid = service.process.pid as number
-    for (const step of MEMBER_ROUND) {
-      const requests = phones.map((p) => webhook(p, step.input(product)))
-      const before = { service: cpuUs(servicePid), backend: cpuUs(commerce.pid), calls: (await commerce.received()).total, redis: await commands(backendRedis) }
-      const { seconds } = await run(service, requests)
-      const after = { service: cpuUs(servicePid), backend: cpuUs(commerce.pid), calls: (await commerce.received()).total, redis: await commands(backendRedis) }
-      const per = (n: number): string => fmt(n / phones.length).padStart(10)
-      process.stdout.write(`    ${step.kind.padEnd(30)} ${per(after.service - before.service)} ${per(after.backend - before.backend)} ${(((after.calls - before.calls) / phones.length).toFixed(1)).padStart(6)} ${((after.redis - before.redis) / phones.length).toFixed(1).padStart(13)} ${fmt(phones.length / seconds).padStart(8)}\n`)
+    // warm, untimed: a process's first thousand or so turns cost it several times the later ones (code not yet optimised)
+    const warm = phones.map((_, i) => webhook(phoneOf(4_500_000, i), { text: 'hola' }))
+    await closedLoop(service.pool, warm.length, IN_FLIGHT, (i) => warm[i] as Request)
+    await drained(service, warm.length)
+    for (const step of steps) {
+      const n = step.requests.length
+      const base = (await scrape(service, [TURNS_APPLIED]))[TURNS_APPLIED] ?? 0
+      const before = { service: cpuUs(servicePid), backend: cpuUs(commerce.pid), calls: (await commerce.received()).total, scripts: sum(await commandStats(serviceRedis), SCRIPTS), backendCommands: sum(await commandStats(backendRedis)), replies: provider.sent.length, at: nowUs() }
+      const started = performance.now()
+      await closedLoop(service.pool, n, IN_FLIGHT, (i) => step.requests[i] as Request)
+      await drained(service, base + n)
+      const seconds = (performance.now() - started) / 1000
+      const after = { service: cpuUs(servicePid), backend: cpuUs(commerce.pid), calls: (await commerce.received()).total, scripts: sum(await commandStats(serviceRedis), SCRIPTS), backendCommands: sum(await commandStats(backendRedis)), replies: provider.sent.length, at: nowUs() }
+      costs.push({
+        kind: step.kind,
+        turns: n,
+        serviceUs: (after.service - before.service) / n,
+        backendUs: (after.backend - before.backend) / n,
+        calls: (after.calls - before.calls) / n,
+        scripts: (after.scripts - before.scripts) / n,
+        backendCommands: (after.backendCommands - before.backendCommands) / n,
+        replies: (after.replies - before.replies) / n,
+        rate: n / seconds,
+        window: [before.at, after.at],
+      })
+    }
+    await service.stop()
+
+    // the floor of each kind: the same exchanges and scripts, counted above, at the same concurrency
+    const floor = await startChild('bench/floor-server.ts', { REDIS_URL: floorRedis.url, PROVIDER_URL: provider.url, COMMERCE_URL: commerce.url })
+    children.push(floor)
+    const floorDone = async (): Promise<number> => (JSON.parse((await send(floor.pool, { method: 'GET', path: '/floor/done', headers: {} })).body) as { done: number }).done
+    await closedLoop(floor.pool, warm.length, IN_FLIGHT, (i) => ({ ...warm[i] as Request, headers: { ...(warm[i] as Request).headers, 'x-floor': '5,1,1' } }))
+    await waitFor('the floor\'s warm-up', async () => await floorDone() >= warm.length, 120_000, 50)
+    for (const cost of costs) {
+      const requests = (steps.find((s) => s.kind === cost.kind) as Step).requests
+      const n = requests.length
+      const total = { scripts: Math.round(cost.scripts * n), replies: Math.round(cost.replies * n), calls: Math.round(cost.calls * n) }
+      const posts = requests.map((r, i) => ({ ...r, headers: { ...r.headers, 'x-floor': `${share(total.scripts, n, i)},${share(total.replies, n, i)},${share(total.calls, n, i)}` } }))
+      const done = await floorDone()
+      const cpu = cpuUs(floor.process.pid as number)
+      await closedLoop(floor.pool, n, IN_FLIGHT, (i) => posts[i] as Request)
+      await waitFor(`the floor's ${cost.kind} turns`, async () => await floorDone() >= done + n, 120_000, 50)
+      cost.floorUs = (cpuUs(floor.process.pid as number) - cpu) / n
+    }
+
+    // what the service's own CPU went to in the steps with commerce calls, per call
+    const profile = readProfile(busiestProfile(profileDir))
+    for (const cost of costs.filter((c) => c.calls >= NO_CALLS)) {
+      const calls = cost.calls * cost.turns
+      cost.costs = [...selfTimeBetween(profile, cost.window[0], cost.window[1])].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([where, us]) => ({ where, usPerCall: us / calls }))
     }
   } finally {
-    await service?.stop()
+    for (const child of children) await child.stop()
     await commerce.close()
     backendRedis.disconnect()
+    serviceRedis.disconnect()
     await provider.close()
-    await Promise.all([redis.stop(), commerceRedis.stop()])
+    await Promise.all([redis.stop(), commerceRedis.stop(), floorRedis.stop()])
+    rmSync(profileDir, { recursive: true, force: true })
   }
+  report(costs)
+  return { costs, targets: targets(costs) }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main()
+function report (costs: readonly TurnCost[]): void {
+  const n = costs[0]?.turns ?? 0
+  const lines = [
+    `  ${n} phones, each step typed by all of them (${IN_FLIGHT} in flight); CPU µs per turn, sending replies included; the floor does the`,
+    '  same HTTP exchanges and as many Redis scripts (bench/floor-server.ts)',
+    `    ${'kind'.padEnd(30)} ${'service'.padStart(8)} ${'floor'.padStart(6)} ${'ratio'.padStart(6)} ${'backend'.padStart(8)} ${'calls'.padStart(6)} ${'scripts'.padStart(8)} ${'replies'.padStart(8)} ${'backend Redis'.padStart(13)} ${'turns/s'.padStart(8)}`,
+    ...costs.map((c) => `    ${c.kind.padEnd(30)} ${fmt(c.serviceUs).padStart(8)} ${fmt(c.floorUs ?? NaN).padStart(6)} ${`${(c.serviceUs / (c.floorUs ?? NaN)).toFixed(1)}x`.padStart(6)} ${fmt(c.backendUs).padStart(8)} ${c.calls.toFixed(1).padStart(6)} ${c.scripts.toFixed(1).padStart(8)} ${c.replies.toFixed(1).padStart(8)} ${c.backendCommands.toFixed(1).padStart(13)} ${fmt(c.rate).padStart(8)}`),
+    ...costs.filter((c) => c.costs).flatMap((c) => [
+      `  the service's three largest costs in "${c.kind}", µs of its CPU per commerce call (${c.calls.toFixed(1)} calls a turn):`,
+      ...(c.costs ?? []).map((x) => `    ${fmt(x.usPerCall).padStart(7)}  ${x.where}`),
+    ]),
+    '',
+  ]
+  process.stdout.write(lines.join('\n'))
+}
+
+function targets (costs: readonly TurnCost[]): Target[] {
+  return costs.filter((c) => c.calls < NO_CALLS).map((c) => {
+    const ratio = c.serviceUs / (c.floorUs ?? NaN)
+    return { figure: `turn CPU vs its floor: ${c.kind}`, value: `${ratio.toFixed(1)}x`, target: `<= ${FLOOR_TARGET}x`, met: ratio <= FLOOR_TARGET }
+  })
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const result = await run()
+  printTargets(result.targets)
+}

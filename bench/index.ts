@@ -1,4 +1,5 @@
 import { cpus, loadavg } from 'node:os'
+import { run as turnCosts } from './confirm.ts'
 import { deployments } from './greetings.ts'
 import { run as members } from './members.ts'
 import { run as notifications } from './notifications.ts'
@@ -18,6 +19,9 @@ targets.push(...await deployments())
 process.stdout.write('\n== members: acks, turns by kind vs a bare route, Redis and commerce work per turn, bytes per idle phone\n')
 const mix = await members()
 targets.push(...mix.targets)
+
+process.stdout.write('\n== turns: CPU per turn of each kind, service and commerce backend apart, beside its floor (the same HTTP exchanges and Redis scripts)\n')
+targets.push(...(await turnCosts()).targets)
 
 process.stdout.write('\n== scale: RSS over phones, the provider\'s pace, Redis Cluster spread\n')
 targets.push(...await scale())

@@ -7,9 +7,10 @@ import { pathToFileURL } from 'node:url'
 // module loader thread writes a profile of its own, nearly all idle, next to the main thread's).
 
 interface ProfileNode { id: number, callFrame: { functionName: string, url: string, lineNumber: number }, children?: number[] }
-interface CpuProfile { nodes: ProfileNode[], samples: number[], timeDeltas: number[] }
+/** `startTime` and `timeDeltas` in µs, on the monotonic clock process.hrtime reads. */
+export interface CpuProfile { nodes: ProfileNode[], samples: number[], timeDeltas: number[], startTime: number }
 
-const read = (file: string): CpuProfile => JSON.parse(readFileSync(file, 'utf8')) as CpuProfile
+export const readProfile = (file: string): CpuProfile => JSON.parse(readFileSync(file, 'utf8')) as CpuProfile
 
 /** Milliseconds of samples spent anywhere but (idle). */
 function busy (profile: CpuProfile): number {
@@ -17,14 +18,14 @@ function busy (profile: CpuProfile): number {
   return profile.samples.reduce((sum, id, i) => idle.has(id) ? sum : sum + (profile.timeDeltas[i] ?? 0) / 1000, 0)
 }
 
-function busiest (dir: string): string {
+export function busiestProfile (dir: string): string {
   const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(dir, f))
-  const best = files.map((f) => ({ f, ms: busy(read(f)) })).sort((a, b) => b.ms - a.ms)[0]
+  const best = files.map((f) => ({ f, ms: busy(readProfile(f)) })).sort((a, b) => b.ms - a.ms)[0]
   if (!best) throw new Error(`no .cpuprofile in ${dir}`)
   return best.f
 }
 
-const frameName = (node: ProfileNode): string => {
+export const frameName = (node: ProfileNode): string => {
   const { functionName, url, lineNumber } = node.callFrame
   const source = url.startsWith('file://') ? relative(process.cwd(), new URL(url).pathname) : url
   return `${functionName || '(anonymous)'} ${source ? `${source}:${lineNumber + 1}` : ''}`.trim()
@@ -32,7 +33,7 @@ const frameName = (node: ProfileNode): string => {
 
 /** Top functions by self time, each with the caller (outside Node's internals) that most of that time came through. */
 export function topSelfTime (path: string, top = 20): Array<{ where: string, caller: string, ms: number, share: number }> {
-  const profile = read(statSync(path).isDirectory() ? busiest(path) : path)
+  const profile = readProfile(statSync(path).isDirectory() ? busiestProfile(path) : path)
   const byNode = new Map(profile.nodes.map((n) => [n.id, n]))
   const parent = new Map<number, ProfileNode>()
   for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n)
