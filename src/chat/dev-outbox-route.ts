@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import type { DevOutbox } from './outbound/messenger.ts'
+import type { DevOutbox } from './outbound/transport.ts'
 
 // GET /api/chat/dev/outbox: the bot's replies to a phone, for the terminal simulator. Registered only when
 // replies are not sent to a provider, NODE_ENV is not production and the server listens on loopback only:

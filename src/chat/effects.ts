@@ -5,11 +5,10 @@ import { PRODUCTS_PAGE, UNTRACKED_MAX, type AccountRef, type CartItem, type Conv
 import { verifyAccessToken } from '../auth/tokens.ts'
 import type { Tenant } from '../tenants/model.ts'
 import type { TenantStore } from '../tenants/store.ts'
-import { mapResult, type Behalf, type ClubServices, type Failure, type LinkRecord, type Result } from './club-services.ts'
+import { mapResult, type Behalf, type BotServices, type Failure, type LinkRecord, type Result } from './bot-services.ts'
 import type { LinkedAccount, LinkedAccountStore, LoginFormInvites } from './linking/types.ts'
-import type { Messenger } from './outbound/messenger.ts'
-import type { OutboundMessage } from './outbound/messages.ts'
-import type { PhoneView } from './turn-view.ts'
+import type { OutboundMessage, TurnReplies } from './outbound/messages.ts'
+import type { PhoneView } from './phone-view.ts'
 import { compose, cropsReport, loginForm, notificationsReport, ordersReport, text, type Voice } from './replies/compose.ts'
 import { COPY } from './replies/copy.ts'
 
@@ -36,8 +35,8 @@ export function effectsOf (actions: ReadonlyArray<{ type: string, params?: unkno
 }
 
 export interface EffectDeps {
-  api: ClubServices
-  messenger: Messenger
+  services: BotServices
+  replies: TurnReplies
   tenants: TenantStore
   linkedAccounts: LinkedAccountStore
   loginFormInvites: LoginFormInvites
@@ -98,25 +97,25 @@ export class Effects {
   private async behalf (phone: string, tenantId: string): Promise<Result<Behalf>> {
     return await once(this.members, tenantId, async () => {
       const account = this.view.account(tenantId)
-      return account && account.expiresAt > this.deps.clock() ? await this.deps.api.behalf(account, phone) : { ok: false, failure: 'auth', status: 401 }
+      return account && account.expiresAt > this.deps.clock() ? await this.deps.services.behalf(account, phone) : { ok: false, failure: 'auth', status: 401 }
     })
   }
 
-  private async send (phone: string, messages: OutboundMessage[]): Promise<void> {
-    for (const message of messages) await this.deps.messenger.send(phone, message)
+  private say (phone: string, messages: OutboundMessage[]): void {
+    for (const message of messages) this.deps.replies.add(phone, message)
   }
 
   /** Runs one action in the voice of the conversation's club; the event to feed back, if any. */
   async perform (phone: string, tenantId: string | undefined, action: EffectAction): Promise<ResultEvent | undefined> {
     switch (action.type) {
       case 'reply':
-        await this.send(phone, compose(action.params, await this.voice(tenantId)))
+        this.say(phone, compose(action.params, await this.voice(tenantId)))
         return undefined
       case 'sendLoginForm': {
         // the invite is noted while the clubs are read: the form only goes out once the turn is committed
         const [, all] = await Promise.all([this.deps.loginFormInvites.markSent(phone), this.deps.tenants.list()])
         const clubs = all.map((t) => ({ id: t.id, name: t.name, locale: t.locale }))
-        await this.send(phone, [loginForm(phone, this.deps.flowId, clubs, await this.voice(tenantId))])
+        this.say(phone, [loginForm(phone, this.deps.flowId, clubs, await this.voice(tenantId))])
         return undefined
       }
       case 'consumeLinkCode': return await this.link(phone, action.params.code)
@@ -141,7 +140,7 @@ export class Effects {
   }
 
   private async link (phone: string, code: string): Promise<ResultEvent> {
-    const res = await this.deps.api.consumeLinkCode(code, phone)
+    const res = await this.deps.services.consumeLinkCode(code, phone)
     if (!res.ok) return { type: 'LINK_FAILED', reason: res.status === 404 ? 'not_found' : res.status === 400 ? 'invalid' : 'unavailable' }
     const account = await this.accountFrom(res.value)
     if (!account) return { type: 'LINK_FAILED', reason: 'not_found' }
@@ -176,21 +175,21 @@ export class Effects {
   /** Calls made as the member; a link that no longer holds ends the conversation's link. */
   private async onBehalf (phone: string, action: Exclude<EffectAction, { type: LocalEffect | ShopEffect }>): Promise<ResultEvent | undefined> {
     const who = await this.behalf(phone, action.params.tenantId)
-    const { api } = this.deps
+    const { services } = this.deps
     switch (action.type) {
       case 'fetchProducts': {
-        const res = await andThen(who, async (w) => await api.products(w, action.params.offset, PRODUCTS_PAGE))
+        const res = await andThen(who, async (w) => await services.products(w, action.params.offset, PRODUCTS_PAGE))
         if (res.ok) return { type: 'PRODUCTS_LOADED', products: res.value.products, offset: action.params.offset, count: res.value.count }
         return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'PRODUCTS_FAILED' }
       }
       case 'addToCart': {
         const { cartId, variantId, quantity, target } = action.params
-        const res = await andThen(who, async (w) => await api.addToCart(w, cartId, variantId, target))
+        const res = await andThen(who, async (w) => await services.addToCart(w, cartId, variantId, target))
         if (res.ok) return { type: 'ADDED', cartId: res.value, variantId, quantity }
         return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'ADD_FAILED', reason: commerceFailure(res.failure) }
       }
       case 'placeOrder': {
-        const res = await andThen(who, async (w) => await api.placeOrder(w, action.params.cartId))
+        const res = await andThen(who, async (w) => await services.placeOrder(w, action.params.cartId))
         if (res.ok) return { type: 'ORDER_PLACED', displayId: res.value.displayId, total: res.value.total }
         return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'ORDER_FAILED', reason: commerceFailure(res.failure) }
       }
@@ -211,29 +210,29 @@ export class Effects {
   private async shop (phone: string, action: Extract<EffectAction, { type: ShopEffect }>): Promise<ResultEvent> {
     const who = await this.behalf(phone, action.params.tenantId)
     if (!who.ok) return { type: 'AUTH_EXPIRED' }
-    const { api } = this.deps
+    const { services } = this.deps
     switch (action.type) {
       case 'searchProducts': {
-        const res = await api.catalog(who.value)
+        const res = await services.catalog(who.value)
         if (!res.ok) return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'PRODUCTS_FAILED' }
         const { query, quantity } = action.params
         return { type: 'CATALOG_LOADED', products: res.value, query, ...(quantity === undefined ? {} : { quantity }) }
       }
       // the session keeps no product: names, prices and stock are read again from the club's catalog
       case 'loadProduct': {
-        const res = await api.product(who.value, action.params.productId)
+        const res = await services.product(who.value, action.params.productId)
         if (res.ok) return { type: 'PRODUCT_LOADED', product: res.value }
         return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'PRODUCTS_FAILED' }
       }
       case 'reloadShown': {
-        const res = await api.catalog(who.value)
+        const res = await services.catalog(who.value)
         if (!res.ok) return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'PRODUCTS_FAILED' }
         const byId = new Map(res.value.map((p) => [p.id, p]))
         return { type: 'SHOWN_LOADED', products: action.params.productIds.flatMap((id) => byId.get(id) ?? []) }
       }
       case 'setCartLine': {
         const { cartId, variantId, quantity } = action.params
-        const res = await api.setLine(who.value, cartId, variantId, quantity)
+        const res = await services.setLine(who.value, cartId, variantId, quantity)
         if (res.ok) return { type: 'LINE_SET', variantId, quantity }
         return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'LINE_FAILED', reason: commerceFailure(res.failure) }
       }
@@ -246,9 +245,9 @@ export class Effects {
    * at today's price. Lines are brought to a target quantity, so a turn run again adds nothing more.
    */
   private async repeat (who: Behalf, cartId: string | undefined, cart: ReadonlyArray<{ variantId: string, quantity: number }>): Promise<ResultEvent> {
-    const { api } = this.deps
+    const { services } = this.deps
     const account = this.view.account(who.actor.tenant.id)
-    const [last, catalog] = await Promise.all([api.lastOrderLines(who, account?.customerId ?? ''), api.catalog(who)])
+    const [last, catalog] = await Promise.all([services.lastOrderLines(who, account?.customerId ?? ''), services.catalog(who)])
     if (!last.ok || !catalog.ok) {
       const auth = (!last.ok && last.failure === 'auth') || (!catalog.ok && catalog.failure === 'auth')
       return auth ? { type: 'AUTH_EXPIRED' } : { type: 'REPEAT_FAILED', reason: 'unavailable' }
@@ -262,7 +261,7 @@ export class Effects {
       const variant = product?.variants.find((v) => v.id === ordered.variantId)
       const held = cart.find((l) => l.variantId === ordered.variantId)?.quantity ?? 0
       const quantity = variant ? Math.min(ordered.quantity, (variant.stock ?? UNTRACKED_MAX) - held) : 0
-      const added = product && variant && quantity >= 1 ? await api.addToCart(who, id, variant.id, held + quantity) : undefined
+      const added = product && variant && quantity >= 1 ? await services.addToCart(who, id, variant.id, held + quantity) : undefined
       if (added && !added.ok && added.failure === 'auth') return { type: 'AUTH_EXPIRED' }
       if (!product || !variant || !added?.ok) {
         missing.push(ordered.title)
@@ -278,16 +277,16 @@ export class Effects {
     const voice = await this.voice(tenantId)
     const res = await andThen(who, async (w) => await this.reportOf(w, what, voice))
     if (!res.ok && res.failure === 'auth') return { type: 'AUTH_EXPIRED' }
-    await this.send(phone, [res.ok ? res.value : text(COPY[voice.locale].reportFailed)])
+    this.say(phone, [res.ok ? res.value : text(COPY[voice.locale].reportFailed)])
     return undefined
   }
 
   private async reportOf (who: Behalf, what: Report, voice: Voice): Promise<Result<OutboundMessage>> {
-    const { api } = this.deps
+    const { services } = this.deps
     switch (what) {
-      case 'orders': return mapResult(await api.orders(who), (v) => ordersReport(v.orders, voice, who.actor.role === 'admin'))
-      case 'notifications': return mapResult(await api.notifications(who), (v) => notificationsReport(v.unread, v.latest, voice))
-      case 'crops': return mapResult(await api.crops(who), (v) => cropsReport(v.crops, voice))
+      case 'orders': return mapResult(await services.orders(who), (v) => ordersReport(v.orders, voice, who.actor.role === 'admin'))
+      case 'notifications': return mapResult(await services.notifications(who), (v) => notificationsReport(v.unread, v.latest, voice))
+      case 'crops': return mapResult(await services.crops(who), (v) => cropsReport(v.crops, voice))
     }
   }
 }

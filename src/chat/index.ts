@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { Dispatcher } from 'undici'
-import { ClubServices } from './club-services.ts'
+import { BotServices } from './bot-services.ts'
 import { deadLetterRoutes } from './dead-letters.ts'
 import { devOutboxRoute } from './dev-outbox-route.ts'
 import type { InboundMessage } from './inbound.ts'
 import { chatMetrics } from './metrics.ts'
-import { DevOutbox, LocalTransport, ProviderTransport, type OutboxEntry, type Transport } from './outbound/messenger.ts'
+import { ProviderClient } from './outbound/provider.ts'
+import { DevOutbox, type OutboxEntry, type Transport } from './outbound/transport.ts'
 import { createPace } from './outbound/pace.ts'
 import { encodeMail } from './mail.ts'
 import { ConversationRuntime } from './runtime.ts'
@@ -17,14 +18,14 @@ import { ReceiptPath, receiptMetrics } from './receipts/path.ts'
 import { createReceiptStore, receiptTtlMs, type SentReply } from './receipts/index.ts'
 import type { AddressedStatuses } from './inbound.ts'
 import { UPDATE_COPY } from './replies/updates-copy.ts'
-import { HandoffRuntime } from './inbox/handoff-runtime.ts'
+import { HandoffGate } from './inbox/handoff-gate.ts'
 import { inboxRoutes } from './inbox/routes.ts'
 import { inboxStreamRoutes } from './inbox/stream.ts'
 import { keys } from '../stores/keys.ts'
 import { ChatInbox, type ActivityEvent } from './inbox/service.ts'
 import { createInboxStore } from './inbox/store.ts'
 import { ChatUpdates } from './updates.ts'
-import { readPhoneView } from './turn-view.ts'
+import { readPhoneView } from './phone-view.ts'
 
 // The chat plugin builds the chat's objects and registers its routes: the stores, the provider client, the bot
 // (runtime.ts), the staff inbox, the pipeline that carries each message from the webhook to the provider
@@ -70,15 +71,15 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
 
   let transport: Transport
   if (chat.apiBaseUrl) {
-    transport = new ProviderTransport({ baseUrl: chat.apiBaseUrl, phoneNumberId: chat.phoneNumberId, apiKey: chat.apiKey, timeoutMs: chat.sendTimeoutMs, ...opts.provider })
+    transport = new ProviderClient({ baseUrl: chat.apiBaseUrl, phoneNumberId: chat.phoneNumberId, apiKey: chat.apiKey, timeoutMs: chat.sendTimeoutMs, ...opts.provider })
   } else {
-    const devOutbox = new DevOutbox()
-    transport = new LocalTransport(devOutbox, log)
+    const devOutbox = new DevOutbox(log)
+    transport = devOutbox
     if (app.config.env !== 'production') await app.register(async (scope) => { await devOutboxRoute(scope, devOutbox) })
   }
 
   const runtime = new ConversationRuntime({
-    api: new ClubServices({ store: app.storeFront, orders: app.orders, notifications: app.notifications, crops: app.crops, linkCodes: app.linkCodes, tenants: app.tenants, jwtSecret: app.config.jwtSecret, log }),
+    services: new BotServices({ store: app.storeFront, orders: app.orders, notifications: app.notifications, crops: app.crops, linkCodes: app.linkCodes, tenants: app.tenants, jwtSecret: app.config.jwtSecret, log }),
     tenants: app.tenants,
     linkedAccounts: app.linkedAccounts,
     loginFormInvites: app.loginFormInvites,
@@ -128,7 +129,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     store,
     redis: app.redis,
     redisKeyPrefix: app.config.redisKeyPrefix,
-    turns: new HandoffRuntime(runtime, inbox, readView),
+    turns: new HandoffGate(runtime, inbox, readView),
     history: inbox,
     transport,
     pace: createPace(app.redis, chat.sendRate),

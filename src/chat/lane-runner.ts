@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { maskPhone } from './shards.ts'
+import { maskPhone } from './mask-phone.ts'
 import type { ChatStore, Lane, Next, Taken } from './store/index.ts'
 
 // Runs one lane of per-phone work (turns, or sends) with a bounded number in flight: phones are offered when

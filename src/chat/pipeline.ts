@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { RedisClient } from '../stores/redis-client.ts'
 import type { ChatMetrics } from './metrics.ts'
-import type { OutboxEntry, Transport } from './outbound/messenger.ts'
+import type { OutboxEntry, Transport } from './outbound/transport.ts'
 import type { Pace } from './outbound/pace.ts'
 import { Recovery } from './recovery.ts'
 import { Sender } from './sender.ts'
@@ -20,7 +20,7 @@ import { TurnWorker, type TurnHistory, type Turns } from './worker.ts'
 // 4. commit       worker.ts commits session, replies and history in one script fenced by the lease (commit-list.lua),
 //                 and hands the phone's outbox to the send lane (leased to it by the commit when nobody was on it).
 // 5. send         sender.ts (on lane-runner.ts) waits for the provider's pace and delivers the outbox head through the
-//                 provider client (outbound/messenger.ts).
+//                 provider client (outbound/transport.ts).
 // 6. acknowledge  sender.ts removes the delivered head (pop-6.lua), or keeps it as a dead letter, and goes on with
 //                 the next one.
 //

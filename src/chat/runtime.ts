@@ -5,9 +5,9 @@ import { encodeSession, restoreSession } from '../../machines/conversation.sessi
 import type { ConversationEvent, InboundEvent, AccountRef, ResultEvent } from '../../machines/conversation.types.ts'
 import { Effects, effectsOf, type EffectAction, type EffectDeps } from './effects.ts'
 import type { InboundInput, InboundMessage } from './inbound.ts'
-import { sendBodyFor, type OutboundMessage } from './outbound/messages.ts'
-import type { Messenger, OutboxEntry } from './outbound/messenger.ts'
-import { APPLIED_KEPT, type ChatStore, type SessionState, type ViewReader } from './store/index.ts'
+import { TurnReplies } from './outbound/messages.ts'
+import type { OutboxEntry } from './outbound/transport.ts'
+import { APPLIED_KEPT, type ChatStore, type SessionState, type PhoneViewReader } from './store/index.ts'
 
 // One turn of a conversation, computed in memory: restore the session, run XState's pure `transition`, perform
 // the I/O actions (each result comes back as the next event) and collect what the bot says. Nothing is saved
@@ -39,33 +39,19 @@ export interface TurnResult {
   linkCodes?: string[]
 }
 
-/** The turn's replies, checked against the provider's limits as they are said; one that breaks a limit is dropped. */
-class Collector implements Messenger {
-  readonly bodies: OutboxEntry['body'][] = []
-  constructor (private readonly log: FastifyBaseLogger) {}
-
-  async send (phone: string, message: OutboundMessage): Promise<void> {
-    try {
-      this.bodies.push(sendBodyFor(phone, message))
-    } catch (err) {
-      this.log.error({ err, type: message.type }, 'chat reply breaks a provider limit: not sent')
-    }
-  }
-}
-
 export class ConversationRuntime {
   constructor (
-    private readonly deps: Omit<EffectDeps, 'messenger'>,
+    private readonly deps: Omit<EffectDeps, 'replies'>,
     private readonly store: ChatStore,
-    private readonly readView: ViewReader,
+    private readonly readView: PhoneViewReader,
     private readonly log: FastifyBaseLogger
   ) {}
 
   /** The phone's view is the one the take brought (or the handoff gate read), else read here: once per turn. */
   async run (message: InboundMessage, session: SessionState): Promise<TurnResult> {
     const phone = message.phone
-    const collector = new Collector(this.log)
-    const effects = new Effects({ ...this.deps, messenger: collector }, await (session.view ?? this.readView(phone)))
+    const replies = new TurnReplies(this.log)
+    const effects = new Effects({ ...this.deps, replies }, await (session.view ?? this.readView(phone)))
     const { snapshot: start, migrated } = restoreSession(session.doc, phone, message.receivedAt)
     if (migrated) this.log.warn({ phone }, 'chat session of another machine version reset to a safe state')
     let snapshot = start
@@ -82,7 +68,7 @@ export class ConversationRuntime {
     return {
       doc: encodeSession(snapshot),
       applied: [message.id, ...session.applied].slice(0, APPLIED_KEPT),
-      replies: collector.bodies.map((body, i) => JSON.stringify({ id: `${message.id}:${i}`, phone, tenantId, at, body } satisfies OutboxEntry)),
+      replies: replies.bodies.map((body, i) => JSON.stringify({ id: `${message.id}:${i}`, phone, tenantId, at, body } satisfies OutboxEntry)),
       before: String(start.value),
       after: String(snapshot.value),
       linkCodes,

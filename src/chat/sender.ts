@@ -3,10 +3,10 @@ import type { FastifyBaseLogger } from 'fastify'
 import { LaneRunner } from './lane-runner.ts'
 import type { SendStage } from './worker.ts'
 import type { ChatMetrics } from './metrics.ts'
-import type { OutboxEntry, Transport } from './outbound/messenger.ts'
+import type { OutboxEntry, Transport } from './outbound/transport.ts'
 import { PaceGate, type Pace } from './outbound/pace.ts'
 import { shardOf } from '../stores/shards.ts'
-import { maskPhone } from './shards.ts'
+import { maskPhone } from './mask-phone.ts'
 import { deadLetterId, type ChatStore, type DeadLetter, type Next, type SendWork } from './store/index.ts'
 
 // The sender, stages 5 and 6 of src/chat/pipeline.ts, drains the outboxes, apart from the turn workers: one phone's replies strictly in order (its lease

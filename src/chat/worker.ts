@@ -5,9 +5,9 @@ import { LaneRunner } from './lane-runner.ts'
 import type { ChatMetrics } from './metrics.ts'
 import type { TurnResult } from './runtime.ts'
 import { shardOf } from '../stores/shards.ts'
-import { maskPhone } from './shards.ts'
+import { maskPhone } from './mask-phone.ts'
 import { decodeMail } from './mail.ts'
-import { sessionView } from './session-view.ts'
+import { sessionFields } from './session-fields.ts'
 import { deadLetterId, isApplied, type ChatStore, type Commit, type Committed, type Next, type Recorded, type SendWork, type SessionState, type TurnWork } from './store/index.ts'
 
 // The turn worker, stages 2 to 4 of src/chat/pipeline.ts: takes a phone's mailbox with a short lease (renewed while
@@ -139,6 +139,6 @@ export class TurnWorker {
 }
 
 function tenantOf (doc: string | undefined): string | undefined {
-  const tenantId: unknown = sessionView(doc).tenantId
+  const tenantId: unknown = sessionFields(doc).tenantId
   return typeof tenantId === 'string' ? tenantId : undefined
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { actorFrom } from '../../src/auth/actor.ts'
 import { verifyAccessToken } from '../../src/auth/tokens.ts'
-import { chatProduct } from '../../src/chat/club-services.ts'
+import { chatProduct } from '../../src/chat/bot-services.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
 import { messageBody, newPhone, outbox, postWebhook, rewriteSession, savedSession, say, textOf } from './support.ts'
 

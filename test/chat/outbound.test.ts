@@ -16,19 +16,20 @@ describe('provider client', () => {
   beforeAll(async () => { fake = await startFakeProvider() })
   afterAll(async () => { await fake.close() })
   const body = sendBodyFor('5491100000001', { type: 'text', text: { body: 'hola' } })
+  const entry = (id: string) => ({ id, phone: '5491100000001', tenantId: undefined, at: 0, body })
   const client = () => new ProviderClient({ baseUrl: fake.url, phoneNumberId: '123', apiKey: API_KEY, timeoutMs: 300 })
 
   it('sends once with the key as Bearer and the entry id as X-Idempotency-Key, and answers the message id the provider gave', async () => {
-    const sent = await client().send(body, 'wamid.1:0')
+    const sent = await client().deliver(entry('wamid.1:0'))
     expect(sent).toEqual({ kind: 'ok', messageId: fake.calls.at(-1)?.messageId })
     expect(fake.calls.at(-1)).toMatchObject({ url: '/123/messages', authorization: `Bearer ${API_KEY}`, idempotencyKey: 'wamid.1:0', body })
   })
 
   it('answers throttled for 429 (with Retry-After), retry for 5xx, refused for other 4xx, never with the key', async () => {
     fake.plan.push({ status: 429, headers: { 'retry-after': '3' } }, { status: 503 }, { status: 400, body: `bad request from Bearer ${API_KEY}` })
-    expect(await client().send(body, 'a')).toMatchObject({ kind: 'throttled', scope: 'number', retryAfterMs: 3000 })
-    expect(await client().send(body, 'b')).toMatchObject({ kind: 'retry', retryAfterMs: undefined, reason: expect.stringContaining('503') })
-    const refused = await client().send(body, 'c')
+    expect(await client().deliver(entry('a'))).toMatchObject({ kind: 'throttled', scope: 'number', retryAfterMs: 3000 })
+    expect(await client().deliver(entry('b'))).toMatchObject({ kind: 'retry', retryAfterMs: undefined, reason: expect.stringContaining('503') })
+    const refused = await client().deliver(entry('c'))
     expect(refused).toMatchObject({ kind: 'refused', reason: expect.stringContaining('400') })
     expect(JSON.stringify(refused)).not.toContain(API_KEY)
   })
@@ -39,15 +40,15 @@ describe('provider client', () => {
       { status: 400, body: JSON.stringify({ error: { code: 131056, message: 'Pair rate limit hit' } }) },
       { status: 400, body: JSON.stringify({ error: { code: 131026, message: 'Message undeliverable' } }) }
     )
-    expect(await client().send(body, 'e')).toMatchObject({ kind: 'throttled', scope: 'number', retryAfterMs: undefined })
-    expect(await client().send(body, 'f')).toMatchObject({ kind: 'throttled', scope: 'phone' })
-    expect(await client().send(body, 'g')).toMatchObject({ kind: 'refused' })
+    expect(await client().deliver(entry('e'))).toMatchObject({ kind: 'throttled', scope: 'number', retryAfterMs: undefined })
+    expect(await client().deliver(entry('f'))).toMatchObject({ kind: 'throttled', scope: 'phone' })
+    expect(await client().deliver(entry('g'))).toMatchObject({ kind: 'refused' })
   })
 
   it('gives up a call that hangs after its timeout', async () => {
     fake.plan.push({ status: 200, hangMs: 2_000 })
     const started = Date.now()
-    expect(await client().send(body, 'd')).toMatchObject({ kind: 'retry', reason: 'no answer within 300 ms' })
+    expect(await client().deliver(entry('d'))).toMatchObject({ kind: 'retry', reason: 'no answer within 300 ms' })
     expect(Date.now() - started).toBeLessThan(1_500)
   })
 

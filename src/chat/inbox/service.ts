@@ -6,13 +6,13 @@ import type { NotificationService } from '../../notifications/service.ts'
 import type { TenantStore } from '../../tenants/store.ts'
 import type { InboundMessage } from '../inbound.ts'
 import { sendBodyFor, type OutboundMessage, type SendBody } from '../outbound/messages.ts'
-import type { OutboxEntry } from '../outbound/messenger.ts'
+import type { OutboxEntry } from '../outbound/transport.ts'
 import { COPY } from '../replies/copy.ts'
 import type { Author, ChatStore, HistoryMessage, Recorded } from '../store/index.ts'
 import { HandoffDeadlines } from './handoff-deadlines.ts'
 import type { Conversation, InboxStore } from './store.ts'
 import { insideReplyWindow } from '../reply-window.ts'
-import { sessionView, type SessionView } from '../session-view.ts'
+import { sessionFields, type SessionFields } from '../session-fields.ts'
 import type { Receipt } from '../provider/receipts.ts'
 
 // Staff in the loop: the history of each conversation, the handoff flag (machines/handoff.ts) and what staff
@@ -108,7 +108,7 @@ export class ChatInbox {
 
   /** What a turn records (the member's message and the bot's replies, outbox entries as JSON): its commit writes it. */
   turnRecord (message: InboundMessage, doc: string | undefined, replies: string[]): Recorded | undefined {
-    const tenantId = sessionView(doc).tenantId
+    const tenantId = sessionFields(doc).tenantId
     if (!tenantId) return undefined
     return { tenantId, messages: [inboundHistory(message), ...replies.map((r) => outboundHistory(JSON.parse(r) as OutboxEntry, 'bot'))] }
   }
@@ -140,7 +140,7 @@ export class ChatInbox {
 
   /** The member asks for a person: flag the conversation, tell the club's staff; the words for the member. */
   async request (phone: string, doc: string | undefined, now: number): Promise<string> {
-    const session = sessionView(doc)
+    const session = sessionFields(doc)
     const tenantId = session.tenantId as string
     const { locale, club, hours } = await this.wording(tenantId, session)
     const flag = await this.flagOf(phone, tenantId)
@@ -154,7 +154,7 @@ export class ChatInbox {
   }
 
   /** The member's language, the club's name and its opening hours (the pickup hours of the club's settings). */
-  private async wording (tenantId: string, session: SessionView = {}): Promise<{ locale: Locale, club: string, hours: string | undefined }> {
+  private async wording (tenantId: string, session: SessionFields = {}): Promise<{ locale: Locale, club: string, hours: string | undefined }> {
     const tenant = await this.deps.tenants.get(tenantId)
     const account = session.accounts?.find((a) => a.tenantId === tenantId)
     return { locale: account?.locale ?? tenant?.locale ?? 'es', club: account?.tenantName ?? tenant?.name ?? tenantId, hours: tenant?.pickup?.hours }
@@ -184,7 +184,7 @@ export class ChatInbox {
 
   /** The apology for a request nobody took, in the club's words (queued by the turn, or at its deadline: handoff-deadlines.ts). */
   async apology (tenantId: string, doc?: string): Promise<string> {
-    return COPY[(await this.wording(tenantId, sessionView(doc))).locale].handoff.timedOut
+    return COPY[(await this.wording(tenantId, sessionFields(doc))).locale].handoff.timedOut
   }
 
   private deadlines: HandoffDeadlines | undefined

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify'
 import { z } from 'zod'
 
 // The provider's Cloud-API message bodies (WhatsApp Cloud API shapes: text, interactive, template), with its limits as the last guard before a
@@ -95,4 +96,21 @@ export function clip (text: string, max: number): string {
   if (text.length <= max) return text
   const cut = text.slice(0, max - 1)
   return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`
+}
+
+/**
+ * What a turn says, collected for its commit (the worker queues them in the phone's outbox; nothing is sent from a
+ * turn), each checked against the provider's limits as it is said: one that breaks a limit is dropped.
+ */
+export class TurnReplies {
+  readonly bodies: SendBody[] = []
+  constructor (private readonly log: FastifyBaseLogger) {}
+
+  add (phone: string, message: OutboundMessage): void {
+    try {
+      this.bodies.push(sendBodyFor(phone, message))
+    } catch (err) {
+      this.log.error({ err, type: message.type }, 'chat reply breaks a provider limit: not sent')
+    }
+  }
 }

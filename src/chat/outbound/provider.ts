@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici'
-import type { SendBody } from './messages.ts'
+import type { Delivery, OutboxEntry, Transport } from './transport.ts'
 
 // The provider's send API: POST {base}/{phoneNumberId}/messages with the API key as Bearer and the outbox
 // entry's id as X-Idempotency-Key, so that a re-send after a crash is recognisable. One attempt per call, with
@@ -12,19 +12,6 @@ export interface ProviderOptions {
   timeoutMs: number
   dispatcher?: Dispatcher
 }
-
-export type Delivery =
-  /** `messageId`: the provider's id of the message (`messages[0].id` of its answer), which its status events name */
-  | { kind: 'ok', messageId?: string }
-  /** Worth trying again: 5xx, a timeout or a network failure. */
-  | { kind: 'retry', reason: string, retryAfterMs: number | undefined }
-  /**
-   * Over the provider's pace (429 or a throttling error code): not the reply's fault. `number`: the business
-   * number's rate (hold every send from it); `phone`: the pair of number and recipient (hold that phone only).
-   */
-  | { kind: 'throttled', scope: 'number' | 'phone', reason: string, retryAfterMs: number | undefined }
-  /** The provider will never take it (4xx other than 429). */
-  | { kind: 'refused', reason: string }
 
 /** Retry-After in seconds or as an HTTP date, in ms; undefined when absent or unreadable. */
 export function retryAfterMs (header: string | string[] | undefined, now = Date.now()): number | undefined {
@@ -62,14 +49,15 @@ export function messageIdOf (answer: string): string | undefined {
   }
 }
 
-export class ProviderClient {
+/** The transport to the provider's send API. */
+export class ProviderClient implements Transport {
   private readonly url: string
 
   constructor (private readonly options: ProviderOptions) {
     this.url = `${options.baseUrl.replace(/\/+$/, '')}/${encodeURIComponent(options.phoneNumberId)}/messages`
   }
 
-  async send (body: SendBody, idempotencyKey: string, signal?: AbortSignal): Promise<Delivery> {
+  async deliver ({ body, id: idempotencyKey }: OutboxEntry, signal?: AbortSignal): Promise<Delivery> {
     const timeout = AbortSignal.timeout(this.options.timeoutMs)
     try {
       const res = await request(this.url, {

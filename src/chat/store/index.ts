@@ -1,6 +1,6 @@
 import type { RedisClient } from '../../stores/redis-client.ts'
 import { MemoryChatStore } from './memory.ts'
-import type { ChatStore, HistorySink, InboxLimits, ViewReader } from './port.ts'
+import type { ChatStore, HistorySink, InboxLimits, PhoneViewReader } from './port.ts'
 import { RedisChatStore } from './redis.ts'
 
 export * from './port.ts'
@@ -9,7 +9,7 @@ export * from './port.ts'
 export interface HistoryOf { limits: InboxLimits, append?: HistorySink['append'] }
 
 /** The chat store whose commits record turns in the conversation history of `inbox` (the inbox store). */
-export function createChatStore (redis: RedisClient | null, shards: number, inbox: HistoryOf, readView?: ViewReader): ChatStore {
+export function createChatStore (redis: RedisClient | null, shards: number, inbox: HistoryOf, readView?: PhoneViewReader): ChatStore {
   if (redis) return new RedisChatStore(redis, shards, inbox.limits, readView)
   const append = inbox.append?.bind(inbox)
   return new MemoryChatStore(shards, Date.now, append ? { append } : undefined)

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { PhoneView } from '../turn-view.ts'
+import type { PhoneView } from '../phone-view.ts'
 
 // The chat pipeline's state per phone: the mailbox of accepted messages, the session, the outbox of replies,
 // and two leases (one for turns, one for sends), with the dead letters of each shard. A turn's whole result
@@ -48,8 +48,8 @@ export interface SessionState {
   view?: Promise<PhoneView>
 }
 
-/** Reads a phone's view (src/chat/turn-view.ts) for the take to bring with the work. */
-export type ViewReader = (phone: string) => Promise<PhoneView>
+/** Reads a phone's view (src/chat/phone-view.ts) for the take to bring with the work. */
+export type PhoneViewReader = (phone: string) => Promise<PhoneView>
 
 export interface TurnWork {
   phone: string

@@ -4,7 +4,7 @@ import { shardOf } from '../../stores/shards.ts'
 import {
   byPhone, DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, SESSION_TTL_MS, shardOfDeadLetter, SYSTEM_SENT_TTL_MS,
   type AcceptOptions, type ChatStore, type Commit, type Committed, type DeadLetter, type InboxLimits, type Lane, type Letter, type Next,
-  type SendWork, type Taken, type TurnWork, type ViewReader,
+  type SendWork, type Taken, type TurnWork, type PhoneViewReader,
 } from './port.ts'
 import * as scripts from './scripts.ts'
 import { envelopeOf, historyArgs, packMarks, type Head } from './scripts.ts'
@@ -30,10 +30,10 @@ export class RedisChatStore implements ChatStore {
    * sent again as EVAL once after a Redis restart emptied the script cache, behind them). A cluster keeps
    * those keys on other nodes, in no order with the take: the turn reads its view once the take answered.
    */
-  private readonly readView: ViewReader | undefined
+  private readonly readView: PhoneViewReader | undefined
 
   /** `history`: the limits of the conversation history its commits record (the inbox store's). */
-  constructor (private readonly redis: RedisClient, readonly shards: number, private readonly history?: InboxLimits, readView?: ViewReader) {
+  constructor (private readonly redis: RedisClient, readonly shards: number, private readonly history?: InboxLimits, readView?: PhoneViewReader) {
     this.readView = redis.isCluster ? undefined : readView
   }
 

@@ -1,11 +1,11 @@
 import { choosesPerson } from '../../../machines/handoff.ts'
 import type { InboundMessage } from '../inbound.ts'
 import { sendBodyFor } from '../outbound/messages.ts'
-import type { OutboxEntry } from '../outbound/messenger.ts'
+import type { OutboxEntry } from '../outbound/transport.ts'
 import type { TurnResult } from '../runtime.ts'
-import { sessionView, type SessionView } from '../session-view.ts'
-import type { PhoneView } from '../turn-view.ts'
-import { APPLIED_KEPT, type SessionState, type ViewReader } from '../store/index.ts'
+import { sessionFields, type SessionFields } from '../session-fields.ts'
+import type { PhoneView } from '../phone-view.ts'
+import { APPLIED_KEPT, type SessionState, type PhoneViewReader } from '../store/index.ts'
 import type { Turns } from '../worker.ts'
 import type { ChatInbox } from './service.ts'
 
@@ -14,11 +14,11 @@ import type { ChatInbox } from './service.ts'
 // history and shown to staff, and the bot says nothing); "talk to a person" (the menu row, or the words)
 // raises the flag; a request that timed out is handed back with an apology before the bot's answer.
 
-export class HandoffRuntime implements Turns {
-  constructor (private readonly bot: Turns, private readonly inbox: ChatInbox, private readonly readView: ViewReader) {}
+export class HandoffGate implements Turns {
+  constructor (private readonly bot: Turns, private readonly inbox: ChatInbox, private readonly readView: PhoneViewReader) {}
 
   async run (message: InboundMessage, session: SessionState): Promise<TurnResult> {
-    const saved = sessionView(session.doc)
+    const saved = sessionFields(session.doc)
     const tenantId = saved.tenantId
     if (!tenantId || message.input.kind === 'linked') return await this.bot.run(message, session)
     // the phone's view, read once for the turn: the gate's flag comes from it and the bot gets the same
@@ -42,7 +42,7 @@ export class HandoffRuntime implements Turns {
   }
 
   /** The message applied without moving the conversation: the session stays, only the applied id is added. */
-  private kept (message: InboundMessage, session: SessionState, saved: SessionView, texts: string[]): TurnResult {
+  private kept (message: InboundMessage, session: SessionState, saved: SessionFields, texts: string[]): TurnResult {
     const state = saved.state ?? ''
     return {
       doc: session.doc as string,

@@ -39,7 +39,7 @@ const CROPS_REPORTED = 50
 const failureOf = (status: number): Failure =>
   status === 401 ? 'auth' : status === 400 || status === 409 || status === 422 ? 'rejected' : 'unavailable'
 
-export interface ClubServicesDeps {
+export interface BotServicesDeps {
   store: StoreFront
   orders: OrdersService
   notifications: NotificationService
@@ -50,8 +50,8 @@ export interface ClubServicesDeps {
   log: FastifyBaseLogger
 }
 
-export class ClubServices {
-  constructor (private readonly deps: ClubServicesDeps) {}
+export class BotServices {
+  constructor (private readonly deps: BotServicesDeps) {}
 
   /** One service call: its answer, or the outcome its error means to the conversation. */
   private async attempt<T> (what: string, call: () => Promise<T>): Promise<Result<T>> {
