@@ -1,9 +1,11 @@
 import type { UpstreamAdminProduct } from '../commerce/upstream.ts'
+import { dosageOf } from '../dispensing/dosage.ts'
 
 // The club's products as its commerce backend keeps them, in the API's shape. Pure.
 //
 // Where a product keeps what the club needs beside Medusa's own fields (docs/batches.md, "Products"):
-// variant `metadata.grams` is the grams one unit holds (none: not a controlled product: papers, a grinder);
+// variant grams per unit as the dispensing rules read them (dosageOf: `metadata.grams`, else Medusa's `weight`;
+// none: not a controlled product: papers, a grinder);
 // product `metadata.strain_id` the strain it comes from; product `metadata.archived_at` when it was archived.
 
 export interface ProductVariant {
@@ -25,13 +27,6 @@ export interface Product {
   createdAt: string | null
 }
 
-/** Grams per unit from a variant's metadata; anything but a positive finite number is no grams. */
-export function gramsOf (metadata: Record<string, unknown> | null | undefined): number | null {
-  const raw = metadata?.grams
-  const grams = typeof raw === 'string' ? Number(raw) : raw
-  return typeof grams === 'number' && Number.isFinite(grams) && grams > 0 ? grams : null
-}
-
 export function mapProduct (p: UpstreamAdminProduct, currency: string): Product {
   const archived = typeof p.metadata?.archived_at === 'string'
   return {
@@ -44,7 +39,7 @@ export function mapProduct (p: UpstreamAdminProduct, currency: string): Product 
       id: v.id,
       title: v.title ?? '',
       sku: v.sku ?? null,
-      gramsPerUnit: gramsOf(v.metadata),
+      gramsPerUnit: dosageOf({ weight: typeof v.weight === 'number' ? v.weight : null, metadata: v.metadata }).grams,
       price: v.prices?.find((pr) => pr.currency_code?.toLowerCase() === currency)?.amount ?? null,
       inventoryItemId: v.inventory_items?.[0]?.inventory_item_id ?? null,
     })),
