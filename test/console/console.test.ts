@@ -103,7 +103,9 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await checkA11y(page)
     await page.getByRole('button', { name: 'Enviar' }).click()
     await expect.poll(() => provider.to(phone).map(textOf)).toContain('Hola Bruno, soy del club.')
-    await page.locator('.transcript li.out', { hasText: 'Hola Bruno, soy del club.' }).waitFor()
+    const reply = page.locator('.transcript li.out', { hasText: 'Hola Bruno, soy del club.' })
+    // its delivery as the provider reported it so far
+    await reply.locator('.delivery').getByText(/^(aceptado por el proveedor|enviado|entregado|leído)$/).waitFor()
     await expect.poll(() => page.getByLabel('Respuesta').inputValue()).toBe('')
 
     // the member's answer arrives live in the open transcript
@@ -219,7 +221,7 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await checkA11y(page)
   })
 
-  it('batches: grams on hand, a lab analysis recorded', async () => {
+  it('batches: grams on hand, a lab analysis recorded, the batch recalled', async () => {
     const { batchNumber } = await stockedBatch(await as(t, 'grower'), 120)
     await page.getByRole('link', { name: 'Lotes' }).click()
     await page.getByRole('button', { name: new RegExp(batchNumber) }).click()
@@ -232,6 +234,11 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await page.getByText('Laboratorio: THC 18.5 %, CBD 0.4 % (informe LAB-1).').waitFor()
     await shot(page, 'batches')
     await checkA11y(page)
+    await page.getByLabel('Motivo (se avisa a cada socio que lo recibió)').fill('Moho en el análisis')
+    await page.getByRole('button', { name: 'Retirar el lote' }).click()
+    await page.getByText('Estado: retirado').waitFor()
+    const after = await t.app.inject({ url: `/api/batches/${batchNumber}`, headers: await t.auth('admin') })
+    expect(after.json().batch.status).toBe('RECALLED')
   })
 
   it('English on request; nothing of the last login is left after a log out and another log in', async () => {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, ApiError, ok } from '../api.ts'
+import { api, ApiError, ok, session } from '../api.ts'
 import type { paths } from '../api.gen.ts'
 import { locale, strings } from '../i18n.ts'
 
@@ -55,6 +55,10 @@ export function Batches () {
     const body = { variantId: String(f.get('variantId')), units: Number(f.get('units')) }
     act(async () => ok(await api.POST('/api/batches/{batchNumber}/package', { ...path, body }))).catch(() => {})
   }
+  const recall = (e: Event) => {
+    const body = { reason: String(form(e).get('reason')) }
+    act(async () => ok(await api.POST('/api/batches/{batchNumber}/recall', { ...path, body }))).catch(() => {})
+  }
   const variants = products.flatMap((p) => p.variants.filter((v) => v.gramsPerUnit !== null)
     .map((v) => ({ id: v.id, title: `${p.title} · ${v.title} (${v.gramsPerUnit} g)` })))
 
@@ -88,6 +92,7 @@ export function Batches () {
         <h2 id='batch-title'>{batch ? `${t.batch} ${batch.batchNumber} · ${batch.strain.name}` : t.batch}</h2>
         {batch && (
           <>
+            <p>{t.status}: {t.batchStatus[batch.status]}</p>
             <table class='compact'>
               <caption>{t.gramsTitle}</caption>
               <tbody>{GRAMS.map((k) => <tr key={k}><th scope='row'>{t.gramsOf[k]}</th><td>{batch.grams[k]} g</td></tr>)}</tbody>
@@ -111,6 +116,13 @@ export function Batches () {
                   <label>{t.variant}<select name='variantId' required>{variants.map((v) => <option key={v.id} value={v.id}>{v.title}</option>)}</select></label>
                   <label>{t.units}<input name='units' type='number' min='1' step='1' required /></label>
                   <button type='submit'>{t.package}</button>
+                </form>
+              )}
+              {batch.status !== 'RECALLED' && session.value?.role === 'admin' && (
+                <form class='stack' onSubmit={recall}>
+                  <h3>{t.recall}</h3>
+                  <label>{t.recallReason}<input name='reason' required maxLength={500} /></label>
+                  <button type='submit' class='danger'>{t.recall}</button>
                 </form>
               )}
             </div>

@@ -120,6 +120,11 @@ export function Inbox () {
                 <li key={m.id} class={m.direction === 'in' ? 'in' : 'out'}>
                   <span class='who'>{author(t, m.author)}</span> <time dateTime={m.at}>{new Date(m.at).toLocaleTimeString(locale.value)}</time>
                   <p>{m.text}</p>
+                  {m.delivery && (
+                    <span class={m.delivery.status === 'failed' ? 'delivery error' : 'delivery'}>
+                      {t.delivery[m.delivery.status]}{m.delivery.failure ? `: ${m.delivery.failure.reason}` : ''}
+                    </span>
+                  )}
                 </li>
               ))}
             </ol>
