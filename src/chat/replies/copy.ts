@@ -182,7 +182,7 @@ const es: Copy = {
   pickupCash: 'Retiro en el club, pago en efectivo.',
   pickupAt: (address, hours) => `Retirás en ${address} (${hours}).`,
   confirmButtons: { confirm: 'Confirmar', cancel: 'Volver' },
-  orderPlaced: (id, total) => `¡Listo! Pedido #${id} realizado (${total}). Te avisamos cuando esté para retirar.`,
+  orderPlaced: (id, total) => `¡Listo! Pedido #${id} realizado (${total}). Te avisamos cuando esté para retirar. La hoja informativa de cada lote (peso, cosecha, vencimiento, THC y CBD) va impresa con tu pedido; pedila en el club si te falta.`,
   orderFailed: (reason) => reason === 'stock'
     ? 'No pudimos confirmar el pedido: falta stock de algún producto. Tu carrito sigue guardado.'
     : 'No pudimos confirmar el pedido ahora. Tu carrito sigue guardado; probá de nuevo en un momento.',
@@ -313,7 +313,7 @@ const en: Copy = {
   pickupCash: 'Pickup at the club, cash payment.',
   pickupAt: (address, hours) => `Pick it up at ${address} (${hours}).`,
   confirmButtons: { confirm: 'Confirm', cancel: 'Back' },
-  orderPlaced: (id, total) => `Done! Order #${id} placed (${total}). We will let you know when it is ready for pickup.`,
+  orderPlaced: (id, total) => `Done! Order #${id} placed (${total}). We will let you know when it is ready for pickup. The info sheet of each batch (weight, harvest, best-before, THC and CBD) comes printed with your order; ask at the club if it is missing.`,
   orderFailed: (reason) => reason === 'stock'
     ? 'We could not place the order: a product is short of stock. Your cart is kept.'
     : 'We could not place the order right now. Your cart is kept; please try again in a moment.',
