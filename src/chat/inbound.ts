@@ -119,7 +119,8 @@ export interface AddressedStatuses {
 }
 
 export type Delivery =
-  | { ok: true, event: string | undefined, messages: InboundMessage[], statuses: AddressedStatuses[], skipped: number }
+  /** `foreign`: messages for another business number, left out of `messages`. */
+  | { ok: true, event: string | undefined, messages: InboundMessage[], statuses: AddressedStatuses[], skipped: number, foreign: number }
   | { ok: false, error: z.ZodError }
 
 const recipient = z.looseObject({
@@ -150,13 +151,16 @@ export const isStatusEvent = (event: string | undefined): boolean => event !== u
  * not parse is an error; in a batch, items of other event types or that do not parse are skipped and counted, so
  * that one bad item does not make the provider resend the good ones.
  */
-export function readDelivery (body: unknown, receivedAt: number, event?: string): Delivery {
+export function readDelivery (body: unknown, receivedAt: number, event?: string, ourNumber?: string): Delivery {
+  // A message that names another business number is not ours to answer, however well signed (a shared secret).
+  const foreignNumber = (m: MessageEvent): boolean => ourNumber !== undefined && m.phone_number_id !== undefined && m.phone_number_id !== ourNumber
   // only a body saying `batch: true` can be one (the schema's literal): a single event is not tried as a batch first
   const asBatch = (body as { batch?: unknown } | null)?.batch === true ? batch.safeParse(body) : undefined
   if (asBatch?.success) {
     const messages: InboundMessage[] = []
     const statuses: AddressedStatuses[] = []
     let skipped = 0
+    let foreign = 0
     for (const item of asBatch.data.data) {
       const named = (item as { type?: unknown } | null)?.type
       const itemEvent = typeof named === 'string' ? named : (event ?? asBatch.data.type)
@@ -166,16 +170,21 @@ export function readDelivery (body: unknown, receivedAt: number, event?: string)
         continue
       }
       const parsed = messageEvent.safeParse(item)
-      if (parsed.success && (itemEvent === undefined || itemEvent === MESSAGE_EVENT)) messages.push(toMessage(parsed.data, receivedAt))
-      else skipped++
+      if (parsed.success && (itemEvent === undefined || itemEvent === MESSAGE_EVENT)) {
+        if (foreignNumber(parsed.data)) foreign++
+        else messages.push(toMessage(parsed.data, receivedAt))
+      } else {
+        skipped++
+      }
     }
-    return { ok: true, event: asBatch.data.type, messages, statuses, skipped }
+    return { ok: true, event: asBatch.data.type, messages, statuses, skipped, foreign }
   }
   const named = (body as { type?: unknown } | null)?.type
   const bodyEvent = event ?? (typeof named === 'string' ? named : undefined)
   const status = bodyEvent === undefined || isStatusEvent(bodyEvent) ? statusesOf(body, bodyEvent, receivedAt) : undefined
-  if (status) return { ok: true, event: bodyEvent, messages: [], statuses: [status], skipped: 0 }
+  if (status) return { ok: true, event: bodyEvent, messages: [], statuses: [status], skipped: 0, foreign: 0 }
   const single = messageEvent.safeParse(body)
   if (!single.success) return { ok: false, error: single.error }
-  return { ok: true, event: single.data.type, messages: [toMessage(single.data, receivedAt)], statuses: [], skipped: 0 }
+  if (foreignNumber(single.data)) return { ok: true, event: single.data.type, messages: [], statuses: [], skipped: 0, foreign: 1 }
+  return { ok: true, event: single.data.type, messages: [toMessage(single.data, receivedAt)], statuses: [], skipped: 0, foreign: 0 }
 }

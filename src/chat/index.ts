@@ -141,7 +141,8 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     swept: () => { inbox.readDeadlines() },
   })
 
-  await app.register(async (scope) => { await webhookRoutes(scope, { secret: chat.webhookSecret, clock, pipeline, statuses }) })
+  const foreign = (n: number): void => { metrics.foreign.inc(n) }
+  await app.register(async (scope) => { await webhookRoutes(scope, { secret: chat.webhookSecret, clock, pipeline, statuses, phoneNumberId: chat.phoneNumberId, foreign }) })
   await app.register(async (scope) => {
     await deadLetterRoutes(scope, { deadLetters: store.deadLetters.bind(store), deadLetter: store.deadLetter.bind(store), redrive: pipeline.redrive.bind(pipeline) })
   })

@@ -11,6 +11,7 @@ export interface ChatMetrics {
   sent: Counter
   sendRetried: Counter
   deadLetters: Counter<'lane'>
+  foreign: Counter
 }
 
 export function chatMetrics (registry: Registry, outboxPhones: () => Promise<number>): ChatMetrics {
@@ -28,6 +29,7 @@ export function chatMetrics (registry: Registry, outboxPhones: () => Promise<num
     retried: new Counter({ name: 'club_chat_turns_retried_total', help: 'Turns that failed and were put back for a retry', registers }),
     sent: new Counter({ name: 'club_chat_replies_sent_total', help: 'Replies the provider (or the local simulator) took', registers }),
     sendRetried: new Counter({ name: 'club_chat_sends_retried_total', help: 'Reply sends that failed and were put back for a retry', registers }),
+    foreign: new Counter({ name: 'club_chat_messages_foreign_number_total', help: 'Signed messages for another business number (phone_number_id not ours): acknowledged and dropped', registers }),
     deadLetters: new Counter({ name: 'club_chat_dead_letters_total', help: 'Turns or replies given up and kept as dead letters', labelNames: ['lane'], registers }),
   }
 }

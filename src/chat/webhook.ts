@@ -18,6 +18,9 @@ export interface WebhookDeps {
   pipeline: Pick<ChatPipeline, 'accept'>
   /** Hands status events to the receipts' own path; false when it is full (the provider must retry). */
   statuses: (statuses: AddressedStatuses[]) => boolean
+  /** Our business number's id: a message naming another is acknowledged, dropped and counted here. */
+  phoneNumberId: string
+  foreign: (count: number) => void
 }
 
 const MAX_KEY = 256
@@ -74,9 +77,13 @@ export async function webhookRoutes (scope: FastifyInstance, deps: WebhookDeps):
     const headerEvent = headerValue(request.headers['x-webhook-event'])
     if (headerEvent !== undefined && headerEvent !== MESSAGE_EVENT && !isStatusEvent(headerEvent)) return { success: true as const }
 
-    const delivery = readDelivery(parseJson(raw), deps.clock(), headerEvent)
+    const delivery = readDelivery(parseJson(raw), deps.clock(), headerEvent, deps.phoneNumberId)
     if (!delivery.ok) {
       throw new AppError('VALIDATION_ERROR', 'Invalid webhook body', { details: { errors: fieldErrors(delivery.error.issues) } })
+    }
+    if (delivery.foreign > 0) {
+      deps.foreign(delivery.foreign)
+      request.log.warn({ foreign: delivery.foreign }, 'chat webhook: messages for another business number dropped')
     }
     const event = headerEvent ?? delivery.event ?? MESSAGE_EVENT
     if (event !== MESSAGE_EVENT && !isStatusEvent(event)) return { success: true as const }
