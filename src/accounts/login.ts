@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
+import { z } from 'zod'
 import { signAccessToken } from '../auth/tokens.ts'
 import { type Role } from '../tenants/roles.ts'
 import { AppError } from '../errors.ts'
@@ -16,6 +17,9 @@ import type { LoginLock } from './failed-logins.ts'
 const MAX_TOKEN_LIFETIME_S = 24 * 3600
 const MIN_TOKEN_LIFETIME_S = 60
 const DEFAULT_UPSTREAM_LIFETIME_S = 24 * 3600
+
+/** What a login takes: the routes' body, and what the chat's login form checks before calling `login`. */
+export const loginBody = z.object({ email: z.email().max(320), password: z.string().min(1).max(1024) })
 
 const badCredentials = () => new AppError('UNAUTHORIZED', 'Invalid email or password')
 

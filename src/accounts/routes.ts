@@ -2,11 +2,10 @@ import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { errorResponses } from '../schemas/common.ts'
-import type { LoginService } from './login.ts'
+import { loginBody, type LoginService } from './login.ts'
 
 // POST /auth/customer/emailpass (members) and /auth/user/emailpass (staff): answer {token}, one of ours.
 
-const body = z.object({ email: z.email().max(320), password: z.string().min(1).max(1024) })
 const headers = z.object({ 'tenant-id': z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/).optional() }).loose()
 
 export async function accountRoutes (fastify: FastifyInstance, opts: { login: LoginService }) {
@@ -17,7 +16,7 @@ export async function accountRoutes (fastify: FastifyInstance, opts: { login: Lo
         tags: ['auth'],
         summary: actorType === 'customer' ? 'Member login: a token for the clubs they belong to' : 'Staff login: a token with their role and clubs',
         headers,
-        body,
+        body: loginBody,
         response: { 200: z.object({ token: z.string() }), ...errorResponses },
       },
     }, async (request) => ({ token: await opts.login.login(actorType, request.body.email, request.body.password, request.headers['tenant-id']) }))

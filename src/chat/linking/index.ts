@@ -28,7 +28,7 @@ export default fp(async (app) => {
     invites: app.loginFormInvites,
     accounts: app.linkedAccounts,
     limiter: createLoginAttemptLimiter(app.redis),
-    login: async (tenantId, email, password) => await loginMember(app, tenantId, email, password),
+    login: async (tenantId, email, password) => await loginMember(app.accounts, app.config.jwtSecret, app.log, tenantId, email, password),
     // Scoped to the one club the phone is linked to.
     issueLinkToken: async (principal, tenantId, ttlMs) => await signAccessToken(app.config.jwtSecret, {
       sub: principal.sub,
@@ -51,4 +51,4 @@ export default fp(async (app) => {
   const cloud = app.config.chat.cloud
   if (cloud) await app.register(cloudFlowRoutes, { cloud, form })
   else await app.register(flowRoutes, { form })
-}, { name: 'chat-linking', dependencies: ['auth'] })
+}, { name: 'chat-linking', dependencies: ['auth', 'accounts'] })

@@ -1,7 +1,7 @@
-import type { FastifyInstance } from 'fastify'
-import { z } from 'zod'
 import { verifyAccessToken, type Principal } from '../../auth/tokens.ts'
+import { loginBody, type LoginService } from '../../accounts/login.ts'
 import { AppError } from '../../errors.ts'
+import type { FastifyBaseLogger } from 'fastify'
 
 export type MemberLoginResult =
   | { kind: 'ok', token: string, principal: Principal }
@@ -10,36 +10,25 @@ export type MemberLoginResult =
   | { kind: 'rate-limited', retryAfterMs: number }
   | { kind: 'unavailable' }
 
-const tokenAnswer = z.object({ token: z.string() })
-
-// An answer that is not one of our tokens is the login route's fault: reported as unavailable.
-async function readIssuedToken (secret: string, body: unknown): Promise<{ token: string, principal: Principal } | undefined> {
-  const answer = tokenAnswer.safeParse(body)
-  if (!answer.success) return undefined
-  try {
-    return { token: answer.data.token, principal: await verifyAccessToken(secret, answer.data.token) }
-  } catch (err) {
-    if (err instanceof AppError) return undefined
-    throw err
-  }
-}
-
 /**
- * Logs a member in through this service's own `POST /auth/customer/emailpass` (spec, Authentication 7), in
- * process, so the form obeys the same rules as every other client; the answer's token is one of ours.
+ * Logs a member in through the accounts service (the one behind `POST /auth/customer/emailpass`, spec,
+ * Authentication 7), in process, with the route's own checks of the email and password, so the form obeys the
+ * same rules as every other client; the token is one of ours. Its refusals become the form's outcomes.
  */
-export async function loginMember (app: FastifyInstance, tenantId: string, email: string, password: string): Promise<MemberLoginResult> {
-  const res = await app.inject({ method: 'POST', url: '/auth/customer/emailpass', headers: { 'tenant-id': tenantId }, payload: { email, password } })
-  switch (res.statusCode) {
-    case 200: {
-      const issued = await readIssuedToken(app.config.jwtSecret, res.json())
-      if (issued) return { kind: 'ok', ...issued }
-      break
-    }
-    case 400: case 401: return { kind: 'rejected' }
-    case 403: return { kind: 'not-member' }
-    case 429: return { kind: 'rate-limited', retryAfterMs: (Number(res.headers['retry-after']) || 60) * 1000 }
+export async function loginMember (
+  accounts: Pick<LoginService, 'login'>, jwtSecret: string, log: FastifyBaseLogger, tenantId: string, email: string, password: string
+): Promise<MemberLoginResult> {
+  if (!loginBody.safeParse({ email, password }).success) return { kind: 'rejected' }
+  try {
+    const token = await accounts.login('customer', email, password, tenantId)
+    return { kind: 'ok', token, principal: await verifyAccessToken(jwtSecret, token) }
+  } catch (err) {
+    // anything but the service's own refusals (a backend down, a bug) is the service's fault: unavailable
+    const status = err instanceof AppError ? err.statusCode : 500
+    if (status === 400 || status === 401) return { kind: 'rejected' }
+    if (status === 403) return { kind: 'not-member' }
+    if (status === 429) return { kind: 'rate-limited', retryAfterMs: (Number((err as AppError).headers?.['retry-after']) || 60) * 1000 }
+    log.warn({ err, status, tenantId }, 'member login through the chat form failed upstream')
   }
-  app.log.warn({ status: res.statusCode, tenantId }, 'member login through the chat form failed upstream')
   return { kind: 'unavailable' }
 }
