@@ -35,7 +35,7 @@ export const botSilent = (flag: Handoff | undefined, now: number): boolean => fl
 export const needsPerson = (flag: Handoff | undefined, now: number): boolean => flag?.status === 'requested' && !timedOut(flag, now)
 
 const PERSON_CHOICE = choiceId({ kind: 'menu', item: 'person' })
-const WORDS = new Set(['persona', 'personas', 'humano', 'humana', 'human', 'agent', 'agente', 'operador', 'operator'])
+const WORDS = new Set(['persona', 'personas', 'person', 'people', 'humano', 'humana', 'human', 'agent', 'agente', 'operador', 'operator'])
 
 /** Typed words that ask for a person ("quiero hablar con una persona", "agent"); case and accents do not matter. */
 export function asksForPerson (text: string): boolean {

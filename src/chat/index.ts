@@ -96,6 +96,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     store: inboxStore,
     chat: store,
     tenants: app.tenants,
+    linkedAccounts: app.linkedAccounts,
     notifications: app.notifications,
     clock,
     handoffTimeoutMs: chat.handoffTimeoutMs,

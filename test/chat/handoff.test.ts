@@ -131,6 +131,18 @@ describe('human handoff and the staff inbox (redis, provider stand-in)', () => {
     expect(member.status).toBe(403)
   })
 
+  it('a member who chose English asks by typing the menu row\'s title, and is handed back in English', async () => {
+    const phone = await linked()
+    const english = await say(phone, { reply: 'menu:language', title: 'English' })
+    expect(choiceIds(english.at(-1)!)).toContain('menu:person')
+    const asked = await say(phone, { text: 'Talk to a person' })
+    expect(asked.map(textOf)).toEqual([expect.stringMatching(/^Done, Club Norte has been told\. A person from the club will answer you here/)])
+    expect((await staff('POST', `/api/chat/conversations/${phone}/takeover`)).statusCode).toBe(200)
+    expect((await staff('POST', `/api/chat/conversations/${phone}/handback`)).statusCode).toBe(200)
+    await t.app.chatWorker.idle(phone)
+    expect(textOf(provider.to(phone).at(-1)!)).toBe('You are talking to the bot again. Type "menu" to see the options.')
+  })
+
   it('a request nobody takes goes back to the bot with an apology', async () => {
     const phone = await linked()
     // the menu row's number, typed

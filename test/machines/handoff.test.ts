@@ -26,7 +26,7 @@ describe('handoff flag', () => {
   })
 
   it('recognises a person asked for in either language, not product words', () => {
-    for (const t of ['persona', 'Quiero hablar con un HUMANO', 'agent please', 'agénte', 'human']) expect(asksForPerson(t)).toBe(true)
+    for (const t of ['persona', 'Quiero hablar con un HUMANO', 'agent please', 'agénte', 'human', 'Talk to a person', 'person', 'can I talk to people?']) expect(asksForPerson(t)).toBe(true)
     for (const t of ['hola', 'quiero 2 aceite', 'personal', 'agenda', '']) expect(asksForPerson(t)).toBe(false)
   })
 

@@ -4,6 +4,7 @@ import type { Locale } from '../../../machines/conversation.types.ts'
 import { conflict, notFound } from '../../errors.ts'
 import type { NotificationService } from '../../notifications/service.ts'
 import type { TenantStore } from '../../tenants/store.ts'
+import type { LinkedAccountStore } from '../linking/types.ts'
 import type { InboundMessage } from '../inbound.ts'
 import { sendBodyFor, type OutboundMessage, type SendBody } from '../outbound/messages.ts'
 import type { OutboxEntry } from '../outbound/transport.ts'
@@ -30,6 +31,7 @@ export interface InboxDeps {
   store: InboxStore
   chat: ChatStore
   tenants: TenantStore
+  linkedAccounts: Pick<LinkedAccountStore, 'list'>
   notifications: NotificationService
   clock: () => number
   handoffTimeoutMs: number
@@ -187,6 +189,11 @@ export class ChatInbox {
     return COPY[(await this.wording(tenantId, sessionFields(doc))).locale].handoff.timedOut
   }
 
+  /** The phone's linked accounts as a session would name them: the member's chosen language outside a turn. */
+  private async linked (phone: string): Promise<SessionFields> {
+    return { accounts: await this.deps.linkedAccounts.list(phone) }
+  }
+
   private deadlines: HandoffDeadlines | undefined
 
   /**
@@ -211,7 +218,8 @@ export class ChatInbox {
       const c = await this.deps.store.handoffOf(phone)
       if (!c || !timedOut(c.handoff, now) || !await this.deps.store.setHandoff(phone, c.handoff, undefined)) continue
       this.deps.activity(c.tenantId, { phone, kind: 'handoff', handoff: null })
-      await this.say(phone, c.tenantId, 'bot', [{ type: 'text', text: { body: await this.apology(c.tenantId) } }], `handoff-timeout:${c.handoff?.at ?? now}`)
+      const { locale } = await this.wording(c.tenantId, await this.linked(phone))
+      await this.say(phone, c.tenantId, 'bot', [{ type: 'text', text: { body: COPY[locale].handoff.timedOut } }], `handoff-timeout:${c.handoff?.at ?? now}`)
       done++
     }
     return done
@@ -286,7 +294,7 @@ export class ChatInbox {
     const c = await this.owned(tenantId, phone)
     if (!c.handoff || !await this.deps.store.setHandoff(phone, c.handoff, undefined)) return
     this.deps.activity(tenantId, { phone, kind: 'handoff', handoff: null })
-    const { locale } = await this.wording(tenantId)
+    const { locale } = await this.wording(tenantId, await this.linked(phone))
     await this.say(phone, tenantId, 'bot', [{ type: 'text', text: { body: COPY[locale].handoff.back } }], `handback:${c.handoff.at}`)
   }
 }
