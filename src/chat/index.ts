@@ -18,6 +18,8 @@ import { ReceiptPath, receiptMetrics } from './receipts/path.ts'
 import { createReceiptStore, receiptTtlMs, type SentReply } from './receipts/index.ts'
 import type { AddressedStatuses } from './inbound.ts'
 import { UPDATE_COPY } from './replies/updates-copy.ts'
+import { classifyError, failureOutcome } from './provider/error-classes.ts'
+import { insideReplyWindow } from './reply-window.ts'
 import { HandoffGate } from './inbox/handoff-gate.ts'
 import { inboxRoutes } from './inbox/routes.ts'
 import { inboxStreamRoutes } from './inbox/stream.ts'
@@ -57,7 +59,16 @@ const RECEIPTS_HELD = 20_000
 function sentReply (entry: OutboxEntry, messageId: string, at: number): SentReply {
   const kind = entry.author === 'system' ? entry.id.split(':')[1] : undefined
   const update = kind !== undefined && kind in UPDATE_COPY.en.text ? kind : undefined
-  return { address: entry.phone, messageId, replyId: entry.id, tenantId: entry.tenantId, kind: update ? 'update' : 'reply', ...(update ? { update } : {}), at }
+  return {
+    address: entry.phone,
+    messageId,
+    replyId: entry.id,
+    tenantId: entry.tenantId,
+    kind: update ? 'update' : 'reply',
+    ...(update ? { update } : {}),
+    ...(entry.template ? { template: entry.template } : {}),
+    at,
+  }
 }
 
 export default fp<ChatPluginOptions>(async (app, opts) => {
@@ -113,8 +124,14 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     maxPending: RECEIPTS_HELD,
     metrics: rMetrics,
     log,
+    // an update the member must get goes again as its template when the window is closed; otherwise the failure
+    // shows in the conversation's messages (its delivery, with the provider's reason), as a reply's does
     failed: async (sent, failure) => {
       log.warn({ replyId: sent.replyId, kind: sent.kind, code: failure.code, reason: failure.title }, 'chat reply failed on its way to the member')
+      if (sent.kind !== 'update') return
+      const windowOpen = insideReplyWindow(await store.lastInbound(sent.address), clock())
+      const outcome = failureOutcome({ kind: 'update', source: 'failed', windowOpen, errorClass: classifyError({ code: failure.code }) })
+      if (outcome === 'template') await updates.sendTemplate({ id: sent.replyId, phone: sent.address, tenantId: sent.tenantId, template: sent.template })
     },
   })
   // status events of no known recipient cannot name a reply: counted with the unknown ids and dropped
@@ -135,6 +152,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     transport,
     pace: createPace(app.redis, chat.sendRate),
     recordSent,
+    windowClosed: async (entry) => { await updates.sendTemplate(entry) },
     chat,
     clock,
     metrics,

@@ -56,6 +56,8 @@ export interface PipelineOptions {
   pace: Pace
   /** After stage 6: the provider named the message it took, whose receipts then come (src/chat/receipts). */
   recordSent: (entry: OutboxEntry, messageId: string) => void
+  /** Stage 5 met a closed window for an update: its template is queued instead. */
+  windowClosed: (entry: OutboxEntry) => Promise<void>
   chat: {
     shards: number
     leaseMs: number
@@ -95,6 +97,7 @@ export class ChatPipeline {
       crashPoint,
       handedBack: (phone) => { this.publish('send', [phone]) },
       recordSent: opts.recordSent,
+      windowClosed: opts.windowClosed,
     })
     this.worker = new TurnWorker(store, opts.turns, opts.history, this.sender, {
       ...lanes,

@@ -38,10 +38,14 @@ export interface SenderOptions {
   handedBack: (phone: string) => void
   /** The provider took a reply and named its message: its receipt starts (src/chat/receipts); never throws. */
   recordSent: (entry: OutboxEntry, messageId: string) => void
+  /** An update with a template was refused as the window is closed: queue the template (src/chat/updates.ts). */
+  windowClosed: (entry: OutboxEntry) => Promise<void>
 }
 
-/** How long a throttled number (or phone) waits when the provider gives no Retry-After. */
+/** How long a throttled number waits when the provider gives no Retry-After. */
 const THROTTLE_HOLD_MS = 1_000
+/** The pair rate limit (131056) allows about one message every 6 seconds to one person: that phone alone waits so long. */
+export const PAIR_RATE_HOLD_MS = 6_000
 /** A send waits for its turn of the provider's pace with the phone in hand when the turn is this near. */
 const PACE_MAX_WAIT_MS = 1_000
 
@@ -105,9 +109,19 @@ export class Sender implements SendStage {
       log.info({ replyId: entry.id, type: entry.body.type, ms, tries: work.tries + 1, outcome: 'sent' }, 'chat reply sent')
       return next.kind === 'lost' ? undefined : next
     }
-    if (delivery.kind === 'refused') return await this.bury(work, entry, delivery.reason, log)
+    if (delivery.kind === 'refused' && delivery.windowClosed && entry.template) {
+      // an update outside the 24-hour window (131047): its template goes instead, behind the phone's other replies
+      const next = await this.store.sent(phone, this.opts.owner, work.entry, this.opts.leaseMs)
+      await this.opts.windowClosed(entry)
+      log.warn({ replyId: entry.id, reason: delivery.reason, outcome: 'template' }, 'chat update refused outside the 24-hour window: its template is queued')
+      return next.kind === 'lost' ? undefined : next
+    }
+    if (delivery.kind === 'refused') {
+      const reason = delivery.windowClosed ? `the member's 24-hour window is closed (131047): ${delivery.reason}` : delivery.reason
+      return await this.bury(work, entry, reason, log)
+    }
     if (delivery.kind === 'throttled') {
-      const holdMs = delivery.retryAfterMs ?? THROTTLE_HOLD_MS
+      const holdMs = delivery.retryAfterMs ?? (delivery.scope === 'phone' ? PAIR_RATE_HOLD_MS : THROTTLE_HOLD_MS)
       if (delivery.scope === 'number') {
         this.heldUntil = Math.max(this.heldUntil, Date.now() + holdMs)
         await this.opts.pace.hold(this.opts.businessNumber, holdMs)

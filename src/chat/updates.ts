@@ -53,15 +53,26 @@ export class ChatUpdates {
       const links = await linkedAccounts.links(phone)
       if (links.updatesOff.includes(tenant.id)) continue
       const account = links.accounts.find((a) => a.tenantId === tenant.id)
-      const message = await this.message(phone, tenant, account?.locale ?? tenant.locale, kind, notice)
-      await this.enqueue(phone, tenant.id, `${kind}:${notice.externalId}`, message)
+      const { message, template } = await this.message(phone, tenant, account?.locale ?? tenant.locale, kind, notice)
+      await this.enqueue(phone, tenant.id, `${kind}:${notice.externalId}`, message, template)
     }
   }
 
-  /** Every system message goes through here: once per (phone, id), behind the phone's earlier replies. */
-  async enqueue (phone: string, tenantId: string, id: string, message: OutboundMessage): Promise<boolean> {
+  /**
+   * Every system message goes through here: once per (phone, id), behind the phone's earlier replies. `template`:
+   * what goes instead should the text meet a closed window (src/chat/sender.ts, and a `failed` receipt).
+   */
+  async enqueue (phone: string, tenantId: string, id: string, message: OutboundMessage, template?: OutboundMessage): Promise<boolean> {
     const at = this.deps.clock()
-    const entry: OutboxEntry = { id: `system:${id}`, phone, tenantId, at, body: sendBodyFor(phone, message), author: 'system' }
+    const entry: OutboxEntry = {
+      id: `system:${id}`,
+      phone,
+      tenantId,
+      at,
+      body: sendBodyFor(phone, message),
+      author: 'system',
+      ...(template && message.type !== 'template' ? { template } : {}),
+    }
     const queued = await this.deps.store.enqueueSystem(phone, id, JSON.stringify(entry))
     if (queued) {
       this.deps.queued(phone)
@@ -70,15 +81,14 @@ export class ChatUpdates {
     return queued
   }
 
-  private async message (phone: string, tenant: Tenant, locale: 'es' | 'en', kind: UpdateKind, notice: NotifyInput): Promise<OutboundMessage> {
+  /** The update's template, and what is sent: its text inside the window, else the template itself. */
+  private async message (phone: string, tenant: Tenant, locale: 'es' | 'en', kind: UpdateKind, notice: NotifyInput): Promise<{ message: OutboundMessage, template: OutboundMessage }> {
     const copy = UPDATE_COPY[locale]
     const displayId = typeof notice.metadata?.displayId === 'string' ? notice.metadata.displayId : ''
     const where = tenant.pickup ? copy.pickupAt(tenant.pickup.address, tenant.pickup.hours) : copy.pickupAtClub
     const params = kind === 'order_ready_pickup' ? [displayId, where] : kind.startsWith('order_') ? [displayId] : [notice.body]
-    const last = await this.deps.store.lastInbound(phone)
-    if (insideReplyWindow(last, this.deps.clock())) return { type: 'text', text: { body: copy.text[kind](params) } }
     const chosen = tenant.chatTemplates?.[kind]
-    return {
+    const template: OutboundMessage = {
       type: 'template',
       template: {
         name: chosen?.name ?? kind,
@@ -86,5 +96,14 @@ export class ChatUpdates {
         components: [{ type: 'body', parameters: params.map((text) => ({ type: 'text' as const, text })) }],
       },
     }
+    const last = await this.deps.store.lastInbound(phone)
+    if (insideReplyWindow(last, this.deps.clock())) return { message: { type: 'text', text: { body: copy.text[kind](params) } }, template }
+    return { message: template, template }
+  }
+
+  /** An update's text that cannot reach the member (window closed): its template, queued once. */
+  async sendTemplate (entry: Pick<OutboxEntry, 'id' | 'phone' | 'tenantId' | 'template'>): Promise<boolean> {
+    if (!entry.template || !entry.tenantId) return false
+    return await this.enqueue(entry.phone, entry.tenantId, `${entry.id.replace(/^system:/, '')}:template`, entry.template)
   }
 }

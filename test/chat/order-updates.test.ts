@@ -3,7 +3,7 @@ import type { SendBody } from '../../src/chat/outbound/messages.ts'
 import { notifyMember } from '../../src/orders/notify.ts'
 import { openSse } from '../notifications/sse-client.ts'
 import { buildTestApp, TEST_SECRETS, type TestApp } from '../helper.ts'
-import { choiceIds, linkCode, newPhone, say, startFakeProvider, textOf, type FakeProvider } from './support.ts'
+import { choiceIds, linkCode, newPhone, postWebhook, say, startFakeProvider, textOf, type FakeProvider } from './support.ts'
 
 // Order updates in the chat, end to end: an order placed through the bot, then the admin's steps through the
 // orders API; what reaches the member's phone is what the loopback provider received.
@@ -169,6 +169,55 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
     expect(mine).toHaveLength(1)
     expect(mine[0]?.reason).toMatch(/400.*Template name does not exist/)
     expect(mine[0]?.content).toMatchObject({ type: 'template', template: { name: 'order_canceled', language: { code: 'es' } } })
+  })
+
+  it('the provider says the window is closed (131047) although the service thought it open: the template goes instead', async () => {
+    const phone = newPhone()
+    const order = await orderInChat(phone)
+    await step(order.id, 'capture')
+    const before = provider.to(phone).length
+    provider.plan.push({ status: 400, body: JSON.stringify({ error: { code: 131047, message: 'Re-engagement message' } }) })
+    await step(order.id, 'fulfill')
+    const got = await since(phone, before)
+    expect(got.map((b) => b.type)).toEqual(['template'])
+    expect(got[0]).toMatchObject({ template: { name: 'order_ready_pickup', components: [{ parameters: [{ text: order.displayId }, { text: expect.stringContaining('Siempreviva') }] }] } })
+    const letters = (await t.app.inject({ url: '/api/chat/dead-letters', headers: admin })).json().deadLetters as Array<{ phone: string }>
+    expect(letters.filter((l) => l.phone === phone)).toEqual([])
+  })
+
+  const failedReady = async (closed: boolean) => {
+    const phone = newPhone()
+    const order = await orderInChat(phone)
+    await step(order.id, 'capture')
+    const before = provider.to(phone).length
+    await step(order.id, 'fulfill')
+    expect((await since(phone, before)).map((b) => b.type)).toEqual(['text'])
+    const messageId = provider.calls.filter((c) => c.body.to === phone).at(-1)!.messageId
+    const sent = provider.to(phone).length
+    if (closed) now += 25 * HOUR
+    try {
+      const event = { message: { id: messageId, status: 'failed', timestamp: String(Math.floor(now / 1000)), errors: [{ code: 131026, title: 'Message undeliverable' }] }, conversation: { phone_number: phone } }
+      expect((await postWebhook(t.app, event, { event: 'chat.message.failed' })).statusCode).toBe(200)
+      const messages = async () => (await t.app.inject({ url: `/api/chat/conversations/${phone}/messages?limit=50`, headers: admin })).json().messages as Array<{ delivery?: { status: string, failure?: { reason: string } } }>
+      for (let i = 0; i < 100 && !(await messages()).some((m) => m.delivery?.status === 'failed'); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+      for (let i = 0; i < 25 && provider.to(phone).length === sent; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+      await t.app.chatWorker.idle(phone)
+      return { after: provider.to(phone).slice(sent), shown: (await messages()).find((m) => m.delivery?.status === 'failed')?.delivery }
+    } finally {
+      if (closed) now -= 25 * HOUR
+    }
+  }
+
+  it('an update reported failed inside the window stays failed, with the provider\'s reason, in the conversation\'s messages', async () => {
+    const { after, shown } = await failedReady(false)
+    expect(after).toEqual([])
+    expect(shown?.failure?.reason).toBe('Message undeliverable')
+  })
+
+  it('an update reported failed once the window has closed is sent again as the club\'s template', async () => {
+    const { after } = await failedReady(true)
+    expect(after.map((b) => b.type)).toEqual(['template'])
+    expect(after[0]).toMatchObject({ template: { name: 'order_ready_pickup' } })
   })
 
   it('canceled inside the window: a text saying so', async () => {

@@ -1,4 +1,5 @@
 import { request, type Dispatcher } from 'undici'
+import { classifyError, errorCodeOf } from '../provider/error-classes.ts'
 import type { Delivery, OutboxEntry, Transport } from './transport.ts'
 
 // The provider's send API: POST {base}/{phoneNumberId}/messages with the API key as Bearer and the outbox
@@ -22,21 +23,16 @@ export function retryAfterMs (header: string | string[] | undefined, now = Date.
   return Number.isNaN(at) ? undefined : Math.max(0, at - now)
 }
 
-// Cloud-API error codes that mean "too fast" whatever the HTTP status: the number's throughput (130429), the
-// account's or the app's call rate (80007, 4), and one recipient's pair rate (131056).
-const NUMBER_THROTTLED = new Set([130429, 80007, 4])
-const PHONE_THROTTLED = 131056
-
+/**
+ * Which throttle an answer is, from its error code whatever the HTTP status (src/chat/provider/error-classes.ts):
+ * the number's throughput (130429, the account's or the app's call rate) or one recipient's pair rate (131056).
+ */
 export function throttlingScope (body: string): 'number' | 'phone' | undefined {
-  let code: unknown
-  try {
-    code = (JSON.parse(body) as { error?: { code?: unknown } } | null)?.error?.code
-  } catch {
-    return undefined
-  }
-  if (typeof code !== 'number') return undefined
-  if (NUMBER_THROTTLED.has(code)) return 'number'
-  return code === PHONE_THROTTLED ? 'phone' : undefined
+  const code = errorCodeOf(body)
+  if (code === undefined) return undefined
+  const errorClass = classifyError({ code })
+  if (errorClass === 'throughput') return 'number'
+  return errorClass === 'pair-rate' ? 'phone' : undefined
 }
 
 /** The message id of a send's answer (`{messages: [{id}]}`, the provider's and Meta's alike), if it has one. */
@@ -77,8 +73,9 @@ export class ProviderClient implements Transport {
       const retryAfter = retryAfterMs(res.headers['retry-after'])
       const throttled = res.statusCode === 429 ? 'number' : throttlingScope(text)
       if (throttled) return { kind: 'throttled', scope: throttled, reason, retryAfterMs: retryAfter }
-      if (res.statusCode >= 500) return { kind: 'retry', reason, retryAfterMs: retryAfter }
-      return { kind: 'refused', reason }
+      const errorClass = classifyError({ httpStatus: res.statusCode, code: errorCodeOf(text) })
+      if (errorClass === 'transient') return { kind: 'retry', reason, retryAfterMs: retryAfter }
+      return errorClass === 'window-closed' ? { kind: 'refused', reason, windowClosed: true } : { kind: 'refused', reason }
     } catch (err) {
       const reason = timeout.aborted ? `no answer within ${this.options.timeoutMs} ms` : (err as Error).message
       return { kind: 'retry', reason, retryAfterMs: undefined }

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { SendBody } from './messages.ts'
+import type { OutboundMessage, SendBody } from './messages.ts'
 
 // Where the sender delivers what waits in the outboxes: a transport, either the provider's send API (its client,
 // provider.ts) or, without CHAT_API_BASE_URL, the dev outbox that the terminal simulator reads.
@@ -15,6 +15,8 @@ export interface OutboxEntry {
   body: SendBody
   /** Who wrote it when not the bot: `staff:<user id>` or `system` (the history and the simulator show it). */
   author?: string
+  /** An update sent as text: the club's template for it, sent instead should the 24-hour window turn out closed. */
+  template?: OutboundMessage
 }
 
 export type Delivery =
@@ -27,8 +29,11 @@ export type Delivery =
    * number's rate (hold every send from it); `phone`: the pair of number and recipient (hold that phone only).
    */
   | { kind: 'throttled', scope: 'number' | 'phone', reason: string, retryAfterMs: number | undefined }
-  /** The provider will never take it (4xx other than 429). */
-  | { kind: 'refused', reason: string }
+  /**
+   * The provider will never take it (4xx other than 429). `windowClosed`: its code was 131047, the member's 24-hour
+   * window is closed and only a template can reach them.
+   */
+  | { kind: 'refused', reason: string, windowClosed?: true }
 
 export interface Transport {
   deliver (entry: OutboxEntry, signal: AbortSignal): Promise<Delivery>

@@ -1,3 +1,4 @@
+import type { OutboundMessage } from '../outbound/messages.ts'
 import { mergeReceipt, type Failure, type Progress, type Receipt, type StatusUpdate } from '../provider/receipts.ts'
 
 // Each reply the service sent keeps the provider's message id from the send's answer and its latest status.
@@ -12,8 +13,9 @@ export interface SentReply {
   tenantId: string | undefined
   /** `update`: an order update or reminder the member must get; `reply`: the conversation's own */
   kind: 'update' | 'reply'
-  /** the update's kind, whose template it falls back to (src/chat/updates.ts) */
+  /** the update's kind, and its template, sent instead when it failed outside the window (src/chat/updates.ts) */
   update?: string
+  template?: OutboundMessage
   at: number
 }
 
