@@ -7,6 +7,7 @@ import { errorResponses as errors, pageQuery } from '../schemas/common.ts'
 import type { MemberService } from './members.ts'
 import { CLUB_ADMINS } from './roles.ts'
 import { passwordSchema } from './schemas.ts'
+import { standingPatch, standingSchema } from '../dispensing/schemas.ts'
 
 // /api/members (admins list and register members), their chat link, and the member's first password through
 // Medusa's route POST /auth/customer/emailpass/update (Authorization: Bearer <password token>).
@@ -42,9 +43,32 @@ export async function memberRoutes (fastify: FastifyInstance, opts: { members: M
         lastName: z.string().trim().min(1).max(100),
         phone: phone.optional(),
       }),
-      response: { 201: z.object({ member: memberSchema, passwordToken: z.string().nullable() }), ...errors },
+      response: { 201: z.object({ member: memberSchema, passwordToken: z.string().nullable(), standing: standingSchema }), ...errors },
     },
   }, async (request, reply) => reply.code(201).send(await opts.members.register(request.actor, request.body)))
+
+  const memberParams = z.object({ memberId: z.string().min(1).max(200) })
+  const memberAnswer = z.object({ member: memberSchema, standing: standingSchema })
+
+  app.get('/api/members/:memberId', {
+    onRequest: admin,
+    schema: { tags: ['members'], summary: 'A member: names, email and phone, and their standing in the club', params: memberParams, response: { 200: memberAnswer, ...errors } },
+  }, async (request) => await opts.members.get(request.actor, request.params.memberId))
+
+  app.patch('/api/members/:memberId', {
+    onRequest: admin,
+    schema: {
+      tags: ['members'],
+      summary: 'Change a member\'s names, phone (null removes it) and standing: status (pending|active|suspended|lapsed|ended) with a reason, birth date, member since, valid until, identity check (the document\'s kind only; the caller is who checked), personal monthly allowance',
+      params: memberParams,
+      body: standingPatch.extend({
+        firstName: z.string().trim().min(1).max(100).optional(),
+        lastName: z.string().trim().min(1).max(100).optional(),
+        phone: phone.nullable().optional(),
+      }).strict(),
+      response: { 200: memberAnswer, ...errors },
+    },
+  }, async (request) => await opts.members.change(request.actor, request.params.memberId, request.body))
 
   app.post('/api/members/:memberId/chat-link', {
     onRequest: admin,

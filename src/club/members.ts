@@ -12,6 +12,8 @@ import { LINK_CODE_TTL_MS, phoneDigits } from '../chat/linking/link-record.ts'
 import type { Tenant } from '../tenants/model.ts'
 import type { TenantStore } from '../tenants/store.ts'
 import type { OneUseTokens } from './one-use-tokens.ts'
+import type { DispensingService, StandingPatch } from '../dispensing/service.ts'
+import type { Standing } from '../dispensing/standing.ts'
 import { CLUB_ADMINS } from './roles.ts'
 
 // Members registered by a club's admins. Upstream a member is a customer of the club's backend whose
@@ -31,12 +33,20 @@ const tokenAnswer = z.object({ token: z.string().min(1) })
 
 export interface NewMember { email: string, firstName: string, lastName: string, phone?: string | undefined }
 
+/** What an admin changes of a member: names and phone upstream, the standing here. */
+export interface MemberPatch extends StandingPatch {
+  firstName?: string | undefined
+  lastName?: string | undefined
+  phone?: string | null | undefined
+}
+
 export interface MemberDeps {
   tenants: TenantStore
   access: CommerceAccess
   tokens: OneUseTokens
   linkCodes: () => LinkCodes
   jwtSecret: string
+  dispensing: DispensingService
 }
 
 const alreadyRegistered = (email: string): AppError => conflict(`${email} is already registered`)
@@ -83,7 +93,7 @@ export class MemberService {
    * 409 when the email is already registered (in this club, or as another club's member: customers are global
    * upstream), one answer either way: it never tells a club who belongs to another.
    */
-  async register (actor: Actor, input: NewMember): Promise<{ member: Member, passwordToken: string | null }> {
+  async register (actor: Actor, input: NewMember): Promise<{ member: Member, passwordToken: string | null, standing: Standing }> {
     requireRole(actor, CLUB_ADMINS)
     const { tenant } = actor
     const email = input.email.trim().toLowerCase()
@@ -103,7 +113,8 @@ export class MemberService {
       throw err
     }
     const passwordToken = (customer.has_account ?? true) ? null : (await this.issuePasswordToken(tenant, customer.id, email)).passwordToken
-    return { member: mapMember(customer), passwordToken }
+    const standing = await this.deps.dispensing.startStanding(tenant, customer.id)
+    return { member: mapMember(customer), passwordToken, standing }
   }
 
   private async issuePasswordToken (tenant: Tenant, customerId: string, email: string): Promise<{ passwordToken: string, expiresAt: string }> {
@@ -125,6 +136,29 @@ export class MemberService {
     const { customer } = await client.call(settings.baseUrl, 'GET', `/admin/customers/${encodeURIComponent(customerId)}`, { caller: admin, schema: customerAnswer })
     if (!customerTenants(customer).includes(tenant.id)) throw notFound(`Member ${customerId}`)
     return customer
+  }
+
+  /** The member as the club knows them: the backend's record and the standing kept here. */
+  async get (actor: Actor, customerId: string): Promise<{ member: Member, standing: Standing }> {
+    requireRole(actor, CLUB_ADMINS)
+    const customer = await this.memberOf(actor.tenant, customerId)
+    return { member: mapMember(customer), standing: await this.deps.dispensing.standing(actor, customer.id) }
+  }
+
+  /** Names and phone go to the backend, the rest to the standing; the standing is checked first, so a bad one changes nothing. */
+  async change (actor: Actor, customerId: string, patch: MemberPatch): Promise<{ member: Member, standing: Standing }> {
+    requireRole(actor, CLUB_ADMINS)
+    const { firstName, lastName, phone, ...standingPatch } = patch
+    let customer = await this.memberOf(actor.tenant, customerId)
+    const standing = Object.keys(standingPatch).length > 0
+      ? await this.deps.dispensing.changeStanding(actor, customer.id, standingPatch)
+      : await this.deps.dispensing.standing(actor, customer.id)
+    const names = { ...(firstName !== undefined ? { first_name: firstName } : {}), ...(lastName !== undefined ? { last_name: lastName } : {}), ...(phone !== undefined ? { phone } : {}) }
+    if (Object.keys(names).length > 0) {
+      const { client, settings, admin } = this.upstream(actor.tenant)
+      customer = (await client.call(settings.baseUrl, 'POST', `/admin/customers/${encodeURIComponent(customer.id)}`, { caller: admin, body: names, schema: customerAnswer })).customer
+    }
+    return { member: mapMember(customer), standing }
   }
 
   /** POST /auth/customer/emailpass/update with a password token: the member's first password, once. */

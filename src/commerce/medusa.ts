@@ -18,7 +18,7 @@ export const ORDER_FIELDS = [
 ].join(',')
 const ORDER_LIST_FIELDS = [
   'id', 'display_id', 'status', 'payment_status', 'fulfillment_status', 'email', 'currency_code', 'customer_id', 'sales_channel_id',
-  'total', 'created_at', '*customer',
+  'total', 'created_at', '*customer', 'metadata',
 ].join(',')
 // weight (grams per unit) and metadata (grams, thc, cbd): what a dispensation counts (docs/dispensing.md)
 const PRODUCT_FIELDS = '*variants.calculated_price,+variants.inventory_quantity,+variants.weight,+variants.metadata'

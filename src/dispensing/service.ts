@@ -85,6 +85,11 @@ export class DispensingService {
     return await this.deps.members.getStanding(actor.tenant.id, memberId)
   }
 
+  /** The member's standing, for a service acting for the club (a handover reads the birth year). */
+  async standingOf (tenant: Tenant, memberId: string): Promise<Standing> {
+    return await this.deps.members.getStanding(tenant.id, memberId)
+  }
+
   /** The caller's own standing (any role: a member reads why they may not order). */
   async ownStanding (actor: Actor): Promise<Standing> {
     return await this.deps.members.getStanding(actor.tenant.id, actor.sub)

@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { AppError } from '../errors.ts'
 import { errorEnvelopeSchema } from '../schemas/common.ts'
-import { createAndProcess, createAndProcessBody, runOnce, type CreateAndProcessInput, STEP_PROGRESS, TIMELINE_ACTIONS, type FlowOutcome, type StepEvent, type StepName } from './flow.ts'
+import { createAndProcess, createAndProcessBody, type Dispenser, runOnce, type CreateAndProcessInput, STEP_PROGRESS, TIMELINE_ACTIONS, type FlowOutcome, type StepEvent, type StepName } from './flow.ts'
 import type { IdempotencyStore } from './idempotency.ts'
 import { orderSchema } from './schemas.ts'
 import { ORDER_MANAGERS, type OrdersService } from './service.ts'
@@ -14,6 +14,7 @@ import { ORDER_MANAGERS, type OrdersService } from './service.ts'
 export interface FlowRoutesOptions {
   orders: OrdersService
   idempotency: IdempotencyStore
+  dispenser: Dispenser
 }
 
 const headers = z.object({ 'idempotency-key': z.string().optional() }).loose()
@@ -33,7 +34,7 @@ export async function flowRoutes (fastify: FastifyInstance, opts: FlowRoutesOpti
     const key = request.headers['idempotency-key']
     return runOnce(idempotency, request.actor.tenant.id, typeof key === 'string' ? key : undefined, body, async () => {
       started?.()
-      return await createAndProcess(orders, request.actor, body, onStep)
+      return await createAndProcess(orders, opts.dispenser, request.actor, body, onStep)
     })
   }
 

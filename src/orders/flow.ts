@@ -8,7 +8,8 @@ import type { Medusa } from '../commerce/medusa.ts'
 import { capturePayments, customerIdsWithEmail, fulfillItems, shipFulfillment, type OrdersService } from './service.ts'
 import { chooseShipping, PAYMENT_METHODS, startPayment } from './storefront.ts'
 import type { Activity, Order } from './schemas.ts'
-import type { UpstreamCart } from '../commerce/upstream.ts'
+import type { UpstreamCart, UpstreamOrder } from '../commerce/upstream.ts'
+import { quotaMetadata, type OrderQuota } from './dispense.ts'
 
 // The one-call order (spec: POST /api/orders/create-and-process): nine steps in order, each reported as it
 // starts. Once the order exists, a failing step is written to its activity log before the error goes out.
@@ -66,13 +67,20 @@ function asAppError (err: unknown): AppError {
   return err instanceof AppError ? err : new AppError('INTERNAL_ERROR', 'Internal server error')
 }
 
-export async function createAndProcess (orders: OrdersService, actor: Actor, input: CreateAndProcessInput, onStep: (e: StepEvent) => void): Promise<FlowOutcome> {
+/** What the one-call order does once the order exists: the dispensation and its record (src/orders/handover.ts). */
+export interface Dispenser {
+  recordDispensation: (actor: Actor, order: UpstreamOrder, ms: number) => Promise<unknown>
+}
+
+export async function createAndProcess (orders: OrdersService, dispenser: Dispenser, actor: Actor, input: CreateAndProcessInput, onStep: (e: StepEvent) => void): Promise<FlowOutcome> {
   const medusa = orders.medusa(actor)
   const author = authorOf(actor)
   const events: Activity[] = []
   const timeline: TimelineEntry[] = []
   const mark = (action: TimelineEntry['action']) => timeline.push({ action, timestamp: new Date().toISOString() })
   let orderId: string | undefined
+  let quota: OrderQuota | undefined
+  let dispensed = false
   let current: StepName = 'creating_cart'
   const step = (name: StepName) => {
     current = name
@@ -81,11 +89,15 @@ export async function createAndProcess (orders: OrdersService, actor: Actor, inp
 
   try {
     step('creating_cart')
+    orders.dispense.dispensing.checkShipping(actor.tenant, input.shippingMethod)
     if (input.customer.id) await checkMemberId(medusa, input.customer.id, input.customer.email)
     if (input.locationId) await checkLocation(medusa, input.locationId)
+    const memberId = input.customer.id ?? (await customerIdsWithEmail(medusa, input.customer.email))[0] ?? input.customer.email.toLowerCase()
     const cart = await medusa.createCart(input.customer.email)
     await nameCart(medusa, cart, input.customer)
     step('adding_items')
+    // the member's caps are checked (and the grams reserved) before anything is added: a refused order makes nothing more
+    quota = await orders.dispense.reserveCart(actor, memberId, { id: cart.id, items: input.items.map((i) => ({ variant_id: i.variantId, quantity: i.quantity })) }, input.shippingMethod)
     await Promise.all(input.items.map((i) => medusa.addLineItem(cart.id, i.variantId, i.quantity)))
     step('configuring_shipping')
     await chooseShipping(medusa, cart.id, input.shippingMethod)
@@ -95,6 +107,9 @@ export async function createAndProcess (orders: OrdersService, actor: Actor, inp
     const completed = await medusa.completeCart(cart.id)
     if (completed.type !== 'order') throw conflict('The cart could not be completed')
     orderId = completed.order.id
+    // the one call hands the order over: the dispensation is counted and recorded now
+    await dispenser.recordDispensation(actor, { ...completed.order, metadata: { ...completed.order.metadata, ...quotaMetadata(quota) } }, Date.now())
+    dispensed = true
     events.push(activity('orders:activity.created', 'success', author))
     if (input.notes) events.push(activity('orders:activity.note', 'info', author, input.notes))
     mark('ORDER_CREATED')
@@ -112,7 +127,7 @@ export async function createAndProcess (orders: OrdersService, actor: Actor, inp
     mark('ORDER_SHIPPED')
     await medusa.completeOrder(orderId)
     events.push(activity('orders:activity.completed', 'success', author))
-    const order = await orders.record(actor, orderId, events)
+    const order = await orders.record(actor, orderId, events, quotaMetadata(quota))
     // The upstream order belongs to a guest customer made from the email; the member reads their notifications
     // under their account's id (their token's subject), which the body may name.
     const recipient = { ...order, customerId: input.customer.id ?? order.customerId, shippingMethod: input.shippingMethod }
@@ -122,6 +137,8 @@ export async function createAndProcess (orders: OrdersService, actor: Actor, inp
     return { ok: true, order, timeline }
   } catch (err) {
     const error = asAppError(err)
+    // grams reserved for an order not dispensed go back (a backend that refused, a refusal at the dispensation)
+    if (quota && !dispensed && error.statusCode >= 400 && error.statusCode < 500) await orders.dispense.release(actor.tenant, quota)
     if (orderId) await recordFailure(orders, actor, orderId, [...events, activity('orders:activity.note', 'error', author, `${current} failed: ${error.message}`)])
     const details = { ...error.details, step: current, ...(orderId ? { orderId } : {}) }
     return { ok: false, status: error.statusCode, error: { code: error.code, message: error.message, details }, ...(orderId ? { orderId } : {}) }

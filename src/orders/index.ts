@@ -8,23 +8,39 @@ import { StoreFront, type Catalog } from './storefront.ts'
 import { CatalogCache } from '../commerce/catalog-cache.ts'
 import type { UpstreamShippingOption } from '../commerce/upstream.ts'
 import { storeRoutes } from './store-routes.ts'
+import { OrderDispensing } from './dispense.ts'
+import { HandoverService } from './handover.ts'
+import type { Actor } from '../auth/actor.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     orders: OrdersService
     storeFront: StoreFront
+    orderDispensing: OrderDispensing
   }
 }
 
 // The orders domain: the order routes, the one-call flows, the member's store front and the club's stock.
 export default fp(async (app) => {
   const access = app.commerce
-  const orders = new OrdersService({ sessions: access.sessions, notifier: app.notifier, locks: app.locks, log: app.log, medusaFor: access.medusaFor })
-  await app.register(orderRoutes, { orders, inventory: new InventoryService(access.medusaFor) })
-  await app.register(flowRoutes, { orders, idempotency: createIdempotencyStore(app.redis) })
   const kept = app.config.commerce.catalogCacheMs
-  const store = new StoreFront(orders, access.sessions, new CatalogCache<Catalog>(kept), new CatalogCache<string[]>(kept), new CatalogCache<UpstreamShippingOption[]>(kept))
+  const catalogs = new CatalogCache<Catalog>(kept)
+  // The grams of an order's variants come from the club's catalog as the bot keeps it (read once more when a variant is not in it).
+  const products = async (actor: Actor) => (await store.catalog(actor)).products
+  const dispense = new OrderDispensing(app.dispensing, {
+    products,
+    fresh: async (actor) => {
+      catalogs.drop(actor.tenant.id)
+      return await products(actor)
+    },
+  })
+  const orders = new OrdersService({ sessions: access.sessions, notifier: app.notifier, locks: app.locks, log: app.log, medusaFor: access.medusaFor, dispense })
+  const handover = new HandoverService(orders, app.ledger, app.locks)
+  await app.register(orderRoutes, { orders, inventory: new InventoryService(access.medusaFor), handover })
+  await app.register(flowRoutes, { orders, idempotency: createIdempotencyStore(app.redis), dispenser: handover })
+  const store: StoreFront = new StoreFront(orders, access.sessions, catalogs, new CatalogCache<string[]>(kept), new CatalogCache<UpstreamShippingOption[]>(kept), dispense)
   app.decorate('orders', orders)
   app.decorate('storeFront', store)
+  app.decorate('orderDispensing', dispense)
   await app.register(storeRoutes, { store })
-}, { name: 'orders', dependencies: ['auth', 'commerce', 'notifications', 'locks'] })
+}, { name: 'orders', dependencies: ['auth', 'commerce', 'notifications', 'locks', 'dispensing'] })

@@ -174,6 +174,16 @@ export function mapMetadata (metadata: Record<string, unknown> | null | undefine
 /** The spec's subtotal is without tax and shipping: Medusa v2's `subtotal` includes shipping, its `item_subtotal` does not. */
 const itemsSubtotal = (t: { item_subtotal?: number | null, subtotal?: number | null }): number => num(t.item_subtotal ?? t.subtotal)
 
+/**
+ * An order handed over at the counter (its metadata says so, written before the backend's steps) is completed and
+ * shipped as every view shows it, whatever of those steps the backend has taken yet: nobody sees half of it.
+ */
+function statusesOf (o: Pick<UpstreamOrder, 'status' | 'fulfillment_status' | 'metadata'>): { status: OrderStatus, fulfillmentStatus: FulfillmentStatus } {
+  const status = orderStatus(o.status)
+  if (typeof o.metadata?.handedOverAt === 'string' && status !== 'canceled') return { status: 'completed', fulfillmentStatus: 'shipped' }
+  return { status, fulfillmentStatus: fulfillmentStatus(o.fulfillment_status) }
+}
+
 export function mapOrder (o: UpstreamOrder): Order {
   const payments = (o.payment_collections ?? []).flatMap((pc) => pc.payments ?? [])
   const subtotal = itemsSubtotal(o)
@@ -181,8 +191,7 @@ export function mapOrder (o: UpstreamOrder): Order {
     id: o.id,
     displayId: String(o.display_id),
     number: o.display_id,
-    status: orderStatus(o.status),
-    fulfillmentStatus: fulfillmentStatus(o.fulfillment_status),
+    ...statusesOf(o),
     paymentStatus: paymentStatus(o.payment_status),
     customerId: str(o.customer_id ?? o.customer?.id),
     customer: mapCustomer(o.customer, o),
@@ -208,9 +217,8 @@ export function mapOrderSummary (o: UpstreamOrder): OrderSummary {
     id: o.id,
     displayId: String(o.display_id),
     number: o.display_id,
-    status: orderStatus(o.status),
+    ...statusesOf(o),
     paymentStatus: paymentStatus(o.payment_status),
-    fulfillmentStatus: fulfillmentStatus(o.fulfillment_status),
     total: num(o.total),
     currency: currency(o.currency_code),
     customer: { id: str(o.customer_id ?? o.customer?.id), email: str(o.customer?.email ?? o.email) },

@@ -7,12 +7,16 @@ import {
   activitySchema, FULFILLMENT_STATUSES, inventoryLevelSchema, ORDER_STATUSES, orderSchema, orderSummarySchema, PAYMENT_STATUSES,
 } from './schemas.ts'
 import { ORDER_MANAGERS, type OrdersService } from './service.ts'
+import { HANDOVER_STAFF, type HandoverService } from './handover.ts'
+import { ledgerEntrySchema } from '../dispensing/ledger/chain.ts'
+import { errorResponses } from '../schemas/common.ts'
 
 // /api/orders and /api/inventory: the club's orders and its stock, both read from its commerce backend.
 
 export interface OrderRoutesOptions {
   orders: OrdersService
   inventory: InventoryService
+  handover: HandoverService
 }
 
 const orderParams = z.object({ orderId: z.string().min(1).max(200) })
@@ -97,6 +101,17 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
     onRequest: admin,
     schema: { tags, summary: 'Mark the order invoiced (once)', params: orderParams, response: { 200: orderAnswer } },
   }, async (request) => ({ order: await orders.invoice(request.actor, request.params.orderId) }))
+
+  app.post('/api/orders/:orderId/handover', {
+    onRequest: app.guard({ roles: HANDOVER_STAFF }),
+    schema: {
+      tags,
+      summary: 'Hand the order over at the counter: identity checked, standing and caps checked again now, the dispensing record written, the order completed',
+      params: orderParams,
+      body: z.object({ identityChecked: z.boolean() }).strict(),
+      response: { 200: orderAnswer.extend({ entries: z.array(ledgerEntrySchema) }), ...errorResponses },
+    },
+  }, async (request) => await opts.handover.handover(request.actor, request.params.orderId, request.body.identityChecked))
 
   app.get('/api/inventory', {
     onRequest: app.guard({ roles: STOCK_READERS }),

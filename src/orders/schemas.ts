@@ -11,7 +11,7 @@ export type PaymentStatus = typeof PAYMENT_STATUSES[number]
 
 export const ACTIVITY_DESCRIPTIONS = [
   'orders:activity.created', 'orders:activity.paymentConfirmed', 'orders:activity.fulfilled', 'orders:activity.shipped',
-  'orders:activity.completed', 'orders:activity.invoiced', 'orders:activity.cancelled', 'orders:activity.note',
+  'orders:activity.completed', 'orders:activity.invoiced', 'orders:activity.cancelled', 'orders:activity.note', 'orders:activity.handedOver',
 ] as const
 export type ActivityDescription = typeof ACTIVITY_DESCRIPTIONS[number]
 

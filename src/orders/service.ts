@@ -8,11 +8,12 @@ import type { Tenant } from '../tenants/model.ts'
 import { keys } from '../stores/keys.ts'
 import type { Locks } from '../stores/locks.ts'
 import { activity, authorOf, withActivities } from './activity.ts'
-import { fulfillmentStatus, isShippedOrDelivered, mapActivities, mapOrder, mapOrderSummary, orderStatus, paymentStatus } from './mapping.ts'
+import { isShippedOrDelivered, mapActivities, mapOrder, mapOrderSummary, orderStatus } from './mapping.ts'
 import type { Medusa } from '../commerce/medusa.ts'
 import { notifyMember, shippingMethodOf, type NotifiedOrder, type OrderEvent } from './notify.ts'
 import type { Activity, FulfillmentStatus, Order, OrderStatus, OrderSummary, PaymentStatus } from './schemas.ts'
 import type { UpstreamOrder } from '../commerce/upstream.ts'
+import { quotaOf, type OrderDispensing } from './dispense.ts'
 
 // Orders as the club's staff and members see them: reads scoped to the tenant's sales channel (and, for a
 // member, to their own orders), and the admin steps, each followed by a re-read of the order.
@@ -46,12 +47,17 @@ export interface OrdersDeps {
   log: FastifyBaseLogger
   /** The club's commerce backend. */
   medusaFor: (tenant: Tenant) => Medusa
+  dispense: OrderDispensing
 }
 
 export class OrdersService {
   private readonly customerIds = new WeakMap<Actor, Promise<string[] | undefined>>()
 
   constructor (private readonly deps: OrdersDeps) {}
+
+  get dispense (): OrderDispensing {
+    return this.deps.dispense
+  }
 
   get log (): FastifyBaseLogger {
     return this.deps.log
@@ -100,10 +106,11 @@ export class OrdersService {
     for (let offset = 0; offset < SCAN_MAX; offset += SCAN_PAGE) {
       const page = await this.medusa(actor).listOrders({ limit: SCAN_PAGE, offset, customerIds })
       for (const o of page.orders) {
-        if (filter.status && orderStatus(o.status) !== filter.status) continue
-        if (filter.paymentStatus && paymentStatus(o.payment_status) !== filter.paymentStatus) continue
-        if (filter.fulfillmentStatus && fulfillmentStatus(o.fulfillment_status) !== filter.fulfillmentStatus) continue
-        matching.push(mapOrderSummary(o))
+        const summary = mapOrderSummary(o)
+        if (filter.status && summary.status !== filter.status) continue
+        if (filter.paymentStatus && summary.paymentStatus !== filter.paymentStatus) continue
+        if (filter.fulfillmentStatus && summary.fulfillmentStatus !== filter.fulfillmentStatus) continue
+        matching.push(summary)
       }
       if (page.orders.length < SCAN_PAGE || offset + SCAN_PAGE >= page.count) break
     }
@@ -183,6 +190,9 @@ export class OrdersService {
       throw err
     }
     const after = mapOrder(await medusa.getOrder(orderId))
+    // the grams the order reserved go back to the member's quota
+    const quota = quotaOf(order.metadata)
+    if (quota) await this.deps.dispense.release(actor.tenant, quota)
     await this.notify(actor, after, 'order.cancelled')
     return after
   }
@@ -209,8 +219,8 @@ export class OrdersService {
    * Appends the event unless the log already has one of its kind (a cart completed by requests racing, or
    * again): answers the order and whether this call added it.
    */
-  async recordOnce (actor: Actor, orderId: string, event: Activity): Promise<{ order: Order, added: boolean }> {
-    return await this.append(actor, orderId, (log) => log.some((a) => a.description === event.description) ? [] : [event])
+  async recordOnce (actor: Actor, orderId: string, event: Activity, patch: Record<string, unknown> = {}): Promise<{ order: Order, added: boolean }> {
+    return await this.append(actor, orderId, (log) => log.some((a) => a.description === event.description) ? [] : [event], patch)
   }
 
   /**

@@ -9,6 +9,7 @@ import type { Cart, Order, Product, ShippingOption } from './schemas.ts'
 import type { UpstreamCart, UpstreamShippingOption } from '../commerce/upstream.ts'
 import type { ResolvedSettings } from '../commerce/settings.ts'
 import type { CatalogCache } from '../commerce/catalog-cache.ts'
+import { quotaMetadata, type OrderDispensing, type OrderQuota } from './dispense.ts'
 
 // The member's store front in front of the backend's store API: the member's
 // upstream login (or, without one, the caller's own token) rides along with the club's publishable key.
@@ -81,7 +82,8 @@ export class StoreFront {
     private readonly sessions: UpstreamSessionStore,
     private readonly catalogs: CatalogCache<Catalog>,
     private readonly providers: CatalogCache<string[]>,
-    private readonly keptShipping: CatalogCache<UpstreamShippingOption[]>
+    private readonly keptShipping: CatalogCache<UpstreamShippingOption[]>,
+    private readonly dispense: OrderDispensing
   ) {}
 
   /**
@@ -219,8 +221,8 @@ export class StoreFront {
    * again, or at the same time, answers the same order (as the backend does) with one created event and one notice.
    */
   async complete (actor: ShopperActor, cartId: string): Promise<Order> {
-    await this.ownCart(actor, cartId, true)
-    return await this.place(actor, cartId)
+    const cart = await this.ownCart(actor, cartId, true)
+    return await this.reserved(actor, cart, cart.shipping_methods?.[0]?.name ?? undefined, async (quota) => await this.place(actor, cartId, quota))
   }
 
   /**
@@ -230,17 +232,36 @@ export class StoreFront {
    */
   async checkout (actor: ShopperActor, cartId: string, choice: { shipping: string, payment: PaymentMethod }): Promise<Order> {
     const cart = await this.ownCart(actor, cartId, true)
-    if (!cart.completed_at) {
-      await this.shipWithKept(actor, cartId, choice.shipping)
-      await this.payWithKept(actor, cart, choice.payment)
-    }
-    return await this.place(actor, cartId)
+    return await this.reserved(actor, cart, choice.shipping, async (quota) => {
+      if (!cart.completed_at) {
+        await this.shipWithKept(actor, cartId, choice.shipping)
+        await this.payWithKept(actor, cart, choice.payment)
+      }
+      return await this.place(actor, cartId, quota)
+    })
   }
 
-  private async place (actor: ShopperActor, cartId: string): Promise<Order> {
+  /**
+   * Runs `place` with the cart's grams reserved against the member's quota (refused before anything is asked of
+   * the backend). A cart completed already reserves nothing again. When the backend refuses the order (a 4xx:
+   * out of stock), the reservation is given back; any other failure keeps it (the order may exist).
+   */
+  private async reserved (actor: ShopperActor, cart: UpstreamCart, shipping: string | undefined, place: (quota: OrderQuota) => Promise<Order>): Promise<Order> {
+    const memberId = actor.role === 'member' ? actor.sub : cart.customer_id ?? actor.sub
+    if (cart.completed_at) return await place({ memberId, holdId: cart.id })
+    const quota = await this.dispense.reserveCart(actor, memberId, cart, shipping)
+    try {
+      return await place(quota)
+    } catch (err) {
+      if (err instanceof AppError && err.statusCode >= 400 && err.statusCode < 500) await this.dispense.release(actor.tenant, quota)
+      throw err
+    }
+  }
+
+  private async place (actor: ShopperActor, cartId: string, quota: OrderQuota): Promise<Order> {
     const answer = await actor.medusa.completeCart(cartId, actor.upstreamToken)
     if (answer.type !== 'order') throw conflict('The cart could not be completed')
-    const { order, added } = await this.orders.recordOnce(actor, answer.order.id, activity('orders:activity.created', 'success', authorOf(actor)))
+    const { order, added } = await this.orders.recordOnce(actor, answer.order.id, activity('orders:activity.created', 'success', authorOf(actor)), quotaMetadata(quota))
     if (added) await this.orders.notify(actor, order, 'order.placed')
     return order
   }

@@ -233,6 +233,8 @@ export const keys = {
     }),
     // held while an order is handed over (one handover of an order at a time, across instances)
     handoverLock: (tenantId: string, orderId: string) => `t:${tenantId}:dispensing:handover:${orderId}`,
+    // held by the instance running the daily dispensing job (retention of the record)
+    dailyLock: () => 'dispensing:daily:lock',
   },
   rateLimit: () => 'rate-limit:',
 } as const

@@ -54,6 +54,8 @@ export async function startFakeUpstream (): Promise<FakeUpstream> {
       const found = Object.values(customers).filter((c) => !email || c.email === email)
       return { customers: found, count: found.length, offset: 0, limit: 50 }
     },
+    // the club's catalog, where an order's grams are looked up: nothing controlled in it
+    'GET /store/products': () => ({ products: [], count: 0, offset: 0, limit: 500 }),
     'POST /store/carts': () => ({ cart }),
     'GET /store/carts/cart_1': () => ({ cart }),
     'POST /store/carts/cart_1': (body) => {

@@ -86,7 +86,7 @@ describe('a kept copy the backend no longer agrees with (redis, counting loopbac
 
   it('a shipping option it no longer offers: refused, the kept list dropped, the options read again and the order placed', async () => {
     const kept = new CatalogCache<UpstreamShippingOption[]>(30_000)
-    const store = new StoreFront(t.app.orders, t.app.commerce.sessions, new CatalogCache<Catalog>(30_000), new CatalogCache<string[]>(30_000), kept)
+    const store = new StoreFront(t.app.orders, t.app.commerce.sessions, new CatalogCache<Catalog>(30_000), new CatalogCache<string[]>(30_000), kept, t.app.orderDispensing)
     const { shopper, cartId } = await shopperWithCart(t, 'club-norte', store)
     await kept.get('club-norte', settingsKey(shopper.medusa.settings), async () => [{ id: 'so_gone', name: 'pickup' }])
     const calls = await proxy.during(async () => {

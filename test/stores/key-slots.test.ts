@@ -55,7 +55,7 @@ const alone = new Set([
   // the provider's pace of a business number: one key per script call
   'chat.pace',
   // a handover's lock: one key per call
-  'dispensing.handoverLock',
+  'dispensing.handoverLock', 'dispensing.dailyLock',
 ])
 // The embedded commerce backend keeps its keys untagged: start-up refuses it on a cluster.
 const refused = 'commerce.'
