@@ -82,8 +82,17 @@ describe('dispensing under de-kcang (embedded backend, redis)', () => {
     expect(res.statusCode).toBe(200)
     expect(res.json().order).toMatchObject({ status: 'completed', fulfillmentStatus: 'shipped' })
     expect(res.json().entries).toEqual([expect.objectContaining({
-      kind: 'dispensation', orderId: order.id, grams: 15, quantity: 3, thcPercent: 19, cbdPercent: 0.8, memberName: 'Ana Pereyra', memberBirthYear: null,
-      staff: { id: 'user_admin_sur', name: 'Admin Sur' }, batches: [], productId: FLOWER,
+      kind: 'dispensation',
+      orderId: order.id,
+      grams: 15,
+      quantity: 3,
+      thcPercent: 19,
+      cbdPercent: 0.8,
+      memberName: 'Ana Pereyra',
+      memberBirthYear: null,
+      staff: { id: 'user_admin_sur', name: 'Admin Sur' },
+      batches: [],
+      productId: FLOWER,
     })])
     expect((await quota()).periods[0]).toMatchObject({ used: 15, reserved: 0, remaining: 10 })
     const again = await handover(order.id)
