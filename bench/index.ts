@@ -3,6 +3,7 @@ import { run as turnCosts } from './confirm.ts'
 import { deployments } from './greetings.ts'
 import { run as members } from './members.ts'
 import { run as notifications } from './notifications.ts'
+import { run as dispensing } from './dispensing.ts'
 import { printTopSelfTime } from './profile.ts'
 import { run as scale } from './scale.ts'
 import { printTargets, SCALE, type Target } from './lib.ts'
@@ -28,6 +29,9 @@ targets.push(...await scale())
 
 process.stdout.write('\n== notifications: list and unread count for a user with 10,000 notifications\n')
 await notifications()
+
+process.stdout.write('\n== dispensing: a limit check on an order and a handover, Redis round trips and CPU per call\n')
+await dispensing()
 
 printTargets(targets)
 if (mix.profile) printTopSelfTime(mix.profile)
