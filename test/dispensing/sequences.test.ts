@@ -33,7 +33,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant('cancel' as const), order: fc.nat(40) }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('handover' as const), order: fc.nat(40) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('reverse' as const), entry: fc.nat(40) }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('wait' as const), hours: fc.constantFrom(1, 5, 20, 24 * 9) }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('wait' as const), hours: fc.constantFrom(1, 5, 20, 24 * 9) }) }
 )
 
 function setUp () {
@@ -123,7 +123,12 @@ describe('dispensing sequences (memory stores, the Berlin calendar)', () => {
       for (let i = 0; i < count; i++) {
         clock.add(3_600_000)
         await ledger.recordHandover(tenant, {
-          orderId: `order_${i}`, at: clock.get(), memberId: 'cus_a', memberName: 'A', memberBirthYear: 1990, staff: { id: 's', name: 'S' },
+          orderId: `order_${i}`,
+          at: clock.get(),
+          memberId: 'cus_a',
+          memberName: 'A',
+          memberBirthYear: 1990,
+          staff: { id: 's', name: 'S' },
           lines: [{ orderId: `order_${i}`, lineId: 'l1', productId: 'p', variantId: 'v', product: 'Kush', quantity: 1, grams: 1, thcPercent: 10, cbdPercent: 1 }],
         })
       }
