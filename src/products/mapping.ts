@@ -27,6 +27,8 @@ export interface Product {
   createdAt: string | null
 }
 
+const rankOf = (v: Record<string, unknown>): number => typeof v.variant_rank === 'number' ? v.variant_rank : 0
+
 export function mapProduct (p: UpstreamAdminProduct, currency: string): Product {
   const archived = typeof p.metadata?.archived_at === 'string'
   return {
@@ -35,7 +37,7 @@ export function mapProduct (p: UpstreamAdminProduct, currency: string): Product 
     description: p.description ?? null,
     status: archived ? 'archived' : p.status === 'published' ? 'published' : 'draft',
     strainId: typeof p.metadata?.strain_id === 'string' ? p.metadata.strain_id : null,
-    variants: (p.variants ?? []).map((v) => ({
+    variants: [...p.variants ?? []].sort((a, b) => rankOf(a) - rankOf(b)).map((v) => ({
       id: v.id,
       title: v.title ?? '',
       sku: v.sku ?? null,

@@ -72,8 +72,10 @@ export class ProductService {
       sales_channels: [{ id: medusa.settings.salesChannelId }],
       ...(input.strain !== undefined ? { metadata: { strain_id: input.strain } } : {}),
       options: [{ title: option, values: input.variants.map((v) => v.title) }],
-      variants: input.variants.map((v) => ({
+      // A real Medusa answers variants in an order of its own: the rank keeps the one they were given in.
+      variants: input.variants.map((v, rank) => ({
         title: v.title,
+        variant_rank: rank,
         ...(v.sku !== undefined ? { sku: v.sku } : {}),
         manage_inventory: true,
         options: { [option]: v.title },

@@ -26,7 +26,7 @@ describe(`batches contract against the ${backend.name} commerce backend`, { time
     const made = await admin('POST', '/api/products', { ...FLOWERS, title: `Flores contrato ${Date.now().toString(36)}` })
     expect(made.status, JSON.stringify(made.body)).toBe(201)
     const product = made.body.product
-    expect(product.variants.map((v: { gramsPerUnit: number }) => v.gramsPerUnit)).toEqual([5, 10])
+    expect(product.variants.map((v: { title: string, gramsPerUnit: number }) => [v.title, v.gramsPerUnit])).toEqual([['5 g', 5], ['10 g', 10]])
     const variant = product.variants[0]
     const medusa = t.app.commerce.medusaFor((await t.app.tenants.get('club-norte'))!)
     expect(await medusa.stockedAtClub(variant.inventoryItemId)).toBe(0)
