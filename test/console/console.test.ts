@@ -122,7 +122,7 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     expect(taken.statusCode).toBe(200)
     await page.getByRole('button', { name: 'Atender' }).click()
     await expect(page.getByRole('alert').textContent()).resolves.toBe('No se pudo: This conversation is already taken over by user_grower_norte')
-    await page.getByText('La atiende user_grower_norte.').waitFor()
+    await page.getByText('La atiende Grower Norte.').waitFor()
     const back = await t.app.inject({ method: 'POST', url: `/api/chat/conversations/${phone}/handback`, headers: grower, payload: {} })
     expect(back.statusCode).toBe(200)
     // the stream brings the change: the screen says so without a reload

@@ -29,6 +29,7 @@ export function Inbox () {
   const [draft, setDraft] = useState('')
   const [notice, setNotice] = useState('')
   const [now, setNow] = useState(Date.now())
+  const [names, setNames] = useState<Record<string, string>>({})
   const selected = useRef<string | null>(null)
   selected.current = phone
 
@@ -42,6 +43,10 @@ export function Inbox () {
 
   useEffect(() => {
     loadList().catch(() => {})
+    // who holds a conversation, by name: the staff list is the admins' to read; others see the user id
+    if (session.value?.role === 'admin') {
+      api.GET('/api/staff').then((r) => setNames(Object.fromEntries(ok(r).staff.map((m) => [m.id, m.name])))).catch(() => {})
+    }
     const abort = new AbortController()
     stream('/api/chat/conversations/stream', (_event, data) => {
       const p = (data as { phone?: string }).phone
@@ -108,7 +113,7 @@ export function Inbox () {
         {phone && (
           <>
             <p class='holder'>
-              {holder === undefined ? (current?.needsPerson ? t.requested : t.botHolds) : holder === me ? t.heldByYou : t.heldBy(holder)}
+              {holder === undefined ? (current?.needsPerson ? t.requested : t.botHolds) : holder === me ? t.heldByYou : t.heldBy(names[holder] ?? holder)}
             </p>
             <div class='actions'>
               <button type='button' onClick={takeOver}>{t.takeOver}</button>
