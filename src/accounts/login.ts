@@ -65,12 +65,12 @@ export class LoginService {
     const accepted = found.accepted.filter((a) => named.some((t) => t.id === a.tenant.id))
     if (!found.passwordOk) throw badCredentials()
     await this.deps.lock.clear(email)
-    // A staff token carries their access version, read before the entry it is signed from: a change made while
-    // the backends answered is either in both or refuses the token at its first use.
+    // A staff token is signed no earlier than their revocation time, read before the entry it is signed from: a
+    // change made while the backends answered is either in both or refuses the token at its first use.
     let signed = staff
-    let sv = 0
+    let notBefore = 0
     if (staff) {
-      sv = await this.deps.tenants.staffVersion(staff.id)
+      notBefore = await this.deps.tenants.staffRevokedBefore(staff.id)
       signed = await this.deps.tenants.getStaff(email)
       if (signed?.id !== staff.id) throw badCredentials()
     }
@@ -94,8 +94,7 @@ export class LoginService {
       tenants: clubs.map((a) => a.tenant.id),
       email,
       name: signed?.name ?? first.name ?? email,
-      ...(signed ? { sv } : {}),
-    }, lifetime)
+    }, lifetime, notBefore)
   }
 
   private async candidateTenants (tenantId: string | undefined): Promise<Tenant[]> {

@@ -11,8 +11,8 @@ export interface Principal {
   email: string | undefined
   name: string | undefined
   exp: number
-  /** A staff token's access version (0 when it carries none): the guard refuses it once the staff's is higher. */
-  sv: number
+  /** When the token was signed (Unix seconds; 0 when it says not): the guard refuses a staff token older than a change. */
+  iat: number
 }
 
 // Our own claims (sub, role, tenants: the clubs the token may act in) and the commerce backend's form (actor_id, app_metadata).
@@ -23,7 +23,7 @@ const ownClaims = z.object({
   email: z.string().optional(),
   name: z.string().optional(),
   exp: z.number(),
-  sv: z.number().int().min(0).optional(),
+  iat: z.number().optional(),
 })
 const commerceClaims = z.object({
   actor_id: z.string().min(1),
@@ -32,6 +32,7 @@ const commerceClaims = z.object({
   email: z.string().optional(),
   name: z.string().optional(),
   exp: z.number(),
+  iat: z.number().optional(),
 })
 
 const encoder = new TextEncoder()
@@ -51,18 +52,20 @@ export interface TokenInput {
   tenants: string[]
   email?: string
   name?: string
-  /** Staff only: their access version when the token is signed (TenantStore.staffVersion). */
-  sv?: number
 }
 
-/** Signs one of our access tokens; `expiresIn` in seconds. */
-export async function signAccessToken (secret: string, input: TokenInput, expiresIn = 3600): Promise<string> {
+/**
+ * Signs one of our access tokens; `expiresIn` in seconds. `notBefore` (Unix seconds) lifts its iat to a staff
+ * member's revocation time when that is a moment ahead (TenantStore.staffRevokedBefore).
+ */
+export async function signAccessToken (secret: string, input: TokenInput, expiresIn = 3600, notBefore = 0): Promise<string> {
   const { sub, ...claims } = input
+  const now = Math.floor(Date.now() / 1000)
   return await new SignJWT({ ...claims })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(sub)
-    .setIssuedAt()
-    .setExpirationTime(Math.floor(Date.now() / 1000) + expiresIn)
+    .setIssuedAt(Math.max(now, notBefore))
+    .setExpirationTime(now + expiresIn)
     .sign(key(secret))
 }
 
@@ -76,11 +79,11 @@ export async function verifyAccessToken (secret: string, token: string): Promise
     throw new AppError('INVALID_TOKEN', 'Access token is invalid')
   }
   const own = ownClaims.safeParse(payload)
-  if (own.success) return { ...own.data, email: own.data.email, name: own.data.name, sv: own.data.sv ?? 0 }
+  if (own.success) return { ...own.data, email: own.data.email, name: own.data.name, iat: own.data.iat ?? 0 }
   const upstream = commerceClaims.safeParse(payload)
   if (upstream.success) {
     const c = upstream.data
-    return { sub: c.actor_id, role: c.app_metadata.role, tenants: c.app_metadata.tenants, email: c.email, name: c.name, exp: c.exp, sv: 0 }
+    return { sub: c.actor_id, role: c.app_metadata.role, tenants: c.app_metadata.tenants, email: c.email, name: c.name, exp: c.exp, iat: c.iat ?? 0 }
   }
   throw new AppError('INVALID_TOKEN', 'Access token carries no role or tenants')
 }

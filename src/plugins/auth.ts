@@ -55,7 +55,7 @@ export default fp<AuthPluginOptions>(async (app, opts) => {
   const tokenStanding = async (principal: Principal): Promise<TokenStanding> => {
     if (principal.exp * 1000 <= Date.now()) return 'expired'
     if (principal.role === 'member') return 'ok'
-    return principal.sv < await app.tenants.staffVersion(principal.sub) ? 'revoked' : 'ok'
+    return principal.iat < await app.tenants.staffRevokedBefore(principal.sub) ? 'revoked' : 'ok'
   }
   app.decorate('tokenStanding', tokenStanding)
   app.decorate('guard', (options: GuardOptions = {}) => {

@@ -28,9 +28,9 @@ export const keys = {
     byEmail: (email: string) => `staff:${email.toLowerCase()}`,
     // hash email -> role of one club's staff: where "the last admin stays" is decided
     roster: (tenantId: string) => `t:${tenantId}:staff`,
-    // a staff member's access version (by staff id), raised by every role change and removal: a token signed with
-    // an older one is refused (src/plugins/auth.ts). Kept after a removal, so old tokens stay refused.
-    version: (staffId: string) => `staff:v:${staffId}`,
+    // the second (by staff id) before which their tokens are refused, moved on by every role change and removal
+    // (src/plugins/auth.ts compares a token's iat). Kept after a removal, so old tokens stay refused.
+    revokedBefore: (staffId: string) => `staff:rb:${staffId}`,
     // pub/sub channel (no prefix from ioredis, the live hub adds it): the staff member's access changed
     accessChanged: (staffId: string) => `staff:access:${staffId}`,
   },

@@ -28,12 +28,15 @@ export interface TenantStore {
   /** The club's staff, by email. */
   listStaff (tenantId: string): Promise<Staff[]>
   /**
-   * Changes a staff member's role at a club, or (role null) takes them off its roster; either raises their access
-   * version, so tokens signed before are refused from the next request on.
+   * Changes a staff member's role at a club, or (role null) takes them off its roster; either moves their
+   * revocation time on, so tokens signed before are refused from the next request on.
    */
   changeStaff (tenantId: string, email: string, role: StaffRole | null): Promise<StaffChange>
-  /** The staff member's access version (0 until their first change): a token carrying less is revoked. */
-  staffVersion (staffId: string): Promise<number>
+  /**
+   * The second (Unix time) before which the staff member's tokens are refused: 0 until their first change. A
+   * token's own `iat` is compared with it, so a token carries no claim of its own for this.
+   */
+  staffRevokedBefore (staffId: string): Promise<number>
 }
 
 /** The roster change as one decision, shared by both stores: the last admin is never demoted or removed. */
@@ -61,10 +64,18 @@ function changedEntry (staff: Staff, tenantId: string, role: StaffRole | null): 
   return tenants.length > 0 ? { ...staff, tenants } : undefined
 }
 
+/**
+ * The revocation time a role change or removal sets: the next whole second, so every token signed up to now (its
+ * iat in whole seconds) is older, and the login after it signs with an iat of at least this (src/accounts/login.ts).
+ */
+function revocationSecond (): number {
+  return Math.floor(Date.now() / 1000) + 1
+}
+
 export class MemoryTenantStore implements TenantStore {
   private readonly tenants = new Map<string, Tenant>()
   private readonly staff = new Map<string, Staff>()
-  private readonly versions = new Map<string, number>()
+  private readonly revoked = new Map<string, number>()
 
   async get (id: string) { return structuredClone(this.tenants.get(id)) }
   async list () { return [...this.tenants.values()].map((t) => structuredClone(t)).sort((a, b) => a.id.localeCompare(b.id)) }
@@ -103,11 +114,11 @@ export class MemoryTenantStore implements TenantStore {
     const next = changedEntry(staff, tenantId, role)
     if (next) this.staff.set(staff.email.toLowerCase(), next)
     else this.staff.delete(staff.email.toLowerCase())
-    this.versions.set(staff.id, (this.versions.get(staff.id) ?? 0) + 1)
+    this.revoked.set(staff.id, Math.max(this.revoked.get(staff.id) ?? 0, revocationSecond()))
     return change
   }
 
-  async staffVersion (staffId: string) { return this.versions.get(staffId) ?? 0 }
+  async staffRevokedBefore (staffId: string) { return this.revoked.get(staffId) ?? 0 }
 }
 
 /** KEYS: the club's roster hash (email -> role). ARGV: email, new role ('' removes). Mirrors decideStaffChange. */
@@ -125,6 +136,16 @@ if current == 'admin' and ARGV[2] ~= 'admin' then
 end
 if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
 return 'ok'`,
+})
+
+/** KEYS: the staff member's revocation time. ARGV: the new one (Unix seconds). Only ever moves forward. */
+const raiseRevocation = defineScript<[second: number], void>({
+  name: 'tenantStaffRevoke',
+  keys: 1,
+  lua: `
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tonumber(ARGV[1]) > current then redis.call('SET', KEYS[1], ARGV[1]) end`,
+  decode: () => undefined,
 })
 
 /**
@@ -242,13 +263,13 @@ export class RedisTenantStore implements TenantStore {
     const next = changedEntry(staff, tenantId, role)
     if (next) await this.redis.set(keys.staff.byEmail(email), JSON.stringify(next))
     else await this.redis.del(keys.staff.byEmail(email))
-    // Raised after the entry: a login reading this version then reads the changed entry (src/accounts/login.ts).
-    await this.redis.incr(keys.staff.version(staff.id))
+    // Moved on after the entry: a login reading this time then reads the changed entry (src/accounts/login.ts).
+    await raiseRevocation(this.redis, [keys.staff.revokedBefore(staff.id)], revocationSecond())
     return change
   }
 
-  async staffVersion (staffId: string) {
-    return Number(await this.redis.get(keys.staff.version(staffId)) ?? 0)
+  async staffRevokedBefore (staffId: string) {
+    return Number(await this.redis.get(keys.staff.revokedBefore(staffId)) ?? 0)
   }
 }
 
