@@ -29,6 +29,9 @@ const trustProxySchema = z.string().trim().transform((v, ctx): number | string[]
   return list
 })
 
+/** The chat provider's development values: the dev outbox's number and key (docs/chat.md, For tests and tools). */
+const DEV_CHAT = { CHAT_API_KEY: 'dev-chat-api-key', CHAT_PHONE_NUMBER_ID: '100000000000001' } as const
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: port.default(3000),
@@ -46,8 +49,8 @@ const envSchema = z.object({
   JWT_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   CRON_API_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   CHAT_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
-  CHAT_API_KEY: z.string().min(1).default('dev-chat-api-key'),
-  CHAT_PHONE_NUMBER_ID: z.string().min(1).default('100000000000001'),
+  CHAT_API_KEY: z.string().min(1).default(DEV_CHAT.CHAT_API_KEY),
+  CHAT_PHONE_NUMBER_ID: z.string().min(1).default(DEV_CHAT.CHAT_PHONE_NUMBER_ID),
   // the business number as members dial it (digits, country code first): the console's "link my WhatsApp" link
   CHAT_DISPLAY_NUMBER: z.string().regex(/^[1-9]\d{5,14}$/, 'digits of the number, country code first (e.g. 5491122334455)').optional(),
   CHAT_FLOW_ID: z.string().min(1).default('dev-login-flow'),
@@ -167,6 +170,8 @@ export interface Config {
   readonly trustProxy: false | number | readonly string[]
   /** Secrets made up for this process because none were configured (development only). */
   readonly generatedSecrets: readonly string[]
+  /** The chat provider's variables left at their development values (the bot's replies reach no member). */
+  readonly devChatProvider: readonly string[]
 }
 
 export interface CloudApiConfig {
@@ -294,6 +299,10 @@ export function loadConfig (source: Record<string, string | undefined> = process
     corsOrigins: Object.freeze(env.CORS_ORIGINS ?? []),
     trustProxy: typeof env.TRUST_PROXY === 'object' ? Object.freeze(env.TRUST_PROXY) : env.TRUST_PROXY ?? false,
     generatedSecrets: Object.freeze(generatedSecrets),
+    devChatProvider: Object.freeze([
+      ...(env.CHAT_API_BASE_URL === undefined && !cloud ? ['CHAT_API_BASE_URL'] : []),
+      ...(['CHAT_API_KEY', 'CHAT_PHONE_NUMBER_ID'] as const).filter((name) => env[name] === DEV_CHAT[name]),
+    ]),
   })
 }
 

@@ -1,11 +1,20 @@
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.ts'
-import { loadConfigOrExit } from './config.ts'
+import { ConfigError, loadConfigOrExit } from './config.ts'
 
 // Reads config, builds the app, listens, closes gracefully. Nothing else.
 async function main (): Promise<void> {
   const config = loadConfigOrExit()
-  const app = await buildApp(config)
+  // a setting that fails only when tried (Redis not answering at REDIS_URL, an evicting Redis in production) is
+  // one line, like the settings refused when read
+  const app = await buildApp(config).catch((err: unknown) => {
+    if (!(err instanceof ConfigError)) throw err
+    process.stderr.write(`${err.message}\n`)
+    process.exit(1)
+  })
+  if (config.env === 'production' && config.devChatProvider.length > 0) {
+    app.log.warn({ variables: config.devChatProvider }, 'production with the chat provider\'s development values: the bot\'s replies reach no member')
+  }
   if (config.generatedSecrets.length > 0) {
     app.log.warn({ secrets: config.generatedSecrets }, 'no value configured: a random per-process secret is used (development only)')
   }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { Cluster, Redis } from 'ioredis'
+import { ConfigError } from '../config.ts'
 import { defineScriptsOn } from '../stores/define-script.ts'
 import type { RedisClient } from '../stores/redis-client.ts'
 
@@ -78,12 +79,18 @@ export const describeNodes = (nodes: readonly RedisNode[]): string => nodes.map(
 
 /** Connects, or throws one clear line naming what did not answer (start-up must not hang or retry forever). */
 export async function connectRedis (client: RedisClient, target: string): Promise<void> {
+  // the connection's own errors while trying are its reason, said once in that line (not logged with a stack)
+  let reason: Error | undefined
+  const tried = (err: Error): void => { reason ??= err }
+  client.on('error', tried)
   try {
     await client.connect()
     await client.ping()
   } catch (err) {
     client.disconnect()
-    throw new Error(`Redis did not answer at ${target}: ${(err as Error).message}`)
+    throw new ConfigError(`Redis did not answer at ${target}: ${(reason ?? err as Error).message}`)
+  } finally {
+    client.off('error', tried)
   }
 }
 
@@ -106,7 +113,7 @@ export async function checkEvictionPolicy (app: FastifyInstance, client: RedisCl
   if (policy === 'noeviction') return
   const message = `Redis maxmemory-policy is ${policy}: the service needs noeviction (an evicted key loses a phone's session, ` +
     'its de-duplication markers, a club or a staff record, silently); set maxmemory-policy noeviction'
-  if (app.config.env === 'production') throw new Error(`${message} (refused in production)`)
+  if (app.config.env === 'production') throw new ConfigError(`${message} (refused in production)`)
   app.log.warn({ maxmemoryPolicy: policy }, message)
 }
 
@@ -123,8 +130,8 @@ export default fp<RedisPluginOptions>(async (app, opts) => {
     return
   }
   const client = nodes ? createRedisCluster(nodes, opts.keyPrefix) : createRedis(opts.url as string, opts.keyPrefix)
-  client.on('error', (err: Error) => app.log.error({ err }, 'redis error'))
   await connectRedis(client, nodes ? `the cluster nodes ${describeNodes(nodes)}` : 'REDIS_URL')
+  client.on('error', (err: Error) => app.log.error({ err }, 'redis error'))
   try {
     await checkEvictionPolicy(app, client)
   } catch (err) {

@@ -44,6 +44,10 @@ describe('config', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', ...secrets })).toThrow('production needs REDIS_URL')
     const ok = loadConfig({ NODE_ENV: 'production', ...secrets, REDIS_URL: 'redis://127.0.0.1:6379' })
     expect(ok.generatedSecrets).toEqual([])
+    // the chat provider's development values: warned about at start in production, by name
+    expect(ok.devChatProvider).toEqual(['CHAT_API_BASE_URL', 'CHAT_API_KEY', 'CHAT_PHONE_NUMBER_ID'])
+    const provider = { CHAT_API_BASE_URL: 'https://provider.example', CHAT_API_KEY: 'k', CHAT_PHONE_NUMBER_ID: '5491100000000' }
+    expect(loadConfig({ NODE_ENV: 'production', ...secrets, REDIS_URL: 'redis://127.0.0.1:6379', ...provider }).devChatProvider).toEqual([])
     expect(ok.jwtSecret).toBe(secrets.JWT_SECRET)
   })
 

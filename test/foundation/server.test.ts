@@ -15,6 +15,15 @@ describe('server process', () => {
     expect(output().trim().split('\n')).toHaveLength(1)
   })
 
+  it('stops with one line when Redis does not answer at REDIS_URL', async () => {
+    const port = await freePort()
+    const { child, output } = startProcess(process.execPath, ['--import', 'tsx', 'src/server.ts'], { REDIS_URL: `redis://127.0.0.1:${port}` })
+    const [code] = await once(child, 'exit')
+    expect(code).toBe(1)
+    expect(output().trim()).toMatch(/^Redis did not answer at REDIS_URL: connect ECONNREFUSED/)
+    expect(output().trim().split('\n')).toHaveLength(1)
+  })
+
   it('leaves a fault signal its default (the process dies) rather than handling it as a request to close', async () => {
     const port = await freePort()
     const { child } = startProcess(process.execPath, ['--import', 'tsx', 'src/server.ts'], { PORT: String(port), HOST: '127.0.0.1' })
