@@ -26,6 +26,7 @@ import { inboxStreamRoutes } from './inbox/stream.ts'
 import { keys } from '../stores/keys.ts'
 import { ChatInbox, type ActivityEvent } from './inbox/service.ts'
 import { createInboxStore } from './inbox/store.ts'
+import { moveConversations } from './inbox/migrate.ts'
 import { ChatUpdates } from './updates.ts'
 import { readPhoneView } from './phone-view.ts'
 
@@ -196,7 +197,11 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   })
   app.decorate('chatWorker', { idle: pipeline.idle.bind(pipeline) })
 
-  app.addHook('onReady', async () => { await pipeline.start() })
+  app.addHook('onReady', async () => {
+    // before any turn: a conversation of before becomes its club's (inbox/migrate.ts)
+    if (app.redis) await moveConversations({ redis: app.redis, tenants: app.tenants, linkedAccounts: app.linkedAccounts, shards: chat.shards, limits: inboxStore.limits, log })
+    await pipeline.start()
+  })
   app.addHook('preClose', async () => {
     inbox.stopExpiry()
     await pipeline.stop()

@@ -3,26 +3,35 @@ import type { InboxStore } from './inbox/store.ts'
 import type { LinkedAccount, LinkedAccountStore } from './linking/types.ts'
 
 // What a turn reads of the phone's records besides its session: its linked accounts with their chat-update
-// setting, and the handoff flag of its conversation. Read once per turn (beside the take where the store can,
-// docs/chat.md "One read per turn") and handed down to the handoff gate and the effects, which keep it up to
-// date with the turn's own writes (a link, an unlink, a language, updates on or off), so that a later step of
-// the same turn sees them without reading again.
+// setting, and the handoff flag of the session's club's conversation. The accounts are read once per turn
+// (beside the take where the store can, docs/chat.md "One read per turn") and handed down to the handoff gate
+// and the effects, which keep it up to date with the turn's own writes (a link, an unlink, a language, updates
+// on or off), so that a later step of the same turn sees them without reading again. The flag is read when the
+// gate asks, once the session names the club: each club's conversation with the phone has its own.
 
 export interface PhoneRecords {
   linkedAccounts: LinkedAccountStore
-  conversations: Pick<InboxStore, 'conversation'>
+  conversations: Pick<InboxStore, 'handoffOf'>
 }
 
 export class PhoneView {
   private readonly byTenant: Map<string, LinkedAccount>
+  private readonly flags = new Map<string, Promise<Handoff | undefined>>()
 
   constructor (
     accounts: LinkedAccount[],
     private readonly updatesOff: Set<string>,
-    /** The club the conversation is with and its handoff flag (none before the first turn with a club). */
-    readonly conversation: { tenantId: string, handoff: Handoff | undefined } | undefined
+    /** Reads the handoff flag of a club's conversation with the phone. */
+    private readonly readHandoff: (tenantId: string) => Promise<Handoff | undefined>
   ) {
     this.byTenant = new Map(accounts.map((a) => [a.tenantId, a]))
+  }
+
+  /** The handoff flag of the club's conversation with the phone, read once per view. */
+  async handoff (tenantId: string): Promise<Handoff | undefined> {
+    let flag = this.flags.get(tenantId)
+    if (!flag) this.flags.set(tenantId, flag = this.readHandoff(tenantId))
+    return await flag
   }
 
   /** The phone's links, by tenant id (as the store lists them). */
@@ -44,8 +53,8 @@ export class PhoneView {
   }
 }
 
-/** The accounts with their updates settings and the conversation, side by side (one round trip). */
+/** The accounts with their updates settings (one round trip); a club's handoff flag when asked. */
 export async function readPhoneView (records: PhoneRecords, phone: string): Promise<PhoneView> {
-  const [links, conversation] = await Promise.all([records.linkedAccounts.links(phone), records.conversations.conversation(phone)])
-  return new PhoneView(links.accounts, new Set(links.updatesOff), conversation && { tenantId: conversation.tenantId, handoff: conversation.handoff })
+  const links = await records.linkedAccounts.links(phone)
+  return new PhoneView(links.accounts, new Set(links.updatesOff), async (tenantId) => await records.conversations.handoffOf(tenantId, phone))
 }

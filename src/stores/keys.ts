@@ -179,24 +179,30 @@ export const keys = {
       systemSent: (shard: number, phone: string, id: string) => `{chat:${shard}}:system-sent:${phone}:${id}`,
       // shard pub/sub channel (SPUBLISH): phones with new mail; ioredis does not prefix channels, the caller does
       wake: (shard: number) => `{chat:${shard}}:wake`,
-      // conversation history for staff: list of messages (JSON), newest first, capped and expiring with the phone
-      history: (shard: number, phone: string) => `{chat:${shard}}:history:${phone}`,
-      // hash of the conversation as staff list it: tenantId, last (message JSON), lastAt, lastInboundAt,
-      // unread (inbound since staff last read), handoff (flag JSON, machines/handoff.ts)
-      conversation: (shard: number, phone: string) => `{chat:${shard}}:conversation:${phone}`,
-      // zset phone -> deadline of the shard's handoffs nobody took yet
+      // A conversation is one club's with one phone: its history and record are keyed by both, under the phone's
+      // tag, so that a turn's commit records it in the same script (a club id has no ':', a phone may).
+      // conversation history for staff: list of messages (compact entries), newest first, capped and expiring
+      history: (shard: number, tenantId: string, phone: string) => `{chat:${shard}}:history:${tenantId}:${phone}`,
+      // hash of the conversation as staff list it: tenantId, lastAt, lastInboundAt, unread (inbound since staff
+      // last read), handoff (flag JSON, machines/handoff.ts)
+      conversation: (shard: number, tenantId: string, phone: string) => `{chat:${shard}}:conversation:${tenantId}:${phone}`,
+      // zset '<tenantId>:<phone>' -> deadline of the shard's handoffs nobody took yet
       handoffDue: (shard: number) => `{chat:${shard}}:handoff-due`,
+      // the keys of a phone's single conversation before it was kept per club: moved at start-up (inbox/migrate.ts)
+      legacyHistory: (shard: number, phone: string) => `{chat:${shard}}:history:${phone}`,
+      legacyConversation: (shard: number, phone: string) => `{chat:${shard}}:conversation:${phone}`,
       // hash of one sent reply by the provider's message id (src/chat/receipts): meta (JSON: reply id, club, kind),
       // sent/delivered/read (the earliest time each was reported), failed (JSON: the earliest failure)
       receipt: (shard: number, address: string, messageId: string) => `{chat:${shard}}:receipt:${address}:${messageId}`,
       // hash reply id (the outbox entry's) -> the provider's message id, for the history's statuses
       sentIds: (shard: number, address: string) => `{chat:${shard}}:sent-ids:${address}`,
     },
+    // present once every phone's single conversation of before was moved to its club's (src/chat/inbox/migrate.ts)
+    conversationsMoved: () => 'chat:conversations-moved',
     // hash instance id -> alive until (epoch ms): a heartbeat each second tells who stopped (src/chat/recovery.ts)
     instances: () => '{chat-instances}:alive',
     // index of a club's conversations, phone -> last activity (its own hash tag per club: written by a second
-    // call after the phone's, so it may lag; a phone listed whose conversation moved to another club is dropped
-    // when read)
+    // call after the phone's, so it may lag; a phone listed whose conversation is gone is dropped by time)
     clubConversations: (tenantId: string) => `{chat-club:${tenantId}}:conversations`,
     // pub/sub channel of a club's conversation activity (SSE); ioredis does not prefix channels, the caller does
     clubActivity: (tenantId: string) => `chat-club:${tenantId}:activity`,

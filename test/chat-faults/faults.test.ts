@@ -107,7 +107,7 @@ describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, ()
     const store = openRedis(redis.url)
     try {
       for (const phone of group) {
-        const entries = await store.lrangeBuffer(keys.chat.bot.history(shardOf(phone, SHARDS), phone), 0, -1)
+        const entries = await store.lrangeBuffer(keys.chat.bot.history(shardOf(phone, SHARDS), 'club-norte', phone), 0, -1)
         const messages = entries.flatMap(decodeHistory).reverse()
         const inbound = messages.filter((m) => m.direction === 'in').map((m) => m.id)
         expect(inbound).toEqual([`link-${phone}`, ...Array.from({ length: 8 }, (_, i) => `m-${phone}-${i}`)])

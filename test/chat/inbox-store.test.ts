@@ -36,34 +36,49 @@ describe.each(stores)('chat inbox store (%s)', (_name, make) => {
     await store.record(a, club, [msg(1), msg(2, 'out'), msg(3), msg(4, 'out')])
     await store.record(b, club, [msg(5)])
     await store.record(a, club, [msg(6), msg(7, 'out')])
-    expect((await store.history(a, 0, 100)).map((m) => m.id)).toEqual(['m7', 'm6', 'm4', 'm3', 'm2'])
-    expect((await store.history(a, 1, 2)).map((m) => m.id)).toEqual(['m6', 'm4'])
-    expect(await store.conversation(a)).toMatchObject({ tenantId: club, unread: 3, lastAt: now + 7, lastInboundAt: now + 6, last: { id: 'm7' } })
-    await store.markRead(a)
-    expect((await store.conversation(a))?.unread).toBe(0)
+    expect((await store.history(club, a, 0, 100)).map((m) => m.id)).toEqual(['m7', 'm6', 'm4', 'm3', 'm2'])
+    expect((await store.history(club, a, 1, 2)).map((m) => m.id)).toEqual(['m6', 'm4'])
+    expect(await store.conversation(club, a)).toMatchObject({ tenantId: club, unread: 3, lastAt: now + 7, lastInboundAt: now + 6, last: { id: 'm7' } })
+    await store.markRead(club, a)
+    expect((await store.conversation(club, a))?.unread).toBe(0)
     expect(await store.clubPhones(club, 0, 10)).toEqual([a, b])
     expect(await store.clubSize(club)).toBe(2)
-    await store.forget(club, b)
-    expect(await store.clubPhones(club, 0, 10)).toEqual([a])
-    expect(await store.conversation(newPhone())).toBeUndefined()
+    expect(await store.conversation(club, newPhone())).toBeUndefined()
+  })
+
+  it('keeps two clubs\' conversations with one phone apart: messages, unread, handoff and due requests', async () => {
+    const phone = newPhone()
+    await store.record(phone, 'club-norte', [msg(1), msg(2, 'out')])
+    await store.record(phone, 'club-sur', [msg(3)])
+    expect((await store.history('club-norte', phone, 0, 10)).map((m) => m.id)).toEqual(['m2', 'm1'])
+    expect((await store.history('club-sur', phone, 0, 10)).map((m) => m.id)).toEqual(['m3'])
+    const requested = requestHandoff(undefined, now, 1_000)
+    expect(await store.setHandoff('club-sur', phone, undefined, requested)).toBe(true)
+    await store.markRead('club-norte', phone)
+    expect(await store.conversation('club-norte', phone)).toMatchObject({ tenantId: 'club-norte', unread: 0, handoff: undefined, last: { id: 'm2' } })
+    expect(await store.conversation('club-sur', phone)).toMatchObject({ tenantId: 'club-sur', unread: 1, handoff: requested, last: { id: 'm3' } })
+    expect(await store.handoffOf('club-norte', phone)).toBeUndefined()
+    expect(await store.dueHandoffs(shardOf(phone, SHARDS), now + 1_000, 100)).toContainEqual({ tenantId: 'club-sur', phone })
+    expect(await store.dueHandoffs(shardOf(phone, SHARDS), now + 1_000, 100)).not.toContainEqual({ tenantId: 'club-norte', phone })
   })
 
   it('changes the handoff flag only from the flag as read, and lists requests past their deadline by shard', async () => {
     const phone = newPhone()
     await store.record(phone, 'club-norte', [msg(1)])
     const requested = requestHandoff(undefined, now, 1_000)
-    expect(await store.setHandoff(phone, undefined, requested)).toBe(true)
-    expect(await store.setHandoff(phone, undefined, requested)).toBe(false)
-    expect((await store.conversation(phone))?.handoff).toEqual(requested)
-    expect(await store.dueHandoffs(shardOf(phone, SHARDS), now + 999, 100)).not.toContain(phone)
-    expect(await store.dueHandoffs(shardOf(phone, SHARDS), now + 1_000, 100)).toContain(phone)
+    const ref = { tenantId: 'club-norte', phone }
+    expect(await store.setHandoff('club-norte', phone, undefined, requested)).toBe(true)
+    expect(await store.setHandoff('club-norte', phone, undefined, requested)).toBe(false)
+    expect((await store.conversation('club-norte', phone))?.handoff).toEqual(requested)
+    expect(await store.dueHandoffs(shardOf(phone, SHARDS), now + 999, 100)).not.toContainEqual(ref)
+    expect(await store.dueHandoffs(shardOf(phone, SHARDS), now + 1_000, 100)).toContainEqual(ref)
     const taken = (takeOver(requested, 'user_a', now) as { flag: Handoff }).flag
-    expect(await store.setHandoff(phone, requested, taken)).toBe(true)
+    expect(await store.setHandoff('club-norte', phone, requested, taken)).toBe(true)
     // taken: no deadline any more
-    expect(await store.dueHandoffs(shardOf(phone, SHARDS), now + 10_000, 100)).not.toContain(phone)
-    expect(await store.setHandoff(phone, requested, undefined)).toBe(false)
-    expect(await store.setHandoff(phone, taken, undefined)).toBe(true)
-    expect((await store.conversation(phone))?.handoff).toBeUndefined()
+    expect(await store.dueHandoffs(shardOf(phone, SHARDS), now + 10_000, 100)).not.toContainEqual(ref)
+    expect(await store.setHandoff('club-norte', phone, requested, undefined)).toBe(false)
+    expect(await store.setHandoff('club-norte', phone, taken, undefined)).toBe(true)
+    expect((await store.conversation('club-norte', phone))?.handoff).toBeUndefined()
   })
 
   it('answers a shard\'s earliest handoff deadline, none once the requests are taken or handed back', async () => {
@@ -76,13 +91,13 @@ describe.each(stores)('chat inbox store (%s)', (_name, make) => {
     expect(await store.nextHandoffDeadline(shard)).toBeUndefined()
     const early = requestHandoff(undefined, now, 1_000) as Handoff & { deadline: number }
     const late = requestHandoff(undefined, now, 5_000) as Handoff & { deadline: number }
-    expect(await store.setHandoff(later, undefined, late)).toBe(true)
+    expect(await store.setHandoff('club-norte', later, undefined, late)).toBe(true)
     expect(await store.nextHandoffDeadline(shard)).toBe(late.deadline)
-    expect(await store.setHandoff(phone, undefined, early)).toBe(true)
+    expect(await store.setHandoff('club-norte', phone, undefined, early)).toBe(true)
     expect(await store.nextHandoffDeadline(shard)).toBe(early.deadline)
-    expect(await store.setHandoff(phone, early, (takeOver(early, 'user_a', now) as { flag: Handoff }).flag)).toBe(true)
+    expect(await store.setHandoff('club-norte', phone, early, (takeOver(early, 'user_a', now) as { flag: Handoff }).flag)).toBe(true)
     expect(await store.nextHandoffDeadline(shard)).toBe(late.deadline)
-    expect(await store.setHandoff(later, late, undefined)).toBe(true)
+    expect(await store.setHandoff('club-norte', later, late, undefined)).toBe(true)
     expect(await store.nextHandoffDeadline(shard)).toBeUndefined()
   })
 
@@ -91,7 +106,7 @@ describe.each(stores)('chat inbox store (%s)', (_name, make) => {
     await store.record(phone, 'club-norte', [msg(1)])
     now += 91 * DAY
     try {
-      expect(await store.history(phone, 0, 10)).toEqual([])
+      expect(await store.history('club-norte', phone, 0, 10)).toEqual([])
     } finally {
       now -= 91 * DAY
     }
@@ -151,15 +166,15 @@ describe('chat history written before the compact entries (redis)', () => {
       const phone = newPhone()
       const s = shardOf(phone, SHARDS)
       const old = [msg(1), msg(2, 'out')]
-      await r.redis.lpush(keys.chat.bot.history(s, phone), ...old.map((m) => JSON.stringify(m)))
-      await r.redis.hset(keys.chat.bot.conversation(s, phone), { tenantId: 'club-norte', last: JSON.stringify(old[1]), lastAt: String(old[1]!.at), unread: '1' })
-      expect(await store.history(phone, 0, 10)).toEqual([...old].reverse())
-      expect(await store.conversation(phone)).toMatchObject({ tenantId: 'club-norte', last: old[1], unread: 1 })
+      await r.redis.lpush(keys.chat.bot.history(s, 'club-norte', phone), ...old.map((m) => JSON.stringify(m)))
+      await r.redis.hset(keys.chat.bot.conversation(s, 'club-norte', phone), { tenantId: 'club-norte', last: JSON.stringify(old[1]), lastAt: String(old[1]!.at), unread: '1' })
+      expect(await store.history('club-norte', phone, 0, 10)).toEqual([...old].reverse())
+      expect(await store.conversation('club-norte', phone)).toMatchObject({ tenantId: 'club-norte', last: old[1], unread: 1 })
       await store.record(phone, 'club-norte', [msg(3), msg(4, 'out')])
-      expect((await store.history(phone, 0, 10)).map((m) => m.id)).toEqual(['m4', 'm3', 'm2', 'm1'])
-      expect((await store.history(phone, 1, 2)).map((m) => m.id)).toEqual(['m3', 'm2'])
-      expect(await store.conversation(phone)).toMatchObject({ last: { id: 'm4' }, unread: 2 })
-      expect(await r.redis.hexists(keys.chat.bot.conversation(s, phone), 'last')).toBe(0)
+      expect((await store.history('club-norte', phone, 0, 10)).map((m) => m.id)).toEqual(['m4', 'm3', 'm2', 'm1'])
+      expect((await store.history('club-norte', phone, 1, 2)).map((m) => m.id)).toEqual(['m3', 'm2'])
+      expect(await store.conversation('club-norte', phone)).toMatchObject({ last: { id: 'm4' }, unread: 2 })
+      expect(await r.redis.hexists(keys.chat.bot.conversation(s, 'club-norte', phone), 'last')).toBe(0)
     } finally {
       await r.cleanup()
     }

@@ -39,7 +39,8 @@ const groups: Record<string, string[]> = {
     b.session(7, '5491100000001'), b.session(7, '5491100000002'),
     b.mailbox(7, '5491100000001'), b.outbox(7, '5491100000001'), b.ready(7), b.owners(7), b.sendable(7), b.senders(7),
     b.sendTries(7), b.dead(7), b.deadIndex(7), b.linkResult(7, '5491100000001', 'ABC123'),
-    b.history(7, '5491100000001'), b.conversation(7, '5491100000001'), b.handoffDue(7),
+    b.history(7, 'club-norte', '5491100000001'), b.conversation(7, 'club-norte', '5491100000001'), b.handoffDue(7),
+    b.legacyHistory(7, '5491100000001'), b.legacyConversation(7, '5491100000001'),
   ],
 }
 
@@ -47,7 +48,7 @@ const groups: Record<string, string[]> = {
 const alone = new Set([
   'staff.roster', 'staff.byEmail', 'staff.revokedBefore', 'staff.accessChanged', 'oneUseToken', 'orders.idempotency', 'orders.upstreamToken', 'orders.metadataLock', 'accounts.loginAttempts',
   'notifications.remindersLock', 'notifications.recipient.broadcastCursor', 'crops.batchSeq', 'crops.catalog', 'batches.stockLock',
-  'chat.instances', 'chat.linking.code', 'chat.linking.accounts', 'chat.linking.invite', 'chat.linking.attempts', 'chat.linking.members',
+  'chat.instances', 'chat.conversationsMoved', 'chat.linking.code', 'chat.linking.accounts', 'chat.linking.invite', 'chat.linking.attempts', 'chat.linking.members',
   // roots of a domain (for tools), pub/sub channels (no slot: live hub, chat wake-up by SPUBLISH to its shard)
   'notifications.root', 'chat.root', 'rateLimit', 'notifications.liveRecipient', 'notifications.liveRole', 'chat.bot.wake',
   // a club's conversation index (a MULTI on that key alone) and its activity channel

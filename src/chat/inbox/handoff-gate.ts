@@ -35,9 +35,9 @@ export class HandoffGate implements Turns {
     return { ...result, replies: [this.entry(message, tenantId, 'apology', await this.inbox.apology(tenantId, session.doc)), ...result.replies] }
   }
 
-  /** No flag for the club in the view: the bot answers, as the inbox would say; else the inbox decides (and may hand back). */
-  private async gate (message: InboundMessage, tenantId: string, { conversation }: PhoneView): Promise<'silent' | 'bot' | 'timed-out'> {
-    if (conversation?.tenantId !== tenantId || conversation.handoff === undefined) return 'bot'
+  /** No flag on the club's conversation in the view: the bot answers, as the inbox would say; else the inbox decides (and may hand back). */
+  private async gate (message: InboundMessage, tenantId: string, view: PhoneView): Promise<'silent' | 'bot' | 'timed-out'> {
+    if (await view.handoff(tenantId) === undefined) return 'bot'
     return await this.inbox.gate(message.phone, tenantId, message.receivedAt)
   }
 

@@ -124,20 +124,15 @@ export class ChatInbox {
     this.announce(phone, recorded)
   }
 
-  /** What the turn of a phone with this session does about a handoff. */
+  /** What the turn of a phone whose session is with this club does about the club's handoff. */
   async gate (phone: string, tenantId: string, now: number): Promise<'silent' | 'bot' | 'timed-out'> {
-    const flag = await this.flagOf(phone, tenantId)
+    const flag = await this.deps.store.handoffOf(tenantId, phone)
     if (botSilent(flag, now)) return 'silent'
-    if (timedOut(flag, now) && await this.deps.store.setHandoff(phone, flag, undefined)) {
+    if (timedOut(flag, now) && await this.deps.store.setHandoff(tenantId, phone, flag, undefined)) {
       this.deps.activity(tenantId, { phone, kind: 'handoff', handoff: null })
       return 'timed-out'
     }
     return 'bot'
-  }
-
-  private async flagOf (phone: string, tenantId: string): Promise<Handoff | undefined> {
-    const c = await this.deps.store.handoffOf(phone)
-    return c?.tenantId === tenantId ? c.handoff : undefined
   }
 
   /** The member asks for a person: flag the conversation, tell the club's staff; the words for the member. */
@@ -145,9 +140,9 @@ export class ChatInbox {
     const session = sessionFields(doc)
     const tenantId = session.tenantId as string
     const { locale, club, hours } = await this.wording(tenantId, session)
-    const flag = await this.flagOf(phone, tenantId)
+    const flag = await this.deps.store.handoffOf(tenantId, phone)
     const next = requestHandoff(flag, now, this.deps.handoffTimeoutMs)
-    if (next !== flag && await this.deps.store.setHandoff(phone, flag, next)) {
+    if (next !== flag && await this.deps.store.setHandoff(tenantId, phone, flag, next)) {
       if (next.status === 'requested') this.deadlines?.requested(phone, next.deadline)
       this.deps.activity(tenantId, { phone, kind: 'handoff', handoff: next })
       await this.notifyStaff(tenantId, phone)
@@ -214,12 +209,12 @@ export class ChatInbox {
   async expireDue (shard: number): Promise<number> {
     const now = this.deps.clock()
     let done = 0
-    for (const phone of await this.deps.store.dueHandoffs(shard, now, 100)) {
-      const c = await this.deps.store.handoffOf(phone)
-      if (!c || !timedOut(c.handoff, now) || !await this.deps.store.setHandoff(phone, c.handoff, undefined)) continue
-      this.deps.activity(c.tenantId, { phone, kind: 'handoff', handoff: null })
-      const { locale } = await this.wording(c.tenantId, await this.linked(phone))
-      await this.say(phone, c.tenantId, 'bot', [{ type: 'text', text: { body: COPY[locale].handoff.timedOut } }], `handoff-timeout:${c.handoff?.at ?? now}`)
+    for (const { tenantId, phone } of await this.deps.store.dueHandoffs(shard, now, 100)) {
+      const flag = await this.deps.store.handoffOf(tenantId, phone)
+      if (!timedOut(flag, now) || !await this.deps.store.setHandoff(tenantId, phone, flag, undefined)) continue
+      this.deps.activity(tenantId, { phone, kind: 'handoff', handoff: null })
+      const { locale } = await this.wording(tenantId, await this.linked(phone))
+      await this.say(phone, tenantId, 'bot', [{ type: 'text', text: { body: COPY[locale].handoff.timedOut } }], `handoff-timeout:${flag?.at ?? now}`)
       done++
     }
     return done
@@ -227,10 +222,10 @@ export class ChatInbox {
 
   // --- staff ---
 
-  /** The conversation, if it is this club's; else 404 (another club's phone is not told apart from an unknown one). */
+  /** The club's conversation with the phone; 404 when it has none (whatever another club has with the phone). */
   async owned (tenantId: string, phone: string): Promise<Conversation> {
-    const c = await this.deps.store.conversation(phone)
-    if (!c || c.tenantId !== tenantId) throw notFound('Conversation')
+    const c = await this.deps.store.conversation(tenantId, phone)
+    if (!c) throw notFound('Conversation')
     return c
   }
 
@@ -239,14 +234,10 @@ export class ChatInbox {
     // the filter reads the club's latest conversations (an index by last activity) and keeps those waiting
     const window = q.needsPerson ? 1_000 : q.limit
     const phones = await this.deps.store.clubPhones(tenantId, q.needsPerson ? 0 : q.offset, window)
-    const found = await Promise.all(phones.map(async (p) => await this.deps.store.conversation(p)))
-    const mine: Conversation[] = []
-    for (const [i, c] of found.entries()) {
-      if (c?.tenantId === tenantId) mine.push(c)
-      // a phone with no record yet is left alone: the index is written beside the commit that makes the record
-      // (gone records leave the index with their time)
-      else if (c) await this.deps.store.forget(tenantId, phones[i] as string)
-    }
+    // a phone with no record yet is left out: the index is written beside the commit that makes the record
+    // (gone records leave the index with their time)
+    const found = await Promise.all(phones.map(async (p) => await this.deps.store.conversation(tenantId, p)))
+    const mine = found.filter((c): c is Conversation => c !== undefined)
     if (!q.needsPerson) return { conversations: mine, total: await this.deps.store.clubSize(tenantId) }
     const waiting = mine.filter((c) => c.handoff?.status === 'requested' && !timedOut(c.handoff, now))
     return { conversations: waiting.slice(q.offset, q.offset + q.limit), total: waiting.length }
@@ -254,8 +245,8 @@ export class ChatInbox {
 
   async messages (tenantId: string, phone: string, offset: number, limit: number): Promise<ShownMessage[]> {
     await this.owned(tenantId, phone)
-    const messages = await this.deps.store.history(phone, offset, limit)
-    if (offset === 0) await this.deps.store.markRead(phone)
+    const messages = await this.deps.store.history(tenantId, phone, offset, limit)
+    if (offset === 0) await this.deps.store.markRead(tenantId, phone)
     const receipts = await this.deps.receipts(phone, messages.filter((m) => m.direction === 'out').map((m) => m.id))
     return messages.map((m) => {
       const receipt = receipts.get(m.id)
@@ -269,7 +260,7 @@ export class ChatInbox {
       const result = takeOver(c.handoff, staffId, this.deps.clock())
       if (result.kind === 'held') throw conflict(`This conversation is already taken over by ${result.by}`, { heldBy: result.by })
       if (result.flag === c.handoff) return result.flag
-      if (await this.deps.store.setHandoff(phone, c.handoff, result.flag)) {
+      if (await this.deps.store.setHandoff(tenantId, phone, c.handoff, result.flag)) {
         this.deps.activity(tenantId, { phone, kind: 'handoff', handoff: result.flag })
         return result.flag
       }
@@ -292,7 +283,7 @@ export class ChatInbox {
   /** The bot takes the conversation back where the member stands, and says so. Handing back twice is harmless. */
   async handBack (tenantId: string, phone: string): Promise<void> {
     const c = await this.owned(tenantId, phone)
-    if (!c.handoff || !await this.deps.store.setHandoff(phone, c.handoff, undefined)) return
+    if (!c.handoff || !await this.deps.store.setHandoff(tenantId, phone, c.handoff, undefined)) return
     this.deps.activity(tenantId, { phone, kind: 'handoff', handoff: null })
     const { locale } = await this.wording(tenantId, await this.linked(phone))
     await this.say(phone, tenantId, 'bot', [{ type: 'text', text: { body: COPY[locale].handoff.back } }], `handback:${c.handoff.at}`)

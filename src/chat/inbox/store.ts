@@ -6,14 +6,15 @@ import type { HistoryMessage, InboxLimits, Recorded } from '../store/port.ts'
 import { handoffCas, historyArgs, record } from '../store/scripts.ts'
 import { decodeHistory } from './history-codec.ts'
 
-// What staff read of a phone's conversation: its messages (newest first, capped, gone after the history window),
-// a small record for the staff's list (club, last activity, unread, the handoff flag) and a per-club index by
-// last activity, so a club's conversations are listed without a scan. The phone's keys share its shard's hash
-// tag, with its chat session: a turn's messages are recorded by the turn's own commit (src/chat/store/redis.ts,
-// with scripts/includes/history.lua), exactly once per committed turn. The club index has its own tag and is written beside
-// it, so it is an index that may lag: a phone in it whose conversation is now with another club is dropped when
-// read. The history's entries are compact (history-codec.ts); the record keeps no copy of the last message
-// (the history's newest is it), so that its fields stay short and Redis keeps it a small listpack.
+// What staff read of a club's conversation with a phone: its messages (newest first, capped, gone after the
+// history window), a small record for the staff's list (last activity, unread, the handoff flag) and a per-club
+// index by last activity, so a club's conversations are listed without a scan. A phone talking to two clubs has
+// two conversations that share nothing: each club's keys name the club and the phone, under the phone's shard
+// tag with its chat session, so a turn's messages are recorded by the turn's own commit (src/chat/store/redis.ts,
+// with scripts/includes/history.lua), exactly once per committed turn, in the conversation of the session's club.
+// The club index has its own tag and is written beside it, so it may lag. The history's entries are compact
+// (history-codec.ts); the record keeps no copy of the last message (the history's newest is it), so that its
+// fields stay short and Redis keeps it a small listpack.
 
 export interface Conversation {
   phone: string
@@ -25,27 +26,36 @@ export interface Conversation {
   handoff: Handoff | undefined
 }
 
+/** A club's conversation with a phone. */
+export interface ConversationRef { tenantId: string, phone: string }
+
 export interface InboxStore {
   readonly limits: InboxLimits
-  /** Appends messages (oldest first) to the phone's history and its club's index. */
+  /** Appends messages (oldest first) to the club's conversation with the phone and to the club's index. */
   record (phone: string, tenantId: string, messages: HistoryMessage[]): Promise<void>
   /** Moves the phone up its club's index: sent, not awaited, beside the commit that recorded its turn. */
   index (phone: string, recorded: Recorded): Promise<void>
-  conversation (phone: string): Promise<Conversation | undefined>
-  /** The conversation's club and handoff flag only (what every turn checks), without reading its messages. */
-  handoffOf (phone: string): Promise<Pick<Conversation, 'tenantId' | 'handoff'> | undefined>
-  history (phone: string, offset: number, limit: number): Promise<HistoryMessage[]>
+  conversation (tenantId: string, phone: string): Promise<Conversation | undefined>
+  /** The conversation's handoff flag only (what a turn checks), without reading its messages. */
+  handoffOf (tenantId: string, phone: string): Promise<Handoff | undefined>
+  history (tenantId: string, phone: string, offset: number, limit: number): Promise<HistoryMessage[]>
   /** The club's phones, latest activity first. */
   clubPhones (tenantId: string, offset: number, limit: number): Promise<string[]>
   clubSize (tenantId: string): Promise<number>
-  forget (tenantId: string, phone: string): Promise<void>
-  markRead (phone: string): Promise<void>
+  markRead (tenantId: string, phone: string): Promise<void>
   /** Compare-and-set of the handoff flag: false when it is no longer `expected`. */
-  setHandoff (phone: string, expected: Handoff | undefined, next: Handoff | undefined): Promise<boolean>
-  /** Phones of a shard whose handoff request passed its deadline. */
-  dueHandoffs (shard: number, now: number, limit: number): Promise<string[]>
+  setHandoff (tenantId: string, phone: string, expected: Handoff | undefined, next: Handoff | undefined): Promise<boolean>
+  /** Conversations of a shard whose handoff request passed its deadline. */
+  dueHandoffs (shard: number, now: number, limit: number): Promise<ConversationRef[]>
   /** The earliest deadline (epoch ms) of a shard's handoff requests; undefined when none waits. */
   nextHandoffDeadline (shard: number): Promise<number | undefined>
+}
+
+/** The shard's handoff index names a conversation as '<tenantId>:<phone>' (a club id has no ':'). */
+export const dueMember = (tenantId: string, phone: string): string => `${tenantId}:${phone}`
+export function dueRef (member: string): ConversationRef | undefined {
+  const at = member.indexOf(':')
+  return at > 0 ? { tenantId: member.slice(0, at), phone: member.slice(at + 1) } : undefined
 }
 
 const encode = (flag: Handoff | undefined): string => flag ? JSON.stringify(flag) : ''
@@ -68,14 +78,14 @@ const b = keys.chat.bot
 export class RedisInboxStore implements InboxStore {
   constructor (private readonly redis: RedisClient, private readonly shards: number, readonly limits: InboxLimits, private readonly now: () => number) {}
 
-  private keysOf (phone: string) {
+  private keysOf (tenantId: string, phone: string) {
     const s = shardOf(phone, this.shards)
-    return { history: b.history(s, phone), conversation: b.conversation(s, phone), due: b.handoffDue(s) }
+    return { history: b.history(s, tenantId, phone), conversation: b.conversation(s, tenantId, phone), due: b.handoffDue(s) }
   }
 
   async record (phone: string, tenantId: string, messages: HistoryMessage[]) {
     if (messages.length === 0) return
-    const k = this.keysOf(phone)
+    const k = this.keysOf(tenantId, phone)
     const recorded = { tenantId, messages }
     await Promise.all([record(this.redis, [k.history, k.conversation], ...historyArgs(recorded, this.limits)), this.index(phone, recorded)])
   }
@@ -89,20 +99,19 @@ export class RedisInboxStore implements InboxStore {
     ])
   }
 
-  async conversation (phone: string) {
-    const k = this.keysOf(phone)
+  async conversation (tenantId: string, phone: string) {
+    const k = this.keysOf(tenantId, phone)
     const [h, newest] = await Promise.all([this.redis.hgetall(k.conversation), this.redis.lindexBuffer(k.history, 0)])
     return conversationOf(phone, h, newest ? decodeHistory(newest)[0] : undefined)
   }
 
-  async handoffOf (phone: string) {
-    const [tenantId, handoff] = await this.redis.hmget(this.keysOf(phone).conversation, 'tenantId', 'handoff')
-    return tenantId ? { tenantId, handoff: parseHandoff(handoff ?? undefined) } : undefined
+  async handoffOf (tenantId: string, phone: string) {
+    return parseHandoff((await this.redis.hget(this.keysOf(tenantId, phone).conversation, 'handoff')) ?? undefined)
   }
 
-  async history (phone: string, offset: number, limit: number) {
+  async history (tenantId: string, phone: string, offset: number, limit: number) {
     // an entry holds one message or more: the first offset + limit entries hold the page
-    const entries = await this.redis.lrangeBuffer(this.keysOf(phone).history, 0, Math.min(offset + limit, this.limits.historyMax) - 1)
+    const entries = await this.redis.lrangeBuffer(this.keysOf(tenantId, phone).history, 0, Math.min(offset + limit, this.limits.historyMax) - 1)
     const since = this.now() - this.limits.historyMs
     return entries.flatMap(decodeHistory).slice(0, this.limits.historyMax).slice(offset, offset + limit).filter((m) => m.at > since)
   }
@@ -113,18 +122,18 @@ export class RedisInboxStore implements InboxStore {
 
   async clubSize (tenantId: string) { return await this.redis.zcard(keys.chat.clubConversations(tenantId)) }
 
-  async forget (tenantId: string, phone: string) { await this.redis.zrem(keys.chat.clubConversations(tenantId), phone) }
 
-  async markRead (phone: string) { await this.redis.hset(this.keysOf(phone).conversation, 'unread', '0') }
+  async markRead (tenantId: string, phone: string) { await this.redis.hset(this.keysOf(tenantId, phone).conversation, 'unread', '0') }
 
-  async setHandoff (phone: string, expected: Handoff | undefined, next: Handoff | undefined) {
-    const k = this.keysOf(phone)
+  async setHandoff (tenantId: string, phone: string, expected: Handoff | undefined, next: Handoff | undefined) {
+    const k = this.keysOf(tenantId, phone)
     const deadline = next?.status === 'requested' ? String(next.deadline) : ''
-    return await handoffCas(this.redis, [k.conversation, k.due], encode(expected), encode(next), phone, deadline)
+    return await handoffCas(this.redis, [k.conversation, k.due], encode(expected), encode(next), dueMember(tenantId, phone), deadline)
   }
 
   async dueHandoffs (shard: number, now: number, limit: number) {
-    return await this.redis.zrangebyscore(b.handoffDue(shard), '-inf', now, 'LIMIT', 0, limit)
+    const members = await this.redis.zrangebyscore(b.handoffDue(shard), '-inf', now, 'LIMIT', 0, limit)
+    return members.map(dueRef).filter((r): r is ConversationRef => r !== undefined)
   }
 
   async nextHandoffDeadline (shard: number) {
@@ -141,9 +150,10 @@ export class MemoryInboxStore implements InboxStore {
 
   constructor (private readonly shards: number, readonly limits: InboxLimits, private readonly now: () => number) {}
 
-  private hash (phone: string): Record<string, string> {
-    let h = this.conversations.get(phone)
-    if (!h) this.conversations.set(phone, h = {})
+  private hash (tenantId: string, phone: string): Record<string, string> {
+    const k = dueMember(tenantId, phone)
+    let h = this.conversations.get(k)
+    if (!h) this.conversations.set(k, h = {})
     return h
   }
 
@@ -155,9 +165,10 @@ export class MemoryInboxStore implements InboxStore {
 
   /** What the commit of a turn records (the memory chat store's twin of history.lua). */
   append (phone: string, tenantId: string, messages: HistoryMessage[]): void {
-    const list = [...messages].reverse().concat(this.histories.get(phone) ?? []).slice(0, this.limits.historyMax)
-    this.histories.set(phone, list)
-    const h = this.hash(phone)
+    const k = dueMember(tenantId, phone)
+    const list = [...messages].reverse().concat(this.histories.get(k) ?? []).slice(0, this.limits.historyMax)
+    this.histories.set(k, list)
+    const h = this.hash(tenantId, phone)
     const inbound = messages.filter((m) => m.direction === 'in')
     Object.assign(h, { tenantId, lastAt: String((list[0] as HistoryMessage).at), unread: String(Number(h.unread ?? 0) + inbound.length) })
     if (inbound.length > 0) h.lastInboundAt = String((inbound.at(-1) as HistoryMessage).at)
@@ -169,12 +180,16 @@ export class MemoryInboxStore implements InboxStore {
     this.clubs.set(tenantId, club)
   }
 
-  async conversation (phone: string) { return conversationOf(phone, this.conversations.get(phone) ?? {}, this.histories.get(phone)?.[0]) }
-  async handoffOf (phone: string) { return await this.conversation(phone) }
+  async conversation (tenantId: string, phone: string) {
+    const k = dueMember(tenantId, phone)
+    return conversationOf(phone, this.conversations.get(k) ?? {}, this.histories.get(k)?.[0])
+  }
 
-  async history (phone: string, offset: number, limit: number) {
+  async handoffOf (tenantId: string, phone: string) { return parseHandoff(this.conversations.get(dueMember(tenantId, phone))?.handoff) }
+
+  async history (tenantId: string, phone: string, offset: number, limit: number) {
     const since = this.now() - this.limits.historyMs
-    return (this.histories.get(phone) ?? []).slice(offset, offset + limit).filter((m) => m.at > since)
+    return (this.histories.get(dueMember(tenantId, phone)) ?? []).slice(offset, offset + limit).filter((m) => m.at > since)
   }
 
   private ranked (tenantId: string): string[] {
@@ -183,11 +198,10 @@ export class MemoryInboxStore implements InboxStore {
 
   async clubPhones (tenantId: string, offset: number, limit: number) { return this.ranked(tenantId).slice(offset, offset + limit) }
   async clubSize (tenantId: string) { return this.clubs.get(tenantId)?.size ?? 0 }
-  async forget (tenantId: string, phone: string) { this.clubs.get(tenantId)?.delete(phone) }
-  async markRead (phone: string) { this.hash(phone).unread = '0' }
+  async markRead (tenantId: string, phone: string) { this.hash(tenantId, phone).unread = '0' }
 
-  async setHandoff (phone: string, expected: Handoff | undefined, next: Handoff | undefined) {
-    const h = this.hash(phone)
+  async setHandoff (tenantId: string, phone: string, expected: Handoff | undefined, next: Handoff | undefined) {
+    const h = this.hash(tenantId, phone)
     if ((h.handoff ?? '') !== encode(expected)) return false
     if (next) h.handoff = encode(next)
     else delete h.handoff
@@ -195,7 +209,7 @@ export class MemoryInboxStore implements InboxStore {
   }
 
   async dueHandoffs (shard: number, now: number, limit: number) {
-    return this.requests(shard).filter(({ deadline }) => deadline <= now).map(({ phone }) => phone).slice(0, limit)
+    return this.requests(shard).filter(({ deadline }) => deadline <= now).map(({ ref }) => ref).slice(0, limit)
   }
 
   async nextHandoffDeadline (shard: number) {
@@ -204,10 +218,11 @@ export class MemoryInboxStore implements InboxStore {
   }
 
   /** The shard's conversations asking for a person, with their deadlines. */
-  private requests (shard: number): Array<{ phone: string, deadline: number }> {
-    return [...this.conversations].flatMap(([phone, h]) => {
+  private requests (shard: number): Array<{ ref: ConversationRef, deadline: number }> {
+    return [...this.conversations].flatMap(([member, h]) => {
+      const ref = dueRef(member) as ConversationRef
       const flag = parseHandoff(h.handoff)
-      return shardOf(phone, this.shards) === shard && flag?.status === 'requested' ? [{ phone, deadline: flag.deadline }] : []
+      return shardOf(ref.phone, this.shards) === shard && flag?.status === 'requested' ? [{ ref, deadline: flag.deadline }] : []
     })
   }
 }

@@ -85,8 +85,12 @@ export class RedisChatStore implements ChatStore {
   async commitTurn (phone: string, owner: string, c: Commit, leaseMs: number): Promise<Committed> {
     const s = this.shard(phone)
     const links = (c.linkCodes ?? []).map((code) => b.linkResult(s, phone, code))
+    // the conversation of the club the turn is recorded for (a turn with no club records nothing: its keys are
+    // named for no club and not touched)
+    const club = c.record?.tenantId ?? ''
     const r = await scripts.commit(this.redis,
-      [b.session(s, phone), b.mailbox(s, phone), b.outbox(s, phone), b.ready(s), b.owners(s), b.sendable(s), b.senders(s), b.sendTries(s), b.history(s, phone), b.conversation(s, phone), ...links],
+      [b.session(s, phone), b.mailbox(s, phone), b.outbox(s, phone), b.ready(s), b.owners(s), b.sendable(s), b.senders(s), b.sendTries(s),
+        b.history(s, club, phone), b.conversation(s, club, phone), ...links],
       phone, owner, c.expected, c.doc ? packSession(c.doc) : '', packMarks(c.applied), c.message, leaseMs, SESSION_TTL_MS, c.sender ?? '', c.replies.length, ...c.replies, ...(c.record ? historyArgs(c.record, this.recorder()) : ['']))
     const result = withPhone(r, (h) => turnWork(phone, h))
     if (r.send) return { ...result, send: sendWork(phone, r.send) }

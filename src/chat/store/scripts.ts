@@ -131,3 +131,5 @@ export const heartbeat = chatScript<[owner: string, ttlMs: number], string[]>('h
 export const record = chatScript<ReturnType<typeof historyArgs>, undefined>('record-2', () => undefined)
 
 export const handoffCas = chatScript<[expected: string, next: string, phone: string, deadline: string], boolean>('handoff-cas-2', isOne)
+
+export const moveConversation = chatScript<[tenantId: string, phone: string, keepHistory: '1' | '0', historyMax: number], boolean>('move-conversation-5', isOne)

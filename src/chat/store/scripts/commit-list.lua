@@ -13,8 +13,8 @@
     KEYS[6] sendable
     KEYS[7] senders
     KEYS[8] sendTries
-    KEYS[9] history       the phone's conversation history
-    KEYS[10] conversation the phone's conversation record
+    KEYS[9] history       the history of the turn's club's conversation with the phone
+    KEYS[10] conversation that conversation's record
     KEYS[11...] link results to drop
 
     ARGV[1] phone

@@ -2,12 +2,12 @@
   Compare-and-set of a conversation's handoff flag, with the shard's index of handoff deadlines.
 
   Input:
-    KEYS[1] conversation  the phone's conversation record
-    KEYS[2] handoffDue    the shard's phones by handoff deadline
+    KEYS[1] conversation  the club's conversation record with the phone
+    KEYS[2] handoffDue    the shard's conversations by handoff deadline
 
     ARGV[1] expected flag (JSON, '' = none)
     ARGV[2] next flag (JSON, '' = none)
-    ARGV[3] phone
+    ARGV[3] the conversation in the index: '<tenantId>:<phone>'
     ARGV[4] the next flag's deadline, epoch ms ('' = none)
 
   Output:

@@ -1,9 +1,9 @@
 --[[
-  Records staff and system messages in a phone's conversation (a turn's are recorded by its commit).
+  Records staff and system messages in a club's conversation with a phone (a turn's are recorded by its commit).
 
   Input:
-    KEYS[1] history       the phone's conversation history
-    KEYS[2] conversation  the phone's conversation record
+    KEYS[1] history       the club's conversation history with the phone
+    KEYS[2] conversation  that conversation's record
 
     ARGV[1...7] the history record (history.lua)
 

@@ -1,5 +1,5 @@
 --[[
-  recordHistory(history, conversation, o): records messages in the phone's history and conversation record, from
+  recordHistory(history, conversation, o): records messages in a club's conversation with the phone (history and record), from
   ARGV[o] on (src/chat/store/scripts.ts historyArgs: the entry, club, last activity, last inbound ('' none),
   inbound count, historyMax, historyMs). Entries are capped at historyMax (each holds one message or more; reads
   keep historyMax messages). A record written before the history kept the last message drops its copy.
