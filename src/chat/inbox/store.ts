@@ -122,7 +122,6 @@ export class RedisInboxStore implements InboxStore {
 
   async clubSize (tenantId: string) { return await this.redis.zcard(keys.chat.clubConversations(tenantId)) }
 
-
   async markRead (tenantId: string, phone: string) { await this.redis.hset(this.keysOf(tenantId, phone).conversation, 'unread', '0') }
 
   async setHandoff (tenantId: string, phone: string, expected: Handoff | undefined, next: Handoff | undefined) {
