@@ -13,7 +13,7 @@ import { encodeMail } from './mail.ts'
 import { ConversationRuntime } from './runtime.ts'
 import { ChatPipeline } from './pipeline.ts'
 import { createChatStore } from './store/index.ts'
-import { webhookRoutes } from './webhook.ts'
+import { cloudWebhookRoutes, webhookRoutes } from './webhook.ts'
 import { ReceiptPath, receiptMetrics } from './receipts/path.ts'
 import { createReceiptStore, receiptTtlMs, type SentReply } from './receipts/index.ts'
 import type { AddressedStatuses } from './inbound.ts'
@@ -162,7 +162,11 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   })
 
   const foreign = (n: number): void => { metrics.foreign.inc(n) }
-  await app.register(async (scope) => { await webhookRoutes(scope, { secret: chat.webhookSecret, clock, pipeline, statuses, phoneNumberId: chat.phoneNumberId, foreign }) })
+  // one adapter per provider at the edge; everything behind the webhook is the same (docs/chat.md, Providers)
+  const hook = { clock, pipeline, statuses, phoneNumberId: chat.phoneNumberId, foreign }
+  const cloud = chat.cloud
+  if (cloud) await app.register(async (scope) => { await cloudWebhookRoutes(scope, { ...hook, cloud }) })
+  else await app.register(async (scope) => { await webhookRoutes(scope, { ...hook, secret: chat.webhookSecret }) })
   await app.register(async (scope) => {
     await deadLetterRoutes(scope, { deadLetters: store.deadLetters.bind(store), deadLetter: store.deadLetter.bind(store), redrive: pipeline.redrive.bind(pipeline) })
   })

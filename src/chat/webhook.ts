@@ -4,7 +4,10 @@ import { z } from 'zod'
 import { AppError, fieldErrors } from '../errors.ts'
 import { errorEnvelopeSchema } from '../schemas/common.ts'
 import { keepRawBodies, rawBodyOf, verifyWebhookSignature } from './signature.ts'
-import { isStatusEvent, MESSAGE_EVENT, readDelivery, type AddressedStatuses } from './inbound.ts'
+import type { CloudApiConfig } from '../config.ts'
+import { cloudEvents, cloudWebhookBody } from './cloud-api/webhook-body.ts'
+import { verificationChallenge } from './cloud-api/verification.ts'
+import { isStatusEvent, MESSAGE_EVENT, readDelivery, type AddressedStatuses, type Delivery } from './inbound.ts'
 import { encodeMail } from './mail.ts'
 import type { ChatPipeline } from './pipeline.ts'
 
@@ -78,37 +81,89 @@ export async function webhookRoutes (scope: FastifyInstance, deps: WebhookDeps):
     if (headerEvent !== undefined && headerEvent !== MESSAGE_EVENT && !isStatusEvent(headerEvent)) return { success: true as const }
 
     const delivery = readDelivery(parseJson(raw), deps.clock(), headerEvent, deps.phoneNumberId)
-    if (!delivery.ok) {
-      throw new AppError('VALIDATION_ERROR', 'Invalid webhook body', { details: { errors: fieldErrors(delivery.error.issues) } })
-    }
-    if (delivery.foreign > 0) {
-      deps.foreign(delivery.foreign)
-      request.log.warn({ foreign: delivery.foreign }, 'chat webhook: messages for another business number dropped')
-    }
-    const event = headerEvent ?? delivery.event ?? MESSAGE_EVENT
-    if (event !== MESSAGE_EVENT && !isStatusEvent(event)) return { success: true as const }
-    // receipts first, on their own path: a full queue refuses the delivery before any of its messages is stored,
-    // so the provider's retry brings both again (the messages are then de-duplicated)
-    if (delivery.statuses.length > 0 && !deps.statuses(delivery.statuses)) {
-      throw new AppError('SERVICE_UNAVAILABLE', 'Too many status events waiting; retry later', { headers: { 'retry-after': '10' } })
-    }
-    if (delivery.messages.length === 0) return { success: true as const }
+    const event = headerEvent ?? (delivery.ok ? delivery.event : undefined) ?? MESSAGE_EVENT
+    if (delivery.ok && event !== MESSAGE_EVENT && !isStatusEvent(event)) return { success: true as const }
     const key = headerValue(request.headers['x-idempotency-key'])?.trim()
     if (key !== undefined && (key.length === 0 || key.length > MAX_KEY)) {
       throw new AppError('VALIDATION_ERROR', 'Invalid X-Idempotency-Key', { details: { errors: { 'X-Idempotency-Key': [`1 to ${MAX_KEY} characters`] } } })
     }
+    return await take(request, deps, delivery, key)
+  })
+}
 
-    // what is new, and that the phones wrote (the provider's 24-hour window opens), in one step per phone;
-    // throws only when the store cannot be reached (the provider must retry)
-    let stored: number
-    try {
-      const letters = delivery.messages.map((m) => ({ phone: m.phone, id: m.id, body: encodeMail(m) }))
-      stored = await deps.pipeline.accept(letters, { deliveryKey: key, at: deps.clock() })
-    } catch (err) {
-      request.log.error({ err }, 'chat webhook: message store unreachable')
-      throw new AppError('SERVICE_UNAVAILABLE', 'Messages cannot be stored right now; retry later', { headers: { 'retry-after': '10' } })
+/** What both providers' webhooks do with a delivery once read: receipts to their path, new messages stored. */
+async function take (request: FastifyRequest, deps: Omit<WebhookDeps, 'secret'>, delivery: Delivery, key: string | undefined): Promise<{ success: true }> {
+  if (!delivery.ok) {
+    throw new AppError('VALIDATION_ERROR', 'Invalid webhook body', { details: { errors: fieldErrors(delivery.error.issues) } })
+  }
+  if (delivery.foreign > 0) {
+    deps.foreign(delivery.foreign)
+    request.log.warn({ foreign: delivery.foreign }, 'chat webhook: messages for another business number dropped')
+  }
+  // receipts first, on their own path: a full queue refuses the delivery before any of its messages is stored,
+  // so the provider's retry brings both again (the messages are then de-duplicated)
+  if (delivery.statuses.length > 0 && !deps.statuses(delivery.statuses)) {
+    throw new AppError('SERVICE_UNAVAILABLE', 'Too many status events waiting; retry later', { headers: { 'retry-after': '10' } })
+  }
+  if (delivery.messages.length === 0) return { success: true as const }
+  // what is new, and that the phones wrote (the provider's 24-hour window opens), in one step per phone;
+  // throws only when the store cannot be reached (the provider must retry)
+  let stored: number
+  try {
+    const letters = delivery.messages.map((m) => ({ phone: m.phone, id: m.id, body: encodeMail(m) }))
+    stored = await deps.pipeline.accept(letters, { deliveryKey: key, at: deps.clock() })
+  } catch (err) {
+    request.log.error({ err }, 'chat webhook: message store unreachable')
+    throw new AppError('SERVICE_UNAVAILABLE', 'Messages cannot be stored right now; retry later', { headers: { 'retry-after': '10' } })
+  }
+  request.log.debug({ messages: delivery.messages.length, fresh: stored, skipped: delivery.skipped }, 'chat webhook accepted')
+  return { success: true as const }
+}
+
+/**
+ * CHAT_PROVIDER=cloud-api: Meta's verification handshake (GET) and its signed deliveries (POST, `X-Hub-Signature-256`
+ * with the app secret, checked on the raw bytes before anything is read), turned into the partner's events
+ * (src/chat/cloud-api/webhook-body.ts) and taken like the partner's.
+ */
+export async function cloudWebhookRoutes (scope: FastifyInstance, deps: Omit<WebhookDeps, 'secret'> & { cloud: CloudApiConfig }): Promise<void> {
+  const app = scope.withTypeProvider<ZodTypeProvider>()
+  keepRawBodies(scope)
+  app.get('/api/chat/webhook', {
+    config: { rateLimit: false },
+    schema: {
+      tags: ['chat'],
+      summary: "Meta's webhook verification handshake (CHAT_PROVIDER=cloud-api): the challenge back when the token is ours",
+      security: [],
+      querystring: z.object({ 'hub.mode': z.string().optional(), 'hub.verify_token': z.string().optional(), 'hub.challenge': z.string().max(256).optional() }),
+      response: { 200: z.string(), 403: errorEnvelopeSchema },
+    },
+  }, async (request, reply) => {
+    const challenge = verificationChallenge(request.query, deps.cloud.verifyToken)
+    if (challenge === undefined) throw new AppError('FORBIDDEN', 'Not a subscription with the configured verify token')
+    return await reply.type('text/plain; charset=utf-8').send(challenge)
+  })
+  app.post('/api/chat/webhook', {
+    ...quieterThanInfo(scope.log.level),
+    config: { rateLimit: false },
+    schema: {
+      tags: ['chat'],
+      summary: "Inbound messages and statuses from Meta's Cloud API (CHAT_PROVIDER=cloud-api, signed with the app secret)",
+      security: [],
+      headers: z.object({ 'x-hub-signature-256': z.string().optional() }).loose(),
+      response: { 200: ack, 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 503: errorEnvelopeSchema },
+    },
+  }, async (request) => {
+    const raw = rawBodyOf(request.body)
+    if (!verifyWebhookSignature(deps.cloud.appSecret, raw, headerValue(request.headers['x-hub-signature-256']))) {
+      throw new AppError('UNAUTHORIZED', 'Invalid or missing X-Hub-Signature-256')
     }
-    request.log.debug({ messages: delivery.messages.length, fresh: stored, skipped: delivery.skipped }, 'chat webhook accepted')
+    const parsed = cloudWebhookBody.safeParse(parseJson(raw))
+    if (!parsed.success) throw new AppError('VALIDATION_ERROR', 'Invalid webhook body', { details: { errors: fieldErrors(parsed.error.issues) } })
+    const { events } = cloudEvents(parsed.data)
+    // the partner's batches hold at most 100 events: a larger delivery is taken 100 at a time, in order
+    for (let i = 0; i < events.length || i === 0; i += 100) {
+      await take(request, deps, readDelivery({ batch: true, data: events.slice(i, i + 100) }, deps.clock(), undefined, deps.phoneNumberId), undefined)
+    }
     return { success: true as const }
   })
 }
