@@ -216,9 +216,15 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await page.getByRole('heading', { name: 'Ana Pereyra' }).waitFor()
     await page.getByText('activo').or(page.getByText('pendiente')).first().waitFor()
     await page.getByRole('heading', { name: 'Pedidos abiertos' }).waitFor()
-    await page.locator('.detail li', { hasText: /^#\d+ · listo/ }).first().waitFor()
+    const ready = page.locator('.detail li', { hasText: /^#\d+ · listo/ }).first()
+    await ready.waitFor()
+    await page.getByLabel('Identidad comprobada (documento a la vista)').check()
     await shot(page, 'counter')
     await checkA11y(page)
+    const id = /#(\d+)/.exec(await ready.textContent() ?? '')![1]!
+    await ready.getByRole('button', { name: `Entregar #${id}` }).click()
+    await page.getByText('Entregado y anotado en el registro.').waitFor()
+    await expect(page.getByRole('button', { name: `Entregar #${id}` }).count()).resolves.toBe(0)
   })
 
   it('batches: grams on hand, a lab analysis recorded, the batch recalled', async () => {

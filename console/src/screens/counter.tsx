@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { api, ok } from '../api.ts'
+import { api, ApiError, ok } from '../api.ts'
 import type { components, paths } from '../api.gen.ts'
 import { locale, strings } from '../i18n.ts'
 import { money } from './orders.tsx'
@@ -17,12 +17,31 @@ export function Counter () {
   const [member, setMember] = useState<Member | null>(null)
   const [quota, setQuota] = useState<Quota | null>(null)
   const [orders, setOrders] = useState<Summary[] | null>(null)
+  const [checked, setChecked] = useState(false)
+  const [notice, setNotice] = useState('')
 
   async function search (e: Event): Promise<void> {
     e.preventDefault()
     setFound(ok(await api.GET('/api/members', { params: { query: { limit: 20, offset: 0, q } } })).members)
   }
-  async function open (m: Member): Promise<void> {
+  async function handOver (orderId: string): Promise<void> {
+    setNotice('')
+    try {
+      ok(await api.POST('/api/orders/{orderId}/handover', { params: { path: { orderId } }, body: { identityChecked: checked } }))
+      setNotice(t.handedOver)
+      setChecked(false)
+      if (member) await open(member, false)
+    } catch (err) {
+      if (err instanceof ApiError && err.status !== 401) setNotice(t.refused(refusal(err)))
+    }
+  }
+  /** A refusal in words: over a limit says which and what is left. */
+  function refusal (err: ApiError): string {
+    const d = (err.body as { error?: { details?: { period?: 'day' | 'month' | 'year', remaining?: number } } }).error?.details
+    return err.code === 'LIMIT_EXCEEDED' && d?.period && d.remaining !== undefined ? t.overLimit(t.periods[d.period], d.remaining) : err.message
+  }
+  async function open (m: Member, fresh = true): Promise<void> {
+    if (fresh) setNotice('')
     setMember(m)
     setQuota(null)
     setOrders(null)
@@ -61,11 +80,18 @@ export function Counter () {
           <>
             <StandingView quota={quota} />
             <h3>{t.openOrders}</h3>
+            <label class='check'>
+              <input type='checkbox' checked={checked} onChange={(e) => setChecked((e.currentTarget as HTMLInputElement).checked)} /> {t.identityChecked}
+            </label>
+            {notice && <p role='status'>{notice}</p>}
             {orders === null && <p>{t.loading}</p>}
             {orders?.length === 0 && <p>{t.none}</p>}
             <ul class='plain'>
               {orders?.map((o) => (
-                <li key={o.id}>#{o.displayId} · {t.fulfillment[o.fulfillmentStatus]} · {money(o.total, o.currency, locale.value)}</li>
+                <li key={o.id}>
+                  #{o.displayId} · {t.fulfillment[o.fulfillmentStatus]} · {money(o.total, o.currency, locale.value)}{' '}
+                  <button type='button' onClick={() => { handOver(o.id).catch(() => {}) }}>{t.handOver(o.displayId)}</button>
+                </li>
               ))}
             </ul>
           </>
