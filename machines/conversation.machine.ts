@@ -416,7 +416,11 @@ const machineSetup = effects.extend({
       assertEvent(event, 'LINE_SET')
       return { id: 'lineSet', title: context.cart.find((l) => l.variantId === event.variantId)?.title ?? '', quantity: event.quantity }
     }),
-    sayFailed: saying(({ event }, params: { id: 'addFailed' | 'lineFailed' | 'orderFailed' }) => ({ id: params.id, reason: failureOf(event) })),
+    sayFailed: saying(({ event }, params: { id: 'addFailed' | 'lineFailed' | 'orderFailed' }): Reply => {
+      const reason = failureOf(event)
+      // an order the club's rules refused is answered with why, and with what is still possible
+      return event.type === 'ORDER_FAILED' && event.refusal ? { id: 'orderFailed', reason, refusal: event.refusal } : { id: params.id, reason }
+    }),
     sayRepeated: saying(({ event }) => {
       assertEvent(event, 'REPEATED')
       return { id: 'repeated', missing: event.missing }

@@ -113,6 +113,14 @@ interface Inbound {
 export type LinkFailure = 'invalid' | 'not_found' | 'unavailable'
 export type CommerceFailure = 'stock' | 'unavailable'
 
+/**
+ * Why the club's rules refused an order, in the member's terms: over a cap (the grams still possible in that
+ * period), or the member's standing (`reason` as the refusal's details name it: status, registration, minAge...).
+ */
+export type RuleRefusal =
+  | { kind: 'limit', period: 'day' | 'month' | 'year', remaining: number }
+  | { kind: 'standing', reason: string, status?: string | undefined }
+
 export type InboundEvent =
   | { type: 'TEXT', text: string } & Inbound
   | { type: 'REPLY', id: string, title: string } & Inbound
@@ -141,7 +149,7 @@ export type ResultEvent =
   | { type: 'ADDED', cartId: string, variantId: string, quantity: number }
   | { type: 'ADD_FAILED', reason: CommerceFailure }
   | { type: 'ORDER_PLACED', displayId: string, total: number }
-  | { type: 'ORDER_FAILED', reason: CommerceFailure }
+  | { type: 'ORDER_FAILED', reason: CommerceFailure, refusal?: RuleRefusal }
   /** A call on the member's behalf was refused as unauthenticated: the stored token is no longer good. */
   | { type: 'AUTH_EXPIRED' }
 
@@ -187,7 +195,7 @@ export type Reply =
   | { id: 'language', locale: Locale }
   | { id: 'updates', on: boolean }
   | { id: 'orderPlaced', displayId: string, total: number }
-  | { id: 'orderFailed', reason: CommerceFailure }
+  | { id: 'orderFailed', reason: CommerceFailure, refusal?: RuleRefusal }
   | { id: 'timeout' }
   | { id: 'sessionExpired' }
   | { id: 'unlinked', clubName: string }

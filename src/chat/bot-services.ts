@@ -1,8 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { Product } from '../../machines/conversation.types.ts'
+import type { Product, RuleRefusal } from '../../machines/conversation.types.ts'
 import { actorFrom, tenantOf, type Actor } from '../auth/actor.ts'
 import { verifyAccessToken } from '../auth/tokens.ts'
 import type { CropService } from '../crops/service.ts'
+import type { DispensingService, QuotaView } from '../dispensing/service.ts'
 import { AppError } from '../errors.ts'
 import type { NotificationService } from '../notifications/service.ts'
 import type { Product as StoreProduct } from '../orders/schemas.ts'
@@ -25,7 +26,7 @@ export interface Behalf {
 }
 
 export type Failure = 'auth' | 'rejected' | 'unavailable'
-export type Result<T> = { ok: true, value: T } | { ok: false, failure: Failure, status: number }
+export type Result<T> = { ok: true, value: T } | { ok: false, failure: Failure, status: number, refusal?: RuleRefusal }
 
 export function mapResult<T, U> (res: Result<T>, f: (value: T) => U): Result<U> {
   return res.ok ? { ok: true, value: f(res.value) } : res
@@ -39,11 +40,26 @@ const CROPS_REPORTED = 50
 const failureOf = (status: number): Failure =>
   status === 401 ? 'auth' : status === 400 || status === 409 || status === 422 ? 'rejected' : 'unavailable'
 
+const PERIODS = new Set(['day', 'month', 'year'])
+
+/** A refusal of the club's rules (403 LIMIT_EXCEEDED, or FORBIDDEN naming a reason) in the conversation's terms. */
+export function ruleRefusalOf (err: AppError): RuleRefusal | undefined {
+  const details = err.details ?? {}
+  if (err.code === 'LIMIT_EXCEEDED' && typeof details.period === 'string' && PERIODS.has(details.period) && typeof details.remaining === 'number') {
+    return { kind: 'limit', period: details.period as 'day' | 'month' | 'year', remaining: details.remaining }
+  }
+  if (err.code === 'FORBIDDEN' && typeof details.reason === 'string') {
+    return { kind: 'standing', reason: details.reason, ...(typeof details.status === 'string' ? { status: details.status } : {}) }
+  }
+  return undefined
+}
+
 export interface BotServicesDeps {
   store: StoreFront
   orders: OrdersService
   notifications: NotificationService
   crops: CropService
+  dispensing: DispensingService
   linkCodes: LinkCodes
   tenants: TenantStore
   jwtSecret: string
@@ -60,6 +76,8 @@ export class BotServices {
     } catch (err) {
       if (err instanceof AppError) {
         if (err.statusCode >= 500) this.deps.log.error({ err, what }, 'chat bot: a club service failed')
+        const refusal = ruleRefusalOf(err)
+        if (refusal) return { ok: false, failure: 'rejected', status: err.statusCode, refusal }
         return { ok: false, failure: failureOf(err.statusCode), status: err.statusCode }
       }
       this.deps.log.error({ err, what }, 'chat bot: a club service failed')
@@ -84,19 +102,25 @@ export class BotServices {
   }
 
   /** A page of the club's kept catalog (at most CATALOG_CACHE_MS old: usually no call to the backend). */
-  async products (who: Behalf, offset: number, limit: number): Promise<Result<{ products: Product[], count: number }>> {
+  async products (who: Behalf, offset: number, limit: number, ceiling: number | null = null): Promise<Result<{ products: Product[], count: number }>> {
     return await this.attempt('products', async () => {
       const page = await this.deps.store.catalogPage(who.actor, { limit, offset })
-      return { count: page.count, products: page.products.map((p) => chatProduct(p, who.actor.tenant.currency)) }
+      return { count: page.count, products: offered(page.products, ceiling).map((p) => chatProduct(p, who.actor.tenant.currency)) }
     })
   }
 
-  /** One product of the club's kept catalog; undefined when the club does not sell it. */
-  async product (who: Behalf, productId: string): Promise<Result<Product | undefined>> {
+  /** One product of the club's kept catalog; undefined when the club does not sell it (or not to this member). */
+  async product (who: Behalf, productId: string, ceiling: number | null = null): Promise<Result<Product | undefined>> {
     return await this.attempt('product', async () => {
       const found = await this.deps.store.product(who.actor, productId)
-      return found && chatProduct(found, who.actor.tenant.currency)
+      const [allowed] = found ? offered([found], ceiling) : []
+      return allowed && chatProduct(allowed, who.actor.tenant.currency)
     })
+  }
+
+  /** What the member has left in each period in force, their status and THC ceiling (one read of their record). */
+  async quota (who: Behalf): Promise<Result<QuotaView>> {
+    return await this.attempt('quota', async () => await this.deps.dispensing.quotaOf(who.actor.tenant, who.actor.sub))
   }
 
   /**
@@ -122,9 +146,9 @@ export class BotServices {
   // Calls of the bot's search, cart editing and repeat order.
 
   /** The club's kept catalog (up to CATALOG_MAX products), for a search by words. */
-  async catalog (who: Behalf): Promise<Result<Product[]>> {
+  async catalog (who: Behalf, ceiling: number | null = null): Promise<Result<Product[]>> {
     return await this.attempt('catalog', async () =>
-      (await this.deps.store.catalog(who.actor)).products.map((p) => chatProduct(p, who.actor.tenant.currency)))
+      offered((await this.deps.store.catalog(who.actor)).products, ceiling).map((p) => chatProduct(p, who.actor.tenant.currency)))
   }
 
   /** The variant's line at exactly `quantity` (0 removes it): fewer is a removal and a fresh add. */
@@ -160,6 +184,18 @@ export class BotServices {
 }
 
 export type { LinkRecord }
+
+/**
+ * The products a member under a THC ceiling may receive: a controlled variant (one with grams) above the ceiling,
+ * or of unknown THC, is not offered, as the order would be refused; a product left with no variant is not shown.
+ */
+export function offered (products: readonly StoreProduct[], ceiling: number | null): StoreProduct[] {
+  if (ceiling === null) return [...products]
+  return products.flatMap((p) => {
+    const variants = p.variants.filter((v) => v.grams === null || (v.thcPercent !== null && v.thcPercent <= ceiling))
+    return variants.length > 0 ? [{ ...p, variants }] : []
+  })
+}
 
 /** A store product as the conversation shows it: prices in the club's currency, stock that may be ordered. */
 export function chatProduct (p: StoreProduct, currency: string): Product {

@@ -3,14 +3,16 @@ import { variantTitle } from '../../machines/conversation.logic.ts'
 import type { EffectAction } from '../../machines/conversation.machine.ts'
 import { PRODUCTS_PAGE, UNTRACKED_MAX, type AccountRef, type CartItem, type ConversationEffects, type Locale, type Report, type ResultEvent } from '../../machines/conversation.types.ts'
 import { verifyAccessToken } from '../auth/tokens.ts'
+import type { QuotaView } from '../dispensing/service.ts'
 import type { Tenant } from '../tenants/model.ts'
+import { rulesOf, type ClubRules } from '../tenants/rules.ts'
 import type { TenantStore } from '../tenants/store.ts'
 import { mapResult, type Behalf, type BotServices, type Failure, type LinkRecord, type Result } from './bot-services.ts'
 import type { LinkedAccount, LinkedAccountStore, LoginFormInvites } from './linking/types.ts'
 import type { OutboundMessage, TurnReplies } from './outbound/messages.ts'
 import type { PhoneView } from './phone-view.ts'
 import { compose, cropsReport, loginForm, notificationsReport, ordersReport, text, type Voice } from './replies/compose.ts'
-import { COPY } from './replies/copy.ts'
+import { COPY, gramsText } from './replies/copy.ts'
 
 // Performs the machine's named actions: sends replies and calls the club's services, and turns each result that
 // the conversation must know into an event.
@@ -50,6 +52,14 @@ export function accountRef (a: LinkedAccount): AccountRef {
   return { tenantId: a.tenantId, tenantName: a.tenantName, name: a.name, role: a.role, linkedAt: a.linkedAt, expiresAt: a.expiresAt, ...(a.locale ? { locale: a.locale } : {}) }
 }
 
+/** Replies that show the member where they stand (the menu, the cart, the order summary). */
+const STANDING_SHOWN: ReadonlySet<string> = new Set(['menu', 'cart', 'summary'])
+
+/** Rules that cap or condition what a member receives: only then is the member's record read for the menu. */
+const governs = (rules: ClubRules): boolean =>
+  rules.dailyGrams !== null || rules.monthlyGrams !== null || rules.yearlyGrams !== null || rules.young !== null || rules.minAge !== null ||
+  rules.identityCheckFirst || rules.registrationRequired || rules.allowanceRequired || rules.minMembershipDays > 0
+
 const commerceFailure = (failure: Failure) => failure === 'rejected' ? 'stock' as const : 'unavailable' as const
 
 async function andThen<T, U> (res: Result<T>, next: (value: T) => Promise<Result<U>>): Promise<Result<U>> {
@@ -70,6 +80,7 @@ async function once<V> (kept: Map<string, Promise<V>>, key: string, make: () => 
 export class Effects {
   private readonly clubs = new Map<string, Promise<Tenant | undefined>>()
   private readonly members = new Map<string, Promise<Result<Behalf>>>()
+  private readonly quotas = new Map<string, Promise<QuotaView | undefined>>()
 
   constructor (private readonly deps: EffectDeps, private readonly view: PhoneView) {}
 
@@ -101,6 +112,37 @@ export class Effects {
     })
   }
 
+  /**
+   * A member's quota and status in a club whose rules govern them, read once a turn; undefined for staff, a club
+   * without such rules (no read at all), or when it cannot be read (the menu is shown without it).
+   */
+  private async quota (phone: string, tenantId: string): Promise<QuotaView | undefined> {
+    return await once(this.quotas, tenantId, async () => {
+      const tenant = await this.club(tenantId)
+      if (!tenant || !governs(rulesOf(tenant)) || this.view.account(tenantId)?.role !== 'member') return undefined
+      const who = await this.behalf(phone, tenantId)
+      const res = who.ok ? await this.deps.services.quota(who.value) : undefined
+      return res?.ok ? res.value : undefined
+    })
+  }
+
+  /** The THC ceiling of the member, read only in a club whose rules set one for young members. */
+  private async ceiling (phone: string, tenantId: string): Promise<number | null> {
+    const tenant = await this.club(tenantId)
+    if (!tenant || rulesOf(tenant).young?.maxThcPercent == null) return null
+    return (await this.quota(phone, tenantId))?.thcCeilingPercent ?? null
+  }
+
+  /** "18 g left this month" (the tightest period in force), or why a member who is not active cannot order. */
+  private async standingNote (phone: string, tenantId: string, voice: Voice): Promise<OutboundMessage | undefined> {
+    const quota = await this.quota(phone, tenantId)
+    if (!quota) return undefined
+    const copy = COPY[voice.locale]
+    if (quota.status !== 'active') return text(copy.standing(quota.status))
+    const [tightest] = [...quota.periods].sort((a, b) => a.remaining - b.remaining)
+    return tightest ? text(copy.gramsLeft(gramsText(tightest.remaining, voice.locale), tightest.period)) : undefined
+  }
+
   private say (phone: string, messages: OutboundMessage[]): void {
     for (const message of messages) this.deps.replies.add(phone, message)
   }
@@ -108,9 +150,12 @@ export class Effects {
   /** Runs one action in the voice of the conversation's club; the event to feed back, if any. */
   async perform (phone: string, tenantId: string | undefined, action: EffectAction): Promise<ResultEvent | undefined> {
     switch (action.type) {
-      case 'reply':
-        this.say(phone, compose(action.params, await this.voice(tenantId)))
+      case 'reply': {
+        const voice = await this.voice(tenantId)
+        const note = tenantId && STANDING_SHOWN.has(action.params.id) ? await this.standingNote(phone, tenantId, voice) : undefined
+        this.say(phone, [...(note ? [note] : []), ...compose(action.params, voice)])
         return undefined
+      }
       case 'sendLoginForm': {
         // the invite is noted while the clubs are read: the form only goes out once the turn is committed
         const [, all] = await Promise.all([this.deps.loginFormInvites.markSent(phone), this.deps.tenants.list()])
@@ -178,7 +223,8 @@ export class Effects {
     const { services } = this.deps
     switch (action.type) {
       case 'fetchProducts': {
-        const res = await andThen(who, async (w) => await services.products(w, action.params.offset, PRODUCTS_PAGE))
+        const ceiling = await this.ceiling(phone, action.params.tenantId)
+        const res = await andThen(who, async (w) => await services.products(w, action.params.offset, PRODUCTS_PAGE, ceiling))
         if (res.ok) return { type: 'PRODUCTS_LOADED', products: res.value.products, offset: action.params.offset, count: res.value.count }
         return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'PRODUCTS_FAILED' }
       }
@@ -190,8 +236,12 @@ export class Effects {
       }
       case 'placeOrder': {
         const res = await andThen(who, async (w) => await services.placeOrder(w, action.params.cartId))
-        if (res.ok) return { type: 'ORDER_PLACED', displayId: res.value.displayId, total: res.value.total }
-        return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'ORDER_FAILED', reason: commerceFailure(res.failure) }
+        if (res.ok) {
+          this.quotas.delete(action.params.tenantId)
+          return { type: 'ORDER_PLACED', displayId: res.value.displayId, total: res.value.total }
+        }
+        if (res.failure === 'auth') return { type: 'AUTH_EXPIRED' }
+        return { type: 'ORDER_FAILED', reason: commerceFailure(res.failure), ...(res.refusal ? { refusal: res.refusal } : {}) }
       }
       case 'report': return await this.report(phone, action.params.tenantId, who, action.params.what)
     }
@@ -211,21 +261,22 @@ export class Effects {
     const who = await this.behalf(phone, action.params.tenantId)
     if (!who.ok) return { type: 'AUTH_EXPIRED' }
     const { services } = this.deps
+    const ceiling = action.type === 'setCartLine' ? null : await this.ceiling(phone, action.params.tenantId)
     switch (action.type) {
       case 'searchProducts': {
-        const res = await services.catalog(who.value)
+        const res = await services.catalog(who.value, ceiling)
         if (!res.ok) return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'PRODUCTS_FAILED' }
         const { query, quantity } = action.params
         return { type: 'CATALOG_LOADED', products: res.value, query, ...(quantity === undefined ? {} : { quantity }) }
       }
       // the session keeps no product: names, prices and stock are read again from the club's catalog
       case 'loadProduct': {
-        const res = await services.product(who.value, action.params.productId)
+        const res = await services.product(who.value, action.params.productId, ceiling)
         if (res.ok) return { type: 'PRODUCT_LOADED', product: res.value }
         return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'PRODUCTS_FAILED' }
       }
       case 'reloadShown': {
-        const res = await services.catalog(who.value)
+        const res = await services.catalog(who.value, ceiling)
         if (!res.ok) return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'PRODUCTS_FAILED' }
         const byId = new Map(res.value.map((p) => [p.id, p]))
         return { type: 'SHOWN_LOADED', products: action.params.productIds.flatMap((id) => byId.get(id) ?? []) }

@@ -91,7 +91,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   }
 
   const runtime = new ConversationRuntime({
-    services: new BotServices({ store: app.storeFront, orders: app.orders, notifications: app.notifications, crops: app.crops, linkCodes: app.linkCodes, tenants: app.tenants, jwtSecret: app.config.jwtSecret, log }),
+    services: new BotServices({ store: app.storeFront, orders: app.orders, notifications: app.notifications, crops: app.crops, dispensing: app.dispensing, linkCodes: app.linkCodes, tenants: app.tenants, jwtSecret: app.config.jwtSecret, log }),
     tenants: app.tenants,
     linkedAccounts: app.linkedAccounts,
     loginFormInvites: app.loginFormInvites,

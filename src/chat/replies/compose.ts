@@ -3,7 +3,7 @@ import { choiceId, type Choice } from '../../../machines/conversation.choices.ts
 import { CART_PREVIEW_LINES, cartTotal, optionsOf } from '../../../machines/conversation.logic.ts'
 import { MAX_LIST_ROWS, PRODUCTS_PAGE, SEARCH_ROWS, type CartItem, type Product, type Reply } from '../../../machines/conversation.types.ts'
 import { clip, LIMITS, type OutboundMessage } from '../outbound/messages.ts'
-import { COPY, money, statusName, type Copy, type Locale } from './copy.ts'
+import { COPY, gramsText, money, statusName, type Copy, type Locale } from './copy.ts'
 
 // Words a reply of the machine in the member's language, as provider messages within the provider's limits.
 // The choices come from `optionsOf`, the same list the machine numbers, so "2" always means the second one.
@@ -177,7 +177,14 @@ export function compose (reply: Reply, voice: Voice): OutboundMessage[] {
     case 'language': return [text(COPY[reply.locale].language)]
     case 'updates': return [text(reply.on ? copy.updatesOn : copy.updatesOff)]
     case 'orderPlaced': return [text(copy.orderPlaced(reply.displayId, fmt(reply.total)))]
-    case 'orderFailed': return [text(copy.orderFailed(reply.reason))]
+    case 'orderFailed': {
+      const { refusal } = reply
+      if (!refusal) return [text(copy.orderFailed(reply.reason))]
+      const why = refusal.kind === 'standing' && refusal.reason === 'status' && refusal.status
+        ? copy.standing(refusal.status)
+        : copy.orderRefused(refusal, (n) => gramsText(n, voice.locale))
+      return [text(why)]
+    }
     case 'timeout': return [text(copy.timeout)]
     case 'unlinked': return [text(copy.unlinked(reply.clubName))]
     case 'unsupported': return [text(copy.unsupported)]

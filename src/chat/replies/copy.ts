@@ -1,4 +1,4 @@
-import type { CommerceFailure, ConversationState, LinkFailure, Locale, MenuItem } from '../../../machines/conversation.types.ts'
+import type { CommerceFailure, ConversationState, LinkFailure, Locale, MenuItem, RuleRefusal } from '../../../machines/conversation.types.ts'
 
 // The bot's words, in Spanish (the default) and English: the member's choice, else the club's locale.
 
@@ -77,6 +77,12 @@ export interface Copy {
   confirmButtons: { confirm: string, cancel: string }
   orderPlaced: (displayId: string, total: string) => string
   orderFailed: (reason: CommerceFailure) => string
+  /** The grams still possible in the tightest period in force ("18 g left this month"). */
+  gramsLeft: (grams: string, period: Extract<RuleRefusal, { kind: 'limit' }>['period']) => string
+  /** Why a member who is not active may not order, and what to do; they may still talk and ask for a person. */
+  standing: (status: string) => string
+  /** An order the club's rules refused: what is still possible, or why and what to do (a status: `standing`). */
+  orderRefused: (refusal: RuleRefusal, grams: (n: number) => string) => string
   timeout: string
   sessionExpired: string
   unlinked: (club: string) => string
@@ -186,6 +192,24 @@ const es: Copy = {
   orderFailed: (reason) => reason === 'stock'
     ? 'No pudimos confirmar el pedido: falta stock de algún producto. Tu carrito sigue guardado.'
     : 'No pudimos confirmar el pedido ahora. Tu carrito sigue guardado; probá de nuevo en un momento.',
+  gramsLeft: (grams, period) => `Te quedan ${grams} g ${({ day: 'hoy', month: 'este mes', year: 'este año' })[period]}.`,
+  standing: (status) => `${({
+    pending: 'Tu membresía espera el control de identidad: el club lo registra en el local con tu documento.',
+    suspended: 'Tu membresía está suspendida: hablá con el club.',
+    lapsed: 'Tu membresía venció: renovala con el club (por ejemplo tu registro) para volver a pedir.',
+    ended: 'Tu membresía terminó: hablá con el club si querés volver.',
+  } as Record<string, string>)[status] ?? 'Por ahora no podés hacer pedidos: hablá con el club.'} Podés seguir escribiendo, o pedir una persona escribiendo "persona".`,
+  orderRefused: (refusal, grams) => refusal.kind === 'limit'
+    ? refusal.remaining > 0
+      ? `Este pedido pasa tu límite ${({ day: 'diario', month: 'mensual', year: 'anual' })[refusal.period]}: te quedan ${grams(refusal.remaining)} g ${({ day: 'hoy', month: 'este mes', year: 'este año' })[refusal.period]}. Bajá la cantidad en "Editar carrito" y confirmá de nuevo.`
+      : `Ya llegaste a tu límite ${({ day: 'diario', month: 'mensual', year: 'anual' })[refusal.period]}: no te quedan gramos ${({ day: 'hoy', month: 'este mes', year: 'este año' })[refusal.period]}. Tu carrito sigue guardado.`
+    : ({
+        registration: 'Tu registro venció: renovalo y avisá al club para volver a pedir.',
+        minAge: 'El club no entrega a menores de la edad mínima.',
+        minMembershipDays: 'Todavía no cumpliste los días de membresía que el club pide antes de la primera entrega.',
+        allowanceRequired: 'El club necesita tu previsión de consumo firmada antes de entregarte: hablá con el club.',
+        thcCeiling: 'Algún producto del carrito pasa el THC permitido para tu edad: quitalo en "Editar carrito".',
+      } as Record<string, string>)[refusal.reason] ?? 'Por ahora no podés hacer pedidos: hablá con el club.',
   timeout: 'Pasó un rato sin actividad, así que volvimos al menú. Tu carrito sigue guardado.',
   sessionExpired: 'Tu sesión venció. Por favor iniciá sesión de nuevo.',
   unlinked: (club) => `Listo, desvinculamos este teléfono de ${club}.`,
@@ -317,6 +341,24 @@ const en: Copy = {
   orderFailed: (reason) => reason === 'stock'
     ? 'We could not place the order: a product is short of stock. Your cart is kept.'
     : 'We could not place the order right now. Your cart is kept; please try again in a moment.',
+  gramsLeft: (grams, period) => `${grams} g left ${({ day: 'today', month: 'this month', year: 'this year' })[period]}.`,
+  standing: (status) => `${({
+    pending: 'Your membership awaits the identity check: the club records it on the premises with your document.',
+    suspended: 'Your membership is suspended: talk to the club.',
+    lapsed: 'Your membership has lapsed: renew it with the club (your registration, for example) to order again.',
+    ended: 'Your membership has ended: talk to the club if you want to come back.',
+  } as Record<string, string>)[status] ?? 'You cannot order for now: talk to the club.'} You can still write here, or ask for a person by typing "person".`,
+  orderRefused: (refusal, grams) => refusal.kind === 'limit'
+    ? refusal.remaining > 0
+      ? `This order is over your ${({ day: 'daily', month: 'monthly', year: 'yearly' })[refusal.period]} limit: ${grams(refusal.remaining)} g left ${({ day: 'today', month: 'this month', year: 'this year' })[refusal.period]}. Lower the quantity in "Edit cart" and confirm again.`
+      : `You have reached your ${({ day: 'daily', month: 'monthly', year: 'yearly' })[refusal.period]} limit: no grams left ${({ day: 'today', month: 'this month', year: 'this year' })[refusal.period]}. Your cart is still saved.`
+    : ({
+        registration: 'Your registration has expired: renew it and tell the club to order again.',
+        minAge: 'The club does not dispense below its minimum age.',
+        minMembershipDays: 'You have not yet been a member for the days the club asks before a first dispensation.',
+        allowanceRequired: 'The club needs your signed consumption forecast before dispensing: talk to the club.',
+        thcCeiling: 'A product in your cart is above the THC allowed at your age: remove it in "Edit cart".',
+      } as Record<string, string>)[refusal.reason] ?? 'You cannot order for now: talk to the club.',
   timeout: 'It has been a while, so we went back to the menu. Your cart is kept.',
   sessionExpired: 'Your session has expired. Please log in again.',
   unlinked: (club) => `Done: this phone is no longer linked to ${club}.`,
@@ -374,4 +416,13 @@ export function money (amount: number, currency: string, locale: Locale): string
     formats.set(key, format)
   }
   return format.format(amount)
+}
+
+const gramFormats = new Map<Locale, Intl.NumberFormat>()
+
+/** Grams as the member reads them: at most three decimals, the locale's decimal sign. */
+export function gramsText (grams: number, locale: Locale): string {
+  let format = gramFormats.get(locale)
+  if (!format) gramFormats.set(locale, format = new Intl.NumberFormat(locale === 'es' ? 'es-AR' : 'en', { maximumFractionDigits: 3 }))
+  return format.format(grams)
 }
