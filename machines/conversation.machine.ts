@@ -793,5 +793,3 @@ export const conversationMachine = machineSetup.createMachine({
     },
   },
 })
-
-export type ConversationMachine = typeof conversationMachine

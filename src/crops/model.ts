@@ -120,4 +120,3 @@ export interface CatalogItems {
   lights: Light
 }
 export type CatalogKind = keyof CatalogItems
-export const CATALOG_KINDS: readonly CatalogKind[] = ['strains', 'spaces', 'lights']
