@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { onRequestHookHandler } from 'fastify'
 import { AppError } from '../errors.ts'
+import { markAccess } from './route-access.ts'
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest()
 
@@ -10,9 +11,9 @@ const digest = (value: string): Buffer => createHash('sha256').update(value).dig
  */
 export function secretBearerGuard (secret: string, message: string): onRequestHookHandler {
   const matches = secretBearerMatcher(secret)
-  return async (request) => {
+  return markAccess<onRequestHookHandler>(async (request) => {
     if (!matches(request.headers.authorization)) throw new AppError('UNAUTHORIZED', message)
-  }
+  }, { scheme: 'secret', tenant: false })
 }
 
 /** Whether an Authorization header is `Bearer <secret>`, compared in constant time. */

@@ -64,6 +64,16 @@ export const createCropBody = z.object({
   seed: idString.optional(),
   spaces: idList(50).optional(),
   lights: idList(50).optional(),
+}).meta({
+  // Ids of the demo club-norte (SEED=demo), so "Try it out" in /docs creates a crop there.
+  examples: [{
+    name: 'Gelato, flowering room 2',
+    strain: 'strain_norte_gelato',
+    plantedAt: '2026-03-01',
+    expectedYield: 450,
+    spaces: ['space_norte_vege'],
+    lights: ['light_norte_led_1'],
+  }],
 })
 export type CreateCropInput = z.infer<typeof createCropBody>
 

@@ -113,7 +113,6 @@ export async function notificationRoutes (fastify: FastifyInstance) {
     schema: {
       tags: ['notifications'],
       summary: 'Scheduled job: appointment and overdue-task reminders, expired cleanup (Bearer CRON_API_SECRET)',
-      security: [{ bearer: [] }],
       response: { 200: reminderReport },
     },
   }, async () => {

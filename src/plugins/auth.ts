@@ -4,6 +4,7 @@ import { actorFrom, tenantOf, type Actor } from '../auth/actor.ts'
 import { AppError, insufficientPermissions } from '../errors.ts'
 import { bearerToken, verifyAccessToken, type Principal } from '../auth/tokens.ts'
 import { type Role } from '../tenants/roles.ts'
+import { markAccess } from '../auth/route-access.ts'
 import type { Tenant } from '../tenants/model.ts'
 
 declare module 'fastify' {
@@ -61,12 +62,12 @@ export default fp<AuthPluginOptions>(async (app, opts) => {
   app.decorate('guard', (options: GuardOptions = {}) => {
     const roles = options.roles
     const withTenant = options.tenant ?? true
-    return async (request) => {
+    return markAccess<onRequestHookHandler>(async (request) => {
       const principal = await verifyAccessToken(opts.jwtSecret, bearerToken(request.headers.authorization))
       if (await tokenStanding(principal) === 'revoked') throw revokedToken()
       request.principal = principal
       if (withTenant) request.actor = actorFrom(principal, await resolveTenant(request, principal))
       if (roles && !roles.includes(principal.role)) throw insufficientPermissions()
-    }
+    }, { scheme: 'bearer', tenant: withTenant, ...(roles ? { roles } : {}) })
   })
 }, { name: 'auth', dependencies: ['tenants'] })

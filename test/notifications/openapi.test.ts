@@ -12,6 +12,6 @@ describe('OpenAPI document', () => {
       expect(doc.paths).toHaveProperty([path])
     }
     const list = doc.paths['/api/notifications'].get
-    expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['domain', 'isRead', 'limit', 'page', 'source'])
+    expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['Tenant-id', 'domain', 'isRead', 'limit', 'page', 'source'])
   })
 })
