@@ -74,7 +74,8 @@ const transform: Transform = (input) => {
   if (schema.hide) return out
   const route = input.route as { onRequest?: unknown, config?: { rateLimit?: unknown, errorBody?: unknown } }
   const access = accessOf(route.onRequest)
-  schema.security ??= access ? [{ [access.scheme]: [] }] : []
+  // The guard is the truth when there is one; a route without a known guard may say what it takes.
+  schema.security = access ? [{ [access.scheme]: [] }] : schema.security ?? []
   if (access?.tenant) {
     const headers: Schema = schema.headers ?? { type: 'object', properties: {} }
     schema.headers = { ...headers, properties: { 'Tenant-id': TENANT_HEADER, ...headers.properties } }

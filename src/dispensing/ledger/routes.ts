@@ -61,7 +61,7 @@ export async function ledgerRoutes (fastify: FastifyInstance, { ledger }: { ledg
 
   app.get('/api/dispensing/:entryId', {
     onRequest: keepers,
-    schema: { tags, params: entryParams, response: { 200: z.object({ entry: ledgerEntrySchema }), ...errors } },
+    schema: { tags, summary: 'One entry of the dispensing ledger', params: entryParams, response: { 200: z.object({ entry: ledgerEntrySchema }), ...errors } },
   }, async (request) => ({ entry: await ledger.entry(request.actor, request.params.entryId) }))
 
   app.post('/api/dispensing/:entryId/reverse', {
