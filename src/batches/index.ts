@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { batchSource } from './ledger-source.ts'
 import { batchRoutes } from './routes/batches.ts'
 import { BatchService } from './service.ts'
 import { batchView } from './views.ts'
@@ -21,5 +22,7 @@ export default fp(async (app) => {
     const grams = batchView(b)
     return { batchNumber: b.batchNumber, harvestId: b.harvestId, status: grams.status, gramsHarvested: grams.gramsHarvested, gramsAvailable: grams.gramsAvailable, gramsDispensed: grams.grams.dispensed, gramsOnHand: grams.gramsOnHand }
   }))
+  // Each dispensed ledger line names its batches and grams, with their lab values; a reversal gives the units back.
+  app.ledger.useBatches(batchSource(service))
   await app.register(batchRoutes, { service })
-}, { name: 'batches', dependencies: ['auth', 'crops', 'products', 'commerce', 'locks', 'notifications'] })
+}, { name: 'batches', dependencies: ['auth', 'crops', 'products', 'commerce', 'locks', 'notifications', 'dispensing'] })

@@ -18,9 +18,29 @@ export interface DispensedLine {
   cbdPercent: number | null
 }
 
-export interface BatchSource {
-  /** The batches the line's grams came from (their grams adding up to the line's), or none when unknown. */
-  batchesOf: (tenant: Tenant, line: DispensedLine) => Promise<BatchShare[]>
+/** A handover as the batches domain needs it: one draw per order, all its controlled lines at once. */
+export interface HandoverLines {
+  orderId: string
+  memberId: string
+  at: number
+  lines: DispensedLine[]
 }
 
-export const NO_BATCHES: BatchSource = { batchesOf: async () => [] }
+/** Where a line's grams came from; THC and CBD are the batches' lab values (null: none measured, the line's own stand). */
+export interface LineBatches {
+  batches: BatchShare[]
+  thcPercent: number | null
+  cbdPercent: number | null
+}
+
+export interface BatchSource {
+  /** Per line of `h` (same order): the batches its grams came from (adding up to the line's at most), or none when unknown. */
+  batchesOf: (tenant: Tenant, h: HandoverLines) => Promise<LineBatches[]>
+  /** A reversing entry: the grams of the order's lines of the variant go back to their batches. */
+  undraw: (tenant: Tenant, orderId: string, variantId: string | null) => Promise<void>
+}
+
+export const NO_BATCHES: BatchSource = {
+  batchesOf: async (_tenant, h) => h.lines.map(() => ({ batches: [], thcPercent: null, cbdPercent: null })),
+  undraw: async () => {},
+}

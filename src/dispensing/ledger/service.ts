@@ -6,7 +6,7 @@ import { rulesOf } from '../../tenants/rules.ts'
 import { zonedDay, zonedDayStartMs } from '../../tenants/time.ts'
 import type { DispensingService } from '../service.ts'
 import { isCalendarDay } from '../standing.ts'
-import { NO_BATCHES, type BatchSource, type DispensedLine } from './batches.ts'
+import { NO_BATCHES, type BatchSource, type HandoverLines } from './batches.ts'
 import { chain, verify, type EntryContent, type LedgerEntry, type Verification } from './chain.ts'
 import type { AppendGuard, LedgerStore } from './store/index.ts'
 
@@ -21,14 +21,10 @@ const VERIFY_CHUNK = 2000
 const RETENTION_BATCH = 1000
 const round = (n: number, places = 3): number => Math.round(n * 10 ** places) / 10 ** places
 
-export interface HandoverRecord {
-  orderId: string
-  at: number
-  memberId: string
+export interface HandoverRecord extends HandoverLines {
   memberName: string
   memberBirthYear: number | null
   staff: { id: string, name: string }
-  lines: DispensedLine[]
 }
 
 export interface ListFilter {
@@ -85,7 +81,7 @@ export class LedgerService {
     const at = new Date(h.at).toISOString()
     const day = zonedDay(h.at, tenant.timeZone)
     const lines = h.lines.filter((l) => l.grams > 0)
-    const batches = await Promise.all(lines.map(async (l) => await this.batches.batchesOf(tenant, l)))
+    const batches = await this.batches.batchesOf(tenant, { orderId: h.orderId, memberId: h.memberId, at: h.at, lines })
     return await this.append(tenant.id, () => lines.map((l, i): EntryContent => ({
       kind: 'dispensation',
       at,
@@ -100,9 +96,10 @@ export class LedgerService {
       product: l.product,
       quantity: l.quantity,
       grams: l.grams,
-      thcPercent: l.thcPercent,
-      cbdPercent: l.cbdPercent,
-      batches: batches[i] ?? [],
+      // the batch's lab values win over the variant's own figures when there are any
+      thcPercent: batches[i]?.thcPercent ?? l.thcPercent,
+      cbdPercent: batches[i]?.cbdPercent ?? l.cbdPercent,
+      batches: batches[i]?.batches ?? [],
       staff: h.staff,
       reverses: null,
       reason: null,
@@ -134,6 +131,7 @@ export class LedgerService {
       reason,
     }], { reverses: target.id })
     await this.dispensing.unuse(actor.tenant, target.memberId, target.day, target.grams)
+    if (target.batches.length > 0) await this.batches.undraw(actor.tenant, target.orderId, target.variantId)
     return entry as LedgerEntry
   }
 
