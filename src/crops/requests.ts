@@ -154,17 +154,17 @@ export const strainBody = z.object({
   name,
   type: upperWord,
   cannabinoids: z.object({ thc: z.number().min(0).max(100), cbd: z.number().min(0).max(100) }).default({ thc: 0, cbd: 0 }),
-})
+}).meta({ examples: [{ name: 'White Widow', type: 'HYBRID', cannabinoids: { thc: 19, cbd: 0.2 } }] })
 
 export const spaceBody = z.object({
   id: idString.optional(),
   name,
   squareMeters: z.number().positive().max(100_000),
   status: upperWord.default('ACTIVE'),
-})
+}).meta({ examples: [{ name: 'Drying room', squareMeters: 8, status: 'ACTIVE' }] })
 
 export const lightBody = z.object({
   id: idString.optional(),
   name,
   type: upperWord,
-})
+}).meta({ examples: [{ name: 'LED 720 W', type: 'LED' }] })

@@ -110,6 +110,13 @@ describe('the body examples of /docs, tried', () => {
     expect(res.json().crop).toMatchObject({ strain: { id: 'strain_norte_gelato' }, status: 'IDEATING' })
   })
 
+  it.each(['/api/strains', '/api/spaces', '/api/lights'])('adds to the catalog with the sample body of POST %s', async (path) => {
+    const body = example(path) as Record<string, unknown>
+    expect(body.name).toEqual(expect.any(String))
+    const res = await t.app.inject({ method: 'POST', url: path, headers: await t.auth('grower'), payload: body })
+    expect(res.statusCode, res.body).toBe(201)
+  })
+
   it.each([['/auth/user/emailpass', 'admin'], ['/auth/customer/emailpass', 'member']])('logs in with the sample body of POST %s', async (path, role) => {
     const res = await t.app.inject({ method: 'POST', url: path, headers: { 'tenant-id': 'club-norte' }, payload: example(path) as object })
     expect(res.statusCode, res.body).toBe(200)
