@@ -23,6 +23,7 @@ const KINDS: Record<string, (n: NotifyInput) => UpdateKind | undefined> = {
   'appointment.reminder': () => 'appointment_reminder',
   'task.overdue': () => 'task_overdue',
   'batch.recalled': () => 'batch_recall',
+  'membership.expiring': () => 'membership_expiring',
 }
 
 export interface UpdatesDeps {
@@ -86,7 +87,10 @@ export class ChatUpdates {
     const copy = UPDATE_COPY[locale]
     const displayId = typeof notice.metadata?.displayId === 'string' ? notice.metadata.displayId : ''
     const where = tenant.pickup ? copy.pickupAt(tenant.pickup.address, tenant.pickup.hours) : copy.pickupAtClub
-    const params = kind === 'order_ready_pickup' ? [displayId, where] : kind.startsWith('order_') ? [displayId] : [notice.body]
+    const validUntil = typeof notice.metadata?.validUntil === 'string' ? notice.metadata.validUntil : ''
+    const params = kind === 'order_ready_pickup'
+      ? [displayId, where]
+      : kind.startsWith('order_') ? [displayId] : kind === 'membership_expiring' ? [validUntil] : [notice.body]
     const chosen = tenant.chatTemplates?.[kind]
     const template: OutboundMessage = {
       type: 'template',

@@ -8,6 +8,7 @@ import { ledgerRoutes } from './ledger/routes.ts'
 import { LedgerService } from './ledger/service.ts'
 import { createLedgerStore } from './ledger/store/index.ts'
 import { rulesRoutes } from './routes.ts'
+import { expiryPass } from './expiry.ts'
 import { DispensingService } from './service.ts'
 import { createMemberStore } from './store/index.ts'
 
@@ -19,20 +20,27 @@ declare module 'fastify' {
   }
 }
 
-export interface DailyReport { clubs: number, removed: number }
+export interface DailyReport { clubs: number, removed: number, notified: number, lapsed: number }
 
 const DAILY_LOCK_TTL_MS = 10 * 60 * 1000
 
 // Dispensing under the club's rules: the rules, the members' standing and quota, the dispensing record and its
 // daily retention (docs/dispensing.md).
 export default fp(async (app) => {
-  const dispensing = new DispensingService({ tenants: app.tenants, members: createMemberStore(app.redis) })
+  const members = createMemberStore(app.redis)
+  const dispensing = new DispensingService({ tenants: app.tenants, members })
   const ledger = new LedgerService(createLedgerStore(app.redis), dispensing)
   const run = async () => await app.locks.tryLock(keys.dispensing.dailyLock(), DAILY_LOCK_TTL_MS, async (): Promise<DailyReport> => {
     const clubs = await app.tenants.list()
-    let removed = 0
-    for (const tenant of clubs) removed += await ledger.removeExpired(tenant)
-    return { clubs: clubs.length, removed }
+    const report: DailyReport = { clubs: clubs.length, removed: 0, notified: 0, lapsed: 0 }
+    for (const tenant of clubs) {
+      report.removed += await ledger.removeExpired(tenant)
+      // app.notifier is read at run time: the notifications plugin is registered after this one
+      const expiry = await expiryPass({ members, notifier: app.notifier }, tenant, dispensing.dayOf(tenant))
+      report.notified += expiry.notified
+      report.lapsed += expiry.lapsed
+    }
+    return report
   })
   app.decorate('dispensing', dispensing)
   app.decorate('ledger', ledger)
@@ -45,9 +53,9 @@ export default fp(async (app) => {
     config: { rateLimit: false },
     schema: {
       tags: ['dispensing'],
-      summary: 'Scheduled job: removes dispensing entries past each club\'s retention (Bearer CRON_API_SECRET)',
+      summary: 'Scheduled job: removes dispensing entries past each club\'s retention, tells members whose registration ends in 10 days, lapses expired ones (Bearer CRON_API_SECRET)',
       security: [{ bearer: [] }],
-      response: { 200: z.object({ clubs: z.number(), removed: z.number() }) },
+      response: { 200: z.object({ clubs: z.number(), removed: z.number(), notified: z.number(), lapsed: z.number() }) },
     },
   }, async () => {
     const outcome = await run()

@@ -237,6 +237,9 @@ export const keys = {
       orders: `{ledger:${tenantId}}:orders`,
       reversed: `{ledger:${tenantId}}:reversed`,
     }),
+    // zset member id scored by the day number of its validUntil (days since 1970-01-01): the daily pass finds who
+    // expires soon or has expired without a scan; its own tag per club (members' standings are on theirs)
+    byValidUntil: (tenantId: string) => `{disp-valid:${tenantId}}:by-valid-until`,
     // held while an order is handed over (one handover of an order at a time, across instances)
     handoverLock: (tenantId: string, orderId: string) => `t:${tenantId}:dispensing:handover:${orderId}`,
     // held by the instance running the daily dispensing job (retention of the record)

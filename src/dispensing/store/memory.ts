@@ -1,6 +1,6 @@
 import { decide, PERIODS, ZERO_TOTALS, factsOf, type Load, type PeriodIds, type RuleArgs, type Totals } from '../decide.ts'
 import { DEFAULT_STANDING, type Standing } from '../standing.ts'
-import type { Hold, MemberQuota, MemberStore, Verdict } from './port.ts'
+import { awaitsExpiry, type Hold, type MemberQuota, type MemberStore, type Verdict } from './port.ts'
 
 // One process: each method reads, decides and writes without awaiting in between, as atomic as its script.
 
@@ -10,6 +10,8 @@ interface Member { standing?: Standing, quota: Record<'day' | 'month' | 'year', 
 
 export class MemoryMemberStore implements MemberStore {
   private readonly members = new Map<string, Member>()
+  /** club -> member id -> validUntil */
+  private readonly byValidUntil = new Map<string, Map<string, string>>()
 
   private member (tenantId: string, memberId: string): Member {
     const k = `${tenantId} ${memberId}`
@@ -50,7 +52,18 @@ export class MemoryMemberStore implements MemberStore {
     const m = this.member(tenantId, memberId)
     if ((m.standing?.updatedAt ?? null) !== expected) return false
     m.standing = structuredClone(standing)
+    const index = this.byValidUntil.get(tenantId) ?? new Map<string, string>()
+    this.byValidUntil.set(tenantId, index)
+    if (standing.validUntil && awaitsExpiry(standing)) index.set(memberId, standing.validUntil)
+    else index.delete(memberId)
     return true
+  }
+
+  async validUntilBetween (tenantId: string, from: string, to: string) {
+    return [...(this.byValidUntil.get(tenantId) ?? new Map<string, string>())]
+      .filter(([, day]) => day >= from && day <= to)
+      .sort(([a, x], [b, y]) => x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0)
+      .map(([memberId, validUntil]) => ({ memberId, validUntil }))
   }
 
   async read (tenantId: string, memberId: string, ids: PeriodIds): Promise<MemberQuota> {

@@ -19,8 +19,14 @@ export interface MemberQuota {
 export interface MemberStore {
   /** The standing, or the default (active, nothing known) for a member the service has no record of. */
   getStanding (tenantId: string, memberId: string): Promise<Standing>
-  /** Writes the standing when its `updatedAt` is still `expected` (null: no record yet); false when someone wrote meanwhile. */
+  /**
+   * Writes the standing when its `updatedAt` is still `expected` (null: no record yet); false when someone wrote meanwhile.
+   * A write also keeps the club's index by validUntil (`validUntilBetween`) up to date: a member is in it while
+   * their standing has a validUntil and `awaitsExpiry`.
+   */
   putStanding (tenantId: string, memberId: string, standing: Standing, expected: string | null): Promise<boolean>
+  /** Members of the club whose validUntil is between `from` and `to` (days YYYY-MM-DD, both included), earliest first. */
+  validUntilBetween (tenantId: string, from: string, to: string): Promise<Array<{ memberId: string, validUntil: string }>>
   /** Standing and totals in one read. */
   read (tenantId: string, memberId: string, ids: PeriodIds): Promise<MemberQuota>
   /** Checks and reserves `load` under `holdId`; a hold already there answers ok and counts nothing twice. */
@@ -37,3 +43,9 @@ export interface MemberStore {
 }
 
 export const NO_ID = ''
+
+/** A day YYYY-MM-DD as the index's score: days since 1970-01-01. */
+export const dayNumber = (day: string): number => Math.round(Date.parse(`${day}T00:00:00Z`) / 86_400_000)
+export const dayOfNumber = (n: number): string => new Date(n * 86_400_000).toISOString().slice(0, 10)
+/** A standing the registration's end still changes (pending or active): lapsed, suspended and ended ones leave the index. */
+export const awaitsExpiry = (s: Standing): boolean => s.status === 'active' || s.status === 'pending'

@@ -3,7 +3,7 @@ import type { RedisClient } from '../../stores/redis-client.ts'
 import { PERIODS, ZERO_TOTALS, type Load, type PeriodIds, type RuleArgs, type Totals } from '../decide.ts'
 import { toMg } from '../dosage.ts'
 import { DEFAULT_STANDING, standingSchema, type Standing } from '../standing.ts'
-import type { MemberQuota, MemberStore, Verdict } from './port.ts'
+import { awaitsExpiry, dayNumber, dayOfNumber, type MemberQuota, type MemberStore, type Verdict } from './port.ts'
 import { checkArgs, finalizeScript, putStandingScript, readScript, releaseScript, reserveScript, unuseScript } from './scripts.ts'
 
 const parseStanding = (doc: string | null): Standing => doc ? standingSchema.parse(JSON.parse(doc)) : structuredClone(DEFAULT_STANDING)
@@ -25,8 +25,23 @@ export class RedisMemberStore implements MemberStore {
 
   async putStanding (tenantId: string, memberId: string, s: Standing, expected: string | null) {
     const allowance = s.monthlyAllowanceGrams === null ? '' : String(toMg(s.monthlyAllowanceGrams))
-    return await putStandingScript(this.redis, [keys.dispensing.member(tenantId, memberId).standing], expected ?? '', JSON.stringify(s), s.status,
+    const written = await putStandingScript(this.redis, [keys.dispensing.member(tenantId, memberId).standing], expected ?? '', JSON.stringify(s), s.status,
       s.birthDate ?? '', s.memberSince ?? '', s.validUntil ?? '', allowance, s.updatedAt ?? '')
+    if (!written) return false
+    // Right after, not in the script: the index is the club's (its own slot), the standing the member's. A crash
+    // in between leaves the index behind until the standing's next write; the daily pass re-reads each standing
+    // it finds, so a stale entry only costs it a read.
+    const index = keys.dispensing.byValidUntil(tenantId)
+    if (s.validUntil && awaitsExpiry(s)) await this.redis.zadd(index, dayNumber(s.validUntil), memberId)
+    else await this.redis.zrem(index, memberId)
+    return true
+  }
+
+  async validUntilBetween (tenantId: string, from: string, to: string) {
+    const raw = await this.redis.zrangebyscore(keys.dispensing.byValidUntil(tenantId), dayNumber(from), dayNumber(to), 'WITHSCORES')
+    const found: Array<{ memberId: string, validUntil: string }> = []
+    for (let i = 0; i + 1 < raw.length; i += 2) found.push({ memberId: raw[i] as string, validUntil: dayOfNumber(Number(raw[i + 1])) })
+    return found
   }
 
   async read (tenantId: string, memberId: string, ids: PeriodIds): Promise<MemberQuota> {
