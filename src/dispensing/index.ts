@@ -12,6 +12,9 @@ import { expiryPass } from './expiry.ts'
 import { DispensingService } from './service.ts'
 import { createMemberStore } from './store/index.ts'
 
+/** The in-process daily pass's hour (UTC), apart from the reminders' 09:00. */
+const DISPENSING_HOUR_UTC = 3
+
 declare module 'fastify' {
   interface FastifyInstance {
     dispensing: DispensingService
@@ -66,10 +69,11 @@ export default fp(async (app) => {
   if (app.config.remindersSchedule) {
     let schedule: { stop: () => void } | undefined
     app.addHook('onReady', async () => {
+      // At 03:00 UTC, apart from the 09:00 reminders: the night's retention and standing pass before the clubs open.
       schedule = scheduleDaily(async () => {
         const outcome = await run()
         app.log.info(outcome.ran ? { dispensing: outcome.result } : { skipped: 'running elsewhere' }, 'scheduled dispensing job')
-      }, (err) => app.log.error({ err }, 'scheduled dispensing job failed'))
+      }, (err) => app.log.error({ err }, 'scheduled dispensing job failed'), { hour: DISPENSING_HOUR_UTC })
     })
     app.addHook('onClose', async () => { schedule?.stop() })
   }

@@ -15,6 +15,7 @@ import {
 // cluster, so the service reaches it through COMMERCE_URL), and a loopback provider taking the replies. For
 // each fault: every accepted message applied exactly once, every reply delivered, in order per phone.
 
+const METRICS_TOKEN = 'cluster-suite-metrics-token-0123456789'
 const phones = (n: number): string[] => Array.from({ length: n }, () => `549${randomInt(1e9, 1e10 - 1)}`)
 const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
@@ -60,7 +61,7 @@ describe('chat pipeline on a Redis Cluster under faults (real processes)', { tim
     commerce = await startCommerceBackend(commerceRedis.url)
     target = { clusterNodes: cluster.nodes, commerceUrl: commerce.url }
     await seedClubs(target)
-    ;[a, b] = await Promise.all([startInstance('a', target, provider.url), startInstance('b', target, provider.url)])
+    ;[a, b] = await Promise.all([startInstance('a', target, provider.url, { METRICS_TOKEN }), startInstance('b', target, provider.url, { METRICS_TOKEN })])
   }, 60_000)
 
   afterAll(async () => {
@@ -91,7 +92,8 @@ describe('chat pipeline on a Redis Cluster under faults (real processes)', { tim
 
   it('both instances are ready on the cluster and reach the commerce backend through COMMERCE_URL', async () => {
     for (const instance of up()) {
-      const res = await request(`http://127.0.0.1:${instance.port}/ready`)
+      // the per-club detail is the metrics token's (a production instance shows anyone only ready or not)
+      const res = await request(`http://127.0.0.1:${instance.port}/ready`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
       expect(await res.body.json()).toMatchObject({ status: 'ready', redis: 'up', commerce: { 'club-norte': 'up' } })
     }
   })
