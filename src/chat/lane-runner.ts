@@ -106,12 +106,21 @@ export class LaneRunner<W> {
     this.unreachable.delete(phone)
     if (taken.kind === 'busy') this.later(phone, taken.inMs)
     if (taken.kind !== 'ok') return
-    const renewal = setInterval(() => { store.renew(lane, phone, owner, leaseMs).catch(() => {}) }, leaseMs / 3)
+    // a renewal that answers lost (or cannot reach the store, so may have lost it) ends the work on the phone: the
+    // next step would run while another instance may hold it (a pause past the lease, a slow store)
+    let lost = false
+    const renewal = setInterval(() => {
+      store.renew(lane, phone, owner, leaseMs).then((kept) => { if (!kept) lost = true }, (err: unknown) => {
+        lost = true
+        log.warn({ err, lane, phone: maskPhone(phone) }, 'chat lane could not renew its lease: the phone is let go')
+      })
+    }, leaseMs / 3)
     try {
       let next: Next<W> | undefined = { kind: 'more', work: taken.work }
       while (next?.kind === 'more') {
         // shutdown: hand the phone back rather than start more work
         if (stopping.aborted) return await this.handBack(phone)
+        if (lost) break
         next = await this.opts.step(next.work, stopping)
       }
       // not drained: the lease was lost (it ran out under load, and nobody may have taken the phone since) or

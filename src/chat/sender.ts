@@ -98,6 +98,12 @@ export class Sender implements SendStage {
     if (turn.kind === 'later') return await this.later(phone, turn.inMs)
     const held = this.heldUntil - Date.now()
     if (held > 0) return await this.later(phone, held)
+    // the commit is fenced by the lease, the send must be too: a process paused past its lease (and resumed) or
+    // slowed by the pace may have lost the phone to another instance, which may have delivered this reply already
+    if (!await this.store.renew('send', phone, this.opts.owner, this.opts.leaseMs)) {
+      log.warn({ replyId: entry.id, outcome: 'lease-lost' }, 'chat reply not sent: the phone\'s lease was lost to another instance')
+      return undefined
+    }
     const started = performance.now()
     const delivery = await this.transport.deliver(entry, stopping)
     const ms = Math.round(performance.now() - started)
