@@ -100,7 +100,7 @@ export class Sender implements SendStage {
     if (held > 0) return await this.later(phone, held)
     // the commit is fenced by the lease, the send must be too: a process paused past its lease (and resumed) or
     // slowed by the pace may have lost the phone to another instance, which may have delivered this reply already
-    if (!await this.store.renew('send', phone, this.opts.owner, this.opts.leaseMs)) {
+    if (!await this.holds(phone)) {
       log.warn({ replyId: entry.id, outcome: 'lease-lost' }, 'chat reply not sent: the phone\'s lease was lost to another instance')
       return undefined
     }
@@ -148,6 +148,20 @@ export class Sender implements SendStage {
     await this.store.release('send', phone, this.opts.owner, delay, true)
     this.runner.later(phone, delay)
     return undefined
+  }
+
+  /**
+   * True when this sender holds the phone's send lease now: renewed by an answer that came back within three
+   * quarters of the lease (it runs a lease from when it was asked for at the earliest). A later answer may have sat
+   * unread while the process was paused, and the lease passed on since: ask again.
+   */
+  private async holds (phone: string): Promise<boolean> {
+    for (let ask = 0; ask < 3; ask++) {
+      const asked = performance.now()
+      if (!await this.store.renew('send', phone, this.opts.owner, this.opts.leaseMs)) return false
+      if (performance.now() - asked < this.opts.leaseMs * 3 / 4) return true
+    }
+    return false
   }
 
   /** Gives the phone back until `inMs` from now without counting an attempt (the pace, not the reply, is why). */
