@@ -20,6 +20,16 @@ export default fp(async (app) => {
   }
   await app.register(staffRoutes, { staff: new StaffService({ tenants: app.tenants, access: app.commerce, tokens, accessChanged }) })
   // The chat-linking plugin registers after this one: its code store is looked up when a code is made.
-  const members = new MemberService({ tenants: app.tenants, access: app.commerce, tokens, linkCodes: () => app.linkCodes, jwtSecret: app.config.jwtSecret, dispensing: app.dispensing })
+  const members = new MemberService({
+    tenants: app.tenants,
+    access: app.commerce,
+    tokens,
+    linkCodes: () => app.linkCodes,
+    jwtSecret: app.config.jwtSecret,
+    dispensing: app.dispensing,
+    linkedAccounts: () => app.linkedAccounts,
+    conversations: () => app.chatInbox,
+    notices: () => app.notifications,
+  })
   await app.register(memberRoutes, { members })
 }, { name: 'club', dependencies: ['auth', 'tenants', 'commerce', 'dispensing'] })

@@ -70,6 +70,28 @@ export async function memberRoutes (fastify: FastifyInstance, opts: { members: M
     },
   }, async (request) => await opts.members.change(request.actor, request.params.memberId, request.body))
 
+  const departure = { memberId: z.string(), standing: standingSchema, chatLinksRemoved: z.number().int() }
+
+  app.delete('/api/members/:memberId', {
+    onRequest: admin,
+    schema: {
+      tags: ['members'],
+      summary: 'The member leaves the club: the backend no longer counts them a member of it (their account stays, for other clubs), their standing ends, their chat links to the club go; 404 for anyone not a member',
+      params: memberParams,
+      response: { 200: z.object(departure), ...errors },
+    },
+  }, async (request) => await opts.members.leave(request.actor, request.params.memberId))
+
+  app.post('/api/members/:memberId/erase', {
+    onRequest: admin,
+    schema: {
+      tags: ['members'],
+      summary: 'Erase the club\'s personal data of a member or former member: chat links, conversations, notifications, the standing\'s personal fields (the dispensing record keeps name and birth year until its retention ends)',
+      params: memberParams,
+      response: { 200: z.object({ ...departure, conversationsErased: z.number().int(), notificationsErased: z.number().int() }), ...errors },
+    },
+  }, async (request) => await opts.members.erase(request.actor, request.params.memberId))
+
   app.post('/api/members/:memberId/chat-link', {
     onRequest: admin,
     schema: {

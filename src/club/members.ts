@@ -7,7 +7,7 @@ import type { CommerceAccess } from '../commerce/access.ts'
 import { customerTenants, mapMember } from '../orders/mapping.ts'
 import type { Member } from '../orders/schemas.ts'
 import { customerAnswer, customersAnswer, type UpstreamCustomer } from '../commerce/upstream.ts'
-import type { LinkCodes } from '../chat/linking/types.ts'
+import type { LinkCodes, LinkedAccountStore } from '../chat/linking/types.ts'
 import { LINK_CODE_TTL_MS, phoneDigits } from '../chat/linking/link-record.ts'
 import type { Tenant } from '../tenants/model.ts'
 import type { TenantStore } from '../tenants/store.ts'
@@ -47,7 +47,15 @@ export interface MemberDeps {
   linkCodes: () => LinkCodes
   jwtSecret: string
   dispensing: DispensingService
+  /** The chat's links, conversations and the notices: plugins registered after this one, looked up when used. */
+  linkedAccounts: () => LinkedAccountStore
+  conversations: () => { forget: (tenantId: string, phone: string) => Promise<boolean> }
+  notices: () => { forget: (scope: { tenantId: string, recipientId: string }) => Promise<number> }
 }
+
+/** What leaving or an erasure did, counted. */
+export interface Departure { memberId: string, standing: Standing, chatLinksRemoved: number }
+export interface Erasure extends Departure { conversationsErased: number, notificationsErased: number }
 
 const alreadyRegistered = (email: string): AppError => conflict(`${email} is already registered`)
 
@@ -159,6 +167,51 @@ export class MemberService {
       customer = (await client.call(settings.baseUrl, 'POST', `/admin/customers/${encodeURIComponent(customer.id)}`, { caller: admin, body: names, schema: customerAnswer })).customer
     }
     return { member: mapMember(customer), standing }
+  }
+
+  /**
+   * The member leaves the club: the backend's customer no longer names it (their account stays, for other clubs),
+   * the standing ends and their chat links to the club go. 404 for anyone not a member of this club.
+   */
+  async leave (actor: Actor, customerId: string): Promise<Departure> {
+    requireRole(actor, CLUB_ADMINS)
+    const { tenant } = actor
+    const customer = await this.memberOf(tenant, customerId)
+    await this.setClubs(tenant, customer.id, customerTenants(customer).filter((id) => id !== tenant.id))
+    const standing = await this.deps.dispensing.endStanding(actor, customer.id)
+    const phones = await this.unlink(tenant.id, customer.id)
+    return { memberId: customer.id, standing, chatLinksRemoved: phones.length }
+  }
+
+  private async unlink (tenantId: string, customerId: string): Promise<string[]> {
+    const links = this.deps.linkedAccounts()
+    const phones = await links.phonesOf(tenantId, customerId)
+    await Promise.all(phones.map(async (phone) => { await links.remove(phone, tenantId) }))
+    return phones
+  }
+
+  /**
+   * Erases the club's personal data of a member or former member (a standing kept here or a membership upstream
+   * names them; 404 otherwise): chat links to the club, the club's conversations with their phones (linked ones
+   * and the one on record), their notices in the club, the standing's personal fields. The dispensing record keeps
+   * name and birth year until its retention ends; the backend's customer is shared with other clubs and stays.
+   */
+  async erase (actor: Actor, customerId: string): Promise<Erasure> {
+    requireRole(actor, CLUB_ADMINS)
+    const { tenant } = actor
+    const known = (await this.deps.dispensing.standingOf(tenant, customerId)).updatedAt !== null
+    const customer = await this.memberOf(tenant, customerId).catch((err: unknown) => {
+      // a former member: the backend no longer names the club, the standing kept here does
+      if (known && err instanceof AppError && err.code === 'NOT_FOUND') return undefined
+      throw err
+    })
+    const phoneOnRecord = customer?.phone ? phoneDigits(customer.phone) : undefined
+    const linked = await this.unlink(tenant.id, customerId)
+    const phones = [...new Set([...linked, ...(phoneOnRecord ? [phoneOnRecord] : [])])]
+    const forgotten = await Promise.all(phones.map(async (phone) => await this.deps.conversations().forget(tenant.id, phone)))
+    const notificationsErased = await this.deps.notices().forget({ tenantId: tenant.id, recipientId: customerId })
+    const standing = await this.deps.dispensing.eraseStanding(actor, customerId)
+    return { memberId: customerId, standing, chatLinksRemoved: linked.length, conversationsErased: forgotten.filter(Boolean).length, notificationsErased }
   }
 
   /** POST /auth/customer/emailpass/update with a password token: the member's first password, once. */

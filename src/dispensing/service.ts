@@ -8,7 +8,7 @@ import { zonedDay } from '../tenants/time.ts'
 import { factsOf, limitsOf, loadOf, PERIODS, periodIdsOf, ruleArgs, type LoadLine, type Period, type PeriodIds } from './decide.ts'
 import { toGrams } from './dosage.ts'
 import { deliveryRefused, refusalError } from './refusals.ts'
-import type { DocumentKind, Standing, Status } from './standing.ts'
+import { DEFAULT_STANDING, type DocumentKind, type Standing, type Status } from './standing.ts'
 import type { MemberStore } from './store/index.ts'
 
 // The club's rules, its members' standing and quota. Orders call `reserve`, `release` and `finalize` with the
@@ -109,6 +109,31 @@ export class DispensingService {
       const current = await this.deps.members.getStanding(actor.tenant.id, memberId)
       const next = applyStanding(current, patch, actor, new Date(this.now()).toISOString())
       if (await this.deps.members.putStanding(actor.tenant.id, memberId, next, current.updatedAt)) return next
+    }
+    throw conflict('The member\'s standing kept changing meanwhile: try again')
+  }
+
+  /** A member leaves the club: their standing ends (kept, as the record and a later return need it). */
+  async endStanding (actor: Actor, memberId: string): Promise<Standing> {
+    requireRole(actor, STANDING_KEEPERS)
+    return await this.rewrite(actor.tenant, memberId, (s, at) => ({ ...s, status: 'ended', reason: 'left the club', updatedAt: at }))
+  }
+
+  /**
+   * A member's personal data erased on request: the standing keeps only that it ended, the personal fields go
+   * (birth date, identity check with who saw it, dates, allowance). The dispensing record is another matter: it
+   * keeps name and birth year until its retention ends (append-only, hash-chained).
+   */
+  async eraseStanding (actor: Actor, memberId: string): Promise<Standing> {
+    requireRole(actor, STANDING_KEEPERS)
+    return await this.rewrite(actor.tenant, memberId, (_s, at) => ({ ...DEFAULT_STANDING, status: 'ended', reason: 'personal data erased', updatedAt: at }))
+  }
+
+  private async rewrite (tenant: Tenant, memberId: string, change: (current: Standing, at: string) => Standing): Promise<Standing> {
+    for (let attempt = 0; attempt < PUT_ATTEMPTS; attempt++) {
+      const current = await this.deps.members.getStanding(tenant.id, memberId)
+      const next = change(current, new Date(this.now()).toISOString())
+      if (await this.deps.members.putStanding(tenant.id, memberId, next, current.updatedAt)) return next
     }
     throw conflict('The member\'s standing kept changing meanwhile: try again')
   }

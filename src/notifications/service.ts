@@ -151,6 +151,11 @@ export class NotificationService implements Notifier {
     return updated
   }
 
+  /** Erases a recipient's notices in the club (their data erased on request); answers how many. */
+  async forget (scope: RecipientScope): Promise<number> {
+    return await this.store.forget(scope)
+  }
+
   async purgeExpired (tenantId: string): Promise<number> {
     return await this.store.purgeExpired(tenantId, this.now())
   }

@@ -223,6 +223,11 @@ export class ChatInbox {
   // --- staff ---
 
   /** The club's conversation with the phone; 404 when it has none (whatever another club has with the phone). */
+  /** Erases the club's conversation with the phone (a member's data erased on request); false when there was none. */
+  async forget (tenantId: string, phone: string): Promise<boolean> {
+    return await this.deps.store.forget(tenantId, phone)
+  }
+
   async owned (tenantId: string, phone: string): Promise<Conversation> {
     const c = await this.deps.store.conversation(tenantId, phone)
     if (!c) throw notFound('Conversation')

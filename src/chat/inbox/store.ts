@@ -49,6 +49,8 @@ export interface InboxStore {
   dueHandoffs (shard: number, now: number, limit: number): Promise<ConversationRef[]>
   /** The earliest deadline (epoch ms) of a shard's handoff requests; undefined when none waits. */
   nextHandoffDeadline (shard: number): Promise<number | undefined>
+  /** Erases the club's conversation with the phone (messages, record, handoff deadline, index entry); false when there was none. */
+  forget (tenantId: string, phone: string): Promise<boolean>
 }
 
 /** The shard's handoff index names a conversation as '<tenantId>:<phone>' (a club id has no ':'). */
@@ -139,6 +141,16 @@ export class RedisInboxStore implements InboxStore {
     const [, at] = await this.redis.zrange(b.handoffDue(shard), 0, 0, 'WITHSCORES')
     return at === undefined ? undefined : Number(at)
   }
+
+  async forget (tenantId: string, phone: string) {
+    const k = this.keysOf(tenantId, phone)
+    // history, record and deadline share the phone's shard tag: one MULTI; the club index has its own tag
+    const [done] = await Promise.all([
+      this.redis.multi().del(k.history, k.conversation).zrem(k.due, dueMember(tenantId, phone)).exec(),
+      this.redis.zrem(keys.chat.clubConversations(tenantId), phone),
+    ])
+    return Number(done?.[0]?.[1] ?? 0) > 0
+  }
 }
 
 /** The same contract in one process (no REDIS_URL). */
@@ -214,6 +226,14 @@ export class MemoryInboxStore implements InboxStore {
   async nextHandoffDeadline (shard: number) {
     const deadlines = this.requests(shard).map(({ deadline }) => deadline)
     return deadlines.length === 0 ? undefined : Math.min(...deadlines)
+  }
+
+  async forget (tenantId: string, phone: string) {
+    const k = dueMember(tenantId, phone)
+    const had = this.conversations.delete(k)
+    this.histories.delete(k)
+    this.clubs.get(tenantId)?.delete(phone)
+    return had
   }
 
   /** The shard's conversations asking for a person, with their deadlines. */

@@ -1,3 +1,4 @@
+import { ROLES } from '../../tenants/roles.ts'
 import { ExpiringMap, type Clock } from '../../stores/expiring-map.ts'
 import type { Broadcast, ListQuery, Notification, RecipientScope } from '../model.ts'
 import type { Created, NotificationStore } from './port.ts'
@@ -137,5 +138,13 @@ export class MemoryNotificationStore implements NotificationStore {
     const key = cursorKey(scope, role)
     const current = this.cursors.entry(key)
     this.cursors.setUntil(key, Math.max(current?.value ?? 0, seq), Math.max(current?.expiresAt ?? 0, until))
+  }
+
+  async forget (scope: RecipientScope) {
+    const inboxes = this.recipients(scope.tenantId)
+    const count = inboxes.get(scope.recipientId)?.byId.size ?? 0
+    inboxes.delete(scope.recipientId)
+    for (const role of ROLES) this.cursors.take(cursorKey(scope, role))
+    return count
   }
 }

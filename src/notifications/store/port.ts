@@ -33,4 +33,6 @@ export interface NotificationStore {
    * expired: a position lost after that makes no one miss or get twice a broadcast still to be delivered.
    */
   setBroadcastCursor (scope: RecipientScope, role: string, seq: number, until: number): Promise<void>
+  /** Erases every notice of the recipient and their broadcast positions (their data erased on request); answers how many notices. */
+  forget (scope: RecipientScope): Promise<number>
 }

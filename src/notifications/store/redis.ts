@@ -126,4 +126,16 @@ export class RedisNotificationStore implements NotificationStore {
   async setBroadcastCursor (scope: RecipientScope, role: string, seq: number, until: number) {
     await script.advanceCursor(this.redis, [this.cursorKey(scope, role)], seq, until)
   }
+
+  async forget (scope: RecipientScope) {
+    const [registry, ...own] = recipientScriptKeys(scope)
+    const k = keys.notifications.recipient(scope.tenantId, scope.recipientId)
+    // every key is under the recipient's shard tag, the expiry registry too: one MULTI
+    const done = await this.redis.multi()
+      .zcard(k.all)
+      .del(...own, ...ROLES.map(k.broadcastCursor))
+      .zrem(registry as string, scope.recipientId)
+      .exec()
+    return Number(done?.[0]?.[1] ?? 0)
+  }
 }
