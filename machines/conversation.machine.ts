@@ -374,6 +374,11 @@ const machineSetup = effects.extend({
     // Replies.
     say: saying((_, reply: Reply) => reply),
     /** What the state asks for; products on show are read again first (their result says them: `sayShown`). */
+    /** An image, a voice note without transcript, ...: an answer for that kind (the words are the runtime's). */
+    sayUnsupported: saying(({ event }) => {
+      assertEvent(event, 'UNSUPPORTED')
+      return { id: 'unsupported', media: event.messageType }
+    }),
     sayPrompt: enqueue(({ context, enqueue }, params: { state: ConversationState }) => {
       const { state } = params
       const reply = state === 'BROWSING_PRODUCTS' ? browsingReply(context) : prompt(state, context)
@@ -533,8 +538,8 @@ const afterLink = [
   { guard: 'linkedClub' as const, target: '.MAIN_MENU', actions: ['learnAccounts', 'selectTenant', 'sayGreeting', 'sayMenu'] as const },
 ]
 const expired = { target: 'UNLINKED', actions: ['forgetBrowsing', say({ id: 'sessionExpired' })] as const }
-/** An image or other unsupported message re-shows what the state offers. */
-const unsupported = (state: ConversationState) => ({ actions: [say({ id: 'unsupported' }), sayPrompt(state)] as const })
+/** An image, a voice note without transcript or other media: an answer for its kind, then what the state offers. */
+const unsupported = (state: ConversationState) => ({ actions: ['sayUnsupported', sayPrompt(state)] as const })
 const linkFailed = (state: ConversationState) => ({ actions: [{ type: 'sayLinkFailed' as const, params: { attempts: false } }, sayPrompt(state)] as const })
 const help = (state: ConversationState) => ({ guard: said('help'), actions: ['touch', say({ id: 'help', state }), sayPrompt(state)] as const })
 /** Input a state does not expect: a short hint and the same prompt again, nothing lost. */

@@ -199,7 +199,8 @@ export type Reply =
   | { id: 'timeout' }
   | { id: 'sessionExpired' }
   | { id: 'unlinked', clubName: string }
-  | { id: 'unsupported' }
+  /** `media`: the kind of message that is not text (src/chat/provider/media.ts: audio, image, location, ...) */
+  | { id: 'unsupported', media: string }
   | { id: 'hint' }
   | { id: 'help', state: ConversationState }
 

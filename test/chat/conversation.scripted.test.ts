@@ -47,7 +47,7 @@ describe('chat bot, scripted conversations (redis, provider stand-in)', () => {
     expect(choices(help)).toEqual(['link:login', 'link:code'])
     for (const word of ['menu', 'cancelar']) expect(choices(await say(phone, word))).toEqual(['link:login', 'link:code'])
     const image = await say(phone, { type: 'image' })
-    expect(texts(image)).toMatch(/sólo entiendo texto/)
+    expect(texts(image)).toMatch(/No puedo ver imágenes/)
     expect(choices(image)).toEqual(['link:login', 'link:code'])
   })
 
@@ -78,7 +78,7 @@ describe('chat bot, scripted conversations (redis, provider stand-in)', () => {
     expect(choices(hello)).toContain('menu:browse')
     expect(texts(await say(phone, 'ayuda'))).toMatch(/escribir lo que buscás/)
     const image = await say(phone, { type: 'image' })
-    expect(texts(image)).toMatch(/sólo entiendo texto/)
+    expect(texts(image)).toMatch(/No puedo ver imágenes/)
     expect(choices(image)).toContain('menu:browse')
   })
 
@@ -177,6 +177,34 @@ describe('chat bot, scripted conversations (redis, provider stand-in)', () => {
     } finally {
       await t.app.tenants.put(norte!)
     }
+  })
+
+  it('media: a voice note without transcript, an image, a location, a sticker and a reaction each get their answer and the menu, in es and en', async () => {
+    const phone = await linked()
+    const answers = async (media: string) => {
+      const replies = await say(phone, { type: media })
+      expect(choices(replies)).toContain('menu:browse')
+      return texts(replies)
+    }
+    expect(await answers('audio')).toMatch(/^No puedo escuchar audios\. Escribí lo que necesitás o elegí una opción del menú\.\nClub Norte: /)
+    expect(await answers('image')).toMatch(/^No puedo ver imágenes\. .*pedí hablar con una persona\./)
+    expect(await answers('document')).toMatch(/^No puedo abrir documentos\./)
+    // the demo club has set where and when its members pick up
+    expect(await answers('location')).toMatch(/^Gracias por la ubicación, pero no la uso: los pedidos se retiran en el club\. Retirás en Av\. Cabildo 1200, .+\)\.\n/)
+    expect(await answers('sticker')).toMatch(/^¡Lindo sticker!/)
+    expect(await answers('reaction')).toMatch(/^👍 ¡Recibido!/)
+    await say(phone, { reply: 'menu:language' })
+    expect(await answers('audio')).toMatch(/^I can't listen to audio\. Type what you need or pick an option from the menu\.\nClub Norte: /)
+    expect(await answers('image')).toMatch(/^I can't see images\. .*ask to talk to a person\./)
+    expect(await answers('location')).toMatch(/^Thanks for the location, but I don't use it: orders are picked up at the club\. Pick it up at Av\. Cabildo 1200, /)
+    const norte = await t.app.tenants.get('club-norte')
+    await t.app.tenants.put({ ...norte!, pickup: undefined })
+    try {
+      expect(await answers('location')).toMatch(/^Thanks for the location, but I don't use it: orders are picked up at the club\.\nClub Norte: /)
+    } finally {
+      await t.app.tenants.put(norte!)
+    }
+    expect(await answers('reaction')).toMatch(/^👍 Got it!/)
   })
 
   it('input counts: a first order from "hola" once linked in 4 inputs, a repeat order in 3', async () => {

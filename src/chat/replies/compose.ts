@@ -3,7 +3,7 @@ import { choiceId, type Choice } from '../../../machines/conversation.choices.ts
 import { CART_PREVIEW_LINES, cartTotal, optionsOf } from '../../../machines/conversation.logic.ts'
 import { MAX_LIST_ROWS, PRODUCTS_PAGE, SEARCH_ROWS, type CartItem, type Product, type Reply } from '../../../machines/conversation.types.ts'
 import { clip, LIMITS, type OutboundMessage } from '../outbound/messages.ts'
-import { COPY, gramsText, money, statusName, type Copy, type Locale } from './copy.ts'
+import { COPY, gramsText, mediaAnswer, money, statusName, type Copy, type Locale } from './copy.ts'
 
 // Words a reply of the machine in the member's language, as provider messages within the provider's limits.
 // The choices come from `optionsOf`, the same list the machine numbers, so "2" always means the second one.
@@ -187,7 +187,7 @@ export function compose (reply: Reply, voice: Voice): OutboundMessage[] {
     }
     case 'timeout': return [text(copy.timeout)]
     case 'unlinked': return [text(copy.unlinked(reply.clubName))]
-    case 'unsupported': return [text(copy.unsupported)]
+    case 'unsupported': return [text(mediaAnswer(copy, reply.media, voice.pickup))]
     case 'hint': return [text(copy.hint)]
     case 'help': return [text(copy.help[reply.state])]
   }

@@ -1,3 +1,4 @@
+import { MEDIA_KINDS, type MediaKind } from '../provider/media.ts'
 import type { CommerceFailure, ConversationState, LinkFailure, Locale, MenuItem, RuleRefusal } from '../../../machines/conversation.types.ts'
 
 // The bot's words, in Spanish (the default) and English: the member's choice, else the club's locale.
@@ -86,7 +87,8 @@ export interface Copy {
   timeout: string
   sessionExpired: string
   unlinked: (club: string) => string
-  unsupported: string
+  /** The answer to a message that is not text, by its kind (the location's adds the club's pickup, when known). */
+  media: Record<MediaKind, string>
   hint: string
   help: Record<ConversationState, string>
   reportFailed: string
@@ -98,6 +100,17 @@ export interface Copy {
   /** The API's status values in the member's words; a value not listed shows as it is. */
   statusNames: Record<string, string>
   handoff: HandoffCopy
+}
+
+const KINDS: ReadonlySet<string> = new Set(MEDIA_KINDS)
+
+/**
+ * The one answer to a message that is not text: its kind's words (a kind not known answers as `other`) and, for
+ * a location, where and when the club's members pick up when the club has set it. What the state offers follows.
+ */
+export function mediaAnswer (copy: Copy, media: string, pickup: { address: string, hours: string } | undefined): string {
+  const kind: MediaKind = KINDS.has(media) ? media as MediaKind : 'other'
+  return kind === 'location' && pickup ? `${copy.media.location} ${copy.pickupAt(pickup.address, pickup.hours)}` : copy.media[kind]
 }
 
 /** A status value as the member reads it. */
@@ -213,7 +226,17 @@ const es: Copy = {
   timeout: 'Pasó un rato sin actividad, así que volvimos al menú. Tu carrito sigue guardado.',
   sessionExpired: 'Tu sesión venció. Por favor iniciá sesión de nuevo.',
   unlinked: (club) => `Listo, desvinculamos este teléfono de ${club}.`,
-  unsupported: 'Por ahora sólo entiendo texto y los botones del menú.',
+  media: {
+    audio: 'No puedo escuchar audios. Escribí lo que necesitás o elegí una opción del menú.',
+    image: 'No puedo ver imágenes. Contame por escrito qué necesitás; si alguien del club tiene que verla, pedí hablar con una persona.',
+    video: 'No puedo ver videos. Contame por escrito qué necesitás; si alguien del club tiene que verlo, pedí hablar con una persona.',
+    document: 'No puedo abrir documentos. Contame por escrito qué necesitás; si alguien del club tiene que verlo, pedí hablar con una persona.',
+    contacts: 'No puedo leer contactos. Escribí lo que necesitás o elegí una opción del menú.',
+    location: 'Gracias por la ubicación, pero no la uso: los pedidos se retiran en el club.',
+    sticker: '¡Lindo sticker! 😄',
+    reaction: '👍 ¡Recibido!',
+    other: 'Por ahora sólo entiendo texto y los botones del menú.',
+  },
   hint: 'No entendí eso.',
   help: {
     UNLINKED: 'Para empezar, vinculá tu cuenta del club: tocá "Iniciar sesión" para entrar con tu email y contraseña, o "Tengo un código" si ya tenés el código de la web del club.',
@@ -362,7 +385,17 @@ const en: Copy = {
   timeout: 'It has been a while, so we went back to the menu. Your cart is kept.',
   sessionExpired: 'Your session has expired. Please log in again.',
   unlinked: (club) => `Done: this phone is no longer linked to ${club}.`,
-  unsupported: 'For now I only understand text and the menu buttons.',
+  media: {
+    audio: 'I can\'t listen to audio. Type what you need or pick an option from the menu.',
+    image: 'I can\'t see images. Tell me in writing what you need; if someone at the club has to see it, ask to talk to a person.',
+    video: 'I can\'t watch videos. Tell me in writing what you need; if someone at the club has to see it, ask to talk to a person.',
+    document: 'I can\'t open documents. Tell me in writing what you need; if someone at the club has to see it, ask to talk to a person.',
+    contacts: 'I can\'t read contact cards. Type what you need or pick an option from the menu.',
+    location: 'Thanks for the location, but I don\'t use it: orders are picked up at the club.',
+    sticker: 'Nice sticker! 😄',
+    reaction: '👍 Got it!',
+    other: 'For now I only understand text and the menu buttons.',
+  },
   hint: 'I did not get that.',
   help: {
     UNLINKED: 'To start, link your club account: tap "Log in" to sign in with your email and password, or "I have a code" if you already have the code from the club\'s website.',
