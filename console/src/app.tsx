@@ -9,12 +9,13 @@ import { Crops } from './screens/crops.tsx'
 import { Me } from './screens/me.tsx'
 import { Counter } from './screens/counter.tsx'
 import { Batches } from './screens/batches.tsx'
+import { Ledger } from './screens/ledger.tsx'
 
-type Screen = 'counter' | 'batches' | 'inbox' | 'orders' | 'members' | 'crops' | 'me'
+type Screen = 'counter' | 'batches' | 'ledger' | 'inbox' | 'orders' | 'members' | 'crops' | 'me'
 
 /** The screens each role may use (the API refuses the rest anyway). */
 const SCREENS: Record<Session['role'], Screen[]> = {
-  admin: ['inbox', 'counter', 'orders', 'members', 'crops', 'batches'],
+  admin: ['inbox', 'counter', 'orders', 'members', 'crops', 'batches', 'ledger'],
   grower: ['inbox', 'orders', 'crops', 'batches'],
   member: ['me'],
 }
@@ -124,6 +125,7 @@ export function App () {
         {screen === 'members' && <Members />}
         {screen === 'crops' && <Crops />}
         {screen === 'batches' && <Batches />}
+        {screen === 'ledger' && <Ledger />}
         {screen === 'me' && <Me chatNumber={chatNumber} />}
       </main>
       {expired.value && (

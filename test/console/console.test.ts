@@ -247,6 +247,28 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     expect(after.json().batch.status).toBe('RECALLED')
   })
 
+  it('the record: the entries of a handover, filtered by member, the chain verified intact; the screen passes axe', async () => {
+    const order = await placeOrder(t, await demoLogin(t, 'customer', 'ana@example.com'), true)
+    const headers = await t.auth('admin', 'club-norte', { sub: 'user_admin_norte', name: 'Admin Norte' })
+    const handed = await t.app.inject({ method: 'POST', url: `/api/orders/${order.id}/handover`, headers, payload: { identityChecked: true } })
+    expect(handed.statusCode).toBe(200)
+    const { entries } = (await t.app.inject({ url: '/api/dispensing?limit=1000', headers })).json()
+    const mine = entries.filter((e: { orderId: string }) => e.orderId === order.id)
+    expect(mine.length).toBeGreaterThan(0)
+
+    await page.getByRole('link', { name: 'Registro' }).click()
+    await page.getByRole('heading', { name: 'Registro' }).waitFor()
+    await page.getByLabel('Socio', { exact: true }).selectOption({ label: 'Ana Pereyra' })
+    await page.getByRole('button', { name: 'Buscar', exact: true }).click()
+    const rows = page.getByRole('row', { name: new RegExp(order.id) })
+    await expect.poll(() => rows.count()).toBe(mine.length)
+    await expect(rows.first().textContent()).resolves.toContain('Ana Pereyra')
+    await page.getByRole('button', { name: 'Verificar el registro' }).click()
+    await page.getByRole('status').getByText(/^El registro está intacto: \d+ entradas/).waitFor()
+    await shot(page, 'record')
+    await checkA11y(page)
+  })
+
   it('English on request; nothing of the last login is left after a log out and another log in', async () => {
     await page.getByLabel('Idioma').selectOption('en')
     await page.getByRole('link', { name: 'Chat' }).click()
@@ -262,10 +284,13 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await page.getByLabel('Contraseña').fill('demo-password')
     await page.getByRole('button', { name: 'Ingresar' }).click()
     await page.getByRole('heading', { name: 'Conversaciones' }).waitFor()
-    // a grower has no members' screen, and the admin's open conversation and draft are gone
+    // a grower has no members' nor record screen, and the admin's open conversation and draft are gone
     await expect(page.getByRole('link', { name: 'Socios' }).count()).resolves.toBe(0)
+    await expect(page.getByRole('link', { name: 'Registro' }).count()).resolves.toBe(0)
     await expect(page.getByLabel('Respuesta').count()).resolves.toBe(0)
     await page.goto(`${base}/console#/members`)
+    await page.getByRole('heading', { name: 'Conversaciones' }).waitFor()
+    await page.goto(`${base}/console#/ledger`)
     await page.getByRole('heading', { name: 'Conversaciones' }).waitFor()
     await checkA11y(page)
   })

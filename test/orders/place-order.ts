@@ -8,11 +8,16 @@ export async function demoLogin (t: TestApp, actorType: 'customer' | 'user', ema
   return { authorization: `Bearer ${res.json().token}`, 'tenant-id': tenant }
 }
 
-/** One item of the first product, the first shipping option, cash: the member's order through the store front. */
-export async function placeOrder (t: TestApp, headers: Record<string, string>): Promise<{ id: string, displayId: string }> {
-  const variant = (await t.app.inject({ url: '/store/products', headers })).json().products[0].variants[0]
+/**
+ * One item of the first product (with `grams`, of the first variant counted in grams: one the dispensing record
+ * notes), the first shipping option, cash: the member's order through the store front.
+ */
+export async function placeOrder (t: TestApp, headers: Record<string, string>, grams = false): Promise<{ id: string, displayId: string }> {
+  const products: Array<{ variants: Array<{ id: string, grams: number | null }> }> = (await t.app.inject({ url: '/store/products', headers })).json().products
+  const variant = grams ? products.flatMap((p) => p.variants).find((v) => v.grams) : products[0]?.variants[0]
+  expect(variant).toBeDefined()
   const cart = (await t.app.inject({ method: 'POST', url: '/store/carts', headers, payload: {} })).json().cart
-  await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/line-items`, headers, payload: { variantId: variant.id, quantity: 1 } })
+  await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/line-items`, headers, payload: { variantId: variant!.id, quantity: 1 } })
   const options = (await t.app.inject({ url: `/store/shipping-options?cartId=${cart.id}`, headers })).json().shippingOptions
   await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/shipping-methods`, headers, payload: { optionId: options[0].id } })
   await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/payment-sessions`, headers, payload: { providerId: 'cash' } })
