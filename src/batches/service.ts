@@ -14,7 +14,7 @@ import { keys } from '../stores/keys.ts'
 import type { Role } from '../tenants/roles.ts'
 import type { Tenant } from '../tenants/model.ts'
 import { commitPackaging, destroy, drawOrder, NotEnough, recall, Recalled, releasePackaging, reservePackaging, undrawOrder, type DrawInput, type OrderDraw } from './books.ts'
-import { toGrams, toMg, type ActorRef, type Batch, type LabResult, type Packaging } from './model.ts'
+import { toGrams, toMg, type ActorRef, type Batch, type Dispensation, type LabResult, type Packaging } from './model.ts'
 import type { BatchFilters, BatchStore } from './store/index.ts'
 
 /** Who sees and works the club's batches: its growers and admins, never a member. */
@@ -65,15 +65,7 @@ export const INFO_SHEET_READERS: readonly Role[] = ['member', 'grower', 'admin']
 export const BATCH_RECALLERS: readonly Role[] = ['admin']
 
 /** One dispensation a recall concerns. */
-export interface AffectedDispensation {
-  dispensationId: string
-  orderId: string
-  memberId: string
-  variantId: string
-  units: number
-  mg: number
-  at: string
-}
+export type AffectedDispensation = Pick<Dispensation, 'orderId' | 'memberId' | 'variantId' | 'units' | 'mg' | 'at'> & { dispensationId: string }
 
 // A variant's stock is read and set under a lock (Medusa sets levels, it does not add to them).
 const STOCK_LOCK = { ttlMs: 30_000, waitMs: 10_000 }
