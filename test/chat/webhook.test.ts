@@ -112,12 +112,12 @@ describe.each(['redis', 'cluster', 'memory'] as const)('chat webhook (%s)', (sto
     expect(await settled(phone)).toHaveLength(1)
   })
 
-  it('tells the member that only text and buttons are understood, and shows the options again', async () => {
+  it('tells the member that an image can\'t be seen and what to do instead, and shows the options again', async () => {
     const phone = newPhone()
     await postWebhook(t.app, messageBody(phone, { type: 'image' }))
     const replies = await settled(phone)
     expect(replies).toHaveLength(2)
-    expect(textOf(replies[0]!.body)).toMatch(/sólo entiendo texto/)
+    expect(textOf(replies[0]!.body)).toMatch(/No puedo ver imágenes/)
     expect(textOf(replies[1]!.body)).toMatch(/vincul/)
   })
 })

@@ -57,6 +57,8 @@ const alone = new Set([
   'chat.pace',
   // a handover's lock: one key per call
   'dispensing.handoverLock', 'dispensing.dailyLock',
+  // a club's members by validUntil: one ZADD or ZREM after the standing's own script (another slot)
+  'dispensing.byValidUntil',
 ])
 // The embedded commerce backend keeps its keys untagged: start-up refuses it on a cluster.
 const refused = 'commerce.'
