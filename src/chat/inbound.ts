@@ -1,11 +1,11 @@
 import { z } from 'zod'
-import { senderOf } from './provider/identity.ts'
+import { authorOf } from './provider/identity.ts'
 import { mediaContent, type MediaKind } from './provider/media.ts'
 import type { StatusUpdate } from './provider/receipts.ts'
 import { readStatusEvent, STATUS_EVENTS } from './provider/status-events.ts'
 
 // The webhook's body (one event, or a batch) read into one message per member input and the status events of
-// the replies sent. Extra provider fields are accepted and ignored. The sender is named by a phone, or, for the
+// the replies sent. Extra provider fields are accepted and ignored. The author is named by a phone, or, for the
 // messaging app's identities without one, by the business-scoped user id (src/chat/provider/identity.ts).
 
 export const MESSAGE_EVENT = 'chat.message.received'
@@ -36,7 +36,7 @@ const reply = z.object({ id: z.string().min(1).max(256), title: z.string().max(1
 const message = z.object({
   id: z.string().min(1).max(256),
   from: phone.optional(),
-  /** Meta's field for the sender's business-scoped user id */
+  /** Meta's field for the author's business-scoped user id */
   from_user_id: identity.optional(),
   type: z.string().min(1).max(64),
   text: z.object({ body: z.string().max(4096) }).loose().optional(),
@@ -60,7 +60,7 @@ const messageEvent = z.object({
   phone_number_id: z.string().optional(),
 }).loose().superRefine((body, ctx) => {
   const m = body.message
-  if (!senderOfEvent(body)) {
+  if (!authorOfEvent(body)) {
     ctx.addIssue({
       code: 'custom',
       path: ['message', 'from'],
@@ -75,8 +75,8 @@ const messageEvent = z.object({
 })
 type MessageEvent = z.infer<typeof messageEvent>
 
-function senderOfEvent (body: { message: { from?: string, from_user_id?: string }, conversation?: { phone_number?: string, business_scoped_user_id?: string, username?: string } }) {
-  return senderOf({
+function authorOfEvent (body: { message: { from?: string, from_user_id?: string }, conversation?: { phone_number?: string, business_scoped_user_id?: string, username?: string } }) {
+  return authorOf({
     from: body.message.from,
     phoneNumber: body.conversation?.phone_number,
     userId: body.conversation?.business_scoped_user_id ?? body.message.from_user_id,
@@ -106,7 +106,7 @@ function inputOf (m: MessageEvent['message']): InboundInput {
 function toMessage (body: MessageEvent, receivedAt: number): InboundMessage {
   return {
     id: body.message.id,
-    phone: senderOfEvent(body)?.address ?? '',
+    phone: authorOfEvent(body)?.address ?? '',
     receivedAt,
     input: inputOf(body.message),
   }
@@ -134,7 +134,7 @@ function statusesOf (body: unknown, event: string | undefined, receivedAt: numbe
   if (!updates) return undefined
   const r = recipient.safeParse(body)
   const address = r.success
-    ? senderOf({
+    ? authorOf({
       from: r.data.conversation?.phone_number ?? r.data.message.to ?? r.data.message.recipient_id,
       userId: r.data.conversation?.business_scoped_user_id ?? r.data.message.recipient_user_id,
     })?.address

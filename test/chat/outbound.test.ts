@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Product, Reply } from '../../machines/conversation.types.ts'
 import { readDelivery } from '../../src/chat/inbound.ts'
 import { sendBodyFor } from '../../src/chat/outbound/messages.ts'
-import { ProviderClient, retryAfterMs } from '../../src/chat/outbound/provider.ts'
+import { ProviderClient, retryAfterMs } from '../../src/chat/outbound/provider-client.ts'
 import { compose } from '../../src/chat/replies/compose.ts'
 import { startFakeProvider, type FakeProvider } from './support.ts'
 

@@ -13,7 +13,7 @@ export const isBusinessScopedId = (address: string): boolean => BUSINESS_SCOPED_
 /** What a conversation is keyed by and replies go to: a phone, or a business-scoped user id. */
 export const isAddress = (address: string): boolean => isPhone(address) || isBusinessScopedId(address)
 
-export interface Sender {
+export interface Author {
   address: string
   phone?: string
   userId?: string
@@ -28,8 +28,8 @@ const phoneOf = (value: unknown): string | undefined => {
 const userIdOf = (value: unknown): string | undefined => typeof value === 'string' && BUSINESS_SCOPED_ID.test(value.trim()) ? value.trim() : undefined
 const usernameOf = (value: unknown): string | undefined => typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, 64) : undefined
 
-/** The fields that may name the sender, from the message and its conversation; any may be absent. */
-export interface SenderFields {
+/** The fields that may name the author (who wrote), from the message and its conversation; any may be absent. */
+export interface AuthorFields {
   from?: unknown
   phoneNumber?: unknown
   /** the business-scoped user id, wherever the payload put it (`from_user_id`, `business_scoped_user_id`, `user_id`) */
@@ -37,8 +37,8 @@ export interface SenderFields {
   username?: unknown
 }
 
-/** The sender, or undefined when neither a phone nor a business-scoped user id names one. */
-export function senderOf (fields: SenderFields): Sender | undefined {
+/** The author, or undefined when neither a phone nor a business-scoped user id names one. */
+export function authorOf (fields: AuthorFields): Author | undefined {
   const phone = phoneOf(fields.from) ?? phoneOf(fields.phoneNumber)
   const userId = userIdOf(fields.userId)
   const address = phone ?? userId

@@ -1,10 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { isAddress, recipientOf, senderOf } from '../../../src/chat/provider/identity.ts'
+import { authorOf, isAddress, recipientOf } from '../../../src/chat/provider/identity.ts'
 import { mediaContent } from '../../../src/chat/provider/media.ts'
 import { epochMsOf, readStatusEvent } from '../../../src/chat/provider/status-events.ts'
 
-// The provider's status events, voice notes and other media, and senders without a phone number.
+// The provider's status events, voice notes and other media, and authors without a phone number.
 
 const NOW = 1_800_000_000_000
 
@@ -67,28 +67,28 @@ describe('status events', () => {
   })
 })
 
-describe('senders', () => {
+describe('authors', () => {
   const bsuid = fc.tuple(fc.constantFrom('AR', 'UY', 'DE', 'ES'), fc.boolean(), fc.stringMatching(/^[A-Za-z0-9]{1,40}$/)).map(([cc, ent, rest]) => `${cc}.${ent ? 'ENT.' : ''}${rest}`)
   const phone = fc.stringMatching(/^[1-9]\d{7,13}$/)
 
   it('is keyed by the phone when there is one, else by the business-scoped user id; never by the username', () => {
     fc.assert(fc.property(fc.option(phone, { nil: undefined }), fc.option(bsuid, { nil: undefined }), fc.option(fc.string({ minLength: 1, maxLength: 20 }), { nil: undefined }), (p, id, username) => {
-      const sender = senderOf({ from: p, userId: id, username })
+      const author = authorOf({ from: p, userId: id, username })
       if (p === undefined && id === undefined) {
-        expect(sender).toBeUndefined()
+        expect(author).toBeUndefined()
         return
       }
-      expect(sender?.address).toBe(p ?? id)
-      expect(isAddress(sender?.address ?? '')).toBe(true)
-      expect(recipientOf(sender?.address ?? '')).toEqual(p ? { to: p } : { recipient: id })
+      expect(author?.address).toBe(p ?? id)
+      expect(isAddress(author?.address ?? '')).toBe(true)
+      expect(recipientOf(author?.address ?? '')).toEqual(p ? { to: p } : { recipient: id })
     }))
   })
 
   it('falls back to the conversation\'s phone, drops a plus, and refuses what is neither', () => {
-    expect(senderOf({ phoneNumber: '+5491100000001' })).toEqual({ address: '5491100000001', phone: '5491100000001' })
-    expect(senderOf({ userId: 'AR.1502576394655843', username: '@ana' })).toEqual({ address: 'AR.1502576394655843', userId: 'AR.1502576394655843', username: '@ana' })
-    expect(senderOf({ userId: 'ar.1502576394655843', username: '@ana' })).toBeUndefined()
-    fc.assert(fc.property(fc.anything(), fc.anything(), fc.anything(), (from, userId, username) => { expect(() => senderOf({ from, userId, username })).not.toThrow() }))
+    expect(authorOf({ phoneNumber: '+5491100000001' })).toEqual({ address: '5491100000001', phone: '5491100000001' })
+    expect(authorOf({ userId: 'AR.1502576394655843', username: '@ana' })).toEqual({ address: 'AR.1502576394655843', userId: 'AR.1502576394655843', username: '@ana' })
+    expect(authorOf({ userId: 'ar.1502576394655843', username: '@ana' })).toBeUndefined()
+    fc.assert(fc.property(fc.anything(), fc.anything(), fc.anything(), (from, userId, username) => { expect(() => authorOf({ from, userId, username })).not.toThrow() }))
   })
 })
 

@@ -6,7 +6,7 @@ import type { Delivery, OutboxEntry, Transport } from './transport.ts'
 // entry's id as X-Idempotency-Key, so that a re-send after a crash is recognisable. One attempt per call, with
 // a timeout; the sender (src/chat/sender.ts) decides on retries. The key never reaches a log line.
 
-export interface ProviderOptions {
+export interface ProviderClientOptions {
   baseUrl: string
   phoneNumberId: string
   apiKey: string
@@ -49,7 +49,7 @@ export function messageIdOf (answer: string): string | undefined {
 export class ProviderClient implements Transport {
   private readonly url: string
 
-  constructor (private readonly options: ProviderOptions) {
+  constructor (private readonly options: ProviderClientOptions) {
     this.url = `${options.baseUrl.replace(/\/+$/, '')}/${encodeURIComponent(options.phoneNumberId)}/messages`
   }
 
