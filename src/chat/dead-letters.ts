@@ -7,8 +7,8 @@ import type { ChatStore, DeadLetter } from './store/index.ts'
 
 // GET /api/chat/dead-letters and POST /api/chat/dead-letters/{id}/retry (admin). A dead letter belongs to the
 // club the conversation was with when it died (the session's club for a turn, the reply's for a send); an
-// admin sees and re-sends only their club's. Letters of a phone that never chose a club stay in the log and
-// the metric only.
+// admin sees and re-sends only their club's, read from the club's own index (another club's failures never
+// push them out). Letters of a phone that never chose a club stay in the log and the metric only.
 
 const deadLetter = z.object({
   id: z.string(),
@@ -45,8 +45,7 @@ export async function deadLetterRoutes (scope: FastifyInstance, store: Pick<Chat
       response: { 200: z.object({ deadLetters: z.array(deadLetter) }) },
     },
   }, async (request) => {
-    const all = await store.deadLetters(MAX_LIST * 5)
-    return { deadLetters: all.filter((l) => l.tenantId === request.actor.tenant.id).slice(0, request.query.limit).map(view) }
+    return { deadLetters: (await store.deadLetters(request.actor.tenant.id, request.query.limit)).map(view) }
   })
 
   app.post('/api/chat/dead-letters/:id/retry', {

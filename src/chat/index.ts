@@ -27,6 +27,7 @@ import { keys } from '../stores/keys.ts'
 import { ChatInbox, type ActivityEvent } from './inbox/service.ts'
 import { createInboxStore } from './inbox/store.ts'
 import { moveConversations } from './inbox/migrate.ts'
+import { indexDeadLettersByClub } from './dead-letter-index.ts'
 import { ChatUpdates } from './updates.ts'
 import { readPhoneView } from './phone-view.ts'
 
@@ -204,6 +205,8 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   app.addHook('onReady', async () => {
     // before any turn: a conversation of before becomes its club's (inbox/migrate.ts)
     if (app.redis) await moveConversations({ redis: app.redis, tenants: app.tenants, linkedAccounts: app.linkedAccounts, shards: chat.shards, limits: inboxStore.limits, log })
+    // and a dead letter of before is listed in its club's index (dead-letter-index.ts)
+    if (app.redis) await indexDeadLettersByClub({ redis: app.redis, shards: chat.shards, log })
     await pipeline.start()
   })
   app.addHook('preClose', async () => {

@@ -169,9 +169,12 @@ export const keys = {
       senders: (shard: number) => `{chat:${shard}}:senders`,
       // hash phone -> failed attempts at the outbox head
       sendTries: (shard: number) => `{chat:${shard}}:send-tries`,
-      // dead letters of the shard: hash id -> JSON, and their ids scored by when they died
+      // dead letters of the shard: hash id -> JSON; each club's ids scored by when they died, so that one club's
+      // failures never push another's out; `deadIndex` holds the ids of letters of no club (and, before the
+      // per-club index, every letter: moved at start-up, src/chat/dead-letter-index.ts)
       dead: (shard: number) => `{chat:${shard}}:dead`,
       deadIndex: (shard: number) => `{chat:${shard}}:dead:index`,
+      deadOfClub: (shard: number, tenantId: string) => `{chat:${shard}}:dead:club:${tenantId}`,
       // what consuming a link code answered this phone, for a turn re-run after a crash: dropped once the turn is
       // committed (10 minutes if it never is)
       linkResult: (shard: number, phone: string, code: string) => `{chat:${shard}}:link-result:${phone}:${code}`,

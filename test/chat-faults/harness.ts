@@ -346,7 +346,7 @@ export async function failures (redisUrl: string): Promise<{ deadLetters: number
   const redis = new Redis(redisUrl, { keyPrefix: PREFIX })
   try {
     const shards = Array.from({ length: SHARDS }, (_, s) => s)
-    const dead = await Promise.all(shards.map(async (s) => await redis.zcard(keys.chat.bot.deadIndex(s))))
+    const dead = await Promise.all(shards.map(async (s) => await redis.hlen(keys.chat.bot.dead(s))))
     const tries = await Promise.all(shards.map(async (s) => await redis.hlen(keys.chat.bot.sendTries(s))))
     return { deadLetters: dead.reduce((a, b) => a + b, 0), sendTries: tries.reduce((a, b) => a + b, 0) }
   } finally {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisChatStore } from '../../src/chat/store/redis.ts'
 import { shardOf } from '../../src/stores/shards.ts'
-import { appliedMark, deadLetterId, isApplied, type ChatStore, type Commit, type HistoryMessage, type TurnWork } from '../../src/chat/store/index.ts'
+import { appliedMark, DEAD_KEPT, deadLetterId, isApplied, type ChatStore, type Commit, type HistoryMessage, type TurnWork } from '../../src/chat/store/index.ts'
 import { MemoryChatStore } from '../../src/chat/store/memory.ts'
 import { MemoryInboxStore, RedisInboxStore, type InboxStore } from '../../src/chat/inbox/store.ts'
 import { testRedis, testRedisCluster } from '../helper.ts'
@@ -107,7 +107,8 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     expect(next).toMatchObject({ kind: 'more', work: { message: 'next' } })
     expect(work.message).toBe('poison')
     expect(await store.deadLetter(letter.id)).toEqual(letter)
-    expect((await store.deadLetters(1000)).map((l) => l.id)).toContain(letter.id)
+    expect((await store.deadLetters('club-norte', 1000)).map((l) => l.id)).toContain(letter.id)
+    expect((await store.deadLetters('club-sur', 1000)).map((l) => l.id)).not.toContain(letter.id)
     expect(await store.redrive(letter.id)).toEqual(letter)
     expect(await store.redrive(letter.id)).toBeUndefined()
     expect(await store.deadLetter(letter.id)).toBeUndefined()
@@ -115,6 +116,22 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     // driven back to the end of the mailbox: after the message that was behind it
     expect(await store.commitTurn(phone, 'w1', commitOf(next.work, 'd'), 10_000)).toMatchObject({ kind: 'more', work: { message: 'poison' } })
   })
+
+  it("each club's dead letters are its own: another club's many on the same shard neither show nor push them out", async () => {
+    const phone = newPhone()
+    const s = shardOf(phone, SHARDS)
+    const norte = { id: deadLetterId(s, `n${phone}`), lane: 'turn' as const, phone, tenantId: 'club-norte', reason: 'bad data', at: Date.now() - 1_000, tries: 5, payload: 'n' }
+    const sur = Array.from({ length: DEAD_KEPT + 1 }, (_, i) =>
+      ({ id: deadLetterId(s, `s${i}-${phone}`), lane: 'turn' as const, phone, tenantId: 'club-sur', reason: 'bad data', at: Date.now() + i, tries: 5, payload: `s${i}` }))
+    await store.accept([norte, ...sur].map((l) => ({ phone, id: l.id, body: l.payload })))
+    await take(phone)
+    for (const letter of [norte, ...sur]) expect((await store.deadTurn(phone, 'w1', letter, 10_000)).kind).not.toBe('lost')
+    expect((await store.deadLetters('club-norte', 50)).map((l) => l.id)).toEqual([norte.id])
+    const surs = await store.deadLetters('club-sur', DEAD_KEPT + 10)
+    // the club's own oldest goes when it has more than it keeps
+    expect(surs.map((l) => l.id)).toEqual(sur.slice(1).reverse().map((l) => l.id))
+    expect(await store.deadLetter((sur[0] as typeof norte).id)).toBeUndefined()
+  }, 30_000)
 
   it('a send that fails counts its tries and backs off; a refused one is a dead letter', async () => {
     const phone = newPhone()

@@ -38,7 +38,7 @@ const groups: Record<string, string[]> = {
   'chat: every script of a shard': [
     b.session(7, '5491100000001'), b.session(7, '5491100000002'),
     b.mailbox(7, '5491100000001'), b.outbox(7, '5491100000001'), b.ready(7), b.owners(7), b.sendable(7), b.senders(7),
-    b.sendTries(7), b.dead(7), b.deadIndex(7), b.linkResult(7, '5491100000001', 'ABC123'),
+    b.sendTries(7), b.dead(7), b.deadIndex(7), b.deadOfClub(7, 'club-norte'), b.deadOfClub(7, 'club-sur'), b.linkResult(7, '5491100000001', 'ABC123'),
     b.history(7, 'club-norte', '5491100000001'), b.conversation(7, 'club-norte', '5491100000001'), b.handoffDue(7),
     b.legacyHistory(7, '5491100000001'), b.legacyConversation(7, '5491100000001'),
   ],

@@ -152,7 +152,7 @@ export class MemoryChatStore implements ChatStore {
 
   private bury (letter: DeadLetter): void {
     this.dead.set(letter.id, letter)
-    const over = [...this.dead.values()].filter((l) => shardOfDeadLetter(l.id) === shardOfDeadLetter(letter.id))
+    const over = [...this.dead.values()].filter((l) => shardOfDeadLetter(l.id) === shardOfDeadLetter(letter.id) && l.tenantId === letter.tenantId)
     if (over.length > DEAD_KEPT) this.dead.delete((over[0] as DeadLetter).id)
   }
 
@@ -204,8 +204,8 @@ export class MemoryChatStore implements ChatStore {
 
   async outboxPhones () { return [...this.phones.values()].filter((p) => p.outbox.items.length > 0).length }
 
-  async deadLetters (limit: number) {
-    return [...this.dead.values()].sort((a, b) => b.at - a.at).slice(0, limit)
+  async deadLetters (tenantId: string, limit: number) {
+    return [...this.dead.values()].filter((l) => l.tenantId === tenantId).sort((a, b) => b.at - a.at).slice(0, limit)
   }
 
   async deadLetter (id: string) { return this.dead.get(id) }

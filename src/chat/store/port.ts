@@ -11,7 +11,7 @@ export const DEDUPE_TTL_SECONDS = 24 * 60 * 60
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60_000
 /** How many applied inbound ids a session remembers (a re-run only ever concerns the latest ones). */
 export const APPLIED_KEPT = 8
-/** Dead letters kept per shard; the oldest go first. */
+/** Dead letters kept per club and shard (and of no club per shard); the oldest go first. */
 export const DEAD_KEPT = 1_000
 export const LINK_RESULT_TTL_MS = 10 * 60_000
 /** A system message's id is remembered this long: the same event again within it is not queued again. */
@@ -175,8 +175,8 @@ export interface ChatStore {
   pending (phone: string): Promise<boolean>
   /** Phones with replies waiting, over every shard. */
   outboxPhones (): Promise<number>
-  /** Newest first, over every shard. */
-  deadLetters (limit: number): Promise<DeadLetter[]>
+  /** The club's, newest first, over every shard (each shard's index of the club: no other club's letter is read). */
+  deadLetters (tenantId: string, limit: number): Promise<DeadLetter[]>
   deadLetter (id: string): Promise<DeadLetter | undefined>
   /** Puts a dead letter back at the end of its phone's mailbox or outbox; the letter, or undefined if unknown. */
   redrive (id: string): Promise<DeadLetter | undefined>

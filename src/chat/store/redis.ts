@@ -19,6 +19,9 @@ const turnWork = (phone: string, h: Head): TurnWork =>
   ({ phone, message: h.entry, session: h.session ?? EMPTY_SESSION, tries: h.tries, lastError: h.lastError })
 const sendWork = (phone: string, h: Head): SendWork => ({ phone, entry: h.entry, tries: h.tries })
 
+/** The index a dead letter is listed in: its club's, or the shard's one for letters of no club. */
+const deadIndexOf = (shard: number, tenantId: string | undefined): string => tenantId === undefined ? b.deadIndex(shard) : b.deadOfClub(shard, tenantId)
+
 function withPhone<T> (next: Next<Head>, work: (h: Head) => T): Next<T> {
   return next.kind === 'more' ? { kind: 'more', work: work(next.work) } : { kind: next.kind }
 }
@@ -105,7 +108,7 @@ export class RedisChatStore implements ChatStore {
   private async pop (lane: Lane, phone: string, owner: string, head: string, leaseMs: number, dead: DeadLetter | undefined): Promise<Next<Head>> {
     const k = this.laneKeys(lane, phone)
     const s = this.shard(phone)
-    return await scripts.pop(this.redis, [k.list, k.zset, k.owners, k.meta, b.dead(s), b.deadIndex(s)],
+    return await scripts.pop(this.redis, [k.list, k.zset, k.owners, k.meta, b.dead(s), deadIndexOf(s, dead?.tenantId)],
       phone, owner, head, leaseMs, lane, dead?.id ?? '', dead ? JSON.stringify(dead) : '', DEAD_KEPT)
   }
 
@@ -143,9 +146,9 @@ export class RedisChatStore implements ChatStore {
     return counts.reduce((a, n) => a + n, 0)
   }
 
-  async deadLetters (limit: number) {
+  async deadLetters (tenantId: string, limit: number) {
     const records = await this.everyShard(async (s) => {
-      const found = await this.redis.zrevrange(b.deadIndex(s), 0, limit - 1)
+      const found = await this.redis.zrevrange(b.deadOfClub(s, tenantId), 0, limit - 1)
       return found.length > 0 ? await this.redis.hmget(b.dead(s), ...found) : []
     })
     return records.flat().filter((r): r is string => r !== null).map((r) => JSON.parse(r) as DeadLetter).sort((x, y) => y.at - x.at).slice(0, limit)
@@ -163,7 +166,7 @@ export class RedisChatStore implements ChatStore {
     if (!letter) return undefined
     const s = shardOfDeadLetter(id) as number
     const k = this.laneKeys(letter.lane, letter.phone)
-    return await scripts.redrive(this.redis, [b.dead(s), b.deadIndex(s), k.list, k.zset], id, letter.phone)
+    return await scripts.redrive(this.redis, [b.dead(s), deadIndexOf(s, letter.tenantId), b.deadIndex(s), k.list, k.zset], id, letter.phone)
   }
 
   async enqueue (phone: string, entries: string[]) {

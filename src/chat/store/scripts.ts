@@ -120,7 +120,7 @@ export const release = chatScript<[phone: string, owner: string, delayMs: number
 export const renew = chatScript<[phone: string, owner: string, leaseMs: number], boolean>('renew-2', isOne)
 
 export const redrive = chatScript<[id: string, phone: string], DeadLetter | undefined>(
-  'redrive-4', (raw) => typeof raw === 'string' ? JSON.parse(raw) as DeadLetter : undefined)
+  'redrive-5', (raw) => typeof raw === 'string' ? JSON.parse(raw) as DeadLetter : undefined)
 
 export const enqueue = chatScript<[phone: string, ...entries: string[]], boolean>('enqueue-2', isOne)
 
@@ -133,3 +133,5 @@ export const record = chatScript<ReturnType<typeof historyArgs>, undefined>('rec
 export const handoffCas = chatScript<[expected: string, next: string, phone: string, deadline: string], boolean>('handoff-cas-2', isOne)
 
 export const moveConversation = chatScript<[tenantId: string, phone: string, keepHistory: '1' | '0', historyMax: number], boolean>('move-conversation-5', isOne)
+
+export const indexDead = chatScript<[tenantId: string, kept: number, ...ids: string[]], number>('index-dead-3', (raw) => Number(raw))

@@ -8,7 +8,7 @@
     KEYS[3] owners     owners or senders
     KEYS[4] meta       turn: the phone's record; send: the shard's send tries
     KEYS[5] dead       the shard's dead letters (id -> letter)
-    KEYS[6] deadIndex  the shard's dead letter ids by time
+    KEYS[6] deadIndex  the dead letter's index: its club's ids in the shard by time (the shard's for no club)
 
     ARGV[1] phone
     ARGV[2] owner
@@ -17,7 +17,7 @@
     ARGV[5] lane ('turn' or 'send')
     ARGV[6] dead letter id ('' = none)
     ARGV[7] dead letter (JSON)
-    ARGV[8] dead letters kept per shard
+    ARGV[8] dead letters kept per index
 
   Output:
     {'lost'} | next-head.lua's reply for the lane
