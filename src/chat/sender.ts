@@ -100,13 +100,21 @@ export class Sender implements SendStage {
     if (held > 0) return await this.later(phone, held)
     // the commit is fenced by the lease, the send must be too: a process paused past its lease (and resumed) or
     // slowed by the pace may have lost the phone to another instance, which may have delivered this reply already
-    if (!await this.holds(phone)) {
+    const until = await this.holds(phone)
+    if (until === undefined) {
       log.warn({ replyId: entry.id, outcome: 'lease-lost' }, 'chat reply not sent: the phone\'s lease was lost to another instance')
       return undefined
     }
     const started = performance.now()
-    const delivery = await this.transport.deliver(entry, stopping)
+    // asked again right before the request's first byte is written (after any wait for a connection): a pause
+    // or a slow connect between the renewal and the socket must not send late
+    const delivery = await this.transport.deliver(entry, stopping, () => performance.now() < until)
     const ms = Math.round(performance.now() - started)
+    if (delivery.kind === 'fenced') {
+      // nothing left: the phone goes back without an attempt counted, to whoever holds it now (if not us, a no-op)
+      log.warn({ replyId: entry.id, ms, outcome: 'lease-lost' }, 'chat reply not sent: the lease ran out before the request was written')
+      return await this.later(phone, 0)
+    }
     if (delivery.kind === 'ok') {
       this.opts.crashPoint('send-before-ack')
       const next = await this.store.sent(phone, this.opts.owner, work.entry, this.opts.leaseMs)
@@ -151,17 +159,18 @@ export class Sender implements SendStage {
   }
 
   /**
-   * True when this sender holds the phone's send lease now: renewed by an answer that came back within three
-   * quarters of the lease (it runs a lease from when it was asked for at the earliest). A later answer may have sat
-   * unread while the process was paused, and the lease passed on since: ask again.
+   * Renews the phone's send lease and answers until when (performance clock) this sender may send on it: three
+   * quarters of a lease from when the renewal was asked for (the lease runs from then at the earliest; the last
+   * quarter is a margin for the way to the provider), or undefined when the lease was lost. An answer that came back
+   * after that time may have sat unread while the process was paused, and the lease passed on since: ask again.
    */
-  private async holds (phone: string): Promise<boolean> {
+  private async holds (phone: string): Promise<number | undefined> {
     for (let ask = 0; ask < 3; ask++) {
-      const asked = performance.now()
-      if (!await this.store.renew('send', phone, this.opts.owner, this.opts.leaseMs)) return false
-      if (performance.now() - asked < this.opts.leaseMs * 3 / 4) return true
+      const until = performance.now() + this.opts.leaseMs * 3 / 4
+      if (!await this.store.renew('send', phone, this.opts.owner, this.opts.leaseMs)) return undefined
+      if (performance.now() < until) return until
     }
-    return false
+    return undefined
   }
 
   /** Gives the phone back until `inMs` from now without counting an attempt (the pace, not the reply, is why). */

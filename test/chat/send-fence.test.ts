@@ -42,12 +42,12 @@ describe('the send lease fences the send', () => {
     return phone
   }
 
-  function sender (store: RedisChatStore, owner: string, delivered: string[], logged: string[]): Sender {
+  function sender (store: RedisChatStore, owner: string, delivered: string[], logged: string[], leaseMs = 30_000, transport?: Transport): Sender {
     const lines = new Writable({ write (chunk, _enc, done) { logged.push(String(chunk)); done() } })
-    const transport: Transport = { deliver: async (entry) => { delivered.push(`${owner} ${entry.id}`); return { kind: 'ok' } } }
+    transport ??= { deliver: async (entry) => { delivered.push(`${owner} ${entry.id}`); return { kind: 'ok' } } }
     return new Sender(store, transport, {
       owner,
-      leaseMs: 30_000,
+      leaseMs,
       concurrency: 4,
       shards: 16,
       horizonMs: 60_000,
@@ -92,6 +92,38 @@ describe('the send lease fences the send', () => {
     await sleep(100)
     await b.runner.stop(1_000)
     expect(delivered.map((line) => line.split(' ')[0])).toEqual(['B'])
+    expect(await store.pending(phone)).toBe(false)
+  })
+
+  it('a send whose lease time passes before its request is written is not written; the phone goes back with no attempt counted', async () => {
+    const store = new RedisChatStore(t.redis, 16)
+    const phone = await phoneWithReply(store)
+    const leaseMs = 400
+    const delivered: string[] = []
+    const logged: string[] = []
+    let calls = 0
+    // the transport's own wait (a connect, a pool, a pause) outlasts the lease the first time only
+    const transport: Transport = {
+      deliver: async (entry, _signal, fence) => {
+        if (calls++ === 0) await sleep(leaseMs)
+        if (fence && !fence()) return { kind: 'fenced' }
+        delivered.push(entry.id)
+        return { kind: 'ok' }
+      },
+    }
+    const a = sender(store, 'A', delivered, logged, leaseMs, transport)
+    a.runner.start()
+    try {
+      a.runner.offer([phone])
+      await until(() => delivered.length > 0)
+      await sleep(100)
+    } finally {
+      await a.runner.stop(1_000)
+    }
+    expect(calls).toBe(2)
+    expect(delivered.length).toBe(1)
+    expect(logged.some((line) => line.includes('the lease ran out before the request was written'))).toBe(true)
+    expect(logged.some((line) => line.includes('"outcome":"retry"'))).toBe(false)
     expect(await store.pending(phone)).toBe(false)
   })
 

@@ -1,6 +1,6 @@
-import { request, type Dispatcher } from 'undici'
+import { getGlobalDispatcher, request, type Dispatcher } from 'undici'
 import { classifyError, errorCodeOf } from '../provider/error-classes.ts'
-import type { Delivery, OutboxEntry, Transport } from './transport.ts'
+import type { Delivery, OutboxEntry, SendFence, Transport } from './transport.ts'
 
 // The provider's send API: POST {base}/{phoneNumberId}/messages with the API key as Bearer and the outbox
 // entry's id as X-Idempotency-Key, so that a re-send after a crash is recognisable. One attempt per call, with
@@ -45,6 +45,31 @@ export function messageIdOf (answer: string): string | undefined {
   }
 }
 
+/** The request was not written: the fence said no when undici was about to write it. */
+class Fenced extends Error {}
+
+/**
+ * Asks the fence when undici starts the request on a connection: synchronously before it writes the request's
+ * bytes to the socket (undici's client-h1 calls onRequestStart, then writes the head and body), so after any wait
+ * for a connection to open or to come free. Said no, the request is aborted before a byte leaves.
+ */
+export function fenceInterceptor (fence: SendFence): Dispatcher.DispatcherComposeInterceptor {
+  return (dispatch) => (options, handler) => dispatch(options, {
+    onRequestStart: (controller, context) => {
+      if (!fence()) {
+        controller.abort(new Fenced('the send fence said no before the request was written'))
+        return
+      }
+      handler.onRequestStart?.(controller, context)
+    },
+    onRequestUpgrade: (controller, statusCode, headers, socket) => { handler.onRequestUpgrade?.(controller, statusCode, headers, socket) },
+    onResponseStart: (controller, statusCode, headers, statusMessage) => { handler.onResponseStart?.(controller, statusCode, headers, statusMessage) },
+    onResponseData: (controller, chunk) => { handler.onResponseData?.(controller, chunk) },
+    onResponseEnd: (controller, trailers) => { handler.onResponseEnd?.(controller, trailers) },
+    onResponseError: (controller, error) => { handler.onResponseError?.(controller, error) },
+  })
+}
+
 /** The transport to the provider's send API. */
 export class ProviderClient implements Transport {
   private readonly url: string
@@ -53,15 +78,16 @@ export class ProviderClient implements Transport {
     this.url = `${options.baseUrl.replace(/\/+$/, '')}/${encodeURIComponent(options.phoneNumberId)}/messages`
   }
 
-  async deliver ({ body, id: idempotencyKey }: OutboxEntry, signal?: AbortSignal): Promise<Delivery> {
+  async deliver ({ body, id: idempotencyKey }: OutboxEntry, signal?: AbortSignal, fence?: SendFence): Promise<Delivery> {
     const timeout = AbortSignal.timeout(this.options.timeoutMs)
+    const dispatcher = fence ? (this.options.dispatcher ?? getGlobalDispatcher()).compose(fenceInterceptor(fence)) : this.options.dispatcher
     try {
       const res = await request(this.url, {
         method: 'POST',
         headers: { authorization: `Bearer ${this.options.apiKey}`, 'content-type': 'application/json', 'x-idempotency-key': idempotencyKey },
         body: JSON.stringify(body),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-        dispatcher: this.options.dispatcher,
+        dispatcher,
       })
       const text = await res.body.text()
       if (res.statusCode < 300) {
@@ -77,6 +103,7 @@ export class ProviderClient implements Transport {
       if (errorClass === 'transient') return { kind: 'retry', reason, retryAfterMs: retryAfter }
       return errorClass === 'window-closed' ? { kind: 'refused', reason, windowClosed: true } : { kind: 'refused', reason }
     } catch (err) {
+      if (err instanceof Fenced) return { kind: 'fenced' }
       const reason = timeout.aborted ? `no answer within ${this.options.timeoutMs} ms` : (err as Error).message
       return { kind: 'retry', reason, retryAfterMs: undefined }
     }

@@ -34,9 +34,17 @@ export type Delivery =
    * window is closed and only a template can reach them.
    */
   | { kind: 'refused', reason: string, windowClosed?: true }
+  /** The fence said no before the first byte of the request was written: nothing reached the provider. */
+  | { kind: 'fenced' }
+
+/**
+ * True while the sender may still put this reply on the wire (it holds the phone's lease). Asked as late as the
+ * transport can: right before the request's first byte is written, after any wait for a connection.
+ */
+export type SendFence = () => boolean
 
 export interface Transport {
-  deliver (entry: OutboxEntry, signal: AbortSignal): Promise<Delivery>
+  deliver (entry: OutboxEntry, signal: AbortSignal, fence?: SendFence): Promise<Delivery>
 }
 
 export interface DevOutboxEntry {
@@ -56,7 +64,8 @@ export class DevOutbox implements Transport {
 
   constructor (private readonly log: FastifyBaseLogger) {}
 
-  async deliver (entry: OutboxEntry): Promise<Delivery> {
+  async deliver (entry: OutboxEntry, _signal?: AbortSignal, fence?: SendFence): Promise<Delivery> {
+    if (fence && !fence()) return { kind: 'fenced' }
     this.push(entry.body, entry.author)
     this.log.debug({ type: entry.body.type }, 'chat reply kept for the local simulator (no CHAT_API_BASE_URL)')
     return { kind: 'ok' }
