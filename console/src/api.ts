@@ -51,6 +51,24 @@ export function ok<T> (r: { data?: T, error?: unknown, response: Response }): T 
   return r.data
 }
 
+/** The headers of a call made with fetch itself (a file, a stream): the token and club, never in a URL. */
+export function authHeaders (): Record<string, string> {
+  return { authorization: `Bearer ${session.value?.token ?? ''}`, ...(tenant.value ? { 'tenant-id': tenant.value } : {}) }
+}
+
+/** A file the API answers (CSV, a printable page) fetched with the token in its header and saved from a Blob link. */
+export async function download (path: string, accept: string, filename: string): Promise<void> {
+  const r = await fetch(path, { headers: { ...authHeaders(), accept }, cache: 'no-store' })
+  if (r.status === 401) expired.value = true
+  if (!r.ok) throw new ApiError(r.status, await r.json().catch(() => undefined))
+  const url = URL.createObjectURL(await r.blob())
+  const a = document.createElement('a')
+  a.href = url
+  a.download = filename
+  a.click()
+  setTimeout(() => URL.revokeObjectURL(url), 1000)
+}
+
 export async function restore (): Promise<Session | null> {
   const r = await api.GET('/console/session', { params: { header: { 'x-console': '1' } } })
   return r.data ?? null
@@ -90,9 +108,8 @@ async function loggedInAgain (abort: AbortSignal): Promise<void> {
 export async function stream (path: string, on: (event: string, data: unknown) => void, abort: AbortSignal): Promise<void> {
   while (!abort.aborted) {
     try {
-      const s = session.value
       const r = await fetch(path, {
-        headers: { authorization: `Bearer ${s?.token ?? ''}`, ...(tenant.value ? { 'tenant-id': tenant.value } : {}), accept: 'text/event-stream' },
+        headers: { ...authHeaders(), accept: 'text/event-stream' },
         signal: abort,
         cache: 'no-store',
       })

@@ -94,8 +94,15 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
 
   app.post('/api/orders/:orderId/cancel', {
     onRequest: admin,
-    schema: { tags, summary: 'Cancel an order not yet shipped (else 409)', params: orderParams, response: { 200: orderAnswer } },
-  }, async (request) => ({ order: await orders.cancel(request.actor, request.params.orderId) }))
+    schema: {
+      tags,
+      summary: 'Cancel an order not yet shipped (else 409); an optional reason is kept as the note of the cancellation in the order\'s activity',
+      params: orderParams,
+      // no body, as before, or {reason}
+      body: optionalBody(z.object({ reason: z.string().trim().min(1, 'a reason, or no reason field at all').max(500).optional() })),
+      response: { 200: orderAnswer, ...errorResponses },
+    },
+  }, async (request) => ({ order: await orders.cancel(request.actor, request.params.orderId, request.body.reason) }))
 
   app.post('/api/orders/:orderId/invoice', {
     onRequest: admin,

@@ -166,16 +166,17 @@ export class OrdersService {
 
   /**
    * Cancels an order not yet shipped. Medusa cancels only orders without live fulfillments, so packed but
-   * unshipped fulfillments are canceled first (their units go back to the order's reservation).
+   * unshipped fulfillments are canceled first (their units go back to the order's reservation). Staff's reason,
+   * when given, is the note of the cancellation event.
    */
-  async cancel (actor: Actor, orderId: string): Promise<Order> {
+  async cancel (actor: Actor, orderId: string, reason?: string): Promise<Order> {
     requireRole(actor, ORDER_MANAGERS)
     const order = await this.read(actor, orderId)
     refuseCancel(order)
     const medusa = this.medusa(actor)
     const author = authorOf(actor)
     // A canceled order's metadata can no longer be changed upstream: the event is written first, and a refusal after it is noted.
-    await this.record(actor, orderId, [activity('orders:activity.cancelled', 'success', author)])
+    await this.record(actor, orderId, [activity('orders:activity.cancelled', 'success', author, reason)])
     try {
       for (const f of order.fulfillments ?? []) {
         if (!f.canceled_at) await medusa.cancelFulfillment(orderId, f.id)

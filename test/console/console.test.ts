@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { mkdir } from 'node:fs/promises'
+import { mkdir, readFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -9,6 +9,7 @@ import { demoLogin, placeOrder } from '../orders/place-order.ts'
 import { linkCode, messageBody, newPhone, startFakeProvider, textOf, type FakeProvider, type Input } from '../chat/support.ts'
 import { as } from '../crops/client.ts'
 import { stockedBatch } from '../batches/client.ts'
+import { CSV_COLUMNS } from '../../src/dispensing/ledger/csv.ts'
 import { launchChromium, seriousViolations, tabWalk } from './browser.ts'
 
 // The console in a real headless Chromium against the real service on a socket and the test Redis; only the
@@ -185,6 +186,23 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await page.getByRole('button', { name: new RegExp(`#${order.displayId}`) }).waitFor()
   })
 
+  it('an order is canceled with a reason: kept on the order and shown', async () => {
+    const order = await placeOrder(t, await demoLogin(t, 'customer', 'ana@example.com'))
+    await page.getByRole('button', { name: 'Para preparar' }).click()
+    await page.getByRole('button', { name: new RegExp(`#${order.displayId}`) }).click()
+    await page.getByRole('heading', { name: `Pedido #${order.displayId}` }).waitFor()
+    await page.getByRole('button', { name: 'Cancelar pedido' }).click()
+    await page.getByLabel('Motivo (opcional, queda en el pedido)').fill('Sin stock de la variedad pedida')
+    await checkA11y(page)
+    await page.getByRole('button', { name: 'Confirmar la cancelación' }).click()
+    await page.getByText('Motivo de la cancelación: Sin stock de la variedad pedida').waitFor()
+    await page.getByText('cancelado · ').first().waitFor()
+    const { activities } = (await t.app.inject({ url: `/api/orders/${order.id}/activities`, headers: await t.auth('admin', 'club-norte') })).json()
+    expect(activities.at(-1)).toMatchObject({ description: 'orders:activity.cancelled', note: 'Sin stock de la variedad pedida' })
+    await page.getByRole('button', { name: 'Cancelados' }).click()
+    await page.getByRole('button', { name: new RegExp(`#${order.displayId}`) }).waitFor()
+  })
+
   it('members: register one, who gets a password token; the screen passes axe', async () => {
     await page.getByRole('link', { name: 'Socios' }).click()
     await page.getByRole('cell', { name: 'ana@example.com' }).waitFor()
@@ -240,6 +258,13 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await page.getByText('Laboratorio: THC 18.5 %, CBD 0.4 % (informe LAB-1).').waitFor()
     await shot(page, 'batches')
     await checkA11y(page)
+    // the info sheet for the packaging: fetched with the token in a header, saved as a page to print
+    const [sheet] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Hoja informativa (para imprimir)' }).click()])
+    expect(sheet.suggestedFilename()).toBe(`hoja-lote-${batchNumber}.html`)
+    const html = await readFile(await sheet.path(), 'utf8')
+    expect(html).toContain('<h1>Hoja informativa del lote</h1>')
+    expect(html).toContain(`<td>${batchNumber}</td>`)
+    expect(html).toContain('<td>18,5 %</td>')
     await page.getByLabel('Motivo (se avisa a cada socio que lo recibió)').fill('Moho en el análisis')
     await page.getByRole('button', { name: 'Retirar el lote' }).click()
     await page.getByText('Estado: retirado').waitFor()
@@ -265,6 +290,24 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await expect(rows.first().textContent()).resolves.toContain('Ana Pereyra')
     await page.getByRole('button', { name: 'Verificar el registro' }).click()
     await page.getByRole('status').getByText(/^El registro está intacto: \d+ entradas/).waitFor()
+
+    // the CSV of the same filter, as the API gives it
+    const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Descargar CSV' }).click()])
+    expect(file.suggestedFilename()).toBe('dispensing.csv')
+    const lines = (await readFile(await file.path(), 'utf8')).trimEnd().split('\r\n')
+    expect(lines[0]).toBe(CSV_COLUMNS.join(','))
+    expect(lines.filter((l) => l.includes(order.id))).toHaveLength(mine.length)
+    const anas = (await t.app.inject({ url: `/api/dispensing?limit=1000&memberId=${mine[0].memberId as string}`, headers })).json()
+    expect(lines).toHaveLength(anas.count + 1)
+
+    // the yearly report of the year shown, the API's figures
+    const year = await page.getByLabel('Año', { exact: true }).inputValue()
+    await page.getByRole('button', { name: 'Ver informe' }).click()
+    const report = (await t.app.inject({ url: `/api/reports/dispensing?year=${year}`, headers })).json()
+    expect(report.grams).toBeGreaterThan(0)
+    const table = page.getByRole('table', { name: `${year}: ${report.grams.toLocaleString('es')} g dispensados` })
+    await table.waitFor()
+    await expect(table.locator('tbody tr').count()).resolves.toBe(report.strains.length)
     await shot(page, 'record')
     await checkA11y(page)
   })

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helper.ts'
+import { placeOrder } from './place-order.ts'
 
 // The whole order side against the embedded commerce backend over real HTTP (COMMERCE_URL unset).
 describe.each(['redis', 'memory'] as const)('orders against the embedded backend (%s)', (store) => {
@@ -117,6 +118,22 @@ describe.each(['redis', 'memory'] as const)('orders against the embedded backend
     const cancel = await t.app.inject({ method: 'POST', url: `/api/orders/${placed.id}/cancel`, headers: admin })
     expect(cancel.statusCode).toBe(200)
     expect(cancel.json().order.status).toBe('canceled')
+  })
+
+  it('cancels with a reason, kept as the note of the cancellation; a blank reason is 400 and cancels nothing', async () => {
+    const placed = await placeOrder(t, ana)
+    const url = `/api/orders/${placed.id}/cancel`
+    const blank = await t.app.inject({ method: 'POST', url, headers: admin, payload: { reason: '   ' } })
+    expect(blank.statusCode).toBe(400)
+    expect(blank.json().error).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: { reason: [expect.stringContaining('a reason')] } } })
+    expect((await t.app.inject({ url: `/api/orders/${placed.id}`, headers: admin })).json().order.status).toBe('pending')
+    const cancel = await t.app.inject({ method: 'POST', url, headers: admin, payload: { reason: ' El socio no puede pasar esta semana ' } })
+    expect(cancel.statusCode).toBe(200)
+    expect(cancel.json().order.status).toBe('canceled')
+    const activities = (await t.app.inject({ url: `/api/orders/${placed.id}/activities`, headers: admin })).json().activities
+    expect(activities.find((a: { description: string }) => a.description === 'orders:activity.cancelled')).toMatchObject({
+      note: 'El socio no puede pasar esta semana', author: { id: expect.any(String) },
+    })
   })
 
   it('one call: completed, captured, shipped; the same Idempotency-Key answers the same order', async () => {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, ApiError, ok, session } from '../api.ts'
+import { api, ApiError, download, ok, session } from '../api.ts'
 import type { paths } from '../api.gen.ts'
 import { locale, strings } from '../i18n.ts'
 
@@ -41,6 +41,13 @@ export function Batches () {
     }
   }
   const path = { params: { path: { batchNumber: batch?.batchNumber ?? '' } } }
+  /** The printable info sheet for the batch's packaging, in the club's language (saved as a page to print). */
+  const sheet = (n: string) => {
+    setNotice('')
+    download(`/api/batches/${encodeURIComponent(n)}/info-sheet`, 'text/html', `${t.infoSheetFile}-${n}.html`).catch((err: unknown) => {
+      if (err instanceof ApiError && err.status !== 401) setNotice(t.conflict(err.message))
+    })
+  }
   const form = (e: Event) => {
     e.preventDefault()
     return new FormData(e.currentTarget as HTMLFormElement)
@@ -98,6 +105,7 @@ export function Batches () {
               <tbody>{GRAMS.map((k) => <tr key={k}><th scope='row'>{t.gramsOf[k]}</th><td>{batch.grams[k]} g</td></tr>)}</tbody>
             </table>
             <p>{batch.lab ? t.labIs(batch.lab.thcPercent, batch.lab.cbdPercent, batch.lab.reportRef) : t.noLab}</p>
+            <p><button type='button' onClick={() => sheet(batch.batchNumber)}>{t.infoSheet}</button></p>
             {batch.packaged.length > 0 && (
               <ul class='plain'>{batch.packaged.map((p) => <li key={p.variantId}>{p.title}: {p.remainingUnits} / {p.units} × {p.gramsPerUnit} g</li>)}</ul>
             )}

@@ -38,7 +38,7 @@ export function Counter () {
   /** A refusal in words: over a limit says which and what is left. */
   function refusal (err: ApiError): string {
     const d = (err.body as { error?: { details?: { period?: 'day' | 'month' | 'year', remaining?: number } } }).error?.details
-    return err.code === 'LIMIT_EXCEEDED' && d?.period && d.remaining !== undefined ? t.overLimit(t.periods[d.period], d.remaining) : err.message
+    return err.code === 'LIMIT_EXCEEDED' && d?.period && d.remaining !== undefined ? t.overLimit(d.period, d.remaining) : err.message
   }
   async function open (m: Member, fresh = true): Promise<void> {
     if (fresh) setNotice('')

@@ -49,7 +49,13 @@ export function Orders () {
   }
   const path = { params: { path: { orderId: order?.id ?? '' } } }
   const markReady = () => act(async () => ok(await api.POST('/api/orders/{orderId}/fulfill', { ...path, body: {} })))
-  const cancel = () => act(async () => ok(await api.POST('/api/orders/{orderId}/cancel', path)))
+  const cancel = (e: Event) => {
+    e.preventDefault()
+    const reason = String(new FormData(e.currentTarget as HTMLFormElement).get('reason') ?? '').trim()
+    act(async () => ok(await api.POST('/api/orders/{orderId}/cancel', { ...path, body: reason ? { reason } : {} }))).catch(() => {})
+  }
+  // the reason staff gave, kept as the note of the cancellation in the order's activity
+  const why = order?.metadata.activityLogs.filter((a) => a.description === 'orders:activity.cancelled').at(-1)?.note
 
   return (
     <div class='split'>
@@ -82,6 +88,7 @@ export function Orders () {
               <dt>{t.status}</dt><dd>{t.orderStatus[order.status]} · {t.fulfillment[order.fulfillmentStatus]}</dd>
               <dt>{t.total}</dt><dd>{money(order.total, order.currency, locale.value)}</dd>
             </dl>
+            {why && <p>{t.canceledWhy(why)}</p>}
             <h3>{t.items}</h3>
             <ul>{order.items.map((i) => <li key={i.id}>{i.quantity} × {i.title}</li>)}</ul>
             <div class='actions'>
@@ -89,10 +96,13 @@ export function Orders () {
                 <button type='button' onClick={markReady}>{t.markReady}</button>
               )}
               {order.status === 'pending' && !confirming && <button type='button' onClick={() => setConfirming(true)}>{t.cancelOrder}</button>}
-              {order.status === 'pending' && confirming && (
-                <button type='button' class='danger' onClick={cancel}>{t.confirmCancel}</button>
-              )}
             </div>
+            {order.status === 'pending' && confirming && (
+              <form class='stack' onSubmit={cancel}>
+                <label>{t.cancelReason}<input name='reason' maxLength={500} /></label>
+                <button type='submit' class='danger'>{t.confirmCancel}</button>
+              </form>
+            )}
             {notice && <p role='status'>{notice}</p>}
           </>
         )}
