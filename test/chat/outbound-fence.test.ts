@@ -5,7 +5,7 @@ import pino from 'pino'
 import { Agent } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sendBodyFor } from '../../src/chat/outbound/messages.ts'
-import { ProviderClient } from '../../src/chat/outbound/provider.ts'
+import { ProviderClient } from '../../src/chat/outbound/provider-client.ts'
 import { DevOutbox } from '../../src/chat/outbound/transport.ts'
 import { startFakeProvider, type FakeProvider } from './support.ts'
 
