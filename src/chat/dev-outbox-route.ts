@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { DevOutbox } from './outbound/transport.ts'
+import { isAddress } from './provider/identity.ts'
 
 // GET /api/chat/dev/outbox: the bot's replies to a phone, for the terminal simulator. Registered only when
 // replies are not sent to a provider, NODE_ENV is not production and the server listens on loopback only:
@@ -24,7 +25,7 @@ export async function devOutboxRoute (scope: FastifyInstance, outbox: DevOutbox)
     schema: {
       hide: true,
       querystring: z.object({
-        phone: z.string().regex(/^\d{6,15}$/),
+        phone: z.string().refine(isAddress, 'a phone number in E.164 digits, or a business-scoped user id'),
         after: z.coerce.number().int().min(0).default(0),
       }),
     },

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { SendBody } from '../../src/chat/outbound/messages.ts'
+import { addressOf, type SendBody } from '../../src/chat/outbound/messages.ts'
 import { notifyMember } from '../../src/orders/notify.ts'
 import { openSse } from '../notifications/sse-client.ts'
 import { buildTestApp, TEST_SECRETS, type TestApp } from '../helper.ts'
@@ -192,7 +192,7 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
     const before = provider.to(phone).length
     await step(order.id, 'fulfill')
     expect((await since(phone, before)).map((b) => b.type)).toEqual(['text'])
-    const messageId = provider.calls.filter((c) => c.body.to === phone).at(-1)!.messageId
+    const messageId = provider.calls.filter((c) => addressOf(c.body) === phone).at(-1)!.messageId
     const sent = provider.to(phone).length
     if (closed) now += 25 * HOUR
     try {

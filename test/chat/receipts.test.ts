@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { addressOf } from '../../src/chat/outbound/messages.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
 import { linkCode, messageBody, newPhone, postWebhook, say, startFakeProvider, type FakeProvider } from './support.ts'
 
@@ -40,7 +41,7 @@ describe('delivery receipts', () => {
 
   it('keeps the furthest status whatever the order, a failure beside a later delivery, and shows both to staff', async () => {
     const phone = await linked()
-    const [first, second] = provider.calls.filter((c) => c.body.to === phone).map((c) => c.messageId)
+    const [first, second] = provider.calls.filter((c) => addressOf(c.body) === phone).map((c) => c.messageId)
     expect(first).toBeDefined()
     expect(second).toBeDefined()
     const out = (await history(phone)).filter((m) => m.direction === 'out')
@@ -70,8 +71,8 @@ describe('delivery receipts', () => {
   it('counts and drops status events of unknown ids, and takes a batch mixing messages and statuses', async () => {
     const phone = await linked()
     const unknownBefore = await metric(/^club_chat_reply_statuses_unknown_total/)
-    const known = provider.calls.filter((c) => c.body.to === phone).at(-1)!.messageId
-    const before = provider.calls.filter((c) => c.body.to === phone).length
+    const known = provider.calls.filter((c) => addressOf(c.body) === phone).at(-1)!.messageId
+    const before = provider.calls.filter((c) => addressOf(c.body) === phone).length
     const batch = {
       type: 'chat.message.received',
       batch: true,
@@ -83,7 +84,7 @@ describe('delivery receipts', () => {
     }
     expect((await postWebhook(t.app, batch, { event: 'chat.message.received' })).statusCode).toBe(200)
     await t.app.chatWorker.idle(phone)
-    expect(provider.calls.filter((c) => c.body.to === phone).length).toBeGreaterThan(before)
+    expect(provider.calls.filter((c) => addressOf(c.body) === phone).length).toBeGreaterThan(before)
     await settled(async () => await metric(/^club_chat_reply_statuses_unknown_total/) > unknownBefore)
     expect(await metric(/^club_chat_reply_statuses_unknown_total/)).toBe(unknownBefore + 1)
     expect((await postWebhook(t.app, status(phone, 'wamid.also-unknown', 'failed', 1_700_000_003, [{ code: 131026, title: 'x' }]), { event: 'chat.message.failed' })).statusCode).toBe(200)
@@ -93,7 +94,7 @@ describe('delivery receipts', () => {
 
   it('reads the provider\'s v2 extension: the status and the raw history of a message', async () => {
     const phone = await linked()
-    const id = provider.calls.filter((c) => c.body.to === phone).at(-1)!.messageId
+    const id = provider.calls.filter((c) => addressOf(c.body) === phone).at(-1)!.messageId
     const body = {
       message: { id, kapso: { direction: 'outbound', status: 'delivered', statuses: [{ id, status: 'read', timestamp: '1700000040' }] } },
       conversation: { phone_number: phone },

@@ -6,7 +6,7 @@ import { envelopeOf } from '../../src/chat/store/scripts.ts'
 import { unpackSession } from '../../src/chat/session-codec.ts'
 import { signWebhookBody } from '../../src/chat/signature.ts'
 import { keys } from '../../src/stores/keys.ts'
-import type { SendBody } from '../../src/chat/outbound/messages.ts'
+import { addressOf, type SendBody } from '../../src/chat/outbound/messages.ts'
 import { TEST_SECRETS, type TestApp } from '../helper.ts'
 
 // What the chat tests share: signed webhook calls, message bodies, and a loopback server standing in for the
@@ -123,7 +123,7 @@ export async function startFakeProvider (): Promise<FakeProvider> {
     calls: [],
     plan: [],
     attempts: 0,
-    to: (phone) => fake.calls.filter((c) => c.body.to === phone).map((c) => c.body),
+    to: (phone) => fake.calls.filter((c) => addressOf(c.body) === phone).map((c) => c.body),
     close: async () => { server.closeAllConnections(); await new Promise<void>((resolve) => server.close(() => resolve())) },
   }
   const server: Server = createServer((req, res) => {

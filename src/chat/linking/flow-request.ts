@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { BUSINESS_SCOPED_ID } from '../provider/identity.ts'
 
 // POST /api/chat/flow-endpoint's body (spec, Chat integration), plus the provider's health check.
 // Accepted shapes, in order:
@@ -17,8 +18,10 @@ export type FlowRequest =
   | { kind: 'exchange', action: Exclude<FlowAction, 'DATA_EXCHANGE'>, phone: string, data: Record<string, unknown>, signatureValid: boolean }
   | { kind: 'exchange', action: 'DATA_EXCHANGE', screen: FormScreen, phone: string, data: Record<string, unknown>, signatureValid: boolean }
 
-// The flow_token is the member's phone in E.164 digits; a leading + is tolerated and dropped.
+// The flow_token is the conversation's address: the member's phone in E.164 digits (a leading + is tolerated and
+// dropped), or the business-scoped user id of a member without a phone number, verbatim.
 const PHONE = /^\+?[1-9][0-9]{5,14}$/
+const isAddressToken = (token: string): boolean => PHONE.test(token) || BUSINESS_SCOPED_ID.test(token)
 
 const isString = (v: unknown): v is string => typeof v === 'string'
 const required = (issue: { input: unknown }, what: string): string => issue.input === undefined ? 'Required' : `Expected ${what}`
@@ -27,7 +30,7 @@ const exchangeSchema = z.looseObject({
   version: z.string().optional(),
   screen: z.string({ error: (i) => required(i, 'a string') }).optional(),
   action: z.string({ error: (i) => required(i, 'a string') }).optional(),
-  flow_token: z.string({ error: (i) => required(i, 'a string') }).regex(PHONE, 'Must be the phone number in E.164 digits').optional(),
+  flow_token: z.string({ error: (i) => required(i, 'a string') }).refine(isAddressToken, 'Must be the phone number in E.164 digits or a business-scoped user id').optional(),
   data: z.record(z.string(), z.unknown(), { error: (i) => required(i, 'an object') }).optional(),
 }, { error: (i) => required(i, 'an object') })
 

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { z } from 'zod'
+import { BUSINESS_SCOPED_ID, PHONE, recipientOf } from '../provider/identity.ts'
 
 // The provider's Cloud-API message bodies (WhatsApp Cloud API shapes: text, interactive, template), with its limits as the last guard before a
 // send: the composer truncates and pages, and a body that still breaks a limit is refused here, never sent.
@@ -79,16 +80,21 @@ export const outboundMessage = z.discriminatedUnion('type', [
 ])
 export type OutboundMessage = z.infer<typeof outboundMessage>
 
+/** Whom a body goes to: a phone in `to`, or a member without one by the business-scoped user id in `recipient`. */
+const addressee = z.union([z.object({ to: z.string().regex(PHONE) }), z.object({ recipient: z.string().regex(BUSINESS_SCOPED_ID) })])
+
 export const sendBody = z.object({
   messaging_product: z.literal('whatsapp'),
   recipient_type: z.literal('individual'),
-  to: z.string().regex(/^\d{6,15}$/),
-}).and(outboundMessage)
+}).and(addressee).and(outboundMessage)
 export type SendBody = z.infer<typeof sendBody>
 
-/** The full body for one recipient, checked against the provider's limits; throws a ZodError when one is broken. */
-export function sendBodyFor (to: string, message: OutboundMessage): SendBody {
-  return sendBody.parse({ messaging_product: 'whatsapp', recipient_type: 'individual', to, ...message })
+/** The conversation's address a body goes to (the phone, or the business-scoped user id). */
+export const addressOf = (body: SendBody): string => 'to' in body ? body.to : body.recipient
+
+/** The full body for one address, checked against the provider's limits; throws a ZodError when one is broken. */
+export function sendBodyFor (address: string, message: OutboundMessage): SendBody {
+  return sendBody.parse({ messaging_product: 'whatsapp', recipient_type: 'individual', ...recipientOf(address), ...message })
 }
 
 /** Cuts text to `max` UTF-16 units (what the schema counts), marking the cut and never splitting a character. */

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { OutboundMessage, SendBody } from './messages.ts'
+import { addressOf, type OutboundMessage, type SendBody } from './messages.ts'
 
 // Where the sender delivers what waits in the outboxes: a transport, either the provider's send API (its client,
 // provider.ts) or, without CHAT_API_BASE_URL, the dev outbox that the terminal simulator reads.
@@ -72,16 +72,17 @@ export class DevOutbox implements Transport {
   }
 
   private push (body: SendBody, author = 'bot'): void {
-    const entries = this.byPhone.get(body.to) ?? []
-    this.byPhone.delete(body.to)
+    const address = addressOf(body)
+    const entries = this.byPhone.get(address) ?? []
+    this.byPhone.delete(address)
     entries.push({ seq: ++this.seq, at: Date.now(), body, author })
     if (entries.length > PER_PHONE) entries.shift()
-    this.byPhone.set(body.to, entries)
+    this.byPhone.set(address, entries)
     const oldest = this.byPhone.keys().next().value
     if (this.byPhone.size > PHONES && oldest !== undefined) this.byPhone.delete(oldest)
   }
 
-  /** Entries of a phone after sequence number `after`. */
+  /** Entries of an address (a phone or a business-scoped user id) after sequence number `after`. */
   list (phone: string, after = 0): DevOutboxEntry[] {
     return (this.byPhone.get(phone) ?? []).filter((e) => e.seq > after)
   }

@@ -119,7 +119,7 @@ describe.each(['redis', 'memory'] as const)('login form data endpoint (%s)', (st
     })
 
     it('a flow token that is not a phone, or fields of the wrong type, are 400', async () => {
-      expect((await post(exchange('not-a-phone', 'LOGIN'))).json().error.details.errors).toEqual({ 'data_exchange.flow_token': ['Must be the phone number in E.164 digits'] })
+      expect((await post(exchange('not-a-phone', 'LOGIN'))).json().error.details.errors).toEqual({ 'data_exchange.flow_token': ['Must be the phone number in E.164 digits or a business-scoped user id'] })
       const wrong = await post({ source: 1, data_exchange: { screen: 'LOGIN', flow_token: '5491100000000', data: [] }, signature_valid: 'yes' })
       expect(wrong.statusCode).toBe(400)
       expect(Object.keys(wrong.json().error.details.errors).sort()).toEqual(['data_exchange.data', 'signature_valid', 'source'])
