@@ -168,6 +168,7 @@ const es = {
   allowance: 'Asignación mensual personal (g)',
   allowanceHint: 'Vacío: rige el límite del club.',
   save: 'Guardar',
+  close: 'Cerrar',
   saved: 'Guardado.',
 }
 
@@ -331,6 +332,7 @@ const en: Strings = {
   allowance: 'Personal monthly allowance (g)',
   allowanceHint: 'Empty: the club\'s limit applies.',
   save: 'Save',
+  close: 'Close',
   saved: 'Saved.',
 }
 

@@ -39,7 +39,8 @@ export async function tabWalk (page: Page, steps: number): Promise<string[]> {
     seen.push(await page.evaluate(() => {
       const el = document.activeElement as HTMLElement | null
       if (!el) return ''
-      const label = el.getAttribute('aria-label') ?? (el.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent : null) ?? el.textContent ?? ''
+      const label = el.getAttribute('aria-label') ?? (el.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent : null) ??
+        el.closest('label')?.textContent ?? el.textContent ?? ''
       return `${el.tagName.toLowerCase()}:${label.trim().slice(0, 40)}`
     }))
   }

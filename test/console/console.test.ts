@@ -213,9 +213,38 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await form.getByLabel('Apellido').fill('Socio')
     await form.getByRole('button', { name: 'Registrar socio' }).click()
     await page.getByText(/Token de contraseña \(72 h, un solo uso\): \S+/).waitFor()
-    await page.getByRole('cell', { name: email }).waitFor()
+    const row = page.getByRole('row', { name: new RegExp(email) })
+    await row.waitFor()
+    // a new password token for one who has not set a password yet
+    await row.getByRole('button', { name: 'Nuevo token de contraseña' }).click()
+    await row.getByRole('status').getByText(/^Token de contraseña \(72 h, un solo uso\): \S+$/).waitFor()
+
+    // their standing changed: suspended with a reason, valid until a day, a personal monthly allowance
+    await row.getByRole('button', { name: 'Editar a Nuevo Socio' }).click()
+    const edit = page.getByRole('region', { name: 'Socio: Nuevo Socio' })
+    await edit.getByText('El club no fija límites de gramos.').waitFor()
+    await edit.getByLabel('Situación').selectOption('suspended')
+    await edit.getByLabel('Motivo del estado (opcional)').fill('Cuota impaga')
+    await edit.getByLabel('Vigente hasta').fill('2030-06-30')
+    await edit.getByLabel('Asignación mensual personal (g)').fill('12.5')
     await shot(page, 'members')
     await checkA11y(page)
+    await edit.getByRole('button', { name: 'Guardar' }).click()
+    await edit.getByRole('status').getByText('Guardado.').waitFor()
+    await edit.getByText('suspendido · Cuota impaga').waitFor()
+    const headers = await t.auth('admin', 'club-norte')
+    const id = (await t.app.inject({ url: `/api/members?q=${encodeURIComponent(email)}`, headers })).json().members[0].id
+    const { standing } = (await t.app.inject({ url: `/api/members/${id}`, headers })).json()
+    expect(standing).toMatchObject({ status: 'suspended', reason: 'Cuota impaga', validUntil: '2030-06-30', monthlyAllowanceGrams: 12.5 })
+    // the allowance is their monthly limit now
+    await edit.getByRole('row', { name: /Este mes/ }).getByText('12,5 g').first().waitFor()
+    // emptied, the club's limit applies again
+    await edit.getByLabel('Asignación mensual personal (g)').fill('')
+    await edit.getByRole('button', { name: 'Guardar' }).click()
+    await edit.getByText('El club no fija límites de gramos.').waitFor()
+    expect((await t.app.inject({ url: `/api/members/${id}`, headers })).json().standing.monthlyAllowanceGrams).toBeNull()
+    await edit.getByRole('button', { name: 'Cerrar' }).click()
+    await page.getByRole('heading', { name: 'Registrar socio' }).waitFor()
   })
 
   it('crops: by status with the next valid moves', async () => {
@@ -336,6 +365,62 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await page.goto(`${base}/console#/ledger`)
     await page.getByRole('heading', { name: 'Conversaciones' }).waitFor()
     await checkA11y(page)
+  })
+
+  it("another club's staff see nothing of the club before; over a limit the counter refuses the handover in words, by keyboard", async () => {
+    // Club Sur under rules this test sets (de-kcang: 25 g a day, 50 g a month, pickup only), whatever the demo seeds
+    const headers = await t.auth('admin', 'club-sur', { sub: 'user_admin_sur', name: 'Admin Sur' })
+    expect((await t.app.inject({ method: 'PATCH', url: '/api/club/rules', headers, payload: { preset: 'de-kcang' } })).statusCode).toBe(200)
+    const order = await placeOrder(t, await demoLogin(t, 'customer', 'ana@example.com', 'club-sur'), true, 'pickup')
+
+    await page.getByRole('button', { name: 'Salir' }).click()
+    await page.getByLabel('Email').fill('admin@club-sur.test')
+    await page.getByLabel('Contraseña').fill('demo-password')
+    await page.getByRole('button', { name: 'Ingresar' }).click()
+    await page.getByRole('heading', { name: 'Conversaciones' }).waitFor()
+    await page.getByText('Club Sur').waitFor()
+    await page.getByText('Cargando…').waitFor({ state: 'detached' })
+    // Club Norte's conversation (and the draft typed there) is nowhere
+    await expect(page.getByText(`+${phone}`).count()).resolves.toBe(0)
+    await expect(page.getByLabel('Respuesta').count()).resolves.toBe(0)
+
+    // staff lower Ana's monthly allowance below what she ordered
+    await page.getByRole('link', { name: 'Socios' }).click()
+    await page.getByRole('button', { name: 'Editar a Ana Pereyra' }).click()
+    const edit = page.getByRole('region', { name: 'Socio: Ana Pereyra' })
+    await edit.getByRole('row', { name: /Este mes/ }).waitFor()
+    await edit.getByLabel('Situación').selectOption('active')
+    await edit.getByLabel('Asignación mensual personal (g)').fill('1')
+    await edit.getByRole('button', { name: 'Guardar' }).click()
+    await edit.getByRole('status').getByText('Guardado.').waitFor()
+
+    // at the counter, by keyboard: find Ana, open her, tick the identity check, hand over
+    await page.getByRole('link', { name: 'Mostrador' }).click()
+    await page.getByLabel('Buscar socio (nombre, email o teléfono)').focus()
+    await page.keyboard.type('ana')
+    await page.keyboard.press('Enter')
+    await page.getByRole('button', { name: /Ana Pereyra/ }).focus()
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { name: 'Ana Pereyra' }).waitFor()
+    const handOver = page.getByRole('button', { name: `Entregar #${order.displayId}` })
+    await handOver.waitFor()
+    const reached = await tabWalk(page, 16)
+    for (const want of ['input:Buscar socio', 'button:Ana Pereyra', 'input:Identidad comprobada', `button:Entregar #${order.displayId}`]) {
+      expect(reached.some((r) => r.startsWith(want)), `${want} in ${reached.join(' | ')}`).toBe(true)
+    }
+    await page.getByLabel('Identidad comprobada (documento a la vista)').focus()
+    await page.keyboard.press('Space')
+    await expect(page.getByLabel('Identidad comprobada (documento a la vista)').isChecked()).resolves.toBe(true)
+    await handOver.focus()
+    await page.keyboard.press('Enter')
+    await page.getByRole('status').getByText('No se entrega: supera el límite mensual: quedan 1 g').waitFor()
+    await shot(page, 'counter-refused')
+    await checkA11y(page)
+    // refused: still open, nothing written in the record
+    await handOver.waitFor()
+    expect((await t.app.inject({ url: `/api/orders/${order.id}`, headers })).json().order.status).toBe('pending')
+    const { entries } = (await t.app.inject({ url: '/api/dispensing?limit=1000', headers })).json()
+    expect(entries.filter((e: { orderId: string }) => e.orderId === order.id)).toEqual([])
   })
 
   it("a member's own page: orders, notifications, and a link code as a QR code and a chat link", async () => {

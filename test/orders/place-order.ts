@@ -10,16 +10,18 @@ export async function demoLogin (t: TestApp, actorType: 'customer' | 'user', ema
 
 /**
  * One item of the first product (with `grams`, of the first variant counted in grams: one the dispensing record
- * notes), the first shipping option, cash: the member's order through the store front.
+ * notes), the first shipping option (or the one named `shipping`), cash: the member's order through the store front.
  */
-export async function placeOrder (t: TestApp, headers: Record<string, string>, grams = false): Promise<{ id: string, displayId: string }> {
+export async function placeOrder (t: TestApp, headers: Record<string, string>, grams = false, shipping?: string): Promise<{ id: string, displayId: string }> {
   const products: Array<{ variants: Array<{ id: string, grams: number | null }> }> = (await t.app.inject({ url: '/store/products', headers })).json().products
   const variant = grams ? products.flatMap((p) => p.variants).find((v) => v.grams) : products[0]?.variants[0]
   expect(variant).toBeDefined()
   const cart = (await t.app.inject({ method: 'POST', url: '/store/carts', headers, payload: {} })).json().cart
   await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/line-items`, headers, payload: { variantId: variant!.id, quantity: 1 } })
   const options = (await t.app.inject({ url: `/store/shipping-options?cartId=${cart.id}`, headers })).json().shippingOptions
-  await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/shipping-methods`, headers, payload: { optionId: options[0].id } })
+  const option = shipping === undefined ? options[0] : options.find((o: { name: string }) => o.name === shipping)
+  expect(option).toBeDefined()
+  await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/shipping-methods`, headers, payload: { optionId: option.id } })
   await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/payment-sessions`, headers, payload: { providerId: 'cash' } })
   const done = await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/complete`, headers })
   expect(done.statusCode).toBe(200)
