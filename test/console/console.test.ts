@@ -227,8 +227,6 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await edit.getByLabel('Motivo del estado (opcional)').fill('Cuota impaga')
     await edit.getByLabel('Vigente hasta').fill('2030-06-30')
     await edit.getByLabel('Asignación mensual personal (g)').fill('12.5')
-    await shot(page, 'members')
-    await checkA11y(page)
     await edit.getByRole('button', { name: 'Guardar' }).click()
     await edit.getByRole('status').getByText('Guardado.').waitFor()
     await edit.getByText('suspendido · Cuota impaga').waitFor()
@@ -238,6 +236,8 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     expect(standing).toMatchObject({ status: 'suspended', reason: 'Cuota impaga', validUntil: '2030-06-30', monthlyAllowanceGrams: 12.5 })
     // the allowance is their monthly limit now
     await edit.getByRole('row', { name: /Este mes/ }).getByText('12,5 g').first().waitFor()
+    await shot(page, 'members')
+    await checkA11y(page)
     // emptied, the club's limit applies again
     await edit.getByLabel('Asignación mensual personal (g)').fill('')
     await edit.getByRole('button', { name: 'Guardar' }).click()
