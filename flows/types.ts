@@ -1,5 +1,5 @@
 // The login form's data API (version 3.0): what the endpoint answers for each screen.
-export const DATA_API_VERSION = '3.0'
+const DATA_API_VERSION = '3.0'
 
 export type Locale = 'es' | 'en'
 

@@ -36,7 +36,7 @@ export function wordIn (event: ConversationEvent): Word | undefined {
 }
 
 /** The reply id a message picks: a button or row, or the position number of one of the choices last offered. */
-export function choiceIdOf (context: ConversationContext, event: ConversationEvent): string | undefined {
+function choiceIdOf (context: ConversationContext, event: ConversationEvent): string | undefined {
   if (event.type === 'REPLY') return event.id
   const text = textOf(event)?.trim()
   if (text === undefined || !NUMBER.test(text)) return undefined
@@ -117,7 +117,7 @@ export function clubsReply (context: ConversationContext): Reply {
   return { id: 'clubs', clubs: validAccounts(context.accounts, context.lastActivity).map((a) => ({ id: a.tenantId, name: a.tenantName })) }
 }
 
-export function hasMoreProducts (offset: number, shown: number, count: number): boolean {
+function hasMoreProducts (offset: number, shown: number, count: number): boolean {
   return offset + shown < count
 }
 
@@ -126,7 +126,7 @@ export function nextProductsOffset (context: ConversationContext): number {
   return next < context.catalogCount ? next : 0
 }
 
-export const cartIsLong = (items: readonly CartItem[]): boolean => items.length > CART_PREVIEW_LINES
+const cartIsLong = (items: readonly CartItem[]): boolean => items.length > CART_PREVIEW_LINES
 
 /**
  * The choices a reply offers, in the order they are shown. Replies that ask for free text offer none ([]);
@@ -175,7 +175,7 @@ export function inCart (cart: readonly CartItem[], variantId: string): number {
 }
 
 /** The most of a variant one cart may hold: its stock, or a fixed cap when its stock is not tracked. */
-export const stockCap = (variant: Variant): number => variant.stock ?? UNTRACKED_MAX
+const stockCap = (variant: Variant): number => variant.stock ?? UNTRACKED_MAX
 
 /** How many more of a variant the member may add: its stock less what the cart already holds. */
 export function maxQuantity (context: ConversationContext, variantId: string | undefined): number {

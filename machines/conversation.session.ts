@@ -47,7 +47,7 @@ const storedSession = z.object({
   wanted: z.number().int().min(0).optional(),
   pending: pending.optional(),
 })
-export type StoredSession = z.infer<typeof storedSession>
+type StoredSession = z.infer<typeof storedSession>
 
 /**
  * A session of machine version 1, which kept the last page of products whole: it resumes where it was. While

@@ -39,7 +39,7 @@ function distance (a: string, b: string, max: number): number {
 const allowedTypos = (word: string): number => word.length >= 8 ? 2 : word.length >= 4 ? 1 : 0
 
 /** The same word, give or take a typo. */
-export function sameWord (typed: string, known: string): boolean {
+function sameWord (typed: string, known: string): boolean {
   return typed === known || distance(typed, known, allowedTypos(known)) <= allowedTypos(known)
 }
 

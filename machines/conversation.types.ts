@@ -27,7 +27,7 @@ export const UNTRACKED_MAX = 99
 
 export type Locale = 'es' | 'en'
 
-export type Role = 'member' | 'grower' | 'admin'
+type Role = 'member' | 'grower' | 'admin'
 
 /** What the conversation knows of one club the phone is linked to (never the token). */
 export interface AccountRef {

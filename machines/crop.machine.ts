@@ -33,9 +33,9 @@ export interface CropContext {
 }
 
 /** A move through the status route: one event type per target, so the config reads as the table. */
-export type MoveEvent = { type: `MOVE.${CropStatus}`, at: string }
+type MoveEvent = { type: `MOVE.${CropStatus}`, at: string }
 /** A harvest: to DRYING, or back to (or staying in) FLOWERING with continueFlowering. */
-export type HarvestEvent = { type: 'HARVEST', at: string, continueFlowering: boolean }
+type HarvestEvent = { type: 'HARVEST', at: string, continueFlowering: boolean }
 export type CropEvent = MoveEvent | HarvestEvent
 
 const enter = (status: CropStatus) => ({ type: 'enterStatus' as const, params: { status } })
@@ -115,7 +115,7 @@ export const cropMachine = setup({
  * Pure history step: close the open entry at `at` (never before its start) and open one for `status`.
  * Entering the status that is already open changes nothing.
  */
-export function enterHistory (history: readonly StatusHistoryEntry[], status: CropStatus, at: string): StatusHistoryEntry[] {
+function enterHistory (history: readonly StatusHistoryEntry[], status: CropStatus, at: string): StatusHistoryEntry[] {
   const open = history.at(-1)
   if (open?.status === status && open.end === '') return [...history]
   const moment = open && Date.parse(at) < Date.parse(open.start) ? open.start : at

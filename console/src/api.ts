@@ -7,7 +7,7 @@ import type { components, paths } from './api.gen.ts'
 // brings it back after a reload.
 
 export type Session = components['schemas']['ConsoleSession']
-export type ErrorEnvelope = components['schemas']['ErrorEnvelope']
+type ErrorEnvelope = components['schemas']['ErrorEnvelope']
 
 export const session = signal<Session | null>(null)
 /** The token was refused (expired): the login form shows over the screen, which keeps what was typed. */

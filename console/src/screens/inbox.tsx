@@ -7,7 +7,7 @@ type Conversation = components['schemas']['ChatConversation']
 type Message = components['schemas']['ChatHistoryMessage']
 
 /** Waiting for a person first (longest wait on top), then the latest activity first. */
-export function inboxOrder (list: Conversation[]): Conversation[] {
+function inboxOrder (list: Conversation[]): Conversation[] {
   const waitingSince = (c: Conversation) => c.needsPerson && c.handoff ? Date.parse(c.handoff.since) : Infinity
   return [...list].sort((a, b) => waitingSince(a) - waitingSince(b) || Date.parse(b.lastActivityAt) - Date.parse(a.lastActivityAt))
 }

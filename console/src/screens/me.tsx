@@ -12,7 +12,7 @@ type Quota = components['schemas']['MemberQuota']
 type Standing = components['schemas']['MemberStanding']
 
 /** The link that opens the club's chat with `text` typed (the number picked by the member when none is set). */
-export const chatLink = (number: string | null, text: string) => `https://wa.me/${number ?? ''}?text=${encodeURIComponent(text)}`
+const chatLink = (number: string | null, text: string) => `https://wa.me/${number ?? ''}?text=${encodeURIComponent(text)}`
 
 function Qr ({ text, label }: { text: string, label: string }) {
   const { size, data } = create(text, { errorCorrectionLevel: 'M' }).modules
