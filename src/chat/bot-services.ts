@@ -43,7 +43,7 @@ const failureOf = (status: number): Failure =>
 const PERIODS = new Set(['day', 'month', 'year'])
 
 /** A refusal of the club's rules (403 LIMIT_EXCEEDED, or FORBIDDEN naming a reason) in the conversation's terms. */
-export function ruleRefusalOf (err: AppError): RuleRefusal | undefined {
+function ruleRefusalOf (err: AppError): RuleRefusal | undefined {
   const details = err.details ?? {}
   if (err.code === 'LIMIT_EXCEEDED' && typeof details.period === 'string' && PERIODS.has(details.period) && typeof details.remaining === 'number') {
     return { kind: 'limit', period: details.period as 'day' | 'month' | 'year', remaining: details.remaining }
@@ -189,7 +189,7 @@ export type { LinkRecord }
  * The products a member under a THC ceiling may receive: a controlled variant (one with grams) above the ceiling,
  * or of unknown THC, is not offered, as the order would be refused; a product left with no variant is not shown.
  */
-export function offered (products: readonly StoreProduct[], ceiling: number | null): StoreProduct[] {
+function offered (products: readonly StoreProduct[], ceiling: number | null): StoreProduct[] {
   if (ceiling === null) return [...products]
   return products.flatMap((p) => {
     const variants = p.variants.filter((v) => v.grams === null || (v.thcPercent !== null && v.thcPercent <= ceiling))

@@ -18,7 +18,7 @@ import { COPY, gramsText } from './replies/copy.ts'
 // the conversation must know into an event.
 
 /** A link made by code lasts as long as one made by the login form (spec, Limits), or less if the token says so. */
-export const LINK_TTL_MS = 7 * 24 * 60 * 60_000
+const LINK_TTL_MS = 7 * 24 * 60 * 60_000
 const DEFAULT_VOICE: Voice = { locale: 'es', currency: 'ARS' }
 
 export type { EffectAction }

@@ -19,7 +19,7 @@ import { APPLIED_KEPT, type ChatStore, type SessionState, type PhoneViewReader }
 /** A turn never loops: an inbound event and at most this many results. */
 const MAX_STEPS = 8
 
-export function inboundEvent (input: InboundInput, at: number, accounts: AccountRef[]): InboundEvent {
+function inboundEvent (input: InboundInput, at: number, accounts: AccountRef[]): InboundEvent {
   switch (input.kind) {
     case 'text': return { type: 'TEXT', text: input.text, at, accounts }
     case 'reply': return { type: 'REPLY', id: input.id, title: input.title, at, accounts }

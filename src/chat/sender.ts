@@ -45,12 +45,12 @@ export interface SenderOptions {
 /** How long a throttled number waits when the provider gives no Retry-After. */
 const THROTTLE_HOLD_MS = 1_000
 /** The pair rate limit (131056) allows about one message every 6 seconds to one person: that phone alone waits so long. */
-export const PAIR_RATE_HOLD_MS = 6_000
+const PAIR_RATE_HOLD_MS = 6_000
 /** A send waits for its turn of the provider's pace with the phone in hand when the turn is this near. */
 const PACE_MAX_WAIT_MS = 1_000
 
 /** Exponential with jitter: 0.5 s, 1 s, 2 s ... at most a minute. */
-export const sendBackoffMs = (tries: number): number => Math.min(60_000, 500 * 2 ** Math.min(tries, 10)) * (0.75 + Math.random() / 2)
+const sendBackoffMs = (tries: number): number => Math.min(60_000, 500 * 2 ** Math.min(tries, 10)) * (0.75 + Math.random() / 2)
 
 export class Sender implements SendStage {
   readonly runner: LaneRunner<SendWork>

@@ -49,14 +49,14 @@ export interface SendStage {
 }
 
 /** Errors of the connection to Redis: they say nothing about the message, so they do not count as tries. */
-export function isTransient (err: unknown): boolean {
+function isTransient (err: unknown): boolean {
   const e = err as { name?: string, message?: string, code?: string }
   return e.name === 'MaxRetriesPerRequestError' ||
     /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection is closed|Stream isn't writeable|connect/i.test(e.message ?? '') ||
     ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(e.code ?? '')
 }
 
-export const turnBackoffMs = (tries: number): number => Math.min(30_000, 500 * 2 ** Math.max(0, tries - 1))
+const turnBackoffMs = (tries: number): number => Math.min(30_000, 500 * 2 ** Math.max(0, tries - 1))
 const TRANSIENT_RETRY_MS = 1_000
 
 export class TurnWorker {

@@ -15,7 +15,7 @@ import { decryptFlowRequest, DECRYPTION_FAILED_STATUS, encryptFlowResponse, Flow
 // (421 when it cannot be: the app fetches the public key again and retries once); the decrypted request is the
 // partner's `data_exchange`, answered by the same login form; the answer goes back encrypted, as base64 text.
 
-export const SIGNATURE_FAILED_STATUS = 432
+const SIGNATURE_FAILED_STATUS = 432
 
 const headerValue = (v: string | string[] | undefined) => Array.isArray(v) ? v[0] : v
 

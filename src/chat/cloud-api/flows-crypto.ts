@@ -10,7 +10,7 @@ export const DECRYPTION_FAILED_STATUS = 421
 const KEY_BYTES = 16
 const TAG_BYTES = 16
 
-export interface EncryptedFlowRequest {
+interface EncryptedFlowRequest {
   encrypted_flow_data: string
   encrypted_aes_key: string
   initial_vector: string

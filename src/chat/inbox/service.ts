@@ -61,7 +61,7 @@ function readable (body: SendBody): { text: string, choice?: string } {
   return { text: options.length > 0 ? `${i.body.text}\n[${options.join(' | ')}]` : i.body.text }
 }
 
-export function inboundHistory (message: InboundMessage): HistoryMessage {
+function inboundHistory (message: InboundMessage): HistoryMessage {
   const base = { id: message.id, at: message.receivedAt, direction: 'in' as const, author: 'member' as const }
   switch (message.input.kind) {
     // a voice note is kept as one, with what its transcript said
@@ -72,7 +72,7 @@ export function inboundHistory (message: InboundMessage): HistoryMessage {
   }
 }
 
-export function outboundHistory (entry: OutboxEntry, author: Author): HistoryMessage {
+function outboundHistory (entry: OutboxEntry, author: Author): HistoryMessage {
   return { id: entry.id, at: entry.at, direction: 'out', author, type: entry.body.type, ...readable(entry.body) }
 }
 

@@ -54,8 +54,8 @@ export interface InboxStore {
 }
 
 /** The shard's handoff index names a conversation as '<tenantId>:<phone>' (a club id has no ':'). */
-export const dueMember = (tenantId: string, phone: string): string => `${tenantId}:${phone}`
-export function dueRef (member: string): ConversationRef | undefined {
+const dueMember = (tenantId: string, phone: string): string => `${tenantId}:${phone}`
+function dueRef (member: string): ConversationRef | undefined {
   const at = member.indexOf(':')
   return at > 0 ? { tenantId: member.slice(0, at), phone: member.slice(at + 1) } : undefined
 }

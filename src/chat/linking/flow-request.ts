@@ -9,9 +9,9 @@ import { BUSINESS_SCOPED_ID } from '../provider/identity.ts'
 //   they need no screen; a data exchange names CLUB_SELECT or LOGIN.
 
 export const FORM_SCREENS = ['CLUB_SELECT', 'LOGIN'] as const
-export type FormScreen = typeof FORM_SCREENS[number]
+type FormScreen = typeof FORM_SCREENS[number]
 const ACTIONS = ['INIT', 'BACK', 'DATA_EXCHANGE', 'COMPLETE'] as const
-export type FlowAction = typeof ACTIONS[number]
+type FlowAction = typeof ACTIONS[number]
 
 export type FlowRequest =
   | { kind: 'ping', signatureValid: boolean | undefined }

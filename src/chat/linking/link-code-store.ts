@@ -16,7 +16,7 @@ export interface LinkCodeStore {
 }
 
 /** Whether a code with this record may be consumed from `phone` (none: the link route). */
-export const consumableFrom = (record: StoredLink, phone: string | undefined): boolean => !('phone' in record) || record.phone === phone
+const consumableFrom = (record: StoredLink, phone: string | undefined): boolean => !('phone' in record) || record.phone === phone
 
 export interface LinkCodeStoreOptions {
   ttlMs?: number

@@ -2,7 +2,7 @@ import { z } from 'zod'
 
 // spec, Link record and Limits: a pending link, valid 10 minutes, single use.
 export const LINK_CODE_TTL_MS = 10 * 60 * 1000
-export const LINK_CODE_MIN_LENGTH = 10
+const LINK_CODE_MIN_LENGTH = 10
 
 export const linkRecordSchema = z.object({
   customerId: z.string(),
@@ -18,7 +18,7 @@ export type LinkRecord = z.infer<typeof linkRecordSchema>
  * A code a club's staff makes for a member: it links only the chat of the member's phone on record (its digits),
  * and is never answered by the link route, since its record holds the member's token.
  */
-export const staffLinkSchema = linkRecordSchema.extend({ phone: z.string().regex(/^\d+$/) })
+const staffLinkSchema = linkRecordSchema.extend({ phone: z.string().regex(/^\d+$/) })
 export type StaffLinkRecord = z.infer<typeof staffLinkSchema>
 const storedLinkSchema = z.union([staffLinkSchema, linkRecordSchema])
 export type StoredLink = LinkRecord | StaffLinkRecord

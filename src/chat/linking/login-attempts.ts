@@ -7,14 +7,14 @@ import type { Clock } from '../../stores/expiring-map.ts'
 // the first attempt. Every attempt counts (taken before the password is checked, so concurrent tries cannot
 // slip past the limit); a successful login clears both counters.
 export const LOGIN_ATTEMPT_LIMIT = 5
-export const LOGIN_ATTEMPT_WINDOW_MS = 15 * 60 * 1000
+const LOGIN_ATTEMPT_WINDOW_MS = 15 * 60 * 1000
 
-export interface LoginIdentity {
+interface LoginIdentity {
   phone: string
   email: string
 }
 
-export type Reservation = { allowed: true } | { allowed: false, retryAfterMs: number }
+type Reservation = { allowed: true } | { allowed: false, retryAfterMs: number }
 
 export interface LoginAttemptLimiter {
   reserve (who: LoginIdentity): Promise<Reservation>

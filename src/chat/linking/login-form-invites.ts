@@ -4,7 +4,7 @@ import { ExpiringMap, type Clock } from '../../stores/expiring-map.ts'
 import type { LoginFormInvites } from './types.ts'
 
 // The form may be answered only within an hour of the bot sending it.
-export const LOGIN_FORM_INVITE_TTL_MS = 60 * 60 * 1000
+const LOGIN_FORM_INVITE_TTL_MS = 60 * 60 * 1000
 
 export interface InviteOptions {
   ttlMs?: number

@@ -27,7 +27,7 @@ export interface Pace {
 }
 
 /** What a take at `now` (epoch ms) gets, and the number's next due moment after it (undefined when idle). */
-export function takeSlot (next: number | undefined, now: number, rate: number): { next: number | undefined, slot: Slot } {
+function takeSlot (next: number | undefined, now: number, rate: number): { next: number | undefined, slot: Slot } {
   const at = Math.max(next ?? now, now)
   const wait = at - 1000 / rate - now
   if (wait > 0) return { next, slot: { kind: 'wait', inMs: Math.ceil(wait) } }
@@ -35,7 +35,7 @@ export function takeSlot (next: number | undefined, now: number, rate: number): 
 }
 
 /** The tolerance is added so that the first send after the hold is not early by it. */
-export const holdSlots = (next: number | undefined, now: number, ms: number, rate: number): number => Math.max(next ?? now, now + ms + 1000 / rate)
+const holdSlots = (next: number | undefined, now: number, ms: number, rate: number): number => Math.max(next ?? now, now + ms + 1000 / rate)
 
 export class MemoryPace implements Pace {
   private readonly next = new Map<string, number>()

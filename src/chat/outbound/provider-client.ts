@@ -27,7 +27,7 @@ export function retryAfterMs (header: string | string[] | undefined, now = Date.
  * Which throttle an answer is, from its error code whatever the HTTP status (src/chat/provider/error-classes.ts):
  * the number's throughput (130429, the account's or the app's call rate) or one recipient's pair rate (131056).
  */
-export function throttlingScope (body: string): 'number' | 'phone' | undefined {
+function throttlingScope (body: string): 'number' | 'phone' | undefined {
   const code = errorCodeOf(body)
   if (code === undefined) return undefined
   const errorClass = classifyError({ code })
@@ -36,7 +36,7 @@ export function throttlingScope (body: string): 'number' | 'phone' | undefined {
 }
 
 /** The message id of a send's answer (`{messages: [{id}]}`, the provider's and Meta's alike), if it has one. */
-export function messageIdOf (answer: string): string | undefined {
+function messageIdOf (answer: string): string | undefined {
   try {
     const id = (JSON.parse(answer) as { messages?: Array<{ id?: unknown }> } | null)?.messages?.[0]?.id
     return typeof id === 'string' && id.length > 0 && id.length <= 256 ? id : undefined

@@ -13,9 +13,8 @@ export type ErrorClass =
   /** 131026 (undeliverable) and every other refusal: sending again cannot help. */
   | 'permanent'
 
-export const PAIR_RATE_LIMIT = 131056
-export const WINDOW_CLOSED = 131047
-export const UNDELIVERABLE = 131026
+const PAIR_RATE_LIMIT = 131056
+const WINDOW_CLOSED = 131047
 
 const THROUGHPUT = new Set([130429, 80007, 4])
 // Meta's codes that say "something went wrong on our side, retry": unknown (1), service (2), generic (131000),

@@ -8,8 +8,8 @@ export const PHONE = /^\d{6,15}$/
 /** A business-scoped user id: a two-letter country code, a period, an optional `ENT.` (a parent id), then up to 128 letters and digits. */
 export const BUSINESS_SCOPED_ID = /^[A-Z]{2}\.(?:ENT\.)?[A-Za-z0-9]{1,128}$/
 
-export const isPhone = (address: string): boolean => PHONE.test(address)
-export const isBusinessScopedId = (address: string): boolean => BUSINESS_SCOPED_ID.test(address)
+const isPhone = (address: string): boolean => PHONE.test(address)
+const isBusinessScopedId = (address: string): boolean => BUSINESS_SCOPED_ID.test(address)
 /** What a conversation is keyed by and replies go to: a phone, or a business-scoped user id. */
 export const isAddress = (address: string): boolean => isPhone(address) || isBusinessScopedId(address)
 

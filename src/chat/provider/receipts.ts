@@ -3,7 +3,7 @@
 // that gives the same result in any order: progress only moves forward (sent < delivered < read), and a failure
 // is kept beside a later delivery instead of replacing it, or being replaced by it.
 
-export const DELIVERY_STATUSES = ['sent', 'delivered', 'read', 'failed'] as const
+const DELIVERY_STATUSES = ['sent', 'delivered', 'read', 'failed'] as const
 export type DeliveryStatus = typeof DELIVERY_STATUSES[number]
 export type Progress = Exclude<DeliveryStatus, 'failed'>
 const RANK: Record<Progress, number> = { sent: 1, delivered: 2, read: 3 }

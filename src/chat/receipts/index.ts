@@ -3,7 +3,7 @@ import { MemoryReceiptStore } from './memory.ts'
 import type { ReceiptStore } from './port.ts'
 import { RedisReceiptStore } from './redis.ts'
 
-export type { Applied, ReceiptStore, SentReply } from './port.ts'
+export type { ReceiptStore, SentReply } from './port.ts'
 export { receiptTtlMs } from './port.ts'
 
 export function createReceiptStore (redis: RedisClient | null, options: { shards: number, ttlMs: number }): ReceiptStore {

@@ -29,7 +29,7 @@ export function text (body: string): OutboundMessage {
 }
 
 /** Up to 3 short choices as reply buttons, otherwise a list (at most 10 rows, clipped titles). */
-export function choices (body: string, options: Row[], listButton: string): OutboundMessage {
+function choices (body: string, options: Row[], listButton: string): OutboundMessage {
   if (options.length === 0) return text(body)
   const bodyText = clip(body, LIMITS.interactiveBody)
   const asButtons = options.length <= LIMITS.buttons && options.every((o) => o.title.length <= LIMITS.buttonTitle && !o.description)

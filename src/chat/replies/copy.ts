@@ -6,7 +6,7 @@ import type { CommerceFailure, ConversationState, LinkFailure, Locale, MenuItem,
 export type { Locale }
 
 /** Human handoff: a person asked for, handed back, or nobody came in time. */
-export interface HandoffCopy {
+interface HandoffCopy {
   requested: (club: string, hours: string | undefined) => string
   back: string
   timedOut: string

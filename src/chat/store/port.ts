@@ -84,7 +84,7 @@ export interface AcceptOptions {
   at?: number
 }
 
-export interface Accepted {
+interface Accepted {
   /** Letters stored (their id was new). */
   stored: number
   /** Phones nobody is on (their mailbox was empty, or waits with no lease and no backoff): a worker must be told. */
