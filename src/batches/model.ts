@@ -39,7 +39,7 @@ export interface Packaging {
   by: ActorRef
 }
 
-export interface Destruction {
+interface Destruction {
   id: string
   mg: number
   reason: string
@@ -61,7 +61,7 @@ export interface Dispensation {
   reversedAt: string | null
 }
 
-export interface Recall {
+interface Recall {
   reason: string
   at: string
   by: ActorRef

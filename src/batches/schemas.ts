@@ -7,7 +7,7 @@ import { BATCH_STATUSES } from './model.ts'
 
 const timestamp = z.string().meta({ format: 'date-time' })
 
-export const batchNumber = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'Must be 1 to 64 letters, digits, "_", "." or "-"')
+const batchNumber = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'Must be 1 to 64 letters, digits, "_", "." or "-"')
 export const batchParams = z.object({ batchNumber })
 
 const percent = z.number().min(0, 'Must be at least 0').max(100, 'Must be at most 100')

@@ -21,18 +21,18 @@ import type { BatchFilters, BatchStore } from './store/index.ts'
 export const BATCH_KEEPERS: readonly Role[] = ['grower', 'admin']
 
 /** A batch is good for this long after its harvest unless someone says otherwise (PATCH bestBefore). */
-export const DEFAULT_SHELF_LIFE_MONTHS = 12
+const DEFAULT_SHELF_LIFE_MONTHS = 12
 
 // A lab date may be a little ahead (a phone's clock, a time zone), not days ahead.
 const FUTURE_TOLERANCE_MS = 24 * 3600 * 1000
 
-export const batchNotFound = (): AppError => notFound('Batch')
+const batchNotFound = (): AppError => notFound('Batch')
 
-export function fieldError (field: string, message: string): AppError {
+function fieldError (field: string, message: string): AppError {
   return new AppError('VALIDATION_ERROR', message, { details: { errors: { [field]: [message] } } })
 }
 
-export function actorRef (actor: Pick<Actor, 'sub' | 'name' | 'email'>): ActorRef {
+function actorRef (actor: Pick<Actor, 'sub' | 'name' | 'email'>): ActorRef {
   return { id: actor.sub, name: actor.name ?? actor.email ?? actor.sub }
 }
 

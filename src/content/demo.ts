@@ -19,7 +19,7 @@ const wallClock = (day: string, time: string): string => {
   return new Date(zonedDayStartMs(day, DEFAULT_TIME_ZONE) + (hours * 60 + minutes) * 60_000).toISOString()
 }
 
-export function demoContent (now: number): { appointments: Appointment[], tasks: Task[] } {
+function demoContent (now: number): { appointments: Appointment[], tasks: Task[] } {
   if (!ana || !bruno || !grower || !adminSur) throw new Error('demo directory is missing a member or staff entry')
   const today = zonedDay(now, DEFAULT_TIME_ZONE)
   const tomorrow = addDays(today, 1)

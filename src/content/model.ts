@@ -6,7 +6,7 @@ import { isoTimestamp } from '../schemas/common.ts'
 export const APPOINTMENT_STATUSES = ['confirmed', 'pending', 'cancelled'] as const
 export const TASK_STATUSES = ['PENDING', 'IN_PROGRESS', 'DONE', 'CANCELLED'] as const
 /** Tasks that still need doing: the ones the overdue reminder is about. */
-export const OPEN_TASK_STATUSES: readonly TaskStatus[] = ['PENDING', 'IN_PROGRESS']
+const OPEN_TASK_STATUSES: readonly TaskStatus[] = ['PENDING', 'IN_PROGRESS']
 
 export type AppointmentStatus = typeof APPOINTMENT_STATUSES[number]
 export type TaskStatus = typeof TASK_STATUSES[number]
@@ -43,7 +43,7 @@ export const isOpenTask = (task: Pick<Task, 'status'>): boolean => OPEN_TASK_STA
 export const dayStartMs = (day: string): number => Date.parse(`${day}T00:00:00.000Z`)
 
 /** The UTC calendar day of an instant, YYYY-MM-DD. */
-export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
+const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
 
 /** The day `n` days after `day` (YYYY-MM-DD, UTC). */
 export const addDays = (day: string, n: number): string => utcDay(dayStartMs(day) + n * 86_400_000)

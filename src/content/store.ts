@@ -2,7 +2,7 @@ import type { RedisClient } from '../stores/redis-client.ts'
 import { keys } from '../stores/keys.ts'
 import { appointmentSchema, dayStartMs, isOpenTask, taskSchema, type Appointment, type AppointmentStatus, type Task, type TaskStatus } from './model.ts'
 
-export interface Page { limit: number, offset: number }
+interface Page { limit: number, offset: number }
 export interface AppointmentQuery extends Partial<Page> {
   status?: AppointmentStatus
   memberId?: string
@@ -44,7 +44,7 @@ const taskFilter = (q: TaskQuery) => (t: Task): boolean =>
 const byStart = (a: Appointment, b: Appointment): number => a.startsAt.localeCompare(b.startsAt) || a.id.localeCompare(b.id)
 const byDue = (a: Task, b: Task): number => a.dueDate.localeCompare(b.dueDate) || a.id.localeCompare(b.id)
 
-export class MemoryContentStore implements ContentStore {
+class MemoryContentStore implements ContentStore {
   private readonly appointments = new Map<string, Map<string, Appointment>>()
   private readonly tasks = new Map<string, Map<string, Task>>()
 
@@ -75,7 +75,7 @@ export class MemoryContentStore implements ContentStore {
   }
 }
 
-export class RedisContentStore implements ContentStore {
+class RedisContentStore implements ContentStore {
   constructor (private readonly redis: RedisClient) {}
 
   private async load<T> (hash: string, ids: string[], parse: (raw: unknown) => T): Promise<T[]> {

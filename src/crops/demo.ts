@@ -87,7 +87,7 @@ export const demoCrops: DemoCrop[] = [
 const DAY_MS = 24 * 3600 * 1000
 
 /** The record of a demo crop, its history and timeline dated relative to `now`. */
-export function demoCropRecord (demo: DemoCrop, now: Date): { crop: CropRecord, plants: Plant[] } {
+function demoCropRecord (demo: DemoCrop, now: Date): { crop: CropRecord, plants: Plant[] } {
   const daysAgo = (n: number) => new Date(now.getTime() - n * DAY_MS).toISOString()
   const [[first, plantedDaysAgo], ...later] = demo.moves as [[CropStatus, number], ...Array<[CropStatus, number]>]
   const plantedAt = daysAgo(plantedDaysAgo)

@@ -17,10 +17,10 @@ export const PLANT_INTERACTIONS = [
 export type PlantInteraction = typeof PLANT_INTERACTIONS[number]
 
 export const HARVEST_STATUSES = ['DRYING', 'CURING', 'STOCKED'] as const
-export type HarvestStatus = typeof HARVEST_STATUSES[number]
+type HarvestStatus = typeof HARVEST_STATUSES[number]
 
 export const HARVEST_QUALITIES = ['A', 'B', 'C'] as const
-export type HarvestQuality = typeof HARVEST_QUALITIES[number]
+type HarvestQuality = typeof HARVEST_QUALITIES[number]
 
 export interface Author {
   id: string
@@ -37,7 +37,7 @@ export interface TimelineEntry {
   author: Author
 }
 
-export interface Pot {
+interface Pot {
   milliliters: number
   substrate: Array<{ type: string, percentage: number }>
 }

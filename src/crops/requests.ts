@@ -6,8 +6,8 @@ import { parseTimelineData } from './timeline-data.ts'
 
 // What the crop and catalog routes accept. Validation here; decisions in service.ts.
 
-export const cropStatus = z.enum(allStatuses)
-export const plantInteraction = z.enum(PLANT_INTERACTIONS)
+const cropStatus = z.enum(allStatuses)
+const plantInteraction = z.enum(PLANT_INTERACTIONS)
 
 /** Ids we make and ids clients choose (plants, strains...) share one safe alphabet. */
 export const idString = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/, 'Must be 1 to 100 letters, digits, "_", "." or "-"')
@@ -17,19 +17,19 @@ export const dateInput = z.union([z.iso.datetime({ offset: true }), z.iso.date()
   .transform((v) => new Date(v).toISOString())
 
 /** An upper-case word, for the open-ended kinds the spec shows some values of (substrate COCO, space ACTIVE...). */
-export const upperWord = z.string().regex(/^[A-Z][A-Z0-9_]{0,39}$/, 'Must be an upper-case word, for example ACTIVE')
+const upperWord = z.string().regex(/^[A-Z][A-Z0-9_]{0,39}$/, 'Must be an upper-case word, for example ACTIVE')
 
 const name = z.string().trim().min(1, 'Required').max(120)
 const text = z.string().max(2000)
 const grams = z.number().positive().max(10_000_000)
 
-export const authorInput = z.object({
+const authorInput = z.object({
   id: z.string().trim().min(1).max(100),
   name: z.string().trim().min(1).max(120),
   email: z.email().optional(),
 })
 
-export const potInput = z.object({
+const potInput = z.object({
   milliliters: z.number().positive().max(1_000_000),
   substrate: z.array(z.object({ type: upperWord, percentage: z.number().gt(0).max(100) })).max(10).default([]),
 }).refine((pot) => pot.substrate.length === 0 || Math.abs(pot.substrate.reduce((sum, s) => sum + s.percentage, 0) - 100) < 0.5, {

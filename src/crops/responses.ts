@@ -8,20 +8,20 @@ import { HARVEST_QUALITIES, HARVEST_STATUSES, PLANT_INTERACTIONS } from './model
 const cropStatus = z.enum(allStatuses)
 const timestamp = z.string().meta({ format: 'date-time' })
 
-export const strainRef = z.object({ id: z.string(), name: z.string() })
-export const strainSchema = z.object({
+const strainRef = z.object({ id: z.string(), name: z.string() })
+const strainSchema = z.object({
   id: z.string(),
   name: z.string(),
   type: z.string(),
   cannabinoids: z.object({ thc: z.number(), cbd: z.number() }),
 })
-export const spaceRef = z.object({ id: z.string(), name: z.string() })
-export const spaceSchema = spaceRef.extend({ squareMeters: z.number(), status: z.string() })
-export const lightSchema = z.object({ id: z.string(), name: z.string(), type: z.string() })
+const spaceRef = z.object({ id: z.string(), name: z.string() })
+const spaceSchema = spaceRef.extend({ squareMeters: z.number(), status: z.string() })
+const lightSchema = z.object({ id: z.string(), name: z.string(), type: z.string() })
 
-export const authorSchema = z.object({ id: z.string(), name: z.string(), email: z.string().optional() })
+const authorSchema = z.object({ id: z.string(), name: z.string(), email: z.string().optional() })
 
-export const timelineEntrySchema = z.object({
+const timelineEntrySchema = z.object({
   type: z.enum(PLANT_INTERACTIONS),
   date: timestamp,
   data: z.union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))]),
@@ -30,7 +30,7 @@ export const timelineEntrySchema = z.object({
   author: authorSchema,
 })
 
-export const statusHistorySchema = z.array(z.object({ status: cropStatus, start: timestamp, end: z.string() }))
+const statusHistorySchema = z.array(z.object({ status: cropStatus, start: timestamp, end: z.string() }))
 
 const potSchema = z.object({
   milliliters: z.number(),
@@ -56,18 +56,18 @@ export const cropSchema = z.object({
   updatedAt: timestamp,
 })
 
-export const cropSummarySchema = cropSchema.pick({ id: true, name: true, strain: true, status: true, plantedAt: true })
+const cropSummarySchema = cropSchema.pick({ id: true, name: true, strain: true, status: true, plantedAt: true })
 
-export const createdCropSchema = cropSchema.pick({ id: true, name: true, strain: true, status: true, plantedAt: true, expectedYield: true, createdAt: true })
+const createdCropSchema = cropSchema.pick({ id: true, name: true, strain: true, status: true, plantedAt: true, expectedYield: true, createdAt: true })
 
 /** PATCH answers the id, the fields it was sent (as they are now) and updatedAt. */
-export const patchedCropSchema = cropSchema.omit({ id: true, updatedAt: true, status: true, timeline: true, statusHistory: true, plants: true, createdAt: true })
+const patchedCropSchema = cropSchema.omit({ id: true, updatedAt: true, status: true, timeline: true, statusHistory: true, plants: true, createdAt: true })
   .partial()
   .extend({ id: z.string(), updatedAt: timestamp })
 
-export const plantSchema = z.object({ id: z.string(), code: z.string(), status: z.string(), cropId: z.string() })
+const plantSchema = z.object({ id: z.string(), code: z.string(), status: z.string(), cropId: z.string() })
 
-export const harvestSchema = z.object({
+const harvestSchema = z.object({
   id: z.string(),
   cropId: z.string(),
   name: z.string(),
@@ -93,7 +93,7 @@ export const statsSchema = z.object({
   totalDryWeight: z.number(),
 })
 
-export const invalidTransitionSchema = z.object({
+const invalidTransitionSchema = z.object({
   error: z.string(),
   currentStatus: cropStatus,
   validTransitions: z.array(cropStatus),

@@ -36,7 +36,7 @@ const FUTURE_TOLERANCE_MS = 24 * 3600 * 1000
 // A default batch of plant codes is recomputed this often when others take the same codes first.
 const PLANT_CODE_ATTEMPTS = 5
 
-export function callerAuthor (actor: Pick<Actor, 'sub' | 'name' | 'email'>): Author {
+function callerAuthor (actor: Pick<Actor, 'sub' | 'name' | 'email'>): Author {
   return { id: actor.sub, name: actor.name ?? actor.email ?? actor.sub, ...(actor.email ? { email: actor.email } : {}) }
 }
 

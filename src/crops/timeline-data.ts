@@ -6,7 +6,7 @@ import type { PlantInteraction } from './model.ts'
 
 const unit = z.string().trim().min(1).max(20)
 
-export const wateringData = z.object({
+const wateringData = z.object({
   amount: z.number().positive(),
   unit,
   // Not every grower measures pH and EC on every watering; when given they must be plausible.
@@ -14,16 +14,16 @@ export const wateringData = z.object({
   EC: z.number().min(0).max(20).optional(),
 })
 
-export const fertilizerData = z.object({
+const fertilizerData = z.object({
   name: z.string().trim().min(1).max(100),
   nutrients: z.array(z.string().trim().min(1).max(60)).max(30),
   amount: z.number().positive(),
   unit,
 })
 
-export const fertilizationData = z.array(fertilizerData).min(1, 'At least one fertilizer').max(30)
+const fertilizationData = z.array(fertilizerData).min(1, 'At least one fertilizer').max(30)
 
-export const freeData = z.record(z.string(), z.unknown())
+const freeData = z.record(z.string(), z.unknown())
 
 const SHAPES: Partial<Record<PlantInteraction, z.ZodType>> = {
   WATERING: wateringData,

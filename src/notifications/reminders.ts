@@ -23,7 +23,7 @@ export interface ReminderDeps {
  * One reminder per (recipient, event, resourceId, day in the club's time zone). It is the notice's
  * externalId, so the store's create refuses a second one atomically, even from a concurrent run.
  */
-export function reminderId (recipientId: string, event: string, resourceId: string, day: string): string {
+function reminderId (recipientId: string, event: string, resourceId: string, day: string): string {
   return `rem_${createHash('sha256').update(`${recipientId}\n${event}\n${resourceId}\n${day}`).digest('hex').slice(0, 32)}`
 }
 

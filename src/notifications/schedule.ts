@@ -1,5 +1,5 @@
 /** Spec, Limits: the reminder job runs daily at 09:00 UTC. */
-export const REMINDERS_HOUR_UTC = 9
+const REMINDERS_HOUR_UTC = 9
 
 /** Milliseconds from `now` to the next `hour`:00 UTC (a full day when it is exactly that time). */
 export function msUntilNext (now: number, hour = REMINDERS_HOUR_UTC): number {

@@ -2,11 +2,11 @@ import type { Role } from '../tenants/roles.ts'
 
 // The contract other domains use to notify a user (orders events, chat). Implemented by the notifications plugin.
 export const NOTIFICATION_DOMAINS = ['orders', 'appointments', 'crops', 'tasks', 'memberships', 'medical', 'products', 'inventory', 'workforce', 'documents', 'system'] as const
-export type NotificationDomain = typeof NOTIFICATION_DOMAINS[number]
+type NotificationDomain = typeof NOTIFICATION_DOMAINS[number]
 export const NOTIFICATION_SEVERITIES = ['info', 'success', 'warning', 'error'] as const
-export type NotificationSeverity = typeof NOTIFICATION_SEVERITIES[number]
+type NotificationSeverity = typeof NOTIFICATION_SEVERITIES[number]
 export const NOTIFICATION_SOURCES = ['event', 'reminder', 'manual', 'system'] as const
-export type NotificationSource = typeof NOTIFICATION_SOURCES[number]
+type NotificationSource = typeof NOTIFICATION_SOURCES[number]
 
 export interface NotifyInput {
   tenantId: string

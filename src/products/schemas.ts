@@ -43,7 +43,7 @@ const variantSchema = z.object({
   price: z.number().nullable(),
   inventoryItemId: z.string().nullable(),
 })
-export const productSchema = z.object({
+const productSchema = z.object({
   id: z.string(),
   title: z.string(),
   description: z.string().nullable(),

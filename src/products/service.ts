@@ -150,7 +150,7 @@ function handleFor (tenant: Tenant, title: string): string {
   return `${tenant.id}-${slug || 'product'}-${randomBytes(3).toString('hex')}`
 }
 
-export const currencyOf = (tenant: Tenant): string => tenant.currency.toLowerCase()
+const currencyOf = (tenant: Tenant): string => tenant.currency.toLowerCase()
 
 function fieldError (field: string, message: string): AppError {
   return new AppError('VALIDATION_ERROR', message, { details: { errors: { [field]: [message] } } })

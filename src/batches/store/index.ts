@@ -3,7 +3,7 @@ import { MemoryBatchStore } from './memory.ts'
 import type { BatchStore } from './port.ts'
 import { RedisBatchStore } from './redis.ts'
 
-export type { BatchChange, BatchFilters, BatchPage, BatchQuery, BatchStore } from './port.ts'
+export type { BatchFilters, BatchStore } from './port.ts'
 
 export function createBatchStore (redis: RedisClient | null): BatchStore {
   return redis ? new RedisBatchStore(redis) : new MemoryBatchStore()

@@ -3,7 +3,7 @@ import { MemoryCatalogStore, MemoryCropStore } from './memory.ts'
 import type { CatalogStore, CropStore } from './port.ts'
 import { RedisCatalogStore, RedisCropStore } from './redis.ts'
 
-export type { AddPlantsResult, CatalogStore, CreateCropResult, CropChange, CropFilters, CropPage, CropQuery, CropStore } from './port.ts'
+export type { CatalogStore, CropFilters, CropStore } from './port.ts'
 
 export function createCropStore (redis: RedisClient | null): CropStore {
   return redis ? new RedisCropStore(redis) : new MemoryCropStore()
