@@ -15,7 +15,7 @@ export const periodIdsOf = (day: string): PeriodIds => ({ day, month: day.slice(
 
 const NONE = -1
 /** THC of a controlled line with no figure: above any ceiling (unknown is not under 10 %). */
-export const UNKNOWN_THC = 100_001
+const UNKNOWN_THC = 100_001
 
 /** The rules of one club day, as numbers (mg, thousandths of a percent) and days: what the Lua script gets. */
 export interface RuleArgs {
@@ -70,7 +70,7 @@ export function loadOf (lines: readonly LoadLine[]): Load {
   return { mg, maxThc }
 }
 
-export interface Slot { used: number, reserved: number }
+interface Slot { used: number, reserved: number }
 export type Totals = Record<Period, Slot>
 export const ZERO_TOTALS: Totals = { day: { used: 0, reserved: 0 }, month: { used: 0, reserved: 0 }, year: { used: 0, reserved: 0 } }
 
@@ -111,7 +111,7 @@ export function ruleArgs (rules: ClubRules, day: string): RuleArgs {
 }
 
 /** Young on the rules' day: born after the day `underAge` years back (turning 21 on the day makes one an adult). */
-export const isYoung = (args: RuleArgs, s: StandingFacts): boolean =>
+const isYoung = (args: RuleArgs, s: StandingFacts): boolean =>
   args.youngBornAfter !== '' && s.birthDate !== null && s.birthDate > args.youngBornAfter
 
 /** The member's caps on the rules' day (mg, null none): a personal allowance replaces the club's monthly cap. */
@@ -125,7 +125,7 @@ export function limitsOf (args: RuleArgs, s: StandingFacts): { limits: Limits, y
 }
 
 /** The standing's refusal on the rules' day, if any: whatever the order holds. */
-export function standingRefusal (args: RuleArgs, s: StandingFacts): Refusal | undefined {
+function standingRefusal (args: RuleArgs, s: StandingFacts): Refusal | undefined {
   if (s.status !== 'active') return { kind: 'status', status: s.status }
   if (s.validUntil !== null ? s.validUntil < args.ids.day : args.registrationRequired) return { kind: 'registration', validUntil: s.validUntil }
   if (args.minAgeBornAfter !== '' && s.birthDate !== null && s.birthDate > args.minAgeBornAfter) return { kind: 'under-age' }

@@ -8,7 +8,7 @@ import { awaitsExpiry } from './store/port.ts'
 // (a `membership.expiring` notice, which the chat bot also sends to their linked phones), and on the day after it
 // the standing becomes `lapsed`. Days are the club's; members are found through the club's index by validUntil.
 
-export const EXPIRING_DAYS = 10
+const EXPIRING_DAYS = 10
 const FIRST_DAY = '0001-01-01'
 const PUT_ATTEMPTS = 3
 

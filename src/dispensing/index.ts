@@ -23,7 +23,7 @@ declare module 'fastify' {
   }
 }
 
-export interface DailyReport { clubs: number, removed: number, notified: number, lapsed: number }
+interface DailyReport { clubs: number, removed: number, notified: number, lapsed: number }
 
 const DAILY_LOCK_TTL_MS = 10 * 60 * 1000
 

@@ -21,7 +21,7 @@ export const standingPatch = z.object({
   monthlyAllowanceGrams: z.number().positive().max(MAX_CAP_GRAMS).multipleOf(0.001, 'at most 3 decimals').nullable().optional(),
 }).strict()
 
-export const periodQuotaSchema = z.object({
+const periodQuotaSchema = z.object({
   period: z.enum(['day', 'month', 'year']),
   id: z.string().describe('The club day (YYYY-MM-DD), month (YYYY-MM) or year (YYYY)'),
   used: z.number(),

@@ -17,7 +17,7 @@ import type { MemberStore } from './store/index.ts'
 /** Who reads the rules (growers plan the harvest by them) and who changes them and the members' standing. */
 export const RULE_READERS: readonly Role[] = ['admin', 'grower']
 export const RULE_WRITERS: readonly Role[] = ['admin']
-export const STANDING_KEEPERS: readonly Role[] = ['admin']
+const STANDING_KEEPERS: readonly Role[] = ['admin']
 
 export type RulesPatch = Partial<Omit<ClubRules, 'preset'>> & { preset?: PresetName | undefined }
 
@@ -31,7 +31,7 @@ export interface StandingPatch {
   monthlyAllowanceGrams?: number | null | undefined
 }
 
-export interface PeriodQuota { period: Period, id: string, used: number, reserved: number, limit: number, remaining: number }
+interface PeriodQuota { period: Period, id: string, used: number, reserved: number, limit: number, remaining: number }
 
 export interface QuotaView {
   memberId: string
@@ -210,7 +210,7 @@ export class DispensingService {
   }
 }
 
-export function applyStanding (current: Standing, patch: StandingPatch, actor: Actor, now: string): Standing {
+function applyStanding (current: Standing, patch: StandingPatch, actor: Actor, now: string): Standing {
   const next: Standing = { ...current, updatedAt: now }
   if (patch.status !== undefined) next.status = patch.status
   if (patch.reason !== undefined) next.reason = patch.reason

@@ -8,7 +8,7 @@ export type Status = typeof STATUSES[number]
 export const DOCUMENT_KINDS = ['id-card', 'passport', 'residence-permit', 'driving-licence', 'other'] as const
 export type DocumentKind = typeof DOCUMENT_KINDS[number]
 
-export interface IdentityCheck {
+interface IdentityCheck {
   at: string
   /** The staff member who saw the document: their id and name. */
   by: { id: string, name: string }

@@ -8,7 +8,7 @@ import { z } from 'zod'
 export const MAX_CAP_GRAMS = 100_000
 const grams = z.number().positive().max(MAX_CAP_GRAMS).multipleOf(0.001, 'at most 3 decimals').nullable()
 
-export const youngRulesSchema = z.object({
+const youngRulesSchema = z.object({
   /** A member under this age on the day of the dispensation is a young adult (KCanG: 21). */
   underAge: z.number().int().min(1).max(99),
   /** Replaces the monthly cap for them; null: the club's monthly cap. */
@@ -40,7 +40,7 @@ export const clubRulesSchema = z.object({
 }).strict()
 export type ClubRules = z.infer<typeof clubRulesSchema>
 
-export const PRESET_NAMES = ['none', 'de-kcang', 'uy-club', 'ar-reprocann', 'es-csc'] as const
+const PRESET_NAMES = ['none', 'de-kcang', 'uy-club', 'ar-reprocann', 'es-csc'] as const
 export type PresetName = typeof PRESET_NAMES[number]
 
 const base: ClubRules = {

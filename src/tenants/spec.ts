@@ -29,7 +29,7 @@ export const clubSpecSchema = z.object({
 export type ClubSpec = z.output<typeof clubSpecSchema>
 export type ClubSpecInput = z.input<typeof clubSpecSchema>
 
-export const SHIPPING_OPTION_NAMES = ['pickup', 'delivery'] as const
+const SHIPPING_OPTION_NAMES = ['pickup', 'delivery'] as const
 export type ShippingOptionName = typeof SHIPPING_OPTION_NAMES[number]
 
 const LABELS: Record<Tenant['locale'], Record<ShippingOptionName, string>> = {

@@ -6,7 +6,7 @@ import { AppError, conflict } from '../errors.ts'
 import { clubNameKey, staffSchema, tenantSchema, type Staff, type Tenant, type TenantInput } from './model.ts'
 
 /** What a role change or removal came to: refused when it would leave the club without an admin. */
-export type StaffChange = 'ok' | 'missing' | 'last-admin'
+type StaffChange = 'ok' | 'missing' | 'last-admin'
 export type StaffRole = Exclude<Role, 'member'>
 
 export interface TenantStore {
@@ -40,7 +40,7 @@ export interface TenantStore {
 }
 
 /** The roster change as one decision, shared by both stores: the last admin is never demoted or removed. */
-export function decideStaffChange (roster: Record<string, string>, email: string, role: StaffRole | null): StaffChange {
+function decideStaffChange (roster: Record<string, string>, email: string, role: StaffRole | null): StaffChange {
   const current = roster[email]
   if (!current) return 'missing'
   if (current !== 'admin' || role === 'admin') return 'ok'

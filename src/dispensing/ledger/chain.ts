@@ -4,9 +4,9 @@ import { z } from 'zod'
 // The dispensing record as a hash chain: each entry's hash covers its content and the previous entry's hash, so
 // an entry edited or removed afterwards breaks the chain at that entry. Pure (node:crypto only).
 
-export const GENESIS = '0'.repeat(64)
+const GENESIS = '0'.repeat(64)
 
-export const batchShareSchema = z.object({ batchNumber: z.string(), grams: z.number() })
+const batchShareSchema = z.object({ batchNumber: z.string(), grams: z.number() })
 export type BatchShare = z.infer<typeof batchShareSchema>
 
 export const ledgerEntrySchema = z.object({
@@ -50,7 +50,7 @@ function hashed (e: Omit<LedgerEntry, 'hash'>): string {
   ])
 }
 
-export const hashOf = (e: Omit<LedgerEntry, 'hash'>): string =>
+const hashOf = (e: Omit<LedgerEntry, 'hash'>): string =>
   createHash('sha256').update(e.prevHash).update('\n').update(hashed(e)).digest('hex')
 
 /** Entries for `contents`, chained after the entry `seq` whose hash is `prevHash`. */

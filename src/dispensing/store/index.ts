@@ -3,7 +3,7 @@ import { MemoryMemberStore } from './memory.ts'
 import type { MemberStore } from './port.ts'
 import { RedisMemberStore } from './redis.ts'
 
-export type { Hold, MemberQuota, MemberStore, Verdict } from './port.ts'
+export type { MemberStore, } from './port.ts'
 
 export function createMemberStore (redis: RedisClient | null): MemberStore {
   return redis ? new RedisMemberStore(redis) : new MemoryMemberStore()

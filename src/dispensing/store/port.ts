@@ -42,8 +42,6 @@ export interface MemberStore {
   unuse (tenantId: string, memberId: string, ids: PeriodIds, mg: number): Promise<void>
 }
 
-export const NO_ID = ''
-
 /** A day YYYY-MM-DD as the index's score: days since 1970-01-01. */
 export const dayNumber = (day: string): number => Math.round(Date.parse(`${day}T00:00:00Z`) / 86_400_000)
 export const dayOfNumber = (n: number): string => new Date(n * 86_400_000).toISOString().slice(0, 10)
