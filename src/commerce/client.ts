@@ -12,7 +12,7 @@ export type Query = Record<string, string | number | readonly string[] | undefin
 export type ActorType = 'customer' | 'user'
 
 /** Who a call is made as: the storefront (publishable key, maybe a customer's token) or the club's admin login. */
-export type Caller =
+type Caller =
   | { kind: 'store', publishableKey: string, token?: string | undefined }
   | { kind: 'admin', email: string, password: string }
   | { kind: 'none' }

@@ -11,7 +11,7 @@ import {
 
 // What GET /admin/orders/{id} must carry: statuses are computed on GET only, so each admin step re-reads these.
 // A payment's refunds (its own status after a cancel) come only when asked for.
-export const ORDER_FIELDS = [
+const ORDER_FIELDS = [
   'id', 'display_id', 'status', 'payment_status', 'fulfillment_status', 'email', 'currency_code', 'customer_id', 'sales_channel_id',
   'metadata', 'created_at', 'updated_at', 'subtotal', 'item_subtotal', 'discount_total', 'shipping_total', 'tax_total', 'total',
   '*items', '*shipping_address', '*customer', '*payment_collections', '*payment_collections.payments', '*payment_collections.payments.refunds', '*fulfillments', '*fulfillments.items', '*shipping_methods',

@@ -5,7 +5,7 @@ import { keys } from '../stores/keys.ts'
 // The upstream (commerce backend) login of a user of ours, per club, kept server-side for the calls made on
 // their behalf. It never leaves the service. Expires with the upstream token.
 
-export interface UpstreamSession {
+interface UpstreamSession {
   token: string
   /** The customer's id in that club's backend (members only). */
   customerId?: string
@@ -20,7 +20,7 @@ export interface UpstreamSessionStore {
 
 const ttlMs = (s: UpstreamSession): number => Math.max(1, Math.floor(s.expiresAt * 1000 - Date.now()))
 
-export class MemoryUpstreamSessionStore implements UpstreamSessionStore {
+class MemoryUpstreamSessionStore implements UpstreamSessionStore {
   private readonly sessions = new ExpiringMap<UpstreamSession>()
 
   async put (tenantId: string, subject: string, session: UpstreamSession) {
@@ -33,7 +33,7 @@ export class MemoryUpstreamSessionStore implements UpstreamSessionStore {
   }
 }
 
-export class RedisUpstreamSessionStore implements UpstreamSessionStore {
+class RedisUpstreamSessionStore implements UpstreamSessionStore {
   constructor (private readonly redis: RedisClient) {}
 
   async put (tenantId: string, subject: string, session: UpstreamSession) {

@@ -7,7 +7,7 @@ const amount = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/).transfor
 const text = z.string().nullish()
 const meta = z.record(z.string(), z.unknown()).nullish()
 
-export const upstreamAddress = z.object({
+const upstreamAddress = z.object({
   first_name: text,
   last_name: text,
   address_1: text,
@@ -19,7 +19,7 @@ export const upstreamAddress = z.object({
   phone: text,
 }).loose()
 
-export const upstreamCustomer = z.object({
+const upstreamCustomer = z.object({
   id: z.string(),
   email: text,
   first_name: text,
@@ -31,7 +31,7 @@ export const upstreamCustomer = z.object({
 }).loose()
 export type UpstreamCustomer = z.infer<typeof upstreamCustomer>
 
-export const upstreamItem = z.object({
+const upstreamItem = z.object({
   id: z.string(),
   title: text,
   thumbnail: text,
@@ -45,7 +45,7 @@ export const upstreamItem = z.object({
 }).loose()
 export type UpstreamItem = z.infer<typeof upstreamItem>
 
-export const upstreamPayment = z.object({
+const upstreamPayment = z.object({
   id: z.string(),
   amount,
   currency_code: text,
@@ -58,7 +58,7 @@ export const upstreamPayment = z.object({
 }).loose()
 export type UpstreamPayment = z.infer<typeof upstreamPayment>
 
-export const upstreamFulfillment = z.object({
+const upstreamFulfillment = z.object({
   id: z.string(),
   location_id: text,
   created_at: text,
@@ -102,7 +102,7 @@ export const orderAnswer = z.object({ order: upstreamOrder })
 export const orderUpdatedAnswer = z.object({ order: z.object({ updated_at: text }).optional() })
 export const ordersAnswer = z.object({ orders: z.array(upstreamOrder), count: z.number().int() })
 
-export const upstreamCart = z.object({
+const upstreamCart = z.object({
   id: z.string(),
   region_id: text,
   sales_channel_id: text,
@@ -133,7 +133,7 @@ export const completeAnswer = z.union([
   z.object({ type: z.literal('cart'), cart: upstreamCart.nullish(), error: z.object({ message: text, type: text }).loose().nullish() }),
 ])
 
-export const upstreamVariant = z.object({
+const upstreamVariant = z.object({
   id: z.string(),
   title: text,
   sku: text,
@@ -145,7 +145,7 @@ export const upstreamVariant = z.object({
   metadata: meta,
 }).loose()
 
-export const upstreamProduct = z.object({
+const upstreamProduct = z.object({
   id: z.string(),
   title: text,
   description: text,
@@ -156,11 +156,11 @@ export type UpstreamProduct = z.infer<typeof upstreamProduct>
 export const productsAnswer = z.object({ products: z.array(upstreamProduct), count: z.number().int() })
 
 /** A variant as the admin product routes answer it: its metadata (grams per unit) and inventory item. */
-export const upstreamAdminVariant = upstreamVariant.extend({
+const upstreamAdminVariant = upstreamVariant.extend({
   metadata: meta,
   inventory_items: z.array(z.object({ inventory_item_id: z.string() }).loose()).nullish(),
 })
-export const upstreamAdminProduct = z.object({
+const upstreamAdminProduct = z.object({
   id: z.string(),
   title: text,
   description: text,
@@ -175,7 +175,7 @@ export type UpstreamAdminProduct = z.infer<typeof upstreamAdminProduct>
 export const adminProductAnswer = z.object({ product: upstreamAdminProduct })
 export const adminProductsAnswer = z.object({ products: z.array(upstreamAdminProduct), count: z.number().int() })
 
-export const upstreamShippingOption = z.object({
+const upstreamShippingOption = z.object({
   id: z.string(),
   name: text,
   shipping_profile_id: text,

@@ -47,7 +47,7 @@ function describe (value: unknown): string {
 }
 
 /** A zod failure in Medusa's words, e.g. "Invalid request: Field 'title' is required; Unrecognized fields: 'foo'". */
-export function medusaValidationMessage (error: z.ZodError): string {
+function medusaValidationMessage (error: z.ZodError): string {
   const parts = error.issues.map((issue) => {
     const field = fieldName(issue.path)
     if (issue.code === 'unrecognized_keys') return `Unrecognized fields: ${issue.keys.map((k) => `'${k}'`).join(', ')}`

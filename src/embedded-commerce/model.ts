@@ -3,7 +3,7 @@
 
 export type Metadata = Record<string, unknown> | null
 
-export interface Timestamps {
+interface Timestamps {
   created_at: string
   updated_at: string
 }
@@ -36,7 +36,7 @@ export interface ApiKeyDoc extends Timestamps {
   revoked_at: string | null
 }
 
-export interface Address {
+interface Address {
   first_name: string | null
   last_name: string | null
   company: string | null
@@ -76,7 +76,7 @@ export interface ShippingOptionDoc extends Timestamps {
   metadata: Metadata
 }
 
-export interface OptionValue {
+interface OptionValue {
   id: string
   value: string
 }
@@ -87,7 +87,7 @@ export interface ProductOption {
   values: OptionValue[]
 }
 
-export interface Price {
+interface Price {
   id: string
   amount: number
   currency_code: string
@@ -109,7 +109,7 @@ export interface VariantDoc extends Timestamps {
   metadata: Metadata
 }
 
-export type ProductStatus = 'draft' | 'proposed' | 'published' | 'rejected'
+type ProductStatus = 'draft' | 'proposed' | 'published' | 'rejected'
 
 export interface ProductDoc extends Timestamps {
   id: string
@@ -223,7 +223,7 @@ export interface PaymentSession extends Timestamps {
   data: Record<string, unknown>
 }
 
-export interface MoneyMovement {
+interface MoneyMovement {
   id: string
   amount: number
   created_by: string | null
@@ -273,7 +273,7 @@ export interface OrderLineItem extends LineItem {
   delivered_quantity: number
 }
 
-export interface FulfillmentItem {
+interface FulfillmentItem {
   id: string
   line_item_id: string
   inventory_item_id: string | null
@@ -283,7 +283,7 @@ export interface FulfillmentItem {
   created_at: string
 }
 
-export interface FulfillmentLabel {
+interface FulfillmentLabel {
   id: string
   tracking_number: string
   tracking_url: string
@@ -306,7 +306,7 @@ export interface Fulfillment extends Timestamps {
   labels: FulfillmentLabel[]
 }
 
-export type OrderStatus = 'pending' | 'completed' | 'canceled'
+type OrderStatus = 'pending' | 'completed' | 'canceled'
 
 export interface OrderDoc extends Timestamps {
   id: string

@@ -55,7 +55,7 @@ export const createAndProcessBody = z.object({
 export type CreateAndProcessInput = z.infer<typeof createAndProcessBody>
 
 export const TIMELINE_ACTIONS = ['ORDER_CREATED', 'PAYMENT_CAPTURED', 'FULFILLMENT_CREATED', 'ORDER_SHIPPED'] as const
-export interface TimelineEntry { action: typeof TIMELINE_ACTIONS[number], timestamp: string }
+interface TimelineEntry { action: typeof TIMELINE_ACTIONS[number], timestamp: string }
 
 export interface StepEvent { step: StepName, message: string, progress: number }
 

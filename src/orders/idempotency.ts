@@ -6,12 +6,12 @@ import { keys } from '../stores/keys.ts'
 // Idempotency-Key records of the one-call routes, per tenant and key: a first call claims the key while it runs;
 // its final answer is then kept for a day so a retry gets it back instead of a second order.
 
-export type IdempotencyRecord =
+type IdempotencyRecord =
   | { state: 'running', fingerprint: string }
   | { state: 'done', fingerprint: string, status: number, body: unknown }
 
-export const RUNNING_TTL_MS = 10 * 60_000
-export const DONE_TTL_MS = 24 * 3600_000
+const RUNNING_TTL_MS = 10 * 60_000
+const DONE_TTL_MS = 24 * 3600_000
 
 export interface IdempotencyStore {
   /** Claims the key; answers undefined when claimed, else the record already there. */
@@ -21,7 +21,7 @@ export interface IdempotencyStore {
   release (tenantId: string, key: string): Promise<void>
 }
 
-export class MemoryIdempotencyStore implements IdempotencyStore {
+class MemoryIdempotencyStore implements IdempotencyStore {
   private readonly records = new ExpiringMap<IdempotencyRecord>()
 
   async claim (tenantId: string, key: string, fingerprint: string) {
@@ -53,7 +53,7 @@ return false`,
   decode: (raw) => typeof raw === 'string' ? JSON.parse(raw) as IdempotencyRecord : undefined,
 })
 
-export class RedisIdempotencyStore implements IdempotencyStore {
+class RedisIdempotencyStore implements IdempotencyStore {
   constructor (private readonly redis: RedisClient) {}
 
   async claim (tenantId: string, key: string, fingerprint: string) {

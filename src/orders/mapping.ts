@@ -52,8 +52,8 @@ export const UPSTREAM_FULFILLMENT_STATUSES = Object.keys(FULFILLMENT_STATUS)
 // Own keys only: an upstream value such as "constructor" must not reach Object.prototype.
 const lookup = <T>(table: Record<string, T>, s: string | null | undefined, fallback: T): T => s && Object.hasOwn(table, s) ? table[s] as T : fallback
 export const orderStatus = (s: string | null | undefined): OrderStatus => lookup(ORDER_STATUS, s, 'requires_action')
-export const paymentStatus = (s: string | null | undefined): PaymentStatus => lookup(PAYMENT_STATUS, s, 'not_paid')
-export const fulfillmentStatus = (s: string | null | undefined): FulfillmentStatus => lookup(FULFILLMENT_STATUS, s, 'not_fulfilled')
+const paymentStatus = (s: string | null | undefined): PaymentStatus => lookup(PAYMENT_STATUS, s, 'not_paid')
+const fulfillmentStatus = (s: string | null | undefined): FulfillmentStatus => lookup(FULFILLMENT_STATUS, s, 'not_fulfilled')
 
 /** Whether the goods left: the order can no longer be cancelled. */
 export function isShippedOrDelivered (order: UpstreamOrder): boolean {
@@ -64,9 +64,9 @@ export function isShippedOrDelivered (order: UpstreamOrder): boolean {
 const str = (v: string | null | undefined): string => v ?? ''
 const num = (v: number | null | undefined): number => v ?? 0
 const sum = (values: Array<{ amount: number }> | null | undefined): number => (values ?? []).reduce((acc, v) => acc + v.amount, 0)
-export const currency = (code: string | null | undefined): string => str(code).toUpperCase()
+const currency = (code: string | null | undefined): string => str(code).toUpperCase()
 
-export function mapAddress (a: UpstreamOrder['shipping_address']): Address | null {
+function mapAddress (a: UpstreamOrder['shipping_address']): Address | null {
   if (!a) return null
   return {
     firstName: str(a.first_name),
@@ -81,7 +81,7 @@ export function mapAddress (a: UpstreamOrder['shipping_address']): Address | nul
   }
 }
 
-export function mapItem (i: UpstreamItem): Item {
+function mapItem (i: UpstreamItem): Item {
   return {
     id: i.id,
     title: str(i.title),
@@ -95,7 +95,7 @@ export function mapItem (i: UpstreamItem): Item {
 }
 
 /** A payment's own status, by the same table: refunds, then capture, then cancellation, else awaiting capture. */
-export function paymentStatusOf (p: UpstreamPayment): PaymentStatus {
+function paymentStatusOf (p: UpstreamPayment): PaymentStatus {
   const refunded = sum(p.refunds)
   if (refunded > 0) return refunded >= p.amount ? 'refunded' : 'partially_refunded'
   if (p.captured_at || sum(p.captures) > 0) return paymentStatus('captured')
@@ -103,11 +103,11 @@ export function paymentStatusOf (p: UpstreamPayment): PaymentStatus {
   return paymentStatus('authorized')
 }
 
-export function mapPayment (p: UpstreamPayment): Payment {
+function mapPayment (p: UpstreamPayment): Payment {
   return { id: p.id, amount: p.amount, currency: currency(p.currency_code), status: paymentStatusOf(p), providerId: str(p.provider_id), createdAt: str(p.created_at) }
 }
 
-export function mapFulfillment (f: UpstreamFulfillment): Fulfillment {
+function mapFulfillment (f: UpstreamFulfillment): Fulfillment {
   return {
     id: f.id,
     items: (f.items ?? []).map((i) => ({ id: i.id, itemId: str(i.line_item_id), quantity: i.quantity })),
@@ -122,7 +122,7 @@ export function mapFulfillment (f: UpstreamFulfillment): Fulfillment {
  * A customer without names (a guest customer, made from a cart's email) takes them, both, from the order's
  * shipping address: the one-call route puts the names it is sent there. A customer with either name keeps its own.
  */
-export function mapCustomer (c: UpstreamCustomer | null | undefined, order?: UpstreamOrder): Customer {
+function mapCustomer (c: UpstreamCustomer | null | undefined, order?: UpstreamOrder): Customer {
   const named = c?.first_name || c?.last_name ? c : order?.shipping_address
   return {
     id: c?.id ?? str(order?.customer_id),
@@ -163,7 +163,7 @@ export function mapActivities (metadata: Record<string, unknown> | null | undefi
   })
 }
 
-export function mapMetadata (metadata: Record<string, unknown> | null | undefined): Order['metadata'] {
+function mapMetadata (metadata: Record<string, unknown> | null | undefined): Order['metadata'] {
   return {
     isInvoiced: metadata?.isInvoiced === true,
     invoicedAt: typeof metadata?.invoicedAt === 'string' ? metadata.invoicedAt : null,

@@ -15,7 +15,7 @@ export const ACTIVITY_DESCRIPTIONS = [
 ] as const
 export type ActivityDescription = typeof ACTIVITY_DESCRIPTIONS[number]
 
-export const authorSchema = z.object({ id: z.string(), firstName: z.string(), lastName: z.string() })
+const authorSchema = z.object({ id: z.string(), firstName: z.string(), lastName: z.string() })
 export type Author = z.infer<typeof authorSchema>
 
 export const activitySchema = z.object({
@@ -28,7 +28,7 @@ export const activitySchema = z.object({
 }).meta({ id: 'OrderActivityEvent' })
 export type Activity = z.infer<typeof activitySchema>
 
-export const addressSchema = z.object({
+const addressSchema = z.object({
   firstName: z.string(),
   lastName: z.string(),
   address1: z.string(),
@@ -41,10 +41,10 @@ export const addressSchema = z.object({
 })
 export type Address = z.infer<typeof addressSchema>
 
-export const customerSchema = z.object({ id: z.string(), email: z.string(), firstName: z.string(), lastName: z.string() })
+const customerSchema = z.object({ id: z.string(), email: z.string(), firstName: z.string(), lastName: z.string() })
 export type Customer = z.infer<typeof customerSchema>
 
-export const itemSchema = z.object({
+const itemSchema = z.object({
   id: z.string(),
   title: z.string(),
   variantId: z.string(),
@@ -56,7 +56,7 @@ export const itemSchema = z.object({
 })
 export type Item = z.infer<typeof itemSchema>
 
-export const paymentSchema = z.object({
+const paymentSchema = z.object({
   id: z.string(),
   amount: z.number(),
   currency: z.string(),
@@ -66,7 +66,7 @@ export const paymentSchema = z.object({
 })
 export type Payment = z.infer<typeof paymentSchema>
 
-export const fulfillmentSchema = z.object({
+const fulfillmentSchema = z.object({
   id: z.string(),
   items: z.array(z.object({ id: z.string(), itemId: z.string(), quantity: z.number() })),
   locationId: z.string(),
@@ -77,7 +77,7 @@ export const fulfillmentSchema = z.object({
 })
 export type Fulfillment = z.infer<typeof fulfillmentSchema>
 
-export const orderMetadataSchema = z.object({
+const orderMetadataSchema = z.object({
   isInvoiced: z.boolean(),
   invoicedAt: z.string().nullable(),
   activityLogs: z.array(activitySchema),

@@ -58,7 +58,7 @@ async function shipBy (medusa: Medusa, cartId: string, name: string, token: stri
 export const settingsKey = (s: ResolvedSettings): string => [s.baseUrl, s.publishableKey, s.regionId, s.salesChannelId].join(' ')
 
 /** How many of a club's products the kept catalog holds, read in one call (the bot's search looks through them). */
-export const CATALOG_MAX = 500
+const CATALOG_MAX = 500
 
 /** A club's products as the bot browses them: up to CATALOG_MAX of `count`. */
 export interface Catalog {

@@ -10,7 +10,7 @@ import { mergeMetadata } from './catalog.ts'
 
 // Email/password identities, customers (members) and users (staff), and the tokens they log in with.
 
-export const customerMissing = (id: string): MedusaError => notFound(`Customer with id: ${id} was not found`)
+const customerMissing = (id: string): MedusaError => notFound(`Customer with id: ${id} was not found`)
 
 /** The clubs a customer belongs to, kept in `metadata.clubs`. */
 export function clubsOf (customer: CustomerDoc): string[] {

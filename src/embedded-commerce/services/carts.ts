@@ -15,7 +15,7 @@ import { getRegion, listRegions, listShippingOptions, listStockLocations, locati
 
 export const PAYMENT_PROVIDERS = ['pp_system_default', 'pp_cash', 'pp_onlinepay', 'pp_transfer'] as const
 
-export const cartMissing = (id: string): MedusaError => notFound(`Cart with id '${id}' not found`)
+const cartMissing = (id: string): MedusaError => notFound(`Cart with id '${id}' not found`)
 
 /** A new address, replacing the cart's whole (Medusa makes a new one: fields not sent are null, the country too). */
 function toAddress (input: AddressInput, region: RegionDoc): StoredAddress {
@@ -44,7 +44,7 @@ function refreshCollection (cart: CartDoc): void {
   for (const s of pc.payment_sessions) s.amount = pc.amount
 }
 
-export async function getCart (ctx: CommerceContext, id: string): Promise<CartDoc> {
+async function getCart (ctx: CommerceContext, id: string): Promise<CartDoc> {
   return await loadDoc(ctx.store, 'cart', id, () => cartMissing(id))
 }
 

@@ -7,8 +7,8 @@ import { listDocs, loadDoc, lookupFixed, mutate } from './repo.ts'
 
 // Products with variants and prices, inventory items and their stock levels per location.
 
-export const productMissing = (id: string): MedusaError => notFound(`Product with id: ${id} was not found`)
-export const inventoryItemMissing = (id: string): MedusaError => notFound(`Inventory item with id: ${id} was not found`)
+const productMissing = (id: string): MedusaError => notFound(`Product with id: ${id} was not found`)
+const inventoryItemMissing = (id: string): MedusaError => notFound(`Inventory item with id: ${id} was not found`)
 
 export async function listProducts (ctx: CommerceContext): Promise<ProductDoc[]> {
   return await listDocs(ctx.store, 'product', INDEX.products)

@@ -66,7 +66,7 @@ export function sortOrders (orders: OrderDoc[], order: string | undefined): Orde
   })
 }
 
-export async function changeOrder (ctx: CommerceContext, id: string, change: (order: OrderDoc) => StockDelta[] | undefined): Promise<OrderDoc> {
+async function changeOrder (ctx: CommerceContext, id: string, change: (order: OrderDoc) => StockDelta[] | undefined): Promise<OrderDoc> {
   return await mutate(ctx.store, 'order', id, () => orderMissing(id), (order) => ({ stock: change(order) }))
 }
 

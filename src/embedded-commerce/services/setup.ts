@@ -5,7 +5,7 @@ import { listDocs, loadDoc, lookupFixed } from './repo.ts'
 
 // Regions, sales channels, publishable keys, stock locations and shipping options: a club's commerce setup.
 
-export const regionMissing = (id: string): MedusaError => notFound(`Region with id: ${id} was not found`)
+const regionMissing = (id: string): MedusaError => notFound(`Region with id: ${id} was not found`)
 
 export async function createRegion (ctx: CommerceContext, region: RegionDoc): Promise<boolean> {
   return await ctx.store.create('region', region, [{ index: INDEX.regions, score: score(region.created_at) }], [])

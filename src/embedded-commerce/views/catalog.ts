@@ -26,7 +26,7 @@ export function apiKeyView (key: ApiKeyDoc, channels: SalesChannelDoc[]) {
   }
 }
 
-export function locationAddressView (location: StockLocationDoc) {
+function locationAddressView (location: StockLocationDoc) {
   const a = location.address
   return {
     id: a.id,
@@ -59,7 +59,7 @@ export function stockLocationView (location: StockLocationDoc, channels: SalesCh
 }
 
 /** A flat price as Medusa's pricing module reports it. */
-export function calculatedPrice (priceSetId: string, priceId: string, amount: number, currency: string) {
+function calculatedPrice (priceSetId: string, priceId: string, amount: number, currency: string) {
   const ref = { id: priceId, price_list_id: null, price_list_type: null, min_quantity: null, max_quantity: null }
   return {
     id: priceSetId,
@@ -129,7 +129,7 @@ export interface VariantContext {
   currencyCode: string | undefined
 }
 
-export function variantView (product: ProductDoc, variant: VariantDoc, ctx: VariantContext) {
+function variantView (product: ProductDoc, variant: VariantDoc, ctx: VariantContext) {
   const stamps = { created_at: variant.created_at, updated_at: variant.updated_at, deleted_at: null }
   const optionStamps = { created_at: product.created_at, updated_at: product.updated_at, deleted_at: null }
   const values = product.options.flatMap((o) => o.values.map((v) => ({ option: o, value: v })))

@@ -12,7 +12,7 @@ const COUNTRIES: Record<string, { iso_3: string, num_code: string, name: string,
   us: { iso_3: 'usa', num_code: '840', name: 'UNITED STATES', display_name: 'United States' },
 }
 
-export function countryView (iso2: string, region: RegionDoc) {
+function countryView (iso2: string, region: RegionDoc) {
   const c = COUNTRIES[iso2]
   return {
     iso_2: iso2,

@@ -1,7 +1,7 @@
 import { collectionAmounts, collectionStatus } from '../calc.ts'
 import type { Payment, PaymentCollection, PaymentSession } from '../model.ts'
 
-export function sessionView (s: PaymentSession, collectionId: string) {
+function sessionView (s: PaymentSession, collectionId: string) {
   return {
     id: s.id,
     currency_code: s.currency_code,
@@ -20,7 +20,7 @@ export function sessionView (s: PaymentSession, collectionId: string) {
   }
 }
 
-export function paymentView (p: Payment, collectionId: string) {
+function paymentView (p: Payment, collectionId: string) {
   return {
     id: p.id,
     currency_code: p.currency_code,
