@@ -97,8 +97,6 @@ const envSchema = z.object({
     .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s,]+$/, 'must list origins such as https://app.example.org (scheme and host, no path)'))).optional(),
 })
 
-export type Env = z.input<typeof envSchema>
-
 /** Every variable read (.env.example lists each; a test holds them together). */
 export const ENV_VARIABLES: readonly string[] = Object.keys(envSchema.shape)
 

@@ -30,7 +30,7 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES
 export type ErrorDetails = Record<string, unknown>
 
-export interface ErrorEnvelope {
+interface ErrorEnvelope {
   error: { code: string, message: string, details?: ErrorDetails }
 }
 
@@ -74,7 +74,7 @@ export function validationError (error: z.ZodError, message = 'Validation failed
   return new AppError('VALIDATION_ERROR', message, { details: { errors: fieldErrors(error.issues) } })
 }
 
-export function envelope (code: string, message: string, details?: ErrorDetails): ErrorEnvelope {
+function envelope (code: string, message: string, details?: ErrorDetails): ErrorEnvelope {
   return { error: details ? { code, message, details } : { code, message } }
 }
 

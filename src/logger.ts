@@ -1,7 +1,7 @@
 import type { LoggerOptions } from 'pino'
 
 // Secrets, tokens and passwords never reach a log line.
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-webhook-signature"]',
@@ -28,7 +28,7 @@ const PLAIN_SEGMENT = /^[a-z][a-z_-]{0,31}$/i
  * the query's names with only plain filter values kept. Link codes, `?token=`, reset and invite tokens and
  * whatever else a caller puts in a URL therefore never reach the log.
  */
-export function loggableUrl (rawUrl: string, routePattern: string | undefined): string {
+function loggableUrl (rawUrl: string, routePattern: string | undefined): string {
   const at = rawUrl.indexOf('?')
   const path = at === -1 ? rawUrl : rawUrl.slice(0, at)
   const shownPath = routePattern ?? path.split('/').map((s) => s === '' || PLAIN_SEGMENT.test(s) ? s : REDACTED).join('/')
@@ -80,7 +80,7 @@ function loggableError (value: unknown, depth = 0): LoggedError {
   }
 }
 
-export const serializers = {
+const serializers = {
   err: (err: unknown) => loggableError(err),
   req: (req: LoggedRequest) => ({
     method: req.method,

@@ -14,7 +14,7 @@ declare module 'fastify' {
  * entry that exists is written again as it is: that puts it on its clubs' rosters, which data from before the
  * rosters lacks.
  */
-export async function seedTenants (app: FastifyInstance): Promise<void> {
+async function seedTenants (app: FastifyInstance): Promise<void> {
   for (const tenant of demoTenants) await app.tenants.create(tenant)
   for (const staff of demoStaff) await app.tenants.putStaff(await app.tenants.getStaff(staff.email) ?? staff)
 }

@@ -8,7 +8,7 @@ export const HEARTBEAT_MS = 25_000
  * Why the service ended a stream, sent as the event `end` {reason} just before the close: the token expired, its
  * staff member was removed or changed role, or the live updates could not be subscribed (retry later).
  */
-export type EndReason = 'token-expired' | 'access-revoked' | 'unavailable'
+type EndReason = 'token-expired' | 'access-revoked' | 'unavailable'
 
 export interface SseSession {
   send (event: string, data: unknown): void

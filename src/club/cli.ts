@@ -62,7 +62,7 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const
 
-export const COMMANDS = ['create', 'update', 'list', 'show'] as const
+const COMMANDS = ['create', 'update', 'list', 'show'] as const
 export type Command =
   | { kind: 'help' }
   | { kind: 'list', json: boolean }

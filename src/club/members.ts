@@ -59,7 +59,7 @@ export interface Erasure extends Departure { conversationsErased: number, notifi
 
 const alreadyRegistered = (email: string): AppError => conflict(`${email} is already registered`)
 
-export const invalidPasswordToken = (): AppError => new AppError('INVALID_TOKEN', 'The password token is unknown, expired or already used')
+const invalidPasswordToken = (): AppError => new AppError('INVALID_TOKEN', 'The password token is unknown, expired or already used')
 
 export class MemberService {
   constructor (private readonly deps: MemberDeps) {}

@@ -6,7 +6,7 @@ import { keys } from '../stores/keys.ts'
 // Single-use, expiring tokens (staff invites, member password tokens). Only the token's SHA-256 is stored, so
 // the store never holds a usable token; taking one deletes it in the same command, so it works once.
 
-export type TokenKind = 'staff-invite' | 'member-password'
+type TokenKind = 'staff-invite' | 'member-password'
 
 export interface OneUseTokens {
   /** A new token for `record`, valid for `ttlMs`. */
@@ -20,7 +20,7 @@ export interface OneUseTokens {
 const digest = (token: string): string => createHash('sha256').update(token).digest('hex')
 const newToken = (): string => randomBytes(32).toString('base64url')
 
-export class MemoryOneUseTokens implements OneUseTokens {
+class MemoryOneUseTokens implements OneUseTokens {
   private readonly records = new ExpiringMap<string>()
 
   async issue (kind: TokenKind, record: object, ttlMs: number) {
@@ -39,7 +39,7 @@ export class MemoryOneUseTokens implements OneUseTokens {
   }
 }
 
-export class RedisOneUseTokens implements OneUseTokens {
+class RedisOneUseTokens implements OneUseTokens {
   constructor (private readonly redis: RedisClient) {}
 
   async issue (kind: TokenKind, record: object, ttlMs: number) {

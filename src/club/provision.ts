@@ -8,7 +8,7 @@ import { shippingOptionsOf, type ClubSpec, type ShippingOptionName } from '../te
 // finished by running it again. Both backends implement the steps: the embedded one in its store, a real
 // Medusa over its admin API.
 
-export interface ProvisionedLocation {
+interface ProvisionedLocation {
   stockLocationId: string
   fulfillmentSetId: string
   serviceZoneId: string

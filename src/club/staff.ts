@@ -42,7 +42,7 @@ export interface StaffInvite {
 // never tells a club who belongs to another.
 const cannotInvite = (email: string): AppError => conflict(`${email} cannot be invited: it is already staff, or has a login or an invite`)
 
-export const invalidInviteToken = (): AppError => new AppError('INVALID_TOKEN', 'The invite token is unknown, expired or already used')
+const invalidInviteToken = (): AppError => new AppError('INVALID_TOKEN', 'The invite token is unknown, expired or already used')
 
 export interface StaffDeps {
   tenants: TenantStore

@@ -8,12 +8,12 @@ import { build } from 'esbuild'
 // `npm run build`, which prints the size): no generated file is committed or needed before `npm start`.
 
 // From src/console/ under tsx, or from dist/src/console/ once compiled (npm run build): console/ is at the top.
-export const CONSOLE_ROOT = ['../../console/', '../../../console/'].map((up) => fileURLToPath(new URL(up, import.meta.url)))
+const CONSOLE_ROOT = ['../../console/', '../../../console/'].map((up) => fileURLToPath(new URL(up, import.meta.url)))
   .find((dir) => existsSync(`${dir}src/main.tsx`)) ?? fileURLToPath(new URL('../../console/', import.meta.url))
 /** The issue's bound on what the first visit downloads, gzip-compressed. */
 export const FIRST_LOAD_BUDGET = 300 * 1024
 
-export interface ConsoleFile {
+interface ConsoleFile {
   body: Buffer
   gzip: Buffer
   type: string

@@ -22,22 +22,22 @@ declare module 'fastify' {
   }
 }
 
-export interface GuardOptions {
+interface GuardOptions {
   roles?: readonly Role[]
   /** Resolve `Tenant-id` and set `request.actor` (default true). */
   tenant?: boolean
 }
 
-export type TokenStanding = 'ok' | 'expired' | 'revoked'
+type TokenStanding = 'ok' | 'expired' | 'revoked'
 
-export const revokedToken = (): AppError => new AppError('INVALID_TOKEN', 'Access token was revoked: your staff access changed, log in again')
+const revokedToken = (): AppError => new AppError('INVALID_TOKEN', 'Access token was revoked: your staff access changed, log in again')
 
-export interface AuthPluginOptions {
+interface AuthPluginOptions {
   jwtSecret: string
 }
 
 /** The club a request acts in: the one its `Tenant-id` header names, or without the header the token's only club. */
-export async function resolveTenant (request: FastifyRequest, principal: Principal): Promise<Tenant> {
+async function resolveTenant (request: FastifyRequest, principal: Principal): Promise<Tenant> {
   const header = request.headers['tenant-id']
   const requested = Array.isArray(header) ? header[0] : header
   let tenantId = requested?.trim()

@@ -38,7 +38,7 @@ const TENANT_HEADER = {
 }
 
 /** The error answers a route can give, known from its guard, its inputs and what its summary says it answers. */
-export function errorCodes (schema: Schema, access: RouteAccess | undefined, rateLimited: boolean): number[] {
+function errorCodes (schema: Schema, access: RouteAccess | undefined, rateLimited: boolean): number[] {
   const codes = new Set([400, 500])
   if (rateLimited) codes.add(429)
   if (access) codes.add(401)

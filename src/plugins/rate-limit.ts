@@ -3,7 +3,7 @@ import rateLimit from '@fastify/rate-limit'
 import { AppError } from '../errors.ts'
 import { keys } from '../stores/keys.ts'
 
-export interface RateLimitOptions {
+interface RateLimitOptions {
   max: number
   windowMs: number
 }

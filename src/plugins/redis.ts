@@ -14,7 +14,7 @@ declare module 'fastify' {
 
 export interface RedisNode { host: string, port: number }
 
-export interface RedisPluginOptions {
+interface RedisPluginOptions {
   url: string | undefined
   /** Seeds of a Redis Cluster: used instead of `url` when given. */
   clusterNodes?: readonly RedisNode[] | undefined
@@ -75,10 +75,10 @@ export function createRedisCluster (nodes: readonly RedisNode[], keyPrefix: stri
   }))
 }
 
-export const describeNodes = (nodes: readonly RedisNode[]): string => nodes.map((n) => `${n.host}:${n.port}`).join(', ')
+const describeNodes = (nodes: readonly RedisNode[]): string => nodes.map((n) => `${n.host}:${n.port}`).join(', ')
 
 /** Connects, or throws one clear line naming what did not answer (start-up must not hang or retry forever). */
-export async function connectRedis (client: RedisClient, target: string): Promise<void> {
+async function connectRedis (client: RedisClient, target: string): Promise<void> {
   // the connection's own errors while trying are its reason, said once in that line (not logged with a stack)
   let reason: Error | undefined
   const tried = (err: Error): void => { reason ??= err }
@@ -108,7 +108,7 @@ export async function evictionPolicy (client: RedisClient): Promise<string> {
  * What an evicting Redis would lose silently: phones' sessions, applied marks and de-duplication markers (turns
  * applied twice), clubs, staff. Refused in production, warned about elsewhere, naming the setting (as BullMQ does).
  */
-export async function checkEvictionPolicy (app: FastifyInstance, client: RedisClient): Promise<void> {
+async function checkEvictionPolicy (app: FastifyInstance, client: RedisClient): Promise<void> {
   const policy = await evictionPolicy(client)
   if (policy === 'noeviction') return
   const message = `Redis maxmemory-policy is ${policy}: the service needs noeviction (an evicted key loses a phone's session, ` +

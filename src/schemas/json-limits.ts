@@ -16,7 +16,7 @@ const QUOTE = 0x22
 const BACKSLASH = 0x5c
 
 /** The deepest nesting of objects and arrays in a JSON text (brackets inside strings do not count). One pass, no recursion. */
-export function jsonTextDepth (text: string): number {
+function jsonTextDepth (text: string): number {
   let depth = 0
   let deepest = 0
   let inString = false
@@ -44,7 +44,7 @@ export function refuseDeepJson (text: string): void {
 }
 
 /** Depth of a parsed value (a scalar is 0, `{}` is 1), walked with an explicit stack; stops once past `limit`. */
-export function valueDepth (value: unknown, limit: number): number {
+function valueDepth (value: unknown, limit: number): number {
   let deepest = 0
   const stack: Array<[unknown, number]> = [[value, 0]]
   while (stack.length > 0) {
