@@ -18,7 +18,8 @@ import { closedLoop, cpuMicros, fmt, phoneOf, quantile, scaled, SECRETS, startCh
 // `npx tsx bench/greetings.ts --vs DIR` runs another checkout's service (DIR/src/server.ts with its own node_modules)
 // beside this one's, phase by phase in turn (A B A B ...), and prints the ratio of each pair: on a shared machine a
 // ratio taken seconds apart says more than two runs minutes apart. `--runs N` rounds (default 3), `--only single` or
-// `--only split`, `--profile DIR` writes each process's CPU profile (node --cpu-prof) under DIR.
+// `--only split`, `--profile DIR` writes each process's CPU profile (node --cpu-prof) under DIR, `--monitor` first
+// counts each deployment's Redis calls per greeting by what they touch (MONITOR), `--runs 0` only that.
 
 const PHONES = 200
 const BURST_CONCURRENCY = 64
@@ -162,6 +163,29 @@ export interface Figures {
 /** Greetings signed beforehand, phone after phone, so that the client's own work stays out of the timed loops. */
 const hellos = (phones: readonly string[], count: number): Request[] => Array.from({ length: count }, (_, i) => webhook(phones[i % phones.length] as string, { text: 'hola' }))
 
+/**
+ * Redis calls by what they touch, counted with MONITOR while `work` runs (`--monitor`: MONITOR slows Redis, so the
+ * rates of such a run are not comparable; the counts are): each command or script by its name and its first key's
+ * hash tag without the phone or number (`evalsha {chat-pace}` is one ask of the provider's pace).
+ */
+async function monitored<T> (d: Deployment, work: () => Promise<T>): Promise<{ result: T, calls: Map<string, number> }> {
+  const calls = new Map<string, number>()
+  const monitor = await d.direct.monitor()
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    // commands run inside a script come with the source 'lua': the script itself is counted once
+    if (source === 'lua') return
+    const name = (args[0] ?? '').toLowerCase()
+    const key = name === 'evalsha' || name === 'eval' ? args[3] : args[1]
+    const what = `${name} ${/\{[a-z-]+/.exec(key ?? '')?.[0] ?? ''}`.trim()
+    calls.set(what, (calls.get(what) ?? 0) + 1)
+  })
+  try {
+    return { result: await work(), calls }
+  } finally {
+    monitor.disconnect()
+  }
+}
+
 /** `count` greetings, `members` each waiting for the reply before the next, over the deployment's 200 phones. */
 async function gated (d: Deployment, replies: Replies, count: number, members = MEMBERS): Promise<{ rate: number, latencies: number[], cost: Cost }> {
   const queues = new Map<string, Request[]>(d.phones.map((p) => [p, []]))
@@ -208,6 +232,14 @@ async function acks (d: Deployment, replies: Replies, count: number): Promise<nu
   return rate
 }
 
+/** Prints the Redis calls per greeting of a reply-gated phase, by what they touch (`--monitor`). */
+async function countCalls (d: Deployment, replies: Replies): Promise<void> {
+  const count = scaled(6_000, 600)
+  const { calls } = await monitored(d, async () => await gated(d, replies, count))
+  const rows = [...calls].sort((a, b) => b[1] - a[1]).map(([what, n]) => `${what} ${fmt(n / count)}`)
+  process.stdout.write(`  ${d.name.padEnd(14)} Redis calls per reply-gated greeting (MONITOR, ${count} greetings): ${rows.join(', ')}\n`)
+}
+
 async function measure (d: Deployment, replies: Replies): Promise<Figures> {
   const g = await gated(d, replies, scaled(6_000, 600))
   const b = await burst(d, replies, scaled(4_000, 400))
@@ -234,7 +266,14 @@ export const describe = (f: Figures): string =>
 
 const FIELDS = ['gated', 'p50', 'p99', 'gatedCpuUs', 'gatedSyscalls', 'gatedCommands', 'gatedRedisBytes', 'burst', 'burstCpuUs', 'acks'] as const
 
-export interface Options { kinds: readonly Kind[], roots: ReadonlyArray<{ name: string, root: string, env?: Record<string, string> }>, runs: number, profileDir?: string | undefined }
+export interface Options {
+  kinds: readonly Kind[]
+  roots: ReadonlyArray<{ name: string, root: string, env?: Record<string, string> }>
+  runs: number
+  profileDir?: string | undefined
+  /** Before the runs, each deployment's Redis calls per greeting counted with MONITOR. */
+  monitor?: boolean
+}
 
 /** Runs every deployment of every checkout, in turn, `runs` times; answers each deployment's figures of each run. */
 export async function run (opts: Options): Promise<Map<string, Figures[]>> {
@@ -255,6 +294,7 @@ export async function run (opts: Options): Promise<Map<string, Figures[]>> {
         results.set(d.name, [])
       }
     }
+    if (opts.monitor) for (const d of deployments) await countCalls(d, replies)
     for (let r = 0; r < opts.runs; r++) {
       for (const d of deployments) {
         const f = await measure(d, replies)
@@ -297,12 +337,12 @@ export async function deployments (): Promise<Target[]> {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({
-    options: { vs: { type: 'string' }, runs: { type: 'string', default: '3' }, only: { type: 'string' }, profile: { type: 'string' }, env: { type: 'string', multiple: true }, 'vs-env': { type: 'string', multiple: true } },
+    options: { vs: { type: 'string' }, runs: { type: 'string', default: '3' }, only: { type: 'string' }, profile: { type: 'string' }, env: { type: 'string', multiple: true }, 'vs-env': { type: 'string', multiple: true }, monitor: { type: 'boolean' } },
   })
   const envOf = (pairs: string[] | undefined): Record<string, string> => Object.fromEntries((pairs ?? []).map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]))
   const kinds: Kind[] = values.only === 'single' || values.only === 'split' ? [values.only] : ['single', 'split']
   const roots = [{ name: 'this', root: process.cwd(), env: envOf(values.env) }, ...(values.vs || values['vs-env'] ? [{ name: 'vs', root: resolve(values.vs ?? '.'), env: envOf(values['vs-env']) }] : [])]
-  const results = await run({ kinds, roots, runs: Number(values.runs), profileDir: values.profile })
+  const results = await run({ kinds, roots, runs: Number(values.runs), profileDir: values.profile, monitor: values.monitor })
   process.stdout.write('\nmedians\n')
   for (const [name, figures] of results) process.stdout.write(`  ${name.padEnd(14)} ${describe(medians(figures))}\n`)
   if (roots.length > 1) {

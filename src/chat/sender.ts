@@ -48,6 +48,11 @@ const THROTTLE_HOLD_MS = 1_000
 const PAIR_RATE_HOLD_MS = 6_000
 /** A send waits for its turn of the provider's pace with the phone in hand when the turn is this near. */
 const PACE_MAX_WAIT_MS = 1_000
+/**
+ * One ask of the pace takes the turns of every send waiting, up to this far ahead (a few round trips to Redis under
+ * load); a hold another instance learns of meanwhile may see this much of ours go after it.
+ */
+const PACE_HORIZON_MS = 50
 
 /** Exponential with jitter: 0.5 s, 1 s, 2 s ... at most a minute. */
 const sendBackoffMs = (tries: number): number => Math.min(60_000, 500 * 2 ** Math.min(tries, 10)) * (0.75 + Math.random() / 2)
@@ -59,7 +64,7 @@ export class Sender implements SendStage {
   private readonly gate: PaceGate
 
   constructor (private readonly store: ChatStore, private readonly transport: Transport, private readonly opts: SenderOptions) {
-    this.gate = new PaceGate(opts.pace, PACE_MAX_WAIT_MS)
+    this.gate = new PaceGate(opts.pace, PACE_MAX_WAIT_MS, PACE_HORIZON_MS)
     this.runner = new LaneRunner({
       ...opts,
       lane: 'send',

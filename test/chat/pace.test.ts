@@ -1,20 +1,22 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MemoryPace, PaceGate, RedisPace, type Pace, type Slot } from '../../src/chat/outbound/pace.ts'
+import { MemoryPace, PaceGate, RedisPace, type Pace, type Slots } from '../../src/chat/outbound/pace.ts'
 import type { RedisClient } from '../../src/stores/redis-client.ts'
 import { keys } from '../../src/stores/keys.ts'
 import { storeRedis } from '../helper.ts'
 
 // The provider's pace: the same rule in memory and in the Redis script (fed the same fake clock through ARGV);
-// never more than `rate` + 1 sends in any second (the one-interval tolerance), nothing before a hold ends, a
-// wait that is exact (asking again after it succeeds) and no wait when nothing stands in front; one schedule per
-// number. The gate: one instance's waiters ask one at a time, in order, and a far turn gives the phone back.
+// never more than `rate` + 1 sends in any second (the one-interval tolerance) however many turns one ask takes,
+// nothing before a hold ends, a wait that is exact (asking again after it succeeds) and no wait when nothing
+// stands in front; one schedule per number. The gate: one instance's waiters ask together (one ask for many
+// sends), go in order at their turns, and a far turn gives every waiting phone back.
 
 const NUMBERS = ['100000000000001', '100000000000002'] as const
 
-type Op = { kind: 'take', number: number } | { kind: 'hold', number: number, ms: number } | { kind: 'wait', ms: number }
+type Op = { kind: 'take', number: number, want: number, horizonMs: number } | { kind: 'hold', number: number, ms: number } | { kind: 'wait', ms: number }
+const takeArb = fc.record({ kind: fc.constant('take' as const), number: fc.nat(1), want: fc.integer({ min: 1, max: 8 }), horizonMs: fc.constantFrom(0, 3, 50, 400) })
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('take' as const), number: fc.nat(1) }) },
+  { weight: 6, arbitrary: takeArb },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('hold' as const), number: fc.nat(1), ms: fc.integer({ min: 0, max: 5_000 }) }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.oneof(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 3_000 })) }) }
 )
@@ -50,21 +52,29 @@ describe('the provider\'s pace', () => {
           mine.promised = undefined
           continue
         }
-        const [memory, onRedis] = await Promise.all(paces.map(async (pace) => await pace.take(number))) as [Slot, Slot]
+        const [memory, onRedis] = await Promise.all(paces.map(async (pace) => await pace.take(number, op.want, op.horizonMs))) as [Slots, Slots]
         expect(onRedis).toEqual(memory)
-        const last = mine.sends.at(-1)
+        const last = mine.sends.length > 0 ? Math.max(...mine.sends) : undefined
         // nothing in front of it (the last send two intervals ago, no hold): it goes at once
         const free = (last === undefined || last + 2000 / rate <= now) && mine.heldUntil <= now
         // told to wait, it gets its turn by asking again after that long
         const due = mine.promised !== undefined && mine.promised <= now
-        if (free || due) expect(memory).toEqual({ kind: 'now' })
+        if (free || due) expect(memory).toMatchObject({ kind: 'go', inMs: expect.toSatisfy((ms: number) => ms <= 0) })
         if (memory.kind === 'wait') {
           expect(memory.inMs).toBeGreaterThanOrEqual(1)
+          expect(memory.inMs).toBeGreaterThan(op.horizonMs)
           mine.promised = now + memory.inMs
           continue
         }
-        expect(now).toBeGreaterThanOrEqual(mine.heldUntil)
-        mine.sends.push(now)
+        expect(memory.count).toBeGreaterThanOrEqual(1)
+        expect(memory.count).toBeLessThanOrEqual(op.want)
+        expect(memory.inMs).toBeLessThanOrEqual(op.horizonMs)
+        // each turn taken is a send at its moment (the earliest its waiter can wake)
+        for (let i = 0; i < memory.count; i++) {
+          const at = now + Math.max(0, memory.inMs + i * memory.intervalMs)
+          expect(at).toBeGreaterThanOrEqual(mine.heldUntil)
+          mine.sends.push(at)
+        }
         mine.promised = undefined
       }
       for (const { sends } of seen) {
@@ -73,36 +83,69 @@ describe('the provider\'s pace', () => {
     }), { numRuns: 500 })
   })
 
-  it('lets one instance\'s waiters ask one at a time, in order; a far turn (a hold) gives the phone back', async () => {
-    const number = `${NUMBERS[0]}-gate`
-    const pace = new RedisPace(redis, 10)
-    const asked: number[] = []
-    const counting: Pace = { take: async (n) => { asked.push(Date.now()); return await pace.take(n) }, hold: async (n, ms) => { await pace.hold(n, ms) } }
-    const gate = new PaceGate(counting, 1_000)
+  it('lets one instance\'s waiters ask together and go in order at their turns; a far turn (a hold) gives every phone back', async () => {
+    const counted = (pace: Pace, asked: number[]): Pace => ({
+      take: async (n, want, horizonMs) => { asked.push(want); return await pace.take(n, want, horizonMs) },
+      hold: async (n, ms) => { await pace.hold(n, ms) },
+    })
     const stopping = new AbortController()
+    // 40 sends at once at 1,000 a second: one ask takes every turn (one round trip each before)
+    const fast = `${NUMBERS[0]}-gate-fast`
+    const asked: number[] = []
+    const gate = new PaceGate(counted(new RedisPace(redis, 1_000), asked), 1_000, 50)
     const order: number[] = []
-    await Promise.all(Array.from({ length: 5 }, async (_, i) => { expect(await gate.turn(number, stopping.signal)).toEqual({ kind: 'go' }); order.push(i) }))
-    expect(order).toEqual([0, 1, 2, 3, 4])
-    // each waiter asked, slept as told, and asked once more: no crowd asking together
-    expect(asked.length).toBeLessThanOrEqual(2 * 5)
-    await pace.hold(number, 60_000)
-    expect(await gate.turn(number, stopping.signal)).toMatchObject({ kind: 'later', inMs: expect.any(Number) })
+    await Promise.all(Array.from({ length: 40 }, async (_, i) => { expect(await gate.turn(fast, stopping.signal)).toEqual({ kind: 'go' }); order.push(i) }))
+    expect(order).toEqual(Array.from({ length: 40 }, (_, i) => i))
+    expect(asked).toEqual([40])
+    // 20 sends at 100 a second: a few asks, each send at its own turn, never two closer than the rule allows
+    const slow = `${NUMBERS[0]}-gate-slow`
+    const slowAsked: number[] = []
+    const slowGate = new PaceGate(counted(new RedisPace(redis, 100), slowAsked), 1_000, 50)
+    const went: number[] = []
+    await Promise.all(Array.from({ length: 20 }, async () => { await slowGate.turn(slow, stopping.signal); went.push(performance.now()) }))
+    expect(slowAsked.length).toBeLessThanOrEqual(8)
+    // the first two go together (the one-interval tolerance), then one each 10 ms (a timer may fire 1 ms early)
+    went.forEach((t, i) => { expect(t - (went[0] as number)).toBeGreaterThanOrEqual((i - 1) * 10 - 1) })
+    // a hold: every waiter gives its phone back on one ask
+    const held = `${NUMBERS[0]}-gate-held`
+    const heldAsked: number[] = []
+    const heldGate = new PaceGate(counted(new RedisPace(redis, 10), heldAsked), 1_000, 50)
+    await new RedisPace(redis, 10).hold(held, 60_000)
+    const turns = await Promise.all(Array.from({ length: 3 }, async () => await heldGate.turn(held, stopping.signal)))
+    for (const turn of turns) expect(turn).toMatchObject({ kind: 'later', inMs: expect.toSatisfy((ms: number) => ms > 59_000) })
+    expect(heldAsked).toEqual([3])
     const other = `${NUMBERS[1]}-gate`
-    expect(await gate.turn(other, stopping.signal)).toEqual({ kind: 'go' })
+    expect(await heldGate.turn(other, stopping.signal)).toEqual({ kind: 'go' })
     stopping.abort()
-    await expect(gate.turn(other, stopping.signal)).rejects.toThrow()
+    await expect(heldGate.turn(other, stopping.signal)).rejects.toThrow()
+  })
+
+  it('fails every waiter of an ask that fails, and serves the next ones anew', async () => {
+    const number = `${NUMBERS[0]}-gate-down`
+    let down = true
+    const pace = new RedisPace(redis, 1_000)
+    const flaky: Pace = {
+      take: async (n, want, horizonMs) => { if (down) throw new Error('redis down'); return await pace.take(n, want, horizonMs) },
+      hold: async (n, ms) => { await pace.hold(n, ms) },
+    }
+    const gate = new PaceGate(flaky, 1_000, 50)
+    const stopping = new AbortController()
+    const failed = await Promise.allSettled(Array.from({ length: 3 }, async () => await gate.turn(number, stopping.signal)))
+    expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected'])
+    down = false
+    expect(await gate.turn(number, stopping.signal)).toEqual({ kind: 'go' })
   })
 
   it('keeps one schedule per business number: a held or busy number does not slow another', async () => {
     const [busy, other] = [`${NUMBERS[0]}-busy`, `${NUMBERS[1]}-free`]
     const pace = new RedisPace(redis, 2)
-    expect(await pace.take(busy)).toEqual({ kind: 'now' })
-    expect(await pace.take(busy)).toEqual({ kind: 'now' })
-    expect(await pace.take(busy)).toMatchObject({ kind: 'wait' })
+    expect(await pace.take(busy, 1, 0)).toMatchObject({ kind: 'go', count: 1 })
+    expect(await pace.take(busy, 1, 0)).toMatchObject({ kind: 'go', count: 1 })
+    expect(await pace.take(busy, 1, 0)).toMatchObject({ kind: 'wait' })
     await pace.hold(busy, 60_000)
-    const held = await pace.take(busy)
+    const held = await pace.take(busy, 5, 50)
     expect(held.kind === 'wait' && held.inMs > 59_000).toBe(true)
-    expect(await pace.take(other)).toEqual({ kind: 'now' })
+    expect(await pace.take(other, 1, 0)).toMatchObject({ kind: 'go', count: 1 })
     // each number is one key under its own hash tag, gone a minute after its schedule is past
     const ttl = await redis.pttl(keys.chat.pace(busy))
     expect(ttl).toBeGreaterThan(110_000)
@@ -115,11 +158,11 @@ describe('the provider\'s pace', () => {
     const other = redis.duplicate()
     try {
       const [a, b] = [new RedisPace(redis, 1), new RedisPace(other, 1)]
-      expect(await a.take(number)).toEqual({ kind: 'now' })
-      const second = await b.take(number)
+      expect(await a.take(number, 1, 0)).toMatchObject({ kind: 'go', count: 1 })
+      const second = await b.take(number, 1, 0)
       // one a second, one interval of tolerance: the second goes at once, the third in about a second
-      expect(second).toEqual({ kind: 'now' })
-      const third = await a.take(number)
+      expect(second).toMatchObject({ kind: 'go', count: 1, inMs: expect.toSatisfy((ms: number) => ms <= 0) })
+      const third = await a.take(number, 1, 0)
       expect(third.kind === 'wait' && third.inMs > 800 && third.inMs <= 1000).toBe(true)
     } finally {
       other.disconnect()

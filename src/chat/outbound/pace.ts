@@ -10,28 +10,34 @@ import { keys } from '../../stores/keys.ts'
 // tolerance absorbs the milliseconds a waiter wakes late, so a steady stream keeps the full rate), and pushes
 // `next` one interval on from the later of `next` and now: a sender that wakes later than that does not make up
 // for it with a burst. So no second holds more than `rate` + 1 sends, and a burst queues instead of drawing 429s.
-// Asking does not reserve anything: who asks once the moment has come gets it. A throttling answer holds the
-// number: nothing goes before the hold ends. Both implementations run the same arithmetic on the same doubles
-// (test/chat/pace.test.ts holds them together).
+// One ask may take several sends' turns, each one interval after the one before, the first within a horizon
+// of now: the asker's waiters then sleep to their own turn instead of asking one after another (one round trip
+// per send bounded the rate by the round trip's time). A turn taken and not used (shutdown) is lost, never
+// given to two. A throttling answer holds the number: nothing goes before the hold ends (a turn taken before
+// the hold is held by the sender of this instance; another instance's is at most the horizon away). Both
+// implementations run the same arithmetic on the same doubles (test/chat/pace.test.ts holds them together).
 
-export type Slot =
-  /** Taken: send now. */
-  | { kind: 'now' }
+export type Slots =
+  /** `count` sends (at least 1) may go: the first in `inMs` (now when not above 0), each next `intervalMs` later. */
+  | { kind: 'go', count: number, inMs: number, intervalMs: number }
   /** Not yet: ask again in `inMs` (at least 1). */
   | { kind: 'wait', inMs: number }
 
 export interface Pace {
-  take (number: string): Promise<Slot>
+  /** Up to `want` turns whose first is at most `horizonMs` from now. */
+  take (number: string, want: number, horizonMs: number): Promise<Slots>
   /** The provider throttled the number: nothing goes before `ms` from now. */
   hold (number: string, ms: number): Promise<void>
 }
 
 /** What a take at `now` (epoch ms) gets, and the number's next due moment after it (undefined when idle). */
-function takeSlot (next: number | undefined, now: number, rate: number): { next: number | undefined, slot: Slot } {
+function takeSlots (next: number | undefined, now: number, rate: number, want: number, horizonMs: number): { next: number | undefined, slots: Slots } {
+  const interval = 1000 / rate
   const at = Math.max(next ?? now, now)
-  const wait = at - 1000 / rate - now
-  if (wait > 0) return { next, slot: { kind: 'wait', inMs: Math.ceil(wait) } }
-  return { next: at + 1000 / rate, slot: { kind: 'now' } }
+  const first = at - interval - now
+  if (first > horizonMs) return { next, slots: { kind: 'wait', inMs: Math.ceil(first) } }
+  const count = Math.min(want, Math.floor((horizonMs - first) / interval) + 1)
+  return { next: at + count * interval, slots: { kind: 'go', count, inMs: first, intervalMs: interval } }
 }
 
 /** The tolerance is added so that the first send after the hold is not early by it. */
@@ -42,11 +48,11 @@ export class MemoryPace implements Pace {
 
   constructor (private readonly rate: number, private readonly now: () => number = Date.now) {}
 
-  async take (number: string) {
+  async take (number: string, want: number, horizonMs: number) {
     const now = this.now()
-    const { next, slot } = takeSlot(this.next.get(number), now, this.rate)
+    const { next, slots } = takeSlots(this.next.get(number), now, this.rate, want, horizonMs)
     this.remember(number, next, now)
-    return slot
+    return slots
   }
 
   async hold (number: string, ms: number) {
@@ -78,16 +84,23 @@ if stored then at = math.max(tonumber(stored), now) end
 local function keep (next) redis.call('SET', KEYS[1], string.format('%.17g', next), 'PX', math.max(0, math.ceil(next - now)) + 60000) end
 `
 
-const take = defineScript<[now: number | '', rate: number], Slot>({
+// ARGV[2] the rate, ARGV[3] how many turns are wanted, ARGV[4] the horizon (ms). The answer: {0, wait} or
+// {count, first, interval}, the doubles as strings (a Lua number would come back cut to an integer).
+const take = defineScript<[now: number | '', rate: number, want: number, horizonMs: number], Slots>({
   name: 'chatPaceTake',
   keys: 1,
   lua: `${START}
-local rate = tonumber(ARGV[2])
-local wait = at - 1000 / rate - now
-if wait > 0 then return math.ceil(wait) end
-keep(at + 1000 / rate)
-return 0`,
-  decode: (raw) => raw === 0 ? { kind: 'now' } : { kind: 'wait', inMs: raw as number },
+local interval = 1000 / tonumber(ARGV[2])
+local first = at - interval - now
+local horizon = tonumber(ARGV[4])
+if first > horizon then return {0, tostring(math.ceil(first))} end
+local count = math.min(tonumber(ARGV[3]), math.floor((horizon - first) / interval) + 1)
+keep(at + count * interval)
+return {count, string.format('%.17g', first), string.format('%.17g', interval)}`,
+  decode: (raw) => {
+    const [count, first, interval] = raw as [number, string, string?]
+    return count === 0 ? { kind: 'wait', inMs: Number(first) } : { kind: 'go', count, inMs: Number(first), intervalMs: Number(interval) }
+  },
 })
 
 const hold = defineScript<[now: number | '', ms: number, rate: number], unknown>({
@@ -102,7 +115,10 @@ export class RedisPace implements Pace {
   /** `now` only for tests: without it the schedule runs on Redis' clock. */
   constructor (private readonly redis: RedisClient, private readonly rate: number, private readonly now?: () => number) {}
 
-  async take (number: string) { return await take(this.redis, [keys.chat.pace(number)], this.now?.() ?? '', this.rate) }
+  async take (number: string, want: number, horizonMs: number) {
+    return await take(this.redis, [keys.chat.pace(number)], this.now?.() ?? '', this.rate, Math.max(1, Math.floor(want)), Math.max(0, horizonMs))
+  }
+
   async hold (number: string, ms: number) { await hold(this.redis, [keys.chat.pace(number)], this.now?.() ?? '', Math.max(0, ms), this.rate) }
 }
 
@@ -112,35 +128,76 @@ export function createPace (redis: RedisClient | null, rate: number): Pace {
 
 export type Turn = { kind: 'go' } | { kind: 'later', inMs: number }
 
+interface Waiter { signal: AbortSignal, resolve: (turn: Turn) => void, reject: (err: unknown) => void }
+
 /**
- * One instance's sends from a number ask the pace one at a time, in the order they came (so that waiters do
- * not all wake and ask together): the first asks, sleeps as long as it is told, asks again, and goes. Told to
- * wait longer than `maxWaitMs` (a hold), it gives its phone back instead, and so does each after it.
+ * One instance's sends from a number ask the pace together: while some wait, one ask at a time goes for all of
+ * them (at most `batch`), and each waiter taken sleeps to its own turn, in the order they came. Told to wait at
+ * most `maxWaitMs`, the asker sleeps and asks again; longer (a hold), every waiter gives its phone back instead.
  */
 export class PaceGate {
-  private readonly tails = new Map<string, Promise<void>>()
+  private readonly queues = new Map<string, Waiter[]>()
 
-  constructor (private readonly pace: Pace, private readonly maxWaitMs: number) {}
+  constructor (private readonly pace: Pace, private readonly maxWaitMs: number, private readonly horizonMs: number, private readonly batch = 64) {}
 
   /** Rejects when `signal` aborts (shutdown): the caller hands its phone back. */
   async turn (number: string, signal: AbortSignal): Promise<Turn> {
-    const previous = this.tails.get(number)
-    let done = (): void => {}
-    const mine = new Promise<void>((resolve) => { done = resolve })
-    this.tails.set(number, mine)
-    try {
-      // only the first waiter listens for shutdown (its sleep): those behind it follow as it gives up
-      if (previous) await previous
-      signal.throwIfAborted()
-      for (;;) {
-        const slot = await this.pace.take(number)
-        if (slot.kind === 'now') return { kind: 'go' }
-        if (slot.inMs > this.maxWaitMs) return { kind: 'later', inMs: slot.inMs }
-        await sleep(slot.inMs, undefined, { signal })
+    signal.throwIfAborted()
+    return await new Promise<Turn>((resolve, reject) => {
+      const waiter = { signal, resolve, reject }
+      const queue = this.queues.get(number)
+      if (queue) {
+        queue.push(waiter)
+        return
       }
-    } finally {
-      done()
-      if (this.tails.get(number) === mine) this.tails.delete(number)
+      const mine = [waiter]
+      this.queues.set(number, mine)
+      this.serve(number, mine).catch((err: unknown) => {
+        this.queues.delete(number)
+        for (const w of mine.splice(0)) w.reject(err)
+      })
+    })
+  }
+
+  /** Asks for the waiters of `queue` until none is left; a failing ask (Redis) fails those still waiting. */
+  private async serve (number: string, queue: Waiter[]): Promise<void> {
+    // the waiters that came in the same tick (a commit's replies, lanes freed together) go in the first ask
+    await Promise.resolve()
+    for (;;) {
+      for (const w of queue.filter((w) => w.signal.aborted)) {
+        queue.splice(queue.indexOf(w), 1)
+        w.reject(w.signal.reason)
+      }
+      const head = queue[0]
+      if (!head) {
+        // in the same tick as the last check: a waiter coming after this starts a queue of its own
+        this.queues.delete(number)
+        return
+      }
+      const slots = await this.pace.take(number, Math.min(queue.length, this.batch), this.horizonMs)
+      if (slots.kind === 'go') {
+        queue.splice(0, slots.count).forEach((w, i) => { wake(w, slots.inMs + i * slots.intervalMs) })
+      } else if (slots.inMs > this.maxWaitMs) {
+        for (const w of queue.splice(0)) w.resolve({ kind: 'later', inMs: slots.inMs })
+      } else {
+        // only the head listens for shutdown here: those behind it are checked before the next ask
+        await sleep(slots.inMs, undefined, { signal: head.signal }).catch(() => {})
+      }
     }
   }
+}
+
+/**
+ * Lets a waiter go at its turn, `inMs` from now (at once when not above 0); shutdown meanwhile is seen when the
+ * turn comes (at most the horizon away), so that the many waiters sleeping add no listener each to one signal.
+ */
+function wake (waiter: Waiter, inMs: number): void {
+  if (inMs <= 0) {
+    waiter.resolve({ kind: 'go' })
+    return
+  }
+  setTimeout(() => {
+    if (waiter.signal.aborted) waiter.reject(waiter.signal.reason)
+    else waiter.resolve({ kind: 'go' })
+  }, Math.ceil(inMs))
 }
