@@ -69,9 +69,9 @@ describe('the provider\'s pace', () => {
         expect(memory.count).toBeGreaterThanOrEqual(1)
         expect(memory.count).toBeLessThanOrEqual(op.want)
         expect(memory.inMs).toBeLessThanOrEqual(op.horizonMs)
-        // each turn taken is a send at its moment (the earliest its waiter can wake)
+        // each turn taken is a send at its moment, the earliest its waiter wakes (PaceGate sleeps whole milliseconds)
         for (let i = 0; i < memory.count; i++) {
-          const at = now + Math.max(0, memory.inMs + i * memory.intervalMs)
+          const at = now + Math.max(0, Math.ceil(memory.inMs + i * memory.intervalMs))
           expect(at).toBeGreaterThanOrEqual(mine.heldUntil)
           mine.sends.push(at)
         }

@@ -134,6 +134,8 @@ interface Waiter { signal: AbortSignal, resolve: (turn: Turn) => void, reject: (
  * One instance's sends from a number ask the pace together: while some wait, one ask at a time goes for all of
  * them (at most `batch`), and each waiter taken sleeps to its own turn, in the order they came. Told to wait at
  * most `maxWaitMs`, the asker sleeps and asks again; longer (a hold), every waiter gives its phone back instead.
+ * A waiter woken more than the horizon after its turn (a stalled event loop) asks again rather than go: the
+ * turns it and those after it took would otherwise all go at once.
  */
 export class PaceGate {
   private readonly queues = new Map<string, Waiter[]>()
@@ -143,19 +145,22 @@ export class PaceGate {
   /** Rejects when `signal` aborts (shutdown): the caller hands its phone back. */
   async turn (number: string, signal: AbortSignal): Promise<Turn> {
     signal.throwIfAborted()
-    return await new Promise<Turn>((resolve, reject) => {
-      const waiter = { signal, resolve, reject }
-      const queue = this.queues.get(number)
-      if (queue) {
-        queue.push(waiter)
-        return
-      }
-      const mine = [waiter]
-      this.queues.set(number, mine)
-      this.serve(number, mine).catch((err: unknown) => {
-        this.queues.delete(number)
-        for (const w of mine.splice(0)) w.reject(err)
-      })
+    return await new Promise<Turn>((resolve, reject) => { this.enqueue(number, { signal, resolve, reject }, false) })
+  }
+
+  /** Queues a waiter (first when it lost its turn), and starts asking for the number's queue if none does. */
+  private enqueue (number: string, waiter: Waiter, first: boolean): void {
+    const queue = this.queues.get(number)
+    if (queue) {
+      if (first) queue.unshift(waiter)
+      else queue.push(waiter)
+      return
+    }
+    const mine = [waiter]
+    this.queues.set(number, mine)
+    this.serve(number, mine).catch((err: unknown) => {
+      this.queues.delete(number)
+      for (const w of mine.splice(0)) w.reject(err)
     })
   }
 
@@ -176,7 +181,7 @@ export class PaceGate {
       }
       const slots = await this.pace.take(number, Math.min(queue.length, this.batch), this.horizonMs)
       if (slots.kind === 'go') {
-        queue.splice(0, slots.count).forEach((w, i) => { wake(w, slots.inMs + i * slots.intervalMs) })
+        queue.splice(0, slots.count).forEach((w, i) => { this.wake(number, w, slots.inMs + i * slots.intervalMs) })
       } else if (slots.inMs > this.maxWaitMs) {
         for (const w of queue.splice(0)) w.resolve({ kind: 'later', inMs: slots.inMs })
       } else {
@@ -185,19 +190,21 @@ export class PaceGate {
       }
     }
   }
-}
 
-/**
- * Lets a waiter go at its turn, `inMs` from now (at once when not above 0); shutdown meanwhile is seen when the
- * turn comes (at most the horizon away), so that the many waiters sleeping add no listener each to one signal.
- */
-function wake (waiter: Waiter, inMs: number): void {
-  if (inMs <= 0) {
-    waiter.resolve({ kind: 'go' })
-    return
+  /**
+   * Lets a waiter go at its turn, `inMs` from now (at once when not above 0). Shutdown meanwhile is seen when the
+   * turn comes (at most the horizon away), so that the many waiters sleeping add no listener each to one signal.
+   */
+  private wake (number: string, waiter: Waiter, inMs: number): void {
+    if (inMs <= 0) {
+      waiter.resolve({ kind: 'go' })
+      return
+    }
+    const due = performance.now() + inMs
+    setTimeout(() => {
+      if (waiter.signal.aborted) waiter.reject(waiter.signal.reason)
+      else if (performance.now() - due > this.horizonMs) this.enqueue(number, waiter, true)
+      else waiter.resolve({ kind: 'go' })
+    }, Math.ceil(inMs))
   }
-  setTimeout(() => {
-    if (waiter.signal.aborted) waiter.reject(waiter.signal.reason)
-    else waiter.resolve({ kind: 'go' })
-  }, Math.ceil(inMs))
 }
