@@ -126,14 +126,17 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     maxPending: RECEIPTS_HELD,
     metrics: rMetrics,
     log,
-    // an update the member must get goes again as its template when the window is closed; otherwise the failure
-    // shows in the conversation's messages (its delivery, with the provider's reason), as a reply's does
+    // an update the member must get goes again as its template when the window is closed; otherwise it shows in
+    // the staff inbox as a failed delivery with the provider's reason; any failed reply shows failed in the history
     failed: async (sent, failure) => {
       log.warn({ replyId: sent.replyId, kind: sent.kind, code: failure.code, reason: failure.title }, 'chat reply failed on its way to the member')
       if (sent.kind !== 'update') return
       const windowOpen = insideReplyWindow(await store.lastInbound(sent.address), clock())
       const outcome = failureOutcome({ kind: 'update', source: 'failed', windowOpen, errorClass: classifyError({ code: failure.code }) })
       if (outcome === 'template') await updates.sendTemplate({ id: sent.replyId, phone: sent.address, tenantId: sent.tenantId, template: sent.template })
+      else if (outcome === 'inbox' && sent.tenantId) {
+        await inbox.deliveryFailed(sent.address, sent.tenantId, { replyId: sent.replyId, ...(sent.update ? { update: sent.update } : {}), failure })
+      }
     },
   })
   // status events of no known recipient cannot name a reply: counted with the unknown ids and dropped

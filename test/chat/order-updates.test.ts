@@ -202,16 +202,29 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
       for (let i = 0; i < 100 && !(await messages()).some((m) => m.delivery?.status === 'failed'); i++) await new Promise((resolve) => setTimeout(resolve, 20))
       for (let i = 0; i < 25 && provider.to(phone).length === sent; i++) await new Promise((resolve) => setTimeout(resolve, 20))
       await t.app.chatWorker.idle(phone)
-      return { after: provider.to(phone).slice(sent), shown: (await messages()).find((m) => m.delivery?.status === 'failed')?.delivery }
+      return { phone, after: provider.to(phone).slice(sent), shown: (await messages()).find((m) => m.delivery?.status === 'failed')?.delivery }
     } finally {
       if (closed) now -= 25 * HOUR
     }
   }
 
-  it('an update reported failed inside the window stays failed, with the provider\'s reason, in the conversation\'s messages', async () => {
-    const { after, shown } = await failedReady(false)
+  it('an update reported failed inside the window shows in the staff inbox as a failed delivery with the provider\'s reason', async () => {
+    const { phone, after, shown } = await failedReady(false)
     expect(after).toEqual([])
     expect(shown?.failure?.reason).toBe('Message undeliverable')
+    // the club's list shows the failure as the conversation's last message, and staff are told
+    const listed = async () => ((await t.app.inject({ url: '/api/chat/conversations?limit=100', headers: admin })).json().conversations as Array<{ phone: string, lastMessage: { type: string } | null }>)
+      .find((c) => c.phone === phone)
+    await expect.poll(async () => (await listed())?.lastMessage?.type).toBe('delivery-failed')
+    expect((await listed())?.lastMessage).toMatchObject({
+      type: 'delivery-failed',
+      author: 'system',
+      text: 'Not delivered to the member (order_ready_pickup): Message undeliverable (131026)',
+    })
+    const notices = (await t.app.inject({ url: '/api/notifications?limit=100', headers: admin })).json().notifications as Array<{ event: string, resourceId: string, body: string }>
+    expect(notices.filter((n) => n.event === 'chat.delivery.failed' && n.resourceId === phone)).toEqual([
+      expect.objectContaining({ body: `An update to the chat member ${phone} was not delivered: Message undeliverable (131026).` }),
+    ])
   })
 
   it('an update reported failed once the window has closed is sent again as the club\'s template', async () => {

@@ -14,7 +14,7 @@ import { HandoffDeadlines } from './handoff-deadlines.ts'
 import type { Conversation, InboxStore } from './store.ts'
 import { insideReplyWindow } from '../reply-window.ts'
 import { sessionFields, type SessionFields } from '../session-fields.ts'
-import type { Receipt } from '../provider/receipts.ts'
+import type { Failure, Receipt } from '../provider/receipts.ts'
 
 // Staff in the loop: the history of each conversation, the handoff flag (machines/handoff.ts) and what staff
 // do with a conversation. Every message staff or the system send goes through the phone's outbox, behind the
@@ -43,6 +43,9 @@ export interface InboxDeps {
   /** The provider's receipts of replies sent to the phone, by reply id (src/chat/receipts). */
   receipts: (phone: string, replyIds: readonly string[]) => Promise<Map<string, Receipt>>
 }
+
+/** The history type of the note that an update failed on its way: its `choice` names the reply that failed. */
+export const DELIVERY_FAILED = 'delivery-failed'
 
 /** A history message with, for a reply the service sent, what the provider last said of it. */
 export type ShownMessage = HistoryMessage & { receipt?: Receipt }
@@ -157,16 +160,18 @@ export class ChatInbox {
     return { locale: account?.locale ?? tenant?.locale ?? 'es', club: account?.tenantName ?? tenant?.name ?? tenantId, hours: tenant?.pickup?.hours }
   }
 
-  private async notifyStaff (tenantId: string, phone: string): Promise<void> {
+  private async notifyStaff (tenantId: string, phone: string, notice = {
+    event: 'chat.handoff.requested',
+    title: 'A member asks for a person',
+    body: `The chat member ${phone} asked to talk to a person.`,
+  }): Promise<void> {
     for (const role of ['admin', 'grower'] as const) {
       try {
         await this.deps.notifications.broadcast({
           tenantId,
           recipientRole: role,
           domain: 'system',
-          event: 'chat.handoff.requested',
-          title: 'A member asks for a person',
-          body: `The chat member ${phone} asked to talk to a person.`,
+          ...notice,
           severity: 'warning',
           source: 'event',
           actionUrl: `/api/chat/conversations/${phone}`,
@@ -174,9 +179,34 @@ export class ChatInbox {
           resourceType: 'chat-conversation',
         })
       } catch (err) {
-        this.deps.log.warn({ err, role }, 'chat handoff notification failed')
+        this.deps.log.warn({ err, role, event: notice.event }, 'chat staff notification failed')
       }
     }
+  }
+
+  /**
+   * An update the member must get failed on its way while the window is open (no template is needed, and a text
+   * sent again might fail alike): a person of the club has to act. A note in the club's conversation moves it up
+   * the staff's list with the provider's reason (live to open consoles), and the club's staff are notified.
+   */
+  async deliveryFailed (phone: string, tenantId: string, failed: { replyId: string, update?: string, failure: Failure }): Promise<void> {
+    const { failure } = failed
+    const reason = `${failure.title}${failure.code === undefined ? '' : ` (${failure.code})`}`
+    const note: HistoryMessage = {
+      id: `${failed.replyId}:failed`,
+      at: this.deps.clock(),
+      direction: 'out',
+      author: 'system',
+      type: DELIVERY_FAILED,
+      text: `Not delivered to the member${failed.update ? ` (${failed.update})` : ''}: ${reason}`,
+      choice: failed.replyId,
+    }
+    await this.record(phone, tenantId, [note])
+    await this.notifyStaff(tenantId, phone, {
+      event: 'chat.delivery.failed',
+      title: 'A chat update did not reach the member',
+      body: `An update to the chat member ${phone} was not delivered: ${reason}.`,
+    })
   }
 
   /** The apology for a request nobody took, in the club's words (queued by the turn, or at its deadline: handoff-deadlines.ts). */
