@@ -79,7 +79,9 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   const log = app.log.child({ domain: 'chat' })
   const inboxStore = createInboxStore(app.redis, chat.shards, { historyMs: chat.historyDays * 24 * 60 * 60_000, historyMax: chat.historyMax }, clock)
   const readView = async (phone: string) => await readPhoneView({ linkedAccounts: app.linkedAccounts, conversations: inboxStore }, phone)
-  const store = createChatStore(app.redis, chat.shards, inboxStore, readView)
+  const receipts = createReceiptStore(app.redis, { shards: chat.shards, ttlMs: receiptTtlMs(chat.historyDays) })
+  // a delivered reply's receipt starts in the script that removes it from the outbox (in memory, in the receipts store)
+  const store = createChatStore(app.redis, chat.shards, inboxStore, { ttlMs: receiptTtlMs(chat.historyDays), record: async (reply) => { await receipts.recordSent(reply) } }, readView)
   const metrics = chatMetrics(app.metrics, async () => await store.outboxPhones())
 
   let transport: Transport
@@ -101,10 +103,6 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     clock,
     log,
   }, store, readView, log)
-  const receipts = createReceiptStore(app.redis, { shards: chat.shards, ttlMs: receiptTtlMs(chat.historyDays) })
-  const recordSent = (entry: OutboxEntry, messageId: string): void => {
-    receipts.recordSent(sentReply(entry, messageId, clock())).catch((err: Error) => { log.warn({ err, replyId: entry.id }, 'chat receipt not recorded') })
-  }
   const inbox = new ChatInbox({
     store: inboxStore,
     chat: store,
@@ -156,7 +154,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     history: inbox,
     transport,
     pace: createPace(app.redis, chat.sendRate),
-    recordSent,
+    receiptOf: (entry, messageId) => sentReply(entry, messageId, clock()),
     windowClosed: async (entry) => { await updates.sendTemplate(entry) },
     chat,
     clock,

@@ -5,7 +5,7 @@ import type { OutboxEntry, Transport } from './outbound/transport.ts'
 import type { Pace } from './outbound/pace.ts'
 import { Recovery } from './recovery.ts'
 import { Sender } from './sender.ts'
-import type { AcceptOptions, ChatStore, DeadLetter, Lane, Letter } from './store/index.ts'
+import type { AcceptOptions, ChatStore, DeadLetter, Lane, Letter, SentReply } from './store/index.ts'
 import { WakeChannel } from './wake.ts'
 import { TurnWorker, type TurnHistory, type Turns } from './worker.ts'
 
@@ -21,8 +21,9 @@ import { TurnWorker, type TurnHistory, type Turns } from './worker.ts'
 //                 and hands the phone's outbox to the send lane (leased to it by the commit when nobody was on it).
 // 5. send         sender.ts (on lane-runner.ts) waits for the provider's pace and delivers the outbox head through the
 //                 provider client (outbound/transport.ts).
-// 6. acknowledge  sender.ts removes the delivered head (pop-6.lua), or keeps it as a dead letter, and goes on with
-//                 the next one.
+// 6. acknowledge  sender.ts removes the delivered head and starts its receipt in one script (delivered-6.lua; kept in
+//                 the process until Redis answers when it cannot), or keeps a refused one as a dead letter (pop-6.lua),
+//                 and goes on with the next one.
 //
 // Around the stages: staff and system messages join at 5 (`queued`); a dead letter driven back re-enters at 2 or 5
 // (`redrive`); another instance's work arrives over the wake channel (wake.ts), and phones nobody may be on any
@@ -54,8 +55,8 @@ export interface PipelineOptions {
   /** Stage 5's provider client, and its pace. */
   transport: Transport
   pace: Pace
-  /** After stage 6: the provider named the message it took, whose receipts then come (src/chat/receipts). */
-  recordSent: (entry: OutboxEntry, messageId: string) => void
+  /** Stage 6: the receipt a reply the provider took and named starts with, recorded with its ack (src/chat/receipts). */
+  receiptOf: (entry: OutboxEntry, messageId: string) => SentReply
   /** Stage 5 met a closed window for an update: its template is queued instead. */
   windowClosed: (entry: OutboxEntry) => Promise<void>
   chat: {
@@ -96,7 +97,7 @@ export class ChatPipeline {
       clock,
       crashPoint,
       handedBack: (phone) => { this.publish('send', [phone]) },
-      recordSent: opts.recordSent,
+      receiptOf: opts.receiptOf,
       windowClosed: opts.windowClosed,
     })
     this.worker = new TurnWorker(store, opts.turns, opts.history, this.sender, {
@@ -173,7 +174,7 @@ export class ChatPipeline {
   /** SIGTERM: stop taking work, let turns in hand finish (or hand them back), cut sends short and hand them back. */
   async stop (): Promise<void> {
     this.opts.redis?.off('ready', this.reconnected)
-    await Promise.all([this.worker.runner.stop(STOP_GRACE_MS), this.sender.runner.stop(STOP_GRACE_MS)])
+    await Promise.all([this.worker.runner.stop(STOP_GRACE_MS), this.sender.stop(STOP_GRACE_MS)])
     await this.recovery.stop()
     await this.wake?.close().catch(() => {})
     if (this.opts.chat.lanes) this.opts.log.info('chat pipeline stopped: leases handed back')

@@ -7,7 +7,7 @@ import type { OutboxEntry, Transport } from './outbound/transport.ts'
 import { PaceGate, type Pace } from './outbound/pace.ts'
 import { shardOf } from '../stores/shards.ts'
 import { maskPhone } from './mask-phone.ts'
-import { deadLetterId, type ChatStore, type DeadLetter, type Next, type SendWork } from './store/index.ts'
+import { deadLetterId, type ChatStore, type DeadLetter, type Next, type SendWork, type SentReply } from './store/index.ts'
 
 // The sender, stages 5 and 6 of src/chat/pipeline.ts, drains the outboxes, apart from the turn workers: one phone's replies strictly in order (its lease
 // holds the phone while a reply is out), many phones side by side. A failing or slow recipient holds only its
@@ -20,6 +20,11 @@ import { deadLetterId, type ChatStore, type DeadLetter, type Next, type SendWork
 // throttling answer (429, or the provider's throttling codes) holds the number for its Retry-After and gives the
 // phone back for as long; neither counts as a failed attempt, so it never leads to a dead letter before the
 // horizon, and other numbers' schedules are not touched.
+//
+// A reply the provider took is recorded (removed from the outbox, its receipt started) in one script. When Redis
+// cannot be reached for it (a restart, a failover, a dropped connection), the process keeps the record and makes
+// it once Redis answers again, whoever holds the lease by then: the reply is not sent again. Only a process that
+// dies between the provider's answer and the record leaves it to be re-sent, with the same idempotency id.
 
 export interface SenderOptions {
   owner: string
@@ -36,8 +41,8 @@ export interface SenderOptions {
   crashPoint: (name: 'send-before-ack') => void
   /** Shutdown gave the phone back: another instance may take it now. */
   handedBack: (phone: string) => void
-  /** The provider took a reply and named its message: its receipt starts (src/chat/receipts); never throws. */
-  recordSent: (entry: OutboxEntry, messageId: string) => void
+  /** The receipt a reply the provider took and named starts with (src/chat/receipts). */
+  receiptOf: (entry: OutboxEntry, messageId: string) => SentReply
   /** An update with a template was refused as the window is closed: queue the template (src/chat/updates.ts). */
   windowClosed: (entry: OutboxEntry) => Promise<void>
 }
@@ -54,6 +59,12 @@ const PACE_MAX_WAIT_MS = 1_000
  */
 const PACE_HORIZON_MS = 50
 
+/** A record that could not reach Redis is tried again this often (each try also waits out the client's reconnection). */
+const RECORD_RETRY_MS = 100
+
+/** A reply the provider took whose record has not reached Redis yet. */
+interface Unrecorded { entry: string, replyId: string, receipt: SentReply | undefined }
+
 /** Exponential with jitter: 0.5 s, 1 s, 2 s ... at most a minute. */
 const sendBackoffMs = (tries: number): number => Math.min(60_000, 500 * 2 ** Math.min(tries, 10)) * (0.75 + Math.random() / 2)
 
@@ -62,6 +73,10 @@ export class Sender implements SendStage {
   /** Until when (epoch ms) this instance knows the number is held: a send whose turn came while the 429 was on its way waits too. */
   private heldUntil = 0
   private readonly gate: PaceGate
+  /** Replies the provider took that Redis could not record yet, by phone (a phone sends one reply at a time). */
+  private readonly unrecorded = new Map<string, Unrecorded>()
+  private recording: Promise<void> | undefined
+  private stopped = false
 
   constructor (private readonly store: ChatStore, private readonly transport: Transport, private readonly opts: SenderOptions) {
     this.gate = new PaceGate(opts.pace, PACE_MAX_WAIT_MS, PACE_HORIZON_MS)
@@ -83,9 +98,29 @@ export class Sender implements SendStage {
     else this.runner.offer([phone])
   }
 
+  /** Replies taken by the provider and kept here until Redis records them (tests, shutdown). */
+  get unrecordedCount (): number { return this.unrecorded.size }
+
+  /** Stops the lane; a record still kept gets one last try within the grace, then what is left is named in the log. */
+  async stop (graceMs: number): Promise<void> {
+    const started = Date.now()
+    await this.runner.stop(graceMs)
+    this.stopped = true
+    const left = Math.max(0, graceMs - (Date.now() - started))
+    if (this.unrecorded.size > 0) await Promise.race([this.recordPass(), new Promise((resolve) => setTimeout(resolve, left).unref())])
+    if (this.unrecorded.size === 0) return
+    this.opts.log.error({ replyIds: [...this.unrecorded.values()].map((u) => u.replyId), outcome: 'unrecorded' },
+      'chat replies the provider took were not recorded before shutdown: whoever takes their phones sends them again, with the same idempotency id')
+  }
+
   private async send (work: SendWork, stopping: AbortSignal): Promise<Next<SendWork> | undefined> {
     const { phone } = work
     const log = this.opts.log.child({ phone: maskPhone(phone) })
+    const kept = this.unrecorded.get(phone)
+    // the head was delivered by this process already: record it, never send it again
+    if (kept?.entry === work.entry) return await this.record(phone, kept, log)
+    // a record kept for another head: the head moved on, so it was recorded (its answer lost with the connection)
+    if (kept) this.unrecorded.delete(phone)
     let entry: OutboxEntry
     try {
       entry = JSON.parse(work.entry) as OutboxEntry
@@ -122,11 +157,10 @@ export class Sender implements SendStage {
     }
     if (delivery.kind === 'ok') {
       this.opts.crashPoint('send-before-ack')
-      const next = await this.store.sent(phone, this.opts.owner, work.entry, this.opts.leaseMs)
-      if (delivery.messageId) this.opts.recordSent(entry, delivery.messageId)
       this.opts.metrics.sent.inc()
       log.info({ replyId: entry.id, type: entry.body.type, ms, tries: work.tries + 1, outcome: 'sent' }, 'chat reply sent')
-      return next.kind === 'lost' ? undefined : next
+      const receipt = delivery.messageId ? this.opts.receiptOf(entry, delivery.messageId) : undefined
+      return await this.record(phone, { entry: work.entry, replyId: entry.id, receipt }, log)
     }
     if (delivery.kind === 'refused' && delivery.windowClosed && entry.template) {
       // an update outside the 24-hour window (131047): its template goes instead, behind the phone's other replies
@@ -161,6 +195,59 @@ export class Sender implements SendStage {
     await this.store.release('send', phone, this.opts.owner, delay, true)
     this.runner.later(phone, delay)
     return undefined
+  }
+
+  /**
+   * Records a reply the provider took. When Redis cannot be reached the record is kept here, tried again until it
+   * goes through (recordKept), and the error goes up (the lane looks at the phone again after a lease, and finds
+   * the kept record before sending anything).
+   */
+  private async record (phone: string, kept: Unrecorded, log: FastifyBaseLogger): Promise<Next<SendWork> | undefined> {
+    let next: Next<SendWork>
+    try {
+      next = await this.store.delivered(phone, this.opts.owner, kept.entry, this.opts.leaseMs, kept.receipt)
+    } catch (err) {
+      if (!this.unrecorded.has(phone)) log.warn({ err, replyId: kept.replyId, outcome: 'unrecorded' }, 'chat reply sent but not recorded: kept in this process until Redis answers')
+      this.keep(phone, kept)
+      throw err
+    }
+    this.recorded(phone, kept, log)
+    return next.kind === 'lost' ? undefined : next
+  }
+
+  private keep (phone: string, kept: Unrecorded): void {
+    this.unrecorded.set(phone, kept)
+    this.recording ??= this.recordKept().finally(() => { this.recording = undefined })
+  }
+
+  private recorded (phone: string, kept: Unrecorded, log: FastifyBaseLogger): void {
+    if (this.unrecorded.get(phone) !== kept) return
+    this.unrecorded.delete(phone)
+    this.opts.metrics.recordedLate.inc()
+    log.info({ replyId: kept.replyId, outcome: 'recorded-late' }, 'chat reply recorded once Redis answered again: not sent twice')
+  }
+
+  /**
+   * Tries every kept record until none is left, each try waiting out the client's reconnection: the record goes
+   * out as soon as the connection is back, before another instance may find the phone's lease ended and send the
+   * reply again. A record that leaves more replies hands the phone to the lane, leased to this sender.
+   */
+  private async recordKept (): Promise<void> {
+    while (this.unrecorded.size > 0 && !this.stopped) {
+      await this.recordPass()
+      if (this.unrecorded.size > 0) await new Promise((resolve) => setTimeout(resolve, RECORD_RETRY_MS))
+    }
+  }
+
+  private async recordPass (): Promise<void> {
+    await Promise.all([...this.unrecorded].map(async ([phone, kept]) => {
+      const log = this.opts.log.child({ phone: maskPhone(phone) })
+      try {
+        const next = await this.store.delivered(phone, this.opts.owner, kept.entry, this.opts.leaseMs, kept.receipt)
+        this.recorded(phone, kept, log)
+        if (next.kind === 'more' && !this.stopped) this.runner.adopt(phone, next.work)
+      } catch {}
+    }))
   }
 
   /**

@@ -58,7 +58,7 @@ describe('the send lease fences the send', () => {
       clock: Date.now,
       crashPoint: () => {},
       handedBack: () => {},
-      recordSent: () => {},
+      receiptOf: (entry, messageId) => ({ address: entry.phone, messageId, replyId: entry.id, tenantId: entry.tenantId, kind: 'reply', at: Date.now() }),
       windowClosed: async () => {},
     })
   }

@@ -4,6 +4,7 @@ import { shardOf } from '../../src/stores/shards.ts'
 import { appliedMark, DEAD_KEPT, deadLetterId, isApplied, type ChatStore, type Commit, type HistoryMessage, type TurnWork } from '../../src/chat/store/index.ts'
 import { MemoryChatStore } from '../../src/chat/store/memory.ts'
 import { MemoryInboxStore, RedisInboxStore, type InboxStore } from '../../src/chat/inbox/store.ts'
+import { createReceiptStore, type ReceiptStore, type SentReply } from '../../src/chat/receipts/index.ts'
 import { testRedis, testRedisCluster } from '../helper.ts'
 import { newPhone } from './support.ts'
 
@@ -13,19 +14,24 @@ import { newPhone } from './support.ts'
 const SHARDS = 8
 // the conversation history a commit records a turn in
 const limits = { historyMs: 24 * 60 * 60_000, historyMax: 50 }
-type Made = { store: ChatStore, inbox: InboxStore, cleanup: () => Promise<void> }
+// how long a delivered reply's receipt is kept
+const RECEIPT_TTL_MS = 60_000
+type Made = { store: ChatStore, inbox: InboxStore, receipts: ReceiptStore, cleanup: () => Promise<void> }
 const stores: Array<['redis' | 'cluster' | 'memory', () => Promise<Made>]> = [
   ['redis', async () => {
     const r = await testRedis()
-    return { store: new RedisChatStore(r.redis, SHARDS, limits), inbox: new RedisInboxStore(r.redis, SHARDS, limits, Date.now), cleanup: r.cleanup }
+    const receipts = createReceiptStore(r.redis, { shards: SHARDS, ttlMs: RECEIPT_TTL_MS })
+    return { store: new RedisChatStore(r.redis, SHARDS, limits, undefined, RECEIPT_TTL_MS), inbox: new RedisInboxStore(r.redis, SHARDS, limits, Date.now), receipts, cleanup: r.cleanup }
   }],
   ['cluster', async () => {
     const r = await testRedisCluster()
-    return { store: new RedisChatStore(r.redis, SHARDS, limits), inbox: new RedisInboxStore(r.redis, SHARDS, limits, Date.now), cleanup: r.cleanup }
+    const receipts = createReceiptStore(r.redis, { shards: SHARDS, ttlMs: RECEIPT_TTL_MS })
+    return { store: new RedisChatStore(r.redis, SHARDS, limits, undefined, RECEIPT_TTL_MS), inbox: new RedisInboxStore(r.redis, SHARDS, limits, Date.now), receipts, cleanup: r.cleanup }
   }],
   ['memory', async () => {
     const inbox = new MemoryInboxStore(SHARDS, limits, Date.now)
-    return { store: new MemoryChatStore(SHARDS, Date.now, inbox), inbox, cleanup: async () => {} }
+    const receipts = createReceiptStore(null, { shards: SHARDS, ttlMs: RECEIPT_TTL_MS })
+    return { store: new MemoryChatStore(SHARDS, Date.now, inbox, async (reply) => { await receipts.recordSent(reply) }), inbox, receipts, cleanup: async () => {} }
   }],
 ]
 
@@ -34,8 +40,9 @@ const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(
 describe.each(stores)('chat store (%s)', (name, make) => {
   let store: ChatStore
   let inbox: InboxStore
+  let receipts: ReceiptStore
   let cleanup: () => Promise<void>
-  beforeAll(async () => { ({ store, inbox, cleanup } = await make()) })
+  beforeAll(async () => { ({ store, inbox, receipts, cleanup } = await make()) })
   afterAll(async () => { await cleanup() })
 
   async function take (phone: string, owner = 'w1', leaseMs = 10_000): Promise<TurnWork> {
@@ -147,6 +154,42 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     expect(await store.sent(phone, 's2', 'a', 10_000, letter)).toMatchObject({ kind: 'more', work: { entry: 'b', tries: 0 } })
     expect((await store.deadLetter(letter.id))?.reason).toBe('400')
     expect(await store.outboxPhones()).toBeGreaterThanOrEqual(1)
+  })
+
+  it('a delivered reply leaves the outbox with its receipt started, once; its lease goes on for the next head', async () => {
+    const phone = newPhone()
+    await store.accept([{ phone, id: `${phone}-d`, body: 'd' }])
+    await store.commitTurn(phone, 'w1', commitOf(await take(phone), 'd', ['a', 'b']), 10_000)
+    expect(await store.takeSend(phone, 's1', 10_000)).toMatchObject({ kind: 'ok', work: { entry: 'a' } })
+    const receipt: SentReply = { address: phone, messageId: `wamid.${phone}`, replyId: `${phone}-d:0`, tenantId: 'club-norte', kind: 'reply', at: 1 }
+    expect(await store.delivered(phone, 's1', 'a', 10_000, receipt)).toMatchObject({ kind: 'more', work: { entry: 'b', tries: 0 } })
+    expect(await receipts.receiptsOfReplies(phone, [receipt.replyId])).toEqual(new Map([[receipt.replyId, {}]]))
+    expect((await receipts.apply(phone, [{ messageId: receipt.messageId, status: 'read', at: 5, errors: [] }]))[0]).toMatchObject({ known: true, sent: receipt })
+    // the same record again (its first answer lost with the connection): nothing more leaves the outbox
+    expect(await store.delivered(phone, 's1', 'a', 10_000, receipt)).toEqual({ kind: 'lost' })
+    expect((await store.takeSend(phone, 's2', 10_000)).kind).toBe('busy')
+    // no message id from the provider: no receipt, the head still leaves
+    expect(await store.delivered(phone, 's1', 'b', 10_000)).toEqual({ kind: 'done' })
+    expect(await store.pending(phone)).toBe(false)
+  })
+
+  it('a delivery recorded after its lease ran out still leaves the outbox, and leases the next head to its sender unless another holds it', async () => {
+    const phone = newPhone()
+    await store.accept([{ phone, id: `${phone}-l`, body: 'l' }])
+    await store.commitTurn(phone, 'w1', commitOf(await take(phone), 'd', ['a', 'b', 'c']), 10_000)
+    expect((await store.takeSend(phone, 's1', 60)).kind).toBe('ok')
+    // Redis could not record it within the lease, nobody took the phone meanwhile: the record goes through
+    await sleep(100)
+    expect(await store.delivered(phone, 's1', 'a', 10_000)).toMatchObject({ kind: 'more', work: { entry: 'b' } })
+    expect((await store.takeSend(phone, 's2', 10_000)).kind).toBe('busy')
+    // another sender took the phone once the lease ran out: the head leaves all the same, its lease stays theirs
+    await store.release('send', phone, 's1', 0, false)
+    expect(await store.takeSend(phone, 's2', 10_000)).toMatchObject({ kind: 'ok', work: { entry: 'b' } })
+    expect(await store.delivered(phone, 's1', 'b', 10_000)).toEqual({ kind: 'lost' })
+    expect(await store.delivered(phone, 's2', 'b', 10_000)).toEqual({ kind: 'lost' })
+    expect(await store.renew('send', phone, 's2', 10_000)).toBe(true)
+    await store.release('send', phone, 's2', 0, false)
+    expect(await store.takeSend(phone, 's3', 10_000)).toMatchObject({ kind: 'ok', work: { entry: 'c' } })
   })
 
   it('accepts a delivery key once per phone, with all its letters, across phones, in order', async () => {

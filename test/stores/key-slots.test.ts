@@ -41,6 +41,8 @@ const groups: Record<string, string[]> = {
     b.sendTries(7), b.dead(7), b.deadIndex(7), b.deadOfClub(7, 'club-norte'), b.deadOfClub(7, 'club-sur'), b.linkResult(7, '5491100000001', 'ABC123'),
     b.history(7, 'club-norte', '5491100000001'), b.conversation(7, 'club-norte', '5491100000001'), b.handoffDue(7),
     b.legacyHistory(7, '5491100000001'), b.legacyConversation(7, '5491100000001'),
+    // a delivered reply's record (delivered-6.lua): the outbox and the reply's receipt
+    b.receipt(7, '5491100000001', 'wamid.1'), b.sentIds(7, '5491100000001'),
   ],
 }
 

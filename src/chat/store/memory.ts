@@ -2,7 +2,7 @@ import { shardOf } from '../../stores/shards.ts'
 import {
   appliedMark, byPhone, DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, SESSION_TTL_MS, shardOfDeadLetter, SYSTEM_SENT_TTL_MS,
   type AcceptOptions, type ChatStore, type Commit, type Committed, type DeadLetter, type HistorySink, type Lane, type Letter, type Next,
-  type SendWork, type Taken, type TurnWork, type Waiting,
+  type ReceiptStore, type SendWork, type SentReply, type Taken, type TurnWork, type Waiting,
 } from './port.ts'
 
 interface Queue { items: string[], dueAt: number, owner: string | undefined, tries: number }
@@ -21,7 +21,9 @@ export class MemoryChatStore implements ChatStore {
   private readonly inbound = new Map<string, number>()
   private readonly live = new Map<string, number>()
 
-  constructor (readonly shards: number, private readonly now: () => number = Date.now, private readonly history?: HistorySink) {}
+  /** `receipts`: where a delivered reply's receipt starts (the receipts store's own record). */
+  constructor (readonly shards: number, private readonly now: () => number = Date.now, private readonly history?: HistorySink,
+    private readonly receipts?: ReceiptStore['recordSent']) {}
 
   private phone (phone: string): Phone {
     let p = this.phones.get(phone)
@@ -177,6 +179,27 @@ export class MemoryChatStore implements ChatStore {
     const popped = this.pop(q, owner, entry, leaseMs)
     if (popped !== 'lost' && dead) this.bury(dead)
     return popped === 'more' ? { kind: 'more', work: { phone, entry: q.items[0] as string, tries: 0 } } : { kind: popped }
+  }
+
+  async delivered (phone: string, owner: string, entry: string, leaseMs: number, receipt?: SentReply): Promise<Next<SendWork>> {
+    if (receipt && !this.receipts) throw new Error('this chat store keeps no receipts')
+    const next = this.popDelivered(phone, owner, entry, leaseMs)
+    if (receipt) await this.receipts?.(receipt)
+    return next
+  }
+
+  private popDelivered (phone: string, owner: string, entry: string, leaseMs: number): Next<SendWork> {
+    const q = this.phone(phone).outbox
+    if (q.items[0] !== entry) return { kind: 'lost' }
+    q.items.shift()
+    q.tries = 0
+    if (q.owner !== owner && q.dueAt > this.now()) return { kind: 'lost' }
+    if (q.items.length === 0) {
+      Object.assign(q, { owner: undefined, dueAt: 0 })
+      return { kind: 'done' }
+    }
+    Object.assign(q, { owner, dueAt: this.now() + leaseMs })
+    return { kind: 'more', work: { phone, entry: q.items[0] as string, tries: 0 } }
   }
 
   async release (lane: Lane, phone: string, owner: string, delayMs: number, failed: boolean, error?: string) {

@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto'
 import type { PhoneView } from '../phone-view.ts'
+import type { ReceiptStore, SentReply } from '../receipts/port.ts'
+
+export type { ReceiptStore, SentReply }
 
 // The chat pipeline's state per phone: the mailbox of accepted messages, the session, the outbox of replies,
 // and two leases (one for turns, one for sends), with the dead letters of each shard. A turn's whole result
@@ -133,6 +136,9 @@ export interface Recorded { tenantId: string, messages: HistoryMessage[] }
 /** How long and how much of a conversation's history is kept (the inbox store's, which a commit records into). */
 export interface InboxLimits { historyMs: number, historyMax: number }
 
+/** Where a delivered reply's receipt starts: kept this long on Redis; in memory, handed to the receipts store. */
+export interface ReceiptsOf { ttlMs: number, record?: ReceiptStore['recordSent'] }
+
 /** Where the memory store's commits record a turn's messages (the memory inbox store). */
 export interface HistorySink { append (phone: string, tenantId: string, messages: HistoryMessage[]): void }
 
@@ -161,8 +167,14 @@ export interface ChatStore {
   /** Saves the session, the applied id and the replies and removes the head, if `owner` still holds the lease. */
   commitTurn (phone: string, owner: string, commit: Commit, leaseMs: number): Promise<Committed>
   takeSend (phone: string, owner: string, leaseMs: number): Promise<Taken<SendWork>>
-  /** Removes the outbox head (delivered) and, when `dead` is given, keeps it as a dead letter. */
+  /** Removes the outbox head the owner holds (given up or replaced) and, when `dead` is given, keeps it as a dead letter. */
   sent (phone: string, owner: string, entry: string, leaseMs: number, dead?: DeadLetter): Promise<Next<SendWork>>
+  /**
+   * The provider took `entry`: starts its receipt (when the provider named the message) and removes it from the
+   * outbox head if still there, whoever holds the lease now; the lease goes on for the next head if it is the
+   * owner's or nobody's. Safe to repeat: a second call finds the head gone and answers lost.
+   */
+  delivered (phone: string, owner: string, entry: string, leaseMs: number, receipt?: SentReply): Promise<Next<SendWork>>
   /** Removes the mailbox head into the dead letters. */
   deadTurn (phone: string, owner: string, letter: DeadLetter, leaseMs: number): Promise<Next<TurnWork>>
   /**

@@ -4,7 +4,7 @@ import { shardOf } from '../../stores/shards.ts'
 import {
   byPhone, DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, SESSION_TTL_MS, shardOfDeadLetter, SYSTEM_SENT_TTL_MS,
   type AcceptOptions, type ChatStore, type Commit, type Committed, type DeadLetter, type InboxLimits, type Lane, type Letter, type Next,
-  type SendWork, type Taken, type TurnWork, type PhoneViewReader,
+  type SendWork, type Taken, type TurnWork, type PhoneViewReader, type SentReply,
 } from './port.ts'
 import * as scripts from './scripts.ts'
 import { envelopeOf, historyArgs, packMarks, type Head } from './scripts.ts'
@@ -35,8 +35,12 @@ export class RedisChatStore implements ChatStore {
    */
   private readonly readView: PhoneViewReader | undefined
 
-  /** `history`: the limits of the conversation history its commits record (the inbox store's). */
-  constructor (private readonly redis: RedisClient, readonly shards: number, private readonly history?: InboxLimits, readView?: PhoneViewReader) {
+  /**
+   * `history`: the limits of the conversation history its commits record (the inbox store's); `receiptTtlMs`: how
+   * long a delivered reply's receipt is kept (src/chat/receipts).
+   */
+  constructor (private readonly redis: RedisClient, readonly shards: number, private readonly history?: InboxLimits, readView?: PhoneViewReader,
+    private readonly receiptTtlMs?: number) {
     this.readView = redis.isCluster ? undefined : readView
   }
 
@@ -114,6 +118,16 @@ export class RedisChatStore implements ChatStore {
 
   async sent (phone: string, owner: string, entry: string, leaseMs: number, dead?: DeadLetter) {
     return withPhone(await this.pop('send', phone, owner, entry, leaseMs, dead), (h) => sendWork(phone, h))
+  }
+
+  async delivered (phone: string, owner: string, entry: string, leaseMs: number, receipt?: SentReply) {
+    const k = this.laneKeys('send', phone)
+    const s = this.shard(phone)
+    const messageId = receipt?.messageId ?? ''
+    if (receipt && this.receiptTtlMs === undefined) throw new Error('this chat store keeps no receipts')
+    const next = await scripts.delivered(this.redis, [k.list, k.zset, k.owners, k.meta, b.receipt(s, phone, messageId), b.sentIds(s, phone)],
+      phone, owner, entry, leaseMs, messageId, receipt?.replyId ?? '', receipt ? JSON.stringify(receipt) : '', this.receiptTtlMs ?? 0)
+    return withPhone(next, (h) => sendWork(phone, h))
   }
 
   async deadTurn (phone: string, owner: string, letter: DeadLetter, leaseMs: number) {

@@ -114,6 +114,9 @@ export const commit = chatScript<[phone: string, owner: string, expected: number
 export const pop = chatScript<[phone: string, owner: string, head: string, leaseMs: number, lane: Lane, deadId: string, deadRecord: string, deadKept: number],
   Next<Head>>('pop-6', headNext)
 
+export const delivered = chatScript<[phone: string, owner: string, entry: string, leaseMs: number, messageId: string, replyId: string, receipt: string, receiptTtlMs: number],
+  Next<Head>>('delivered-6', headNext)
+
 export const release = chatScript<[phone: string, owner: string, delayMs: number, lane: Lane, failed: string, hasError: string, error: string], boolean>(
   'release-3', isOne)
 
