@@ -46,3 +46,32 @@ export async function tabWalk (page: Page, steps: number): Promise<string[]> {
   }
   return seen
 }
+
+/**
+ * The page's visible, enabled controls that Tab never reaches, pressing Tab from the document's start until each
+ * was focused once (a date field takes a Tab per part; of a radio group only the checked one is a stop).
+ */
+export async function unreachableByTab (page: Page): Promise<string[]> {
+  const count = await page.evaluate(() => {
+    const controls = [...document.querySelectorAll<HTMLElement>('a[href], button, input, select, textarea, [tabindex]')].filter((el) => {
+      if ((el as HTMLButtonElement).disabled || el.closest('[inert]')) return false
+      const radio = el instanceof HTMLInputElement && el.type === 'radio' ? el : null
+      if (radio && !radio.checked && document.querySelector(`input[type=radio][name="${radio.name}"]:checked`)) return false
+      const box = el.getBoundingClientRect()
+      return box.width > 0 && box.height > 0 && getComputedStyle(el).visibility !== 'hidden'
+    })
+    document.querySelectorAll('[data-kb]').forEach((el) => el.removeAttribute('data-kb'))
+    controls.forEach((el, i) => el.setAttribute('data-kb', String(i)))
+    ;(document.activeElement as HTMLElement | null)?.blur()
+    return controls.length
+  })
+  const reached = new Set<string>()
+  for (let i = 0; i < count * 4 + 10 && reached.size < count; i++) {
+    await page.keyboard.press('Tab')
+    const at = await page.evaluate(() => document.activeElement?.getAttribute('data-kb') ?? null)
+    if (at !== null) reached.add(at)
+  }
+  return await page.evaluate((seen) => [...document.querySelectorAll<HTMLElement>('[data-kb]')]
+    .filter((el) => !seen.includes(el.getAttribute('data-kb') ?? ''))
+    .map((el) => `${el.tagName.toLowerCase()}:${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}`), [...reached])
+}

@@ -10,7 +10,7 @@ import { linkCode, messageBody, newPhone, startFakeProvider, textOf, type FakePr
 import { as } from '../crops/client.ts'
 import { stockedBatch } from '../batches/client.ts'
 import { CSV_COLUMNS } from '../../src/dispensing/ledger/csv.ts'
-import { launchChromium, seriousViolations, tabWalk } from './browser.ts'
+import { launchChromium, seriousViolations, tabWalk, unreachableByTab } from './browser.ts'
 
 // The console in a real headless Chromium against the real service on a socket and the test Redis; only the
 // messaging provider is a loopback stand-in. One browser for the file, a context per person. With
@@ -52,7 +52,11 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     return context
   }
   const shot = async (p: Page, name: string) => { if (SHOTS) await p.screenshot({ path: `docs/console/${name}.png`, fullPage: true }) }
-  const checkA11y = async (p: Page) => expect(await seriousViolations(p)).toEqual([])
+  /** No serious or critical axe violation, and every control on the screen reachable with Tab. */
+  const checkA11y = async (p: Page) => {
+    expect(await seriousViolations(p)).toEqual([])
+    expect(await unreachableByTab(p)).toEqual([])
+  }
 
   async function logIn (p: Page, kind: 'staff' | 'member', email: string): Promise<void> {
     await p.goto(`${base}/console`)
@@ -162,6 +166,8 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     const dialog = page.getByRole('dialog')
     await dialog.getByText('Tu sesión venció').waitFor()
     expect(Date.now()).toBeGreaterThanOrEqual(expiresAt)
+    // the screen under the dialog is inert; the dialog's form is reachable by keyboard
+    await checkA11y(page)
     await dialog.getByLabel('Email').fill('admin@club-norte.test')
     await dialog.getByLabel('Contraseña').fill('demo-password')
     await dialog.getByRole('button', { name: 'Ingresar' }).click()
@@ -351,6 +357,7 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await page.getByRole('button', { name: 'Salir' }).click()
     await page.getByRole('heading', { name: 'Ingresar' }).waitFor()
     expect(await admin.cookies(`${base}/console/session`)).toEqual([])
+    await checkA11y(page)
 
     await page.getByLabel('Email').fill('grower@club-norte.test')
     await page.getByLabel('Contraseña').fill('demo-password')
