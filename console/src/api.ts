@@ -52,7 +52,7 @@ export function ok<T> (r: { data?: T, error?: unknown, response: Response }): T 
 }
 
 /** The headers of a call made with fetch itself (a file, a stream): the token and club, never in a URL. */
-export function authHeaders (): Record<string, string> {
+function authHeaders (): Record<string, string> {
   return { authorization: `Bearer ${session.value?.token ?? ''}`, ...(tenant.value ? { 'tenant-id': tenant.value } : {}) }
 }
 
