@@ -93,6 +93,9 @@ export class LaneRunner<W> {
   /** Takes the phone (unless it was taken for it) and works it while it has work and the lease holds. */
   private async drain (phone: string, stopping: AbortSignal, given?: Taken<W>): Promise<void> {
     const { lane, owner, leaseMs, store, log } = this.opts
+    // the lease runs from when the take reached the store: the renewals count from when it was asked for, not from
+    // its answer, which a slow Redis brings late
+    const asked = performance.now()
     let taken: Taken<W>
     try {
       taken = given ?? await this.opts.take(phone)
@@ -109,12 +112,16 @@ export class LaneRunner<W> {
     // a renewal that answers lost (or cannot reach the store, so may have lost it) ends the work on the phone: the
     // next step would run while another instance may hold it (a pause past the lease, a slow store)
     let lost = false
-    const renewal = setInterval(() => {
+    const renew = (): void => {
       store.renew(lane, phone, owner, leaseMs).then((kept) => { if (!kept) lost = true }, (err: unknown) => {
         lost = true
         log.warn({ err, lane, phone: maskPhone(phone) }, 'chat lane could not renew its lease: the phone is let go')
       })
-    }, leaseMs / 3)
+    }
+    let renewal: NodeJS.Timeout = setTimeout(() => {
+      renew()
+      renewal = setInterval(renew, leaseMs / 3)
+    }, Math.max(0, asked + leaseMs / 3 - performance.now()))
     try {
       let next: Next<W> | undefined = { kind: 'more', work: taken.work }
       while (next?.kind === 'more') {
@@ -132,7 +139,8 @@ export class LaneRunner<W> {
       this.unreachable.set(phone, (this.unreachable.get(phone) ?? 0) + 1)
       this.later(phone, leaseMs)
     } finally {
-      clearInterval(renewal)
+      // one call clears either: Node's timeouts and intervals are one kind of timer
+      clearTimeout(renewal)
     }
   }
 

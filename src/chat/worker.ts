@@ -14,7 +14,10 @@ import { deadLetterId, isApplied, type ChatStore, type Commit, type Committed, t
 // it works), computes each turn in memory and commits it in one step with its replies and its history, then hands
 // the outbox on to the send stage. A turn that throws is not dropped: the message stays at
 // the head and the phone is retried after a backoff; one that keeps failing for a reason that is not a lost
-// connection goes to the dead letters after `maxTries`, so it cannot block the phone forever.
+// connection goes to the dead letters after `maxTries`, so it cannot block the phone forever. A take only opens an
+// attempt: what counts as a try is a failure, or a worker that died on the message (its instance stopped beating
+// while its attempt was open). A slow Redis that lets leases run out delays turns, it never buries one: a commit
+// that found the lease moved on gives its attempt back, and an attempt of a live instance is never counted.
 
 export interface TurnWorkerOptions {
   owner: string
@@ -92,7 +95,8 @@ export class TurnWorker {
       }
       return next
     }
-    // taken more often than allowed without ever failing cleanly: the turn kills its worker (or its instance)
+    if (work.open.length > 0) work = { ...work, tries: await this.judge(work) }
+    // its workers died on it more often than allowed (the turn may be what kills them)
     if (work.tries > this.opts.maxTries) return await this.bury(work, work.lastError ?? 'the turn never finished', message.id)
     try {
       const result = await this.turns.run(message, work.session)
@@ -119,19 +123,41 @@ export class TurnWorker {
     }
   }
 
-  /** Commits; a lost lease is logged (another worker has the phone now) and ends this drain. */
+  /**
+   * The tries at the message, once the other owners' open attempts are judged: those whose instance stopped
+   * beating died on it (each a try); those of live instances are still running or lost their lease to time (none).
+   */
+  private async judge (work: TurnWork): Promise<number> {
+    const gone = await this.store.gone(work.open)
+    if (gone.length === 0) return work.tries
+    this.opts.log.warn({ phone: maskPhone(work.phone), gone: gone.length }, 'chat turn: earlier attempts whose instance died are counted as tries')
+    return await this.store.endAttempts(work.phone, work.message, gone, true) + 1
+  }
+
+  /** Commits; a lost lease is logged (another worker has the phone now), gives the attempt back and ends this drain. */
   private async commit (work: TurnWork, commit: Commit, log: FastifyBaseLogger, messageId: string): Promise<Committed | undefined> {
     const next = await this.store.commitTurn(work.phone, this.opts.owner, commit, this.opts.leaseMs)
     if (next.kind !== 'lost') return next
     log.warn({ messageId, outcome: 'lost-lease' }, 'chat turn not committed: the lease moved on; the new holder runs it')
+    await this.giveBack(work)
     return undefined
+  }
+
+  /** This attempt ended without failing (its lease moved on): no try is counted for it. */
+  private async giveBack (work: TurnWork): Promise<void> {
+    await this.store.endAttempts(work.phone, work.message, [this.opts.owner], false).catch((err: unknown) => {
+      this.opts.log.warn({ err, phone: maskPhone(work.phone) }, 'chat turn could not give its attempt back: it stays open until a commit')
+    })
   }
 
   private async bury (work: TurnWork, reason: string, messageId: string | undefined): Promise<Next<TurnWork> | undefined> {
     const tenantId = tenantOf(work.session.doc)
     const letter = { id: deadLetterId(shardOf(work.phone, this.opts.shards), randomUUID()), lane: 'turn' as const, phone: work.phone, tenantId, reason, at: Date.now(), tries: work.tries, payload: work.message }
     const next = await this.store.deadTurn(work.phone, this.opts.owner, letter, this.opts.leaseMs)
-    if (next.kind === 'lost') return undefined
+    if (next.kind === 'lost') {
+      await this.giveBack(work)
+      return undefined
+    }
     this.opts.metrics.deadLetters.inc({ lane: 'turn' })
     this.opts.log.error({ phone: maskPhone(work.phone), messageId, reason, deadLetter: letter.id, outcome: 'dead-letter' }, 'chat turn given up: kept as a dead letter')
     return next

@@ -112,4 +112,61 @@ describe('chat dead letters', () => {
     const letter = (await Promise.all(ids.map(async (id) => await store.deadLetter(id)))).find((l) => l?.phone === phone)
     expect(letter).toMatchObject({ lane: 'turn', tries: 5, reason: "the club's data is broken" })
   }, 30_000)
+
+  /** A worker on `phone`'s turns that answers every message; its take opens an attempt after the others'. */
+  function steadyWorker (store: RedisChatStore, owner: string, runs: string[]): TurnWorker {
+    const turns: Turns = { run: async (message, session) => { runs.push(message.id); return { doc: '{}', applied: [message.id, ...session.applied], replies: [], before: 'A', after: 'A' } } }
+    const none = () => {}
+    const options = { owner, leaseMs: 2_000, concurrency: 1, shards: t.app.config.chat.shards, maxTries: 5, log: t.app.log, metrics: chatMetrics(new Registry(), async () => 0) }
+    return new TurnWorker(store, turns, { turnRecord: () => undefined, committing: none }, { leaseOwner: () => undefined, handOver: none }, { ...options, crashPoint: none, handedBack: none })
+  }
+
+  /** A message taken by each of `owners` in turn, each lease running out with its attempt open (none ended it). */
+  async function takenBy (store: RedisChatStore, phone: string, owners: string[]): Promise<string> {
+    const id = `m-${phone}`
+    await store.accept([{ phone, id, body: encodeMail({ id, phone, receivedAt: Date.now(), input: { kind: 'text', text: 'hola' } }) }])
+    for (const owner of owners) {
+      expect((await store.takeTurn(phone, owner, 20)).kind).toBe('ok')
+      await new Promise((resolve) => setTimeout(resolve, 40))
+    }
+    return id
+  }
+
+  it('a message whose takers lost their leases while their instances live (a slow Redis) is never buried: it runs and commits', async () => {
+    const store = new RedisChatStore(t.app.redis!, t.app.config.chat.shards)
+    const phone = newPhone()
+    const slow = ['slow-1', 'slow-2', 'slow-3', 'slow-4', 'slow-5', 'slow-6', 'slow-7']
+    for (const owner of [...slow, 'steady']) await store.heartbeat(owner, 60_000)
+    const id = await takenBy(store, phone, slow)
+    const runs: string[] = []
+    const worker = steadyWorker(store, 'steady', runs)
+    worker.runner.start()
+    worker.runner.offer([phone])
+    const deadline = Date.now() + 10_000
+    while (await store.pending(phone) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    await worker.runner.stop(1_000)
+    expect(runs).toEqual([id])
+    const ids = await t.app.redis!.zrange(keys.chat.bot.deadIndex(shardOf(phone, t.app.config.chat.shards)), 0, -1)
+    expect((await Promise.all(ids.map(async (i) => await store.deadLetter(i)))).filter((l) => l?.phone === phone)).toEqual([])
+  })
+
+  it('a message whose workers died on it more than 5 times is buried unrun: each attempt of an instance gone counts', async () => {
+    const store = new RedisChatStore(t.app.redis!, t.app.config.chat.shards)
+    const phone = newPhone()
+    // six instances that never beat (gone): each took the message and died on it
+    const id = await takenBy(store, phone, ['dead-1', 'dead-2', 'dead-3', 'dead-4', 'dead-5', 'dead-6'])
+    await store.heartbeat('steady-2', 60_000)
+    const runs: string[] = []
+    const worker = steadyWorker(store, 'steady-2', runs)
+    worker.runner.start()
+    worker.runner.offer([phone])
+    const deadline = Date.now() + 10_000
+    while (await store.pending(phone) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    await worker.runner.stop(1_000)
+    expect(runs).toEqual([])
+    const ids = await t.app.redis!.zrange(keys.chat.bot.deadIndex(shardOf(phone, t.app.config.chat.shards)), 0, -1)
+    const letters = (await Promise.all(ids.map(async (i) => await store.deadLetter(i)))).filter((l) => l?.phone === phone)
+    expect(letters).toMatchObject([{ lane: 'turn', tries: 7, reason: 'the turn never finished' }])
+    expect(JSON.parse(letters[0]?.payload ?? '{}')).toMatchObject({ id })
+  })
 })

@@ -85,10 +85,58 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     expect(await waitOf()).toBeGreaterThan(0)
     await sleep(150)
     expect(await waitOf()).toBe(0)
-    expect(await store.takeTurn(phone, 'other', 10_000)).toMatchObject({ kind: 'ok', work: { message: 'x', tries: 2 } })
+    // the take counts no try: the earlier attempt is named as open, for the taker to judge
+    expect(await store.takeTurn(phone, 'other', 10_000)).toMatchObject({ kind: 'ok', work: { message: 'x', tries: 1, open: ['dies'] } })
     expect(await store.commitTurn(phone, 'dies', commitOf(dying, 'stale'), 10_000)).toEqual({ kind: 'lost' })
     expect(await store.renew('turn', phone, 'dies', 10_000)).toBe(false)
     expect(await store.renew('turn', phone, 'other', 10_000)).toBe(true)
+  })
+
+  it('a lease whose time ran out is still its owner\'s until another takes the phone: its commit, renewal and send ack go through', async () => {
+    const phone = newPhone()
+    await store.accept([{ phone, id: `${phone}-s`, body: 's' }])
+    const slow = await take(phone, 'slow', 50)
+    await sleep(100)
+    expect(await store.renew('turn', phone, 'slow', 50)).toBe(true)
+    await sleep(100)
+    const next = await store.commitTurn(phone, 'slow', commitOf(slow, 'doc', ['r']), 50)
+    expect(next).toMatchObject({ kind: 'done', senderDue: true })
+    expect(await store.takeSend(phone, 'sender', 50)).toMatchObject({ kind: 'ok', work: { entry: 'r' } })
+    await sleep(100)
+    expect(await store.sent(phone, 'sender', 'r', 50)).toEqual({ kind: 'done' })
+    expect(await store.pending(phone)).toBe(false)
+  })
+
+  it('a take opens an attempt without counting it: a commit that lost its lease gives it back; one whose worker died counts once judged', async () => {
+    const phone = newPhone()
+    await store.accept([{ phone, id: `${phone}-a`, body: 'a' }])
+    // five owners in turn lose the lease to time, and another took it each time: no try counted
+    let prior: TurnWork | undefined
+    for (const owner of ['o1', 'o2', 'o3', 'o4', 'o5', 'o6']) {
+      await sleep(40)
+      const work = await take(phone, owner, 30)
+      expect(work.tries).toBe(1)
+      if (prior) {
+        expect(await store.commitTurn(phone, `o${Number(owner.slice(1)) - 1}`, commitOf(prior, 'late'), 30)).toEqual({ kind: 'lost' })
+        // the late one gives its attempt back: it ended without failing
+        expect(await store.endAttempts(phone, 'a', [`o${Number(owner.slice(1)) - 1}`], false)).toBe(0)
+      }
+      prior = work
+    }
+    await sleep(40)
+    // o6 died on it (and never gave back): the next taker is told, and counts it once o6 is judged gone
+    const after = await take(phone, 'o7', 10_000)
+    expect(after).toMatchObject({ tries: 1, open: ['o6'] })
+    await store.heartbeat('o7', 10_000)
+    expect(await store.gone(['o6', 'o7'])).toEqual(['o6'])
+    expect(await store.endAttempts(phone, 'a', ['o6'], true)).toBe(1)
+    // counted once: o6 is no longer open
+    expect(await store.endAttempts(phone, 'a', ['o6'], true)).toBe(1)
+    // a failure counts too, and a later take answers both (and this one)
+    await store.release('turn', phone, 'o7', 0, true, 'boom')
+    expect(await take(phone, 'o8', 10_000)).toMatchObject({ tries: 3, open: [], lastError: 'boom' })
+    // another head: nothing of the old attempts is there
+    expect(await store.endAttempts(phone, 'not the head', ['o8'], true)).toBe(0)
   })
 
   it('a failed turn is released with a backoff; a lost connection does not count as a try', async () => {

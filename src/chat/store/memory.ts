@@ -5,7 +5,8 @@ import {
   type ReceiptStore, type SendWork, type SentReply, type Taken, type TurnWork, type Waiting,
 } from './port.ts'
 
-interface Queue { items: string[], dueAt: number, owner: string | undefined, tries: number }
+/** `tries`: failed attempts at the head (a turn's: and attempts whose worker died); `open`: a turn's attempts not ended. */
+interface Queue { items: string[], dueAt: number, owner: string | undefined, tries: number, open: string[] }
 interface Phone {
   mailbox: Queue
   outbox: Queue
@@ -28,7 +29,7 @@ export class MemoryChatStore implements ChatStore {
   private phone (phone: string): Phone {
     let p = this.phones.get(phone)
     if (!p) {
-      const queue = (): Queue => ({ items: [], dueAt: 0, owner: undefined, tries: 0 })
+      const queue = (): Queue => ({ items: [], dueAt: 0, owner: undefined, tries: 0, open: [] })
       p = { mailbox: queue(), outbox: queue(), session: { version: 0, doc: undefined, applied: [], expiresAt: Infinity, lastError: undefined } }
       this.phones.set(phone, p)
     }
@@ -52,7 +53,7 @@ export class MemoryChatStore implements ChatStore {
   /** Appends; true when nobody is on the queue (it was empty, or due with no lease and no backoff). */
   private push (q: Queue, item: string): boolean {
     const wasEmpty = q.items.length === 0
-    if (wasEmpty) Object.assign(q, { dueAt: this.now(), owner: undefined, tries: 0 })
+    if (wasEmpty) Object.assign(q, { dueAt: this.now(), owner: undefined, tries: 0, open: [] })
     q.items.push(item)
     return wasEmpty || q.dueAt <= this.now()
   }
@@ -95,25 +96,28 @@ export class MemoryChatStore implements ChatStore {
     return { kind: 'ok', work: q.items[0] as string }
   }
 
-  private turnWork (phone: string): TurnWork {
+  private turnWork (phone: string, others: string[]): TurnWork {
     const p = this.phone(phone)
     const { version, doc, applied, lastError } = p.session
-    return { phone, message: p.mailbox.items[0] as string, session: { version, doc, applied: [...applied] }, tries: p.mailbox.tries, lastError }
+    return { phone, message: p.mailbox.items[0] as string, session: { version, doc, applied: [...applied] }, tries: p.mailbox.tries + 1, lastError, open: others }
   }
 
   async takeTurn (phone: string, owner: string, leaseMs: number): Promise<Taken<TurnWork>> {
     const q = this.phone(phone).mailbox
     const taken = this.take(q, owner, leaseMs)
     if (taken.kind !== 'ok') return taken
-    q.tries++
-    return { kind: 'ok', work: this.turnWork(phone) }
+    const others = q.open.filter((o) => o !== owner)
+    q.open = [...others, owner]
+    return { kind: 'ok', work: this.turnWork(phone, others) }
   }
 
   /** Removes the head the owner holds; the next head stays leased, or the queue is done. */
   private pop (q: Queue, owner: string, head: string, leaseMs: number): 'more' | 'done' | 'lost' {
-    if (q.owner !== owner || q.items[0] !== head || q.dueAt <= this.now()) return 'lost'
+    // fenced by the owner, not the clock (commit-list.lua)
+    if (q.owner !== owner || q.items[0] !== head) return 'lost'
     q.items.shift()
     q.tries = 0
+    q.open = []
     if (q.items.length === 0) {
       Object.assign(q, { owner: undefined, dueAt: 0 })
       return 'done'
@@ -125,7 +129,7 @@ export class MemoryChatStore implements ChatStore {
   async commitTurn (phone: string, owner: string, commit: Commit, leaseMs: number): Promise<Committed> {
     const p = this.phone(phone)
     const q = p.mailbox
-    if (q.owner !== owner || q.items[0] !== commit.message || q.dueAt <= this.now() || p.session.version !== commit.expected) return { kind: 'lost' }
+    if (q.owner !== owner || q.items[0] !== commit.message || p.session.version !== commit.expected) return { kind: 'lost' }
     if (commit.doc !== undefined) {
       Object.assign(p.session, { version: commit.expected + 1, doc: commit.doc, applied: commit.applied.map(appliedMark), expiresAt: this.now() + SESSION_TTL_MS })
     }
@@ -133,7 +137,7 @@ export class MemoryChatStore implements ChatStore {
     if (commit.record) this.recorder().append(phone, commit.record.tenantId, commit.record.messages)
     for (const code of commit.linkCodes ?? []) this.linkResults.delete(`${phone}:${code}`)
     const senderDue = commit.replies.map((reply) => this.push(p.outbox, reply))[0] === true
-    const next = this.after(phone, this.pop(q, owner, commit.message, leaseMs))
+    const next = this.after(phone, owner, this.pop(q, owner, commit.message, leaseMs))
     if (!senderDue) return next
     if (commit.sender === undefined) return { ...next, senderDue }
     const taken = this.take(p.outbox, commit.sender, leaseMs)
@@ -145,11 +149,11 @@ export class MemoryChatStore implements ChatStore {
     return this.history
   }
 
-  private after (phone: string, popped: 'more' | 'done' | 'lost'): Next<TurnWork> {
+  /** The lease kept for the next head: its owner's attempt at it opens. */
+  private after (phone: string, owner: string, popped: 'more' | 'done' | 'lost'): Next<TurnWork> {
     if (popped !== 'more') return { kind: popped }
-    const q = this.phone(phone).mailbox
-    q.tries = 1
-    return { kind: 'more', work: this.turnWork(phone) }
+    this.phone(phone).mailbox.open = [owner]
+    return { kind: 'more', work: this.turnWork(phone, []) }
   }
 
   private bury (letter: DeadLetter): void {
@@ -165,7 +169,7 @@ export class MemoryChatStore implements ChatStore {
       this.bury(letter)
       this.phone(phone).session.lastError = undefined
     }
-    return this.after(phone, popped)
+    return this.after(phone, owner, popped)
   }
 
   async takeSend (phone: string, owner: string, leaseMs: number): Promise<Taken<SendWork>> {
@@ -206,16 +210,32 @@ export class MemoryChatStore implements ChatStore {
     const q = this.queue(lane, phone)
     if (q.owner !== owner || q.items.length === 0) return
     Object.assign(q, { owner: undefined, dueAt: this.now() + delayMs })
-    if (lane === 'send' && failed) q.tries++
+    if (failed) q.tries++
     if (lane === 'turn') {
-      if (!failed) q.tries = Math.max(0, q.tries - 1)
+      q.open = q.open.filter((o) => o !== owner)
       if (error !== undefined) this.phone(phone).session.lastError = error
     }
   }
 
+  async endAttempts (phone: string, message: string, owners: string[], counted: boolean) {
+    const q = this.phone(phone).mailbox
+    if (q.items[0] !== message) return 0
+    for (const owner of owners) {
+      if (!q.open.includes(owner)) continue
+      q.open = q.open.filter((o) => o !== owner)
+      if (counted) q.tries++
+    }
+    return q.tries
+  }
+
+  async gone (owners: string[]) {
+    return owners.filter((o) => (this.live.get(o) ?? 0) <= this.now())
+  }
+
   async renew (lane: Lane, phone: string, owner: string, leaseMs: number) {
     const q = this.queue(lane, phone)
-    if (q.owner !== owner || q.items.length === 0 || q.dueAt <= this.now()) return false
+    // fenced by the owner, not the clock (renew-2.lua)
+    if (q.owner !== owner || q.items.length === 0) return false
     q.dueAt = this.now() + leaseMs
     return true
   }

@@ -59,9 +59,14 @@ export interface TurnWork {
   /** The mailbox head (an InboundMessage as JSON). */
   message: string
   session: SessionState
-  /** Attempts at this message, this one included. */
+  /** Attempts at this message that failed or whose worker died (attempts-2), and this one. */
   tries: number
   lastError: string | undefined
+  /**
+   * Other owners' attempts at this message that have not ended: a worker that died on it, or one still on it that
+   * lost its lease to time (a slow Redis). Counted as tries only once their owner stopped beating (`gone`).
+   */
+  open: string[]
 }
 
 export interface SendWork {
@@ -178,10 +183,19 @@ export interface ChatStore {
   /** Removes the mailbox head into the dead letters. */
   deadTurn (phone: string, owner: string, letter: DeadLetter, leaseMs: number): Promise<Next<TurnWork>>
   /**
-   * Gives the lease back, the phone due again in `delayMs`. `failed` counts the attempt (a send's tries; a
-   * turn's attempt was counted when taken, and is given back when not failed); `error` is kept for a turn.
+   * Gives the lease back, the phone due again in `delayMs`. `failed` counts the attempt as a try (a send's or a
+   * turn's); a turn's open attempt ends either way; `error` is kept for a turn.
    */
   release (lane: Lane, phone: string, owner: string, delayMs: number, failed: boolean, error?: string): Promise<void>
+  /**
+   * Ends these owners' open attempts at the mailbox head `message` (nothing when it is no longer the head):
+   * `counted`, each is a try (its worker died); else it is given back (it ended without failing). Answers the
+   * tries counted at the head.
+   */
+  endAttempts (phone: string, message: string, owners: string[], counted: boolean): Promise<number>
+  /** The owners among these that no longer beat (heartbeat): gone, or their time ran out. */
+  gone (owners: string[]): Promise<string[]>
+  /** Extends the owner's lease; false when another owner took the phone or the lease was given back. */
   renew (lane: Lane, phone: string, owner: string, leaseMs: number): Promise<boolean>
   /** True while the phone has mail or replies waiting or in progress. */
   pending (phone: string): Promise<boolean>

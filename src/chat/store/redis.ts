@@ -16,7 +16,7 @@ const b = keys.chat.bot
 const EMPTY_SESSION = { version: 0, doc: undefined, applied: [] }
 
 const turnWork = (phone: string, h: Head): TurnWork =>
-  ({ phone, message: h.entry, session: h.session ?? EMPTY_SESSION, tries: h.tries, lastError: h.lastError })
+  ({ phone, message: h.entry, session: h.session ?? EMPTY_SESSION, tries: h.tries, lastError: h.lastError, open: h.open ?? [] })
 const sendWork = (phone: string, h: Head): SendWork => ({ phone, entry: h.entry, tries: h.tries })
 
 /** The index a dead letter is listed in: its club's, or the shard's one for letters of no club. */
@@ -137,6 +137,15 @@ export class RedisChatStore implements ChatStore {
   async release (lane: Lane, phone: string, owner: string, delayMs: number, failed: boolean, error?: string) {
     const k = this.laneKeys(lane, phone)
     await scripts.release(this.redis, [k.zset, k.owners, k.meta], phone, owner, Math.max(0, Math.round(delayMs)), lane, failed ? '1' : '0', error === undefined ? '0' : '1', error ?? '')
+  }
+
+  async endAttempts (phone: string, message: string, owners: string[], counted: boolean) {
+    const s = this.shard(phone)
+    return await scripts.attempts(this.redis, [b.session(s, phone), b.mailbox(s, phone)], message, counted ? '1' : '0', ...owners)
+  }
+
+  async gone (owners: string[]) {
+    return owners.length === 0 ? [] : await scripts.gone(this.redis, [keys.chat.instances()], ...owners)
   }
 
   async renew (lane: Lane, phone: string, owner: string, leaseMs: number) {

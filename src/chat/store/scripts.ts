@@ -59,14 +59,16 @@ export interface Head {
   tries: number
   session?: { version: number, doc: string | undefined, applied: string[] }
   lastError?: string
+  /** A turn's: the other owners with attempts open at it. */
+  open?: string[]
 }
 
-/** The work fields of a reply (next-head.lua's layout, from its fifth field): a turn's has ten fields, a send's six. */
+/** The work fields of a reply (next-head.lua's layout, from its fifth field): a turn's has eleven fields, a send's six. */
 function headOf (r: Reply): Head {
   if (r.length <= 6) return { entry: str(r[4]), tries: Number(r[5] ?? 0) }
-  const [, , , , entry, v, doc, applied, tries, err] = r.map(str)
+  const [, , , , entry, v, doc, applied, tries, err, open] = r.map(str)
   const session = { version: Number(v || 0), doc: doc ? unpackSession(doc) : undefined, applied: appliedOf(applied ?? '') }
-  return { entry: entry as string, tries: Number(tries || 1), session, lastError: err || undefined }
+  return { entry: entry as string, tries: Number(tries || 1), session, lastError: err || undefined, open: open ? open.split('\n') : [] }
 }
 
 /** After a commit or pop: the lane's next head, and where a commit's replies went (senderDue: a sender must be told). */
@@ -119,6 +121,10 @@ export const delivered = chatScript<[phone: string, owner: string, entry: string
 
 export const release = chatScript<[phone: string, owner: string, delayMs: number, lane: Lane, failed: string, hasError: string, error: string], boolean>(
   'release-3', isOne)
+
+export const attempts = chatScript<[head: string, counted: '1' | '0', ...owners: string[]], number>('attempts-2', (raw) => Number(raw))
+
+export const gone = chatScript<string[], string[]>('gone-1', (raw) => reply(raw).map(str))
 
 export const renew = chatScript<[phone: string, owner: string, leaseMs: number], boolean>('renew-2', isOne)
 

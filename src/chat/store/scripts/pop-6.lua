@@ -27,7 +27,9 @@
 --- @include "next-head"
 if redis.call('HGET', KEYS[3], ARGV[1]) ~= ARGV[2] then return {'lost'} end
 local due = redis.call('ZSCORE', KEYS[2], ARGV[1])
-if not due or tonumber(due) <= now then return {'lost'} end
+-- fenced by the owner, not by the clock: a lease whose time ran out is still the owner's until another takes the
+-- phone (a take names its owner), so a slow Redis that let the time pass does not undo work nobody else started
+if not due then return {'lost'} end
 if redis.call('LINDEX', KEYS[1], 0) ~= ARGV[3] then return {'lost'} end
 redis.call('LPOP', KEYS[1])
 if ARGV[6] ~= '' then
@@ -44,6 +46,7 @@ if ARGV[5] == 'turn' then
   local r = load(KEYS[4])
   r.t = nil
   r.e = nil
+  r.o = nil
   save(KEYS[4], r)
 else
   redis.call('HDEL', KEYS[4], ARGV[1])

@@ -1,6 +1,6 @@
 --[[
-  Gives a lane's lease back, the phone due again after a delay; counts a failed send, gives a turn's attempt back
-  when it did not fail, and keeps a turn's error.
+  Gives a lane's lease back, the phone due again after a delay; counts a failed attempt (a send's, or a turn's),
+  ends the owner's open attempt at a turn, and keeps a turn's error.
 
   Input:
     KEYS[1] zset    ready or sendable
@@ -25,7 +25,8 @@ redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[3]), ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
 if ARGV[4] == 'turn' then
   local r = load(KEYS[3])
-  if ARGV[5] == '0' and (r.t or 0) > 0 then r.t = r.t - 1 end
+  r.o = without(r, ARGV[2])
+  if ARGV[5] == '1' then r.t = (r.t or 0) + 1 end
   if ARGV[6] == '1' then r.e = ARGV[7] end
   save(KEYS[3], r)
 elseif ARGV[5] == '1' then

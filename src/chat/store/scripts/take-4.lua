@@ -1,5 +1,6 @@
 --[[
-  Leases a phone's lane (mailbox or outbox) to an owner and answers its head; a turn's attempt is counted.
+  Leases a phone's lane (mailbox or outbox) to an owner and answers its head. A turn's attempt is opened, not
+  counted: only its failure (release-3) or its worker's death (attempts-2, once that worker stopped beating) counts.
 
   Input:
     KEYS[1] zset    the lane's phones by when they may next be taken (ready or sendable)
@@ -14,7 +15,8 @@
 
   Output:
     {'empty'} | {'busy', ms until free}
-    | {'ok', 0, '', 0, head, version, packed session, applied marks, tries, last error} (turn)
+    | {'ok', 0, '', 0, head, version, packed session, applied marks, tries (counted, and this one), last error,
+       the other owners with attempts open, one per line} (turn)
     | {'ok', 0, '', 0, head, tries} (send)
 ]]
 --- @include "now"
@@ -32,8 +34,11 @@ redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[3]), ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 if ARGV[4] == 'turn' then
   local r = load(KEYS[4])
-  r.t = (r.t or 0) + 1
+  local open = without(r, ARGV[2]) or {}
+  local others = table.concat(open, '\n')
+  open[#open + 1] = ARGV[2]
+  r.o = open
   save(KEYS[4], r)
-  return {'ok', '0', '', '0', head, tostring(r.v or 0), r.d or '', applied(r), tostring(r.t), r.e or ''}
+  return {'ok', '0', '', '0', head, tostring(r.v or 0), r.d or '', applied(r), tostring((r.t or 0) + 1), r.e or '', others}
 end
 return {'ok', '0', '', '0', head, redis.call('HGET', KEYS[4], ARGV[1]) or '0'}

@@ -4,7 +4,8 @@
   session it runs against. The phone is ARGV[1]. Every reply of work has one layout: kind ('more' or 'done'), woke
   (the commit's outbox: 1 nobody is on it, 'leased' leased to the committing instance's sender, else 0), the outbox
   head and its tries when leased, then the lane's work: a turn's head, session version, packed session, applied
-  marks (phone-record.lua), tries and last error; a send's head and tries.
+  marks (phone-record.lua), tries, last error and the other owners with attempts open (none: the lease was kept, its
+  owner, ARGV[2], opens the next attempt); a send's head and tries.
 ]]
 --- @include "now"
 --- @include "phone-record"
@@ -18,10 +19,11 @@ local function nextHead (list, zset, owners, meta, lane, leaseMs, woke, sendHead
   redis.call('ZADD', zset, 'XX', now + tonumber(leaseMs), ARGV[1])
   if lane == 'turn' then
     local r = load(meta)
-    r.t = 1
+    r.t = nil
     r.e = nil
+    r.o = {ARGV[2]}
     save(meta, r)
-    return {'more', woke, sendHead, sendTries, head, tostring(r.v or 0), r.d or '', applied(r), '1', ''}
+    return {'more', woke, sendHead, sendTries, head, tostring(r.v or 0), r.d or '', applied(r), '1', '', ''}
   end
   return {'more', woke, sendHead, sendTries, head, '0'}
 end

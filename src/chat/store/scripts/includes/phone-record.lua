@@ -6,7 +6,9 @@
   version), p (applied inbound ids, newest first: their marks, 12 hex digits each, as 8 base64url characters, one
   after the other; `a`, a JSON array of the marks or ids, in records of the first version), t (tries at the
   mailbox head since the last commit), e (its last error), i (epoch ms of the last inbound message), m and b
-  (de-duplication markers, markers.lua). Saved with its time to live kept.
+  (de-duplication markers, markers.lua), o (the owners of the attempts at the mailbox head that have not ended:
+  taken, neither committed nor released nor given back; a worker that died leaves its own there). Saved with its
+  time to live kept.
 ]]
 local function load (key)
   local raw = redis.call('GET', key)
@@ -21,6 +23,13 @@ local function save (key, r)
   r.d = nil
   redis.call('SET', key, cjson.encode(r) .. '\n' .. (d or ''), 'KEEPTTL')
   r.d = d
+end
+-- the record's open attempts without `owner` (nil when none is left: cjson writes an empty table as an object)
+local function without (r, owner)
+  local kept = {}
+  for _, o in ipairs(r.o or {}) do if o ~= owner then kept[#kept + 1] = o end end
+  if #kept == 0 then return nil end
+  return kept
 end
 -- the applied marks as the store reads them: '+' and the packed marks, or '-' and the first version's ids, one
 -- per line (each form has its own prefix: an id of the first version may begin with anything)
