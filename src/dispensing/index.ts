@@ -8,6 +8,7 @@ import { ledgerRoutes } from './ledger/routes.ts'
 import { LedgerService } from './ledger/service.ts'
 import { createLedgerStore } from './ledger/store/index.ts'
 import { rulesRoutes } from './routes.ts'
+import { seedDemoMembers } from './demo.ts'
 import { expiryPass } from './expiry.ts'
 import { DispensingService } from './service.ts'
 import { createMemberStore } from './store/index.ts'
@@ -48,6 +49,7 @@ export default fp(async (app) => {
   app.decorate('dispensing', dispensing)
   app.decorate('ledger', ledger)
   app.decorate('dispensingDaily', { run })
+  app.demoSeeders.push({ name: 'dispensing', run: async () => { await seedDemoMembers({ tenants: app.tenants, members, dispensing, ledger }) } })
   await app.register(rulesRoutes, { dispensing })
   await app.register(ledgerRoutes, { ledger })
 

@@ -1,6 +1,5 @@
 import { provisionCommerce } from '../club/provision.ts'
-import { DEMO_PASSWORD, demoClubSpecs, demoMembers, demoStaff, demoTenants } from '../tenants/demo.ts'
-import { clubSetupIds } from '../tenants/setup-ids.ts'
+import { DEMO_CLUBS, DEMO_PASSWORD, demoClubSpecs, demoIds, demoMembers, demoStaff, demoTenants, type DemoClub } from '../tenants/demo.ts'
 import { embeddedSetup } from './provision.ts'
 import type { CommerceContext } from './services/context.ts'
 import { nowIso } from './services/context.ts'
@@ -12,85 +11,8 @@ import { createProductBody } from './requests.ts'
 // clubs' setup is provisioned as any club's is (src/club/provision.ts); the catalog and people are the demo's.
 // Every step creates only what is missing, so seeding twice (or from two processes) changes nothing.
 
-// grams per unit, THC and CBD percent: a flower's variants count toward the member's caps (docs/dispensing.md);
-// seeds, soil and tools carry none and count toward nothing.
-interface DemoVariant { title: string, sku: string, price: number, stock: number, grams?: number }
-interface DemoProduct { key: string, title: string, description: string, option: string, variants: DemoVariant[], thc?: number, cbd?: number }
-interface DemoClub { tenantId: string, short: string, products: DemoProduct[] }
-
-const single = (key: string, title: string, description: string, sku: string, price: number, stock: number): DemoProduct =>
-  ({ key, title, description, option: 'Presentación', variants: [{ title: 'Única', sku, price, stock }] })
-
-export const DEMO_CLUBS: DemoClub[] = [
-  {
-    tenantId: 'club-norte',
-    short: 'norte',
-    products: [
-      {
-        key: 'flores-amnesia',
-        title: 'Flores Amnesia Haze',
-        description: 'Flores curadas de cosecha propia, por gramo.',
-        option: 'Peso',
-        thc: 18,
-        cbd: 0.5,
-        variants: [
-          { title: '5 g', sku: 'NORTE-AMNESIA-5', price: 25000, stock: 60, grams: 5 },
-          { title: '10 g', sku: 'NORTE-AMNESIA-10', price: 45000, stock: 40, grams: 10 },
-        ],
-      },
-      {
-        key: 'semillas-gorilla',
-        title: 'Semillas feminizadas Gorilla Glue',
-        description: 'Semillas feminizadas de banco nacional.',
-        option: 'Paquete',
-        variants: [
-          { title: 'x3', sku: 'NORTE-GG-3', price: 18000, stock: 30 },
-          { title: 'x5', sku: 'NORTE-GG-5', price: 27000, stock: 20 },
-        ],
-      },
-      single('aceite-cbd', 'Aceite CBD 10% 30 ml', 'Aceite de espectro completo, gotero de 30 ml.', 'NORTE-ACEITE-30', 32000, 50),
-      single('sustrato', 'Sustrato orgánico 25 L', 'Sustrato con perlita y humus.', 'NORTE-SUSTRATO', 9500, 80),
-      single('picador', 'Picador metálico', 'Picador de aluminio de 4 partes.', 'NORTE-PICADOR', 6500, 100),
-    ],
-  },
-  {
-    tenantId: 'club-sur',
-    short: 'sur',
-    products: [
-      {
-        key: 'flores-critical',
-        title: 'Flores Critical Kush',
-        description: 'Flores curadas de cosecha propia, por gramo.',
-        option: 'Peso',
-        thc: 19,
-        cbd: 0.8,
-        variants: [
-          { title: '5 g', sku: 'SUR-CRITICAL-5', price: 22000, stock: 60, grams: 5 },
-          { title: '10 g', sku: 'SUR-CRITICAL-10', price: 40000, stock: 30, grams: 10 },
-        ],
-      },
-      {
-        key: 'semillas-northern',
-        title: 'Semillas autoflorecientes Northern Lights',
-        description: 'Semillas autoflorecientes, ciclo corto.',
-        option: 'Paquete',
-        variants: [
-          { title: 'x3', sku: 'SUR-NL-3', price: 15000, stock: 25 },
-          { title: 'x5', sku: 'SUR-NL-5', price: 23000, stock: 20 },
-        ],
-      },
-      single('crema-calendula', 'Crema de caléndula y CBD 50 g', 'Crema artesanal para uso tópico.', 'SUR-CREMA-50', 8000, 40),
-      single('humus', 'Humus de lombriz 5 kg', 'Abono orgánico.', 'SUR-HUMUS', 5200, 70),
-      single('papelillos', 'Papelillos de cáñamo', 'Librito de 50 hojas.', 'SUR-PAPELILLOS', 1500, 100),
-    ],
-  },
-]
-
-/** Stable ids of a demo product's parts, so that tests and docs can name them. */
-export const demoIds = {
-  product: (club: string, key: string) => `prod_${club}_${key.replace(/-/g, '_')}`,
-  shippingOption: (tenantId: string, name: 'pickup' | 'delivery') => clubSetupIds(tenantId).shippingOption(name),
-}
+// The demo catalog (DEMO_CLUBS) and its stable ids (demoIds) are data of src/tenants/demo.ts.
+export { DEMO_CLUBS, demoIds }
 
 const [firstName, lastName] = [(name: string) => name.split(' ')[0] ?? name, (name: string) => name.split(' ').slice(1).join(' ') || null]
 
@@ -135,7 +57,7 @@ async function seedPeople (ctx: CommerceContext, now: string): Promise<void> {
     await createIdentity(ctx, 'user', s.email, DEMO_PASSWORD, s.id)
   }))
   await Promise.all(demoMembers.map(async (m) => {
-    await saveCustomer(ctx, { id: m.id, email: m.email, first_name: m.firstName, last_name: m.lastName, phone: null, has_account: true, metadata: { clubs: [...m.tenants] }, ...stamps })
+    await saveCustomer(ctx, { id: m.id, email: m.email, first_name: m.firstName, last_name: m.lastName, phone: m.phone, has_account: true, metadata: { clubs: [...m.tenants] }, ...stamps })
     await createIdentity(ctx, 'customer', m.email, DEMO_PASSWORD, m.id)
   }))
 }

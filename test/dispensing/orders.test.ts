@@ -4,11 +4,12 @@ import { keys } from '../../src/stores/keys.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
 import { demoLogin } from '../orders/place-order.ts'
 
-// Club Sur under de-kcang, Ana ordering Critical Kush (5 g and 10 g units, 19 % THC) through every path that
-// starts a dispensation; staff hand over at the counter; the record verifies, reverses, lists and sums.
+// Club Norte put under de-kcang here (its record starts empty: the demo's Club Sur already holds Lucía's), Ana
+// ordering Amnesia Haze (5 g and 10 g units, 18 % THC) through every path that starts a dispensation; staff hand
+// over at the counter; the record verifies, reverses, lists and sums.
 
-const SUR = 'club-sur'
-const FLOWER = demoIds.product('sur', 'flores-critical')
+const CLUB = 'club-norte'
+const FLOWER = demoIds.product('norte', 'flores-amnesia')
 
 describe('dispensing under de-kcang (embedded backend, redis)', () => {
   let t: TestApp
@@ -36,15 +37,15 @@ describe('dispensing under de-kcang (embedded backend, redis)', () => {
 
   beforeAll(async () => {
     t = await buildTestApp()
-    admin = await t.auth('admin', SUR, { sub: 'user_admin_sur', name: 'Admin Sur' })
+    admin = await t.auth('admin', CLUB, { sub: 'user_admin_norte', name: 'Admin Norte' })
     expect((await t.app.inject({ method: 'PATCH', url: '/api/club/rules', headers: admin, payload: { preset: 'de-kcang' } })).statusCode).toBe(200)
-    ana = await demoLogin(t, 'customer', 'ana@example.com', SUR)
+    ana = await demoLogin(t, 'customer', 'ana@example.com', CLUB)
     const products = (await t.app.inject({ url: '/store/products?limit=50', headers: ana })).json().products
     const flower = products.find((p: { id: string }) => p.id === FLOWER)
     v5 = flower.variants.find((v: { grams: number }) => v.grams === 5).id
     v10 = flower.variants.find((v: { grams: number }) => v.grams === 10).id
-    expect(flower.variants[0]).toMatchObject({ thcPercent: 19, cbdPercent: 0.8 })
-    papers = products.find((p: { id: string }) => p.id === demoIds.product('sur', 'papelillos')).variants[0].id
+    expect(flower.variants[0]).toMatchObject({ thcPercent: 18, cbdPercent: 0.5 })
+    papers = products.find((p: { id: string }) => p.id === demoIds.product('norte', 'picador')).variants[0].id
   })
   afterAll(async () => { await t.close() })
 
@@ -86,11 +87,11 @@ describe('dispensing under de-kcang (embedded backend, redis)', () => {
       orderId: order.id,
       grams: 15,
       quantity: 3,
-      thcPercent: 19,
-      cbdPercent: 0.8,
+      thcPercent: 18,
+      cbdPercent: 0.5,
       memberName: 'Ana Pereyra',
       memberBirthYear: null,
-      staff: { id: 'user_admin_sur', name: 'Admin Sur' },
+      staff: { id: 'user_admin_norte', name: 'Admin Norte' },
       batches: [],
       productId: FLOWER,
     })])
@@ -101,8 +102,8 @@ describe('dispensing under de-kcang (embedded backend, redis)', () => {
     // the member sees it completed
     expect((await t.app.inject({ url: `/api/orders/${order.id as string}`, headers: ana })).json().order.status).toBe('completed')
     // another club's admin: 404, nothing written
-    const norte = await t.auth('admin', 'club-norte')
-    expect((await handover(order.id, { identityChecked: true }, norte)).statusCode).toBe(404)
+    const sur = await t.auth('admin', 'club-sur')
+    expect((await handover(order.id, { identityChecked: true }, sur)).statusCode).toBe(404)
     expect((await t.app.inject({ url: '/api/dispensing', headers: admin })).json().count).toBe(1)
   })
 
@@ -155,7 +156,7 @@ describe('dispensing under de-kcang (embedded backend, redis)', () => {
 
     const redis = t.redis
     if (!redis) throw new Error('redis test')
-    const k = keys.dispensing.ledger(SUR)
+    const k = keys.dispensing.ledger(CLUB)
     const text = await redis.hget(k.entries, '1') as string
     await redis.hset(k.entries, '1', text.replace('"grams":15', '"grams":1.5'))
     expect((await t.app.inject({ url: '/api/dispensing/verify', headers: admin })).json()).toMatchObject({ ok: false, broken: { id: 'dsp_1', problem: 'content' } })
