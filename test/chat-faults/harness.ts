@@ -182,8 +182,10 @@ export async function killInstance (instance: Instance, signal: NodeJS.Signals =
 
 export const logTail = (instance: Instance): string => readFileSync(instance.logFile, 'utf8').slice(-4000)
 
-export interface Received { key: string, phone: string, at: number, text: string }
-export interface Call { key: string, phone: string, at: number, status: number }
+/** `type`: the message's (text, interactive, template); `text`: its body, or a template's parameters. */
+export interface Received { key: string, phone: string, at: number, text: string, type: string }
+/** `code`: the provider's error code of a refusal (Graph's `error.code`). */
+export interface Call { key: string, phone: string, at: number, status: number, code?: number }
 
 /** The provider stand-in. A reply's X-Idempotency-Key is `<inbound message id>:<n>`. */
 export interface Provider {
@@ -204,8 +206,23 @@ export interface Provider {
   throttle: { count: number, retryAfter: number }
   /** Answer 429 with the throttle's Retry-After to everything until this time. */
   throttleUntil: number
+  /**
+   * Phones under the pair rate limit: a send to one of them less than `pairRateMs` after the last it took is
+   * refused with 131056, as Meta refuses too many messages to one person in a short time.
+   */
+  pairRate: Set<string>
+  pairRateMs: number
+  /** Phones whose 24-hour window is closed: any send but a template is refused with 131047. */
+  windowClosed: Set<string>
   close: () => Promise<void>
 }
+
+/** A template's parameters, ' | ' between them (what the member reads in the club's words). */
+const templateText = (template: { components?: Array<{ parameters: Array<{ text: string }> }> } | undefined): string =>
+  (template?.components ?? []).flatMap((c) => c.parameters.map((p) => p.text)).join(' | ')
+
+/** A Graph-style refusal, as Meta answers one (HTTP 400, the error's code in the body). */
+const refusal = (code: number, message: string): string => JSON.stringify({ error: { code, message, type: 'OAuthException' } })
 
 async function readBody (req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = []
@@ -214,6 +231,8 @@ async function readBody (req: IncomingMessage): Promise<string> {
 }
 
 export async function startProvider (): Promise<Provider> {
+  // when each phone's last reply was taken (the pair rate counts from there)
+  const taken = new Map<string, number>()
   const provider: Provider = {
     url: '',
     received: [],
@@ -224,19 +243,31 @@ export async function startProvider (): Promise<Provider> {
     delayMs: 0,
     throttle: { count: 0, retryAfter: 0 },
     throttleUntil: 0,
+    pairRate: new Set(),
+    pairRateMs: 6_000,
+    windowClosed: new Set(),
     close: async () => { server.closeAllConnections(); await new Promise<void>((resolve) => server.close(() => resolve())) },
   }
   const server: Server = createServer((req, res) => {
     readBody(req).then(async (raw) => {
-      const body = JSON.parse(raw) as { to: string, type: string, text?: { body: string }, interactive?: { body: { text: string } } }
-      if (provider.hang.has(body.to)) {
-        provider.hanging.set(body.to, (provider.hanging.get(body.to) ?? 0) + 1)
-        while (provider.hang.has(body.to) && !res.destroyed) await new Promise((resolve) => setTimeout(resolve, 50))
-        provider.hanging.set(body.to, (provider.hanging.get(body.to) ?? 1) - 1)
+      const body = JSON.parse(raw) as {
+        to?: string
+        recipient?: string
+        type: string
+        text?: { body: string }
+        interactive?: { body: { text: string } }
+        template?: { components?: Array<{ parameters: Array<{ text: string }> }> }
+      }
+      // a phone, or the business-scoped user id of a member without one
+      const to = body.to ?? body.recipient ?? ''
+      if (provider.hang.has(to)) {
+        provider.hanging.set(to, (provider.hanging.get(to) ?? 0) + 1)
+        while (provider.hang.has(to) && !res.destroyed) await new Promise((resolve) => setTimeout(resolve, 50))
+        provider.hanging.set(to, (provider.hanging.get(to) ?? 1) - 1)
       }
       if (provider.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, provider.delayMs))
       if (res.destroyed) return
-      const call = { key: String(req.headers['x-idempotency-key']), phone: body.to, at: Date.now() }
+      const call = { key: String(req.headers['x-idempotency-key']), phone: to, at: Date.now() }
       if (Date.now() < provider.failUntil) {
         provider.calls.push({ ...call, status: 500 })
         return res.writeHead(500).end('{"error":"down"}')
@@ -246,8 +277,18 @@ export async function startProvider (): Promise<Provider> {
         provider.calls.push({ ...call, status: 429 })
         return res.writeHead(429, { 'retry-after': String(provider.throttle.retryAfter) }).end('{"error":"slow down"}')
       }
+      if (provider.windowClosed.has(to) && body.type !== 'template') {
+        provider.calls.push({ ...call, status: 400, code: 131047 })
+        return res.writeHead(400, { 'content-type': 'application/json' }).end(refusal(131047, 'Re-engagement message'))
+      }
+      const lastTaken = taken.get(to)
+      if (provider.pairRate.has(to) && lastTaken !== undefined && call.at - lastTaken < provider.pairRateMs) {
+        provider.calls.push({ ...call, status: 400, code: 131056 })
+        return res.writeHead(400, { 'content-type': 'application/json' }).end(refusal(131056, '(Business Account, Consumer Account) pair rate limit hit'))
+      }
       provider.calls.push({ ...call, status: 200 })
-      provider.received.push({ key: String(req.headers['x-idempotency-key']), phone: body.to, at: Date.now(), text: body.text?.body ?? body.interactive?.body.text ?? '' })
+      taken.set(to, call.at)
+      provider.received.push({ key: String(req.headers['x-idempotency-key']), phone: to, at: Date.now(), text: body.text?.body ?? body.interactive?.body.text ?? templateText(body.template), type: body.type })
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"messages":[{"id":"x"}]}')
     }).catch(() => { if (!res.destroyed) res.writeHead(500).end() })
   })
