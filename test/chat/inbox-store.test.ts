@@ -107,6 +107,24 @@ describe.each(stores)('chat inbox store (%s)', (_name, make) => {
     }
   })
 
+  it('forgets one club\'s conversation with a phone (erasure on request): messages, record, handoff deadline, club index; the other club\'s stays', async () => {
+    const [phone, other] = [newPhone(), newPhone()]
+    const club = `club-${phone}`
+    await store.record(phone, club, [msg(1), msg(2, 'out')])
+    await store.record(phone, 'club-norte', [msg(3)])
+    await store.record(other, club, [msg(4)])
+    expect(await store.setHandoff(club, phone, undefined, requestHandoff(undefined, now, 1_000))).toBe(true)
+    expect(await store.forget(club, phone)).toBe(true)
+    expect(await store.conversation(club, phone)).toBeUndefined()
+    expect(await store.history(club, phone, 0, 10)).toEqual([])
+    expect(await store.handoffOf(club, phone)).toBeUndefined()
+    expect(await store.dueHandoffs(shardOf(phone, SHARDS), now + 1_000, 100)).not.toContainEqual({ tenantId: club, phone })
+    expect(await store.clubPhones(club, 0, 10)).toEqual([other])
+    expect(await store.clubSize(club)).toBe(1)
+    expect((await store.history('club-norte', phone, 0, 10)).map((m) => m.id)).toEqual(['m3'])
+    expect(await store.forget(club, phone)).toBe(false)
+  })
+
   it('does not show messages older than the history window', async () => {
     const phone = newPhone()
     await store.record(phone, 'club-norte', [msg(1)])

@@ -120,6 +120,27 @@ describe.each(['redis', 'cluster', 'memory'] as const)('notification store contr
     expect(await store.unreadCount(scope('keeper'), T0 + 2000)).toBe(1)
   })
 
+  it('forgets one recipient (erasure on request): their notices, feed positions and expiry entry; others and the tenant\'s cleanup untouched', async () => {
+    fresh()
+    const gone = [record(tenant, 'u1'), record(tenant, 'u1', { expiresAt: new Date(T0 + 1000).toISOString() })]
+    for (const n of gone) await store.create(n, T0)
+    const kept = record(tenant, 'u2', { expiresAt: new Date(T0 + 1000).toISOString() })
+    await store.create(kept, T0)
+    await store.setBroadcastCursor(scope('u1'), 'member', 3, T0 + DAY_MS)
+    await store.setBroadcastCursor(scope('u2'), 'member', 2, T0 + DAY_MS)
+    expect(await store.forget(scope('u1'))).toBe(2)
+    expect(await store.list(scope('u1'), ALL, T0)).toEqual({ notifications: [], total: 0 })
+    expect(await store.unreadCount(scope('u1'), T0)).toBe(0)
+    expect(await store.broadcastCursor(scope('u1'), 'member')).toBe(0)
+    // the same externalId is free again: nothing of u1 is left to refuse it
+    expect((await store.create(record(tenant, 'u1', { externalId: gone[0]!.externalId }), T0)).created).toBe(true)
+    expect((await store.list(scope('u2'), ALL, T0)).notifications.map((n) => n.id)).toEqual([kept.id])
+    expect(await store.broadcastCursor(scope('u2'), 'member')).toBe(2)
+    // only u2's expired notice is left for the cleanup: u1's expiry entry went with them
+    expect(await store.purgeExpired(tenant, T0 + 2000)).toBe(1)
+    expect(await store.forget(scope('nobody'))).toBe(0)
+  })
+
   it('marks read once, keeps readAt, and mark-all answers only what changed', async () => {
     fresh()
     const [a, b, c] = [record(tenant, 'u1'), record(tenant, 'u1'), record(tenant, 'u1')]
