@@ -126,8 +126,8 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     const taken = await t.app.inject({ method: 'POST', url: `/api/chat/conversations/${phone}/takeover`, headers: grower, payload: {} })
     expect(taken.statusCode).toBe(200)
     await page.getByRole('button', { name: 'Atender' }).click()
-    await expect(page.getByRole('alert').textContent()).resolves.toBe('No se pudo: This conversation is already taken over by user_grower_norte')
-    await page.getByText('La atiende Grower Norte.').waitFor()
+    await expect(page.getByRole('alert').textContent()).resolves.toBe('No se pudo: ya la atiende Grower Norte.')
+    await page.getByText('La atiende Grower Norte.', { exact: true }).waitFor()
     const back = await t.app.inject({ method: 'POST', url: `/api/chat/conversations/${phone}/handback`, headers: grower, payload: {} })
     expect(back.statusCode).toBe(200)
     // the stream brings the change: the screen says so without a reload
@@ -391,10 +391,25 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await expect(page.getByText(`+${phone}`).count()).resolves.toBe(0)
     await expect(page.getByLabel('Respuesta').count()).resolves.toBe(0)
 
-    // staff lower Ana's monthly allowance below what she ordered
+    // suspended, Ana is refused whatever she ordered
     await page.getByRole('link', { name: 'Socios' }).click()
     await page.getByRole('button', { name: 'Editar a Ana Pereyra' }).click()
     const edit = page.getByRole('region', { name: 'Socio: Ana Pereyra' })
+    await edit.getByRole('row', { name: /Este mes/ }).waitFor()
+    await edit.getByLabel('Situación').selectOption('suspended')
+    await edit.getByRole('button', { name: 'Guardar' }).click()
+    await edit.getByRole('status').getByText('Guardado.').waitFor()
+    await page.getByRole('link', { name: 'Mostrador' }).click()
+    await page.getByLabel('Buscar socio (nombre, email o teléfono)').fill('ana')
+    await page.getByRole('button', { name: 'Buscar', exact: true }).click()
+    await page.getByRole('button', { name: /Ana Pereyra/ }).click()
+    await page.getByLabel('Identidad comprobada (documento a la vista)').check()
+    await page.getByRole('button', { name: `Entregar #${order.displayId}` }).click()
+    await page.getByRole('status').getByText('No se entrega: la situación del socio es «suspendido»').waitFor()
+
+    // active again, with a monthly allowance below what she ordered
+    await page.getByRole('link', { name: 'Socios' }).click()
+    await page.getByRole('button', { name: 'Editar a Ana Pereyra' }).click()
     await edit.getByRole('row', { name: /Este mes/ }).waitFor()
     await edit.getByLabel('Situación').selectOption('active')
     await edit.getByLabel('Asignación mensual personal (g)').fill('1')

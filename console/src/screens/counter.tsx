@@ -8,6 +8,19 @@ import { StandingView } from './standing.tsx'
 type Member = paths['/api/members']['get']['responses']['200']['content']['application/json']['members'][number]
 type Summary = paths['/api/orders']['get']['responses']['200']['content']['application/json']['orders'][number]
 type Quota = components['schemas']['MemberQuota']
+/** The details of a handover's refusal (src/dispensing/refusals.ts). */
+interface Details {
+  period?: 'day' | 'month' | 'year'
+  remaining?: number
+  reason?: string
+  status?: Quota['status']
+  validUntil?: string | null
+  minAge?: number | null
+  minMembershipDays?: number
+  from?: string
+  ceilingPercent?: number | null
+  underAge?: number | null
+}
 
 /** The counter: find a member by name, email or phone; their standing, remaining grams and open orders side by side. */
 export function Counter () {
@@ -35,10 +48,20 @@ export function Counter () {
       if (err instanceof ApiError && err.status !== 401) setNotice(t.refused(refusal(err)))
     }
   }
-  /** A refusal in words: over a limit says which and what is left. */
+  /** A refusal in words: over a limit says which and what is left; a standing or rule says which, with its figure. */
   function refusal (err: ApiError): string {
-    const d = (err.body as { error?: { details?: { period?: 'day' | 'month' | 'year', remaining?: number } } }).error?.details
-    return err.code === 'LIMIT_EXCEEDED' && d?.period && d.remaining !== undefined ? t.overLimit(d.period, d.remaining) : err.message
+    const d = (err.body as { error?: { details?: Details } } | undefined)?.error?.details
+    if (err.code === 'LIMIT_EXCEEDED' && d?.period && d.remaining !== undefined) return t.overLimit(d.period, d.remaining)
+    if (err.code !== 'FORBIDDEN' || !d?.reason) return err.message
+    switch (d.reason) {
+      case 'status': return d.status ? t.refusedStatus(t.statuses[d.status]) : err.message
+      case 'registration': return t.refusedRegistration(d.validUntil ? new Date(`${d.validUntil}T12:00:00`).toLocaleDateString(locale.value) : null)
+      case 'minAge': return t.refusedMinAge(d.minAge ?? 18)
+      case 'minMembershipDays': return t.refusedMinDays(d.minMembershipDays ?? 0, d.from ?? '')
+      case 'allowanceRequired': return t.refusedAllowance
+      case 'thcCeiling': return t.refusedThc(d.underAge ?? 21, d.ceilingPercent ?? 0)
+      default: return err.message
+    }
   }
   async function open (m: Member, fresh = true): Promise<void> {
     if (fresh) setNotice('')

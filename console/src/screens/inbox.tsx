@@ -19,6 +19,10 @@ function author (t: Strings, a: string): string {
   return t.authorStaff
 }
 
+/** Who holds the conversation, when the refusal is a 409 because someone else took it. */
+const heldBy = (err: ApiError): string | undefined =>
+  err.status === 409 ? (err.body as { error?: { details?: { heldBy?: string } } } | undefined)?.error?.details?.heldBy : undefined
+
 const minutes = (since: string, now: number) => Math.max(0, Math.floor((now - Date.parse(since)) / 60_000))
 
 export function Inbox () {
@@ -73,7 +77,10 @@ export function Inbox () {
       if (phone) await loadMessages(phone)
       return true
     } catch (err) {
-      if (err instanceof ApiError && err.status !== 401) setNotice(t.conflict(err.message))
+      if (err instanceof ApiError && err.status !== 401) {
+        const other = heldBy(err)
+        setNotice(other ? t.takenByOther(names[other] ?? other) : t.conflict(err.message))
+      }
       return false
     }
   }
