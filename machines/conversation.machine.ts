@@ -308,7 +308,9 @@ const machineSetup = effects.extend({
         quantity: event.quantity,
         unitPrice: found?.variant.price ?? 0,
       }
-      return { ...FORGET_BROWSING, cart: mergeLine(context.cart, line), cartId: event.cartId }
+      // another cart than the one held: that one became an order (its answer lost), and this one starts afresh
+      const kept = context.cartId === undefined || context.cartId === event.cartId ? context.cart : []
+      return { ...FORGET_BROWSING, cart: mergeLine(kept, line), cartId: event.cartId }
     }),
     addRepeated: effects.assign(({ context, event }) => {
       assertEvent(event, 'REPEATED')
@@ -793,6 +795,8 @@ export const conversationMachine = machineSetup.createMachine({
         ],
         REPLY: [...linkedReply(true), ...orderChoices, unexpected('CONFIRMING_ORDER')],
         ORDER_PLACED: { target: 'MAIN_MENU', actions: ['sayOrderPlaced', 'clearCart', 'sayMenu'] },
+        // the cart may be an order now: never used again (the service reads the outcome back and tells staff)
+        ORDER_UNKNOWN: { target: 'MAIN_MENU', actions: [say({ id: 'orderUnknown' }), 'clearCart', 'sayMenu'] },
         ORDER_FAILED: { target: 'VIEWING_CART', actions: [{ type: 'sayFailed', params: { id: 'orderFailed' } }, sayPrompt('VIEWING_CART')] },
       },
     },

@@ -150,6 +150,8 @@ export type ResultEvent =
   | { type: 'ADD_FAILED', reason: CommerceFailure }
   | { type: 'ORDER_PLACED', displayId: string, total: number }
   | { type: 'ORDER_FAILED', reason: CommerceFailure, refusal?: RuleRefusal }
+  /** The backend's answer to the completion was lost and could not be read back yet: the order may exist. */
+  | { type: 'ORDER_UNKNOWN' }
   /** A call on the member's behalf was refused as unauthenticated: the stored token is no longer good. */
   | { type: 'AUTH_EXPIRED' }
 
@@ -196,6 +198,7 @@ export type Reply =
   | { id: 'updates', on: boolean }
   | { id: 'orderPlaced', displayId: string, total: number }
   | { id: 'orderFailed', reason: CommerceFailure, refusal?: RuleRefusal }
+  | { id: 'orderUnknown' }
   | { id: 'timeout' }
   | { id: 'sessionExpired' }
   | { id: 'unlinked', clubName: string }

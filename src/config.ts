@@ -84,6 +84,7 @@ const envSchema = z.object({
   COMMERCE_ADMIN_EMAIL: optionalString,
   COMMERCE_ADMIN_PASSWORD: optionalString,
   CATALOG_CACHE_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  ORDERS_SETTLE_AFTER_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   SEED: z.enum(['demo', 'none']).optional(),
   RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
@@ -152,6 +153,11 @@ export interface Config {
     readonly adminPassword: string | undefined
     /** How old the bot's copy of a club's catalog may get (0: read it from the backend every time). */
     readonly catalogCacheMs: number
+    /**
+     * A cart completion interrupted (its answer lost, its process killed) is read back this long after it was
+     * asked for, and the unsettled ones are looked at this often.
+     */
+    readonly settleAfterMs: number
   }
   readonly seed: 'demo' | 'none'
   readonly rateLimit: { readonly max: number, readonly windowMs: number }
@@ -288,6 +294,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
       adminEmail: env.COMMERCE_ADMIN_EMAIL,
       adminPassword: env.COMMERCE_ADMIN_PASSWORD,
       catalogCacheMs: env.CATALOG_CACHE_MS,
+      settleAfterMs: env.ORDERS_SETTLE_AFTER_MS,
     }),
     seed: env.SEED ?? (env.REDIS_URL || env.REDIS_CLUSTER_NODES ? 'none' : 'demo'),
     rateLimit: Object.freeze({ max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS }),

@@ -8,7 +8,7 @@ import { AppError } from '../errors.ts'
 import type { NotificationService } from '../notifications/service.ts'
 import type { Product as StoreProduct } from '../orders/schemas.ts'
 import type { OrdersService } from '../orders/service.ts'
-import type { StoreFront } from '../orders/storefront.ts'
+import { isOutcomeUnknown, type StoreFront } from '../orders/storefront.ts'
 import type { TenantStore } from '../tenants/store.ts'
 import { parseLinkCode, type LinkRecord } from './linking/link-record.ts'
 import type { LinkCodes, LinkedAccount } from './linking/types.ts'
@@ -25,7 +25,8 @@ export interface Behalf {
   phone: string
 }
 
-export type Failure = 'auth' | 'rejected' | 'unavailable'
+/** `unknown`: an order's completion whose answer was lost; the order may exist (storefront.ts, outcomeUnknown). */
+export type Failure = 'auth' | 'rejected' | 'unavailable' | 'unknown'
 export type Result<T> = { ok: true, value: T } | { ok: false, failure: Failure, status: number, refusal?: RuleRefusal }
 
 export function mapResult<T, U> (res: Result<T>, f: (value: T) => U): Result<U> {
@@ -76,6 +77,7 @@ export class BotServices {
     } catch (err) {
       if (err instanceof AppError) {
         if (err.statusCode >= 500) this.deps.log.error({ err, what }, 'chat bot: a club service failed')
+        if (isOutcomeUnknown(err)) return { ok: false, failure: 'unknown', status: err.statusCode }
         const refusal = ruleRefusalOf(err)
         if (refusal) return { ok: false, failure: 'rejected', status: err.statusCode, refusal }
         return { ok: false, failure: failureOf(err.statusCode), status: err.statusCode }

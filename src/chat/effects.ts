@@ -241,6 +241,7 @@ export class Effects {
           return { type: 'ORDER_PLACED', displayId: res.value.displayId, total: res.value.total }
         }
         if (res.failure === 'auth') return { type: 'AUTH_EXPIRED' }
+        if (res.failure === 'unknown') return { type: 'ORDER_UNKNOWN' }
         return { type: 'ORDER_FAILED', reason: commerceFailure(res.failure), ...(res.refusal ? { refusal: res.refusal } : {}) }
       }
       case 'report': return await this.report(phone, action.params.tenantId, who, action.params.what)

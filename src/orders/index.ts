@@ -11,6 +11,7 @@ import { storeRoutes } from './store-routes.ts'
 import { OrderDispensing } from './dispense.ts'
 import { HandoverService } from './handover.ts'
 import type { Actor } from '../auth/actor.ts'
+import { createUnsettledStore } from './unsettled.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -38,9 +39,28 @@ export default fp(async (app) => {
   const handover = new HandoverService(orders, app.ledger, app.locks)
   await app.register(orderRoutes, { orders, inventory: new InventoryService(access.medusaFor), handover })
   await app.register(flowRoutes, { orders, idempotency: createIdempotencyStore(app.redis), dispenser: handover })
-  const store: StoreFront = new StoreFront(orders, access.sessions, catalogs, new CatalogCache<string[]>(kept), new CatalogCache<UpstreamShippingOption[]>(kept), dispense)
+  const store: StoreFront = new StoreFront(orders, access.sessions, catalogs, new CatalogCache<string[]>(kept), new CatalogCache<UpstreamShippingOption[]>(kept), dispense,
+    { unsettled: createUnsettledStore(app.redis), locks: app.locks, tenants: app.tenants, log: app.log })
   app.decorate('orders', orders)
   app.decorate('storeFront', store)
   app.decorate('orderDispensing', dispense)
   await app.register(storeRoutes, { store })
+
+  // Completions interrupted (answer lost, process killed) are read back and settled, club by club (storefront.ts).
+  const afterMs = app.config.commerce.settleAfterMs
+  let settling: Promise<void> | undefined
+  const settleAll = async (): Promise<void> => {
+    for (const tenant of await app.tenants.list()) {
+      const settled = await store.settle(tenant.id, afterMs)
+      if (settled.placed + settled.released + settled.unknown > 0) app.log.info({ tenantId: tenant.id, ...settled }, 'unsettled cart completions read back')
+    }
+  }
+  const timer = setInterval(() => {
+    settling ??= settleAll().catch((err: unknown) => { app.log.warn({ err }, 'settling cart completions failed: tried again later') }).finally(() => { settling = undefined })
+  }, afterMs)
+  timer.unref()
+  app.addHook('onClose', async () => {
+    clearInterval(timer)
+    await settling
+  })
 }, { name: 'orders', dependencies: ['auth', 'commerce', 'notifications', 'locks', 'dispensing'] })

@@ -7,9 +7,18 @@ import type { Medusa } from '../commerce/medusa.ts'
 import { seesEveryOrder, type OrdersService } from './service.ts'
 import type { Cart, Order, Product, ShippingOption } from './schemas.ts'
 import type { UpstreamCart, UpstreamShippingOption } from '../commerce/upstream.ts'
+import type { Completer } from './unsettled.ts'
 import type { ResolvedSettings } from '../commerce/settings.ts'
 import type { CatalogCache } from '../commerce/catalog-cache.ts'
 import { quotaMetadata, type OrderDispensing, type OrderQuota } from './dispense.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { FastifyBaseLogger } from 'fastify'
+import { keys } from '../stores/keys.ts'
+import type { Locks } from '../stores/locks.ts'
+import type { UpstreamOrder } from '../commerce/upstream.ts'
+import type { TenantStore } from '../tenants/store.ts'
+import { mapOrder } from './mapping.ts'
+import type { Unsettled, UnsettledStore } from './unsettled.ts'
 
 // The member's store front in front of the backend's store API: the member's
 // upstream login (or, without one, the caller's own token) rides along with the club's publishable key.
@@ -73,6 +82,32 @@ async function productPage (medusa: Medusa, page: { limit: number, offset: numbe
   return { products: answer.products.slice(0, page.limit).map(mapProduct), count: answer.count }
 }
 
+/**
+ * A call whose answer was lost: the backend may have done it (a 5xx, unreachable, no answer in time). A 4xx, 429
+ * included, is a refusal: nothing was done.
+ */
+export const answerLost = (err: unknown): boolean => !(err instanceof AppError) || err.statusCode >= 500
+
+/** A completion whose outcome is not known yet: 503 with `details.outcome` 'unknown'; settle() finds it out. */
+export const outcomeUnknown = (cartId: string): AppError => new AppError('SERVICE_UNAVAILABLE',
+  'The order may have been placed: the commerce backend did not answer. It is read back shortly; look at your orders before ordering again',
+  { details: { outcome: 'unknown', cartId } })
+
+export const isOutcomeUnknown = (err: unknown): boolean => err instanceof AppError && err.details?.outcome === 'unknown'
+
+/** How long after a lost answer the completion is read back, within the request. */
+const READ_BACK_PAUSE_MS = 300
+/** A completion and its record hold the cart this long at most (a few backend calls, each within its timeout). */
+const COMPLETION_LOCK = { ttlMs: 120_000, waitMs: 15_000 }
+
+/** What settling a club's unsettled completions came to. */
+export interface Settled { placed: number, released: number, unknown: number }
+
+const orderOf = (answer: { type: 'order', order: UpstreamOrder } | { type: 'cart' }): UpstreamOrder => {
+  if (answer.type !== 'order') throw conflict('The cart could not be completed')
+  return answer.order
+}
+
 const heldOf = (cart: UpstreamCart, variantId: string): number =>
   (cart.items ?? []).filter((i) => i.variant_id === variantId).reduce((sum, i) => sum + i.quantity, 0)
 
@@ -83,7 +118,8 @@ export class StoreFront {
     private readonly catalogs: CatalogCache<Catalog>,
     private readonly providers: CatalogCache<string[]>,
     private readonly keptShipping: CatalogCache<UpstreamShippingOption[]>,
-    private readonly dispense: OrderDispensing
+    private readonly dispense: OrderDispensing,
+    private readonly completions: { unsettled: UnsettledStore, locks: Locks, tenants: Pick<TenantStore, 'get'>, log: FastifyBaseLogger }
   ) {}
 
   /**
@@ -176,8 +212,12 @@ export class StoreFront {
    * made again (a chat turn run twice) adds nothing more. The cart read once.
    */
   async holdAtLeast (actor: ShopperActor, cartId: string | undefined, variantId: string, quantity: number): Promise<Cart> {
-    if (!cartId) return mapCart(await actor.medusa.createCart(actor.email, actor.upstreamToken, [{ variant_id: variantId, quantity }]))
-    const cart = await this.ownCart(actor, cartId)
+    const fresh = async (n: number) => mapCart(await actor.medusa.createCart(actor.email, actor.upstreamToken, [{ variant_id: variantId, quantity: n }]))
+    if (!cartId) return await fresh(quantity)
+    const cart = await this.ownCart(actor, cartId, true)
+    // A completed cart is an order now, never reused (its completion's answer may have been lost): a fresh cart gets
+    // what the member added since, the target less what the order holds.
+    if (cart.completed_at) return await fresh(Math.max(1, quantity - heldOf(cart, variantId)))
     const held = heldOf(cart, variantId)
     if (held >= quantity) return mapCart(cart)
     return mapCart(await actor.medusa.addLineItem(cart.id, variantId, quantity - held, actor.upstreamToken))
@@ -244,7 +284,8 @@ export class StoreFront {
   /**
    * Runs `place` with the cart's grams reserved against the member's quota (refused before anything is asked of
    * the backend). A cart completed already reserves nothing again. When the backend refuses the order (a 4xx:
-   * out of stock), the reservation is given back; any other failure keeps it (the order may exist).
+   * out of stock), the reservation is given back; any other failure keeps it (the order may exist), until
+   * settle() finds out.
    */
   private async reserved (actor: ShopperActor, cart: UpstreamCart, shipping: string | undefined, place: (quota: OrderQuota) => Promise<Order>): Promise<Order> {
     const memberId = actor.role === 'member' ? actor.sub : cart.customer_id ?? actor.sub
@@ -253,17 +294,114 @@ export class StoreFront {
     try {
       return await place(quota)
     } catch (err) {
-      if (err instanceof AppError && err.statusCode >= 400 && err.statusCode < 500) await this.dispense.release(actor.tenant, quota)
+      if (!answerLost(err)) {
+        await this.dispense.release(actor.tenant, quota)
+        await this.completions.unsettled.forget(actor.tenant.id, cart.id)
+      }
       throw err
     }
   }
 
+  /**
+   * Completes the cart and records its order, one at a time per cart. The completion is noted first and forgotten
+   * once the order is recorded and staff told (or the backend refused it): whatever interrupts it (a lost answer,
+   * this process killed) leaves the note for settle().
+   */
   private async place (actor: ShopperActor, cartId: string, quota: OrderQuota): Promise<Order> {
-    const answer = await actor.medusa.completeCart(cartId, actor.upstreamToken)
-    if (answer.type !== 'order') throw conflict('The cart could not be completed')
-    const { order, added } = await this.orders.recordOnce(actor, answer.order.id, activity('orders:activity.created', 'success', authorOf(actor)), quotaMetadata(quota))
-    if (added) await this.orders.notify(actor, order, 'order.placed')
+    const { unsettled, locks } = this.completions
+    return await locks.withLock(keys.orders.completionLock(actor.tenant.id, cartId), COMPLETION_LOCK, async () => {
+      const earlier = await unsettled.get(actor.tenant.id, cartId) !== undefined
+      if (!earlier) await unsettled.note(actor.tenant.id, { cartId, memberId: quota.memberId, holdId: quota.holdId, by: completerOf(actor), at: Date.now() })
+      const placed = await this.completion(actor, cartId)
+      try {
+        return await this.recorded(actor, cartId, placed, quota, earlier)
+      } catch (err) {
+        if (!answerLost(err)) throw err
+        // the order exists: the member is told so; settle() records it and tells staff once the backend answers
+        this.completions.log.warn({ err, orderId: placed.id }, 'order placed but not recorded yet: settled later')
+        return mapOrder(placed)
+      }
+    })
+  }
+
+  /**
+   * The order's creation recorded once, staff told, the note forgotten. Staff are told when this call recorded it,
+   * or when an interrupted attempt left its note (it recorded the order but may not have told anyone: its answer
+   * was lost, or its process died, before the note was forgotten).
+   */
+  private async recorded (actor: Actor, cartId: string, placed: UpstreamOrder, quota: OrderQuota, interrupted: boolean): Promise<Order> {
+    const { order, added } = await this.orders.recordOnce(actor, placed.id, activity('orders:activity.created', 'success', authorOf(actor)), quotaMetadata(quota))
+    if (added || interrupted) await this.orders.notify(actor, order, 'order.placed')
+    await this.completions.unsettled.forget(actor.tenant.id, cartId)
     return order
+  }
+
+  /**
+   * Completes the cart. A lost answer (the backend may have completed it) is read back once: the cart read, then
+   * completed again, which answers the order it became (or completes it now, or refuses). A read-back lost too,
+   * or a cart read as completed whose order does not come back: the outcome is not known yet (outcomeUnknown).
+   */
+  private async completion (actor: ShopperActor, cartId: string): Promise<UpstreamOrder> {
+    const { medusa, upstreamToken: token } = actor
+    try {
+      return orderOf(await medusa.completeCart(cartId, token))
+    } catch (err) {
+      if (!answerLost(err)) throw err
+      this.completions.log.warn({ err, cartId }, 'cart completion answer lost: read back')
+    }
+    await sleep(READ_BACK_PAUSE_MS)
+    try {
+      const cart = await medusa.getCart(cartId, token)
+      try {
+        return orderOf(await medusa.completeCart(cartId, token))
+      } catch (err) {
+        if (cart.completed_at) throw outcomeUnknown(cartId)
+        throw err
+      }
+    } catch (err) {
+      if (answerLost(err)) throw outcomeUnknown(cartId)
+      throw err
+    }
+  }
+
+  /**
+   * Settles the club's completions interrupted `afterMs` ago or more: each read back as the one who asked for it.
+   * A cart completed: its order recorded, staff told (once), the reservation kept on the order. A cart the backend
+   * refuses to complete: the reservation given back. A backend still not answering: left for the next time.
+   */
+  async settle (tenantId: string, afterMs: number): Promise<Settled> {
+    const tenant = await this.completions.tenants.get(tenantId)
+    const done: Settled = { placed: 0, released: 0, unknown: 0 }
+    if (!tenant) return done
+    for (const entry of await this.completions.unsettled.olderThan(tenantId, Date.now() - afterMs)) {
+      const ran = await this.completions.locks.tryLock(keys.orders.completionLock(tenantId, entry.cartId), COMPLETION_LOCK.ttlMs, async () => await this.settleOne(tenant, entry))
+      if (ran.ran) done[ran.result]++
+    }
+    return done
+  }
+
+  private async settleOne (tenant: Actor['tenant'], entry: Unsettled): Promise<keyof Settled> {
+    const { unsettled, log } = this.completions
+    // gone meanwhile: settled by the request itself or by another instance
+    if (await unsettled.get(tenant.id, entry.cartId) === undefined) return 'placed'
+    const actor = await this.shopper({ ...entry.by, tenant }, undefined)
+    const quota = { memberId: entry.memberId, holdId: entry.holdId }
+    try {
+      const placed = orderOf(await actor.medusa.completeCart(entry.cartId, actor.upstreamToken))
+      await this.recorded(actor, entry.cartId, placed, quota, true)
+      log.info({ cartId: entry.cartId, orderId: placed.id }, 'interrupted completion settled: the order was placed')
+      return 'placed'
+    } catch (err) {
+      if (answerLost(err)) {
+        log.warn({ err, cartId: entry.cartId }, 'interrupted completion still unsettled: the backend does not answer')
+        return 'unknown'
+      }
+      if ((await actor.medusa.getCart(entry.cartId, actor.upstreamToken).catch(() => undefined))?.completed_at) return 'unknown'
+      await this.dispense.release(tenant, quota)
+      await unsettled.forget(tenant.id, entry.cartId)
+      log.info({ cartId: entry.cartId }, 'interrupted completion settled: no order, the reservation given back')
+      return 'released'
+    }
   }
 
   /** The cart, if it belongs to this club and (unless the caller is an admin) to them; else 404. */
@@ -276,3 +414,5 @@ export class StoreFront {
     return cart
   }
 }
+
+const completerOf = (actor: Actor): Completer => ({ sub: actor.sub, email: actor.email, name: actor.name, role: actor.role })

@@ -50,9 +50,12 @@ export function results (selectedVariantId: string | undefined): ConversationEve
     { type: 'PRODUCT_LOADED', product: undefined },
     { type: 'SHOWN_LOADED', products: CATALOG },
     { type: 'ADDED', cartId: 'cart_1', variantId: selectedVariantId ?? 'v1', quantity: 2 },
+    // the cart held became an order (its answer lost): the service put the product in a fresh one
+    { type: 'ADDED', cartId: 'cart_2', variantId: selectedVariantId ?? 'v1', quantity: 1 },
     { type: 'ADD_FAILED', reason: 'stock' },
     { type: 'ORDER_PLACED', displayId: '7', total: 200 },
     { type: 'ORDER_FAILED', reason: 'unavailable' },
+    { type: 'ORDER_UNKNOWN' },
     { type: 'AUTH_EXPIRED' },
     catalogLoaded('xyzzy'),
     catalogLoaded('aceite'),

@@ -15,11 +15,14 @@ export interface Seen { method: string, path: string, query: URLSearchParams }
 
 export interface ProxyFault {
   method: string
-  /** Matches a path that starts with it. */
+  /** Matches a path that starts with it (and ends with `pathEnds`, when given). */
   path: string
+  pathEnds?: string
   status: number
   /** The call reaches the backend and only its answer is replaced (a write whose answer was lost). */
   landed?: boolean
+  /** Used up after this many calls (then removed from `faults`); unset: until removed. */
+  times?: number
 }
 
 export interface CountingProxy {
@@ -53,7 +56,8 @@ export async function startCountingProxy (): Promise<CountingProxy> {
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://proxy')
     proxy.calls.push({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams })
-    const fault = proxy.faults.find((f) => f.method === req.method && url.pathname.startsWith(f.path))
+    const fault = proxy.faults.find((f) => f.method === req.method && url.pathname.startsWith(f.path) && url.pathname.endsWith(f.pathEnds ?? ''))
+    if (fault?.times !== undefined && --fault.times <= 0) proxy.faults.splice(proxy.faults.indexOf(fault), 1)
     const failed = (status: number) => res.writeHead(status, { 'content-type': 'application/json' }).end('{"type":"unknown_error","message":"An unknown error occurred."}')
     if (fault && !fault.landed) {
       req.resume()

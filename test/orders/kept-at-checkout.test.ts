@@ -7,6 +7,7 @@ import { createCommerceStore } from '../../src/embedded-commerce/store/index.ts'
 import { settingsKey, StoreFront, type Catalog, type ShopperActor } from '../../src/orders/storefront.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
 import { startCountingProxy, type CountingProxy } from './counting-proxy.ts'
+import { createUnsettledStore } from '../../src/orders/unsettled.ts'
 import { demoLogin, placeOrder } from './place-order.ts'
 
 // What a checkout reads once per club and keeps for CATALOG_CACHE_MS, counted from outside: a loopback in front of
@@ -86,7 +87,8 @@ describe('a kept copy the backend no longer agrees with (redis, counting loopbac
 
   it('a shipping option it no longer offers: refused, the kept list dropped, the options read again and the order placed', async () => {
     const kept = new CatalogCache<UpstreamShippingOption[]>(30_000)
-    const store = new StoreFront(t.app.orders, t.app.commerce.sessions, new CatalogCache<Catalog>(30_000), new CatalogCache<string[]>(30_000), kept, t.app.orderDispensing)
+    const store = new StoreFront(t.app.orders, t.app.commerce.sessions, new CatalogCache<Catalog>(30_000), new CatalogCache<string[]>(30_000), kept, t.app.orderDispensing,
+      { unsettled: createUnsettledStore(t.app.redis), locks: t.app.locks, tenants: t.app.tenants, log: t.app.log })
     const { shopper, cartId } = await shopperWithCart(t, 'club-norte', store)
     await kept.get('club-norte', settingsKey(shopper.medusa.settings), async () => [{ id: 'so_gone', name: 'pickup' }])
     const calls = await proxy.during(async () => {

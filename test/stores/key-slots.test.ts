@@ -48,7 +48,7 @@ const groups: Record<string, string[]> = {
 
 // Builders whose keys no script, MULTI or pipeline combines with another key: they need no shared tag.
 const alone = new Set([
-  'staff.roster', 'staff.byEmail', 'staff.revokedBefore', 'staff.accessChanged', 'oneUseToken', 'orders.idempotency', 'orders.upstreamToken', 'orders.metadataLock', 'accounts.loginAttempts',
+  'staff.roster', 'staff.byEmail', 'staff.revokedBefore', 'staff.accessChanged', 'oneUseToken', 'orders.idempotency', 'orders.upstreamToken', 'orders.metadataLock', 'orders.unsettled', 'orders.completionLock', 'accounts.loginAttempts',
   'notifications.remindersLock', 'notifications.recipient.broadcastCursor', 'crops.batchSeq', 'crops.catalog', 'batches.stockLock',
   'chat.instances', 'chat.conversationsMoved', 'chat.linking.code', 'chat.linking.accounts', 'chat.linking.invite', 'chat.linking.attempts', 'chat.linking.members',
   // roots of a domain (for tools), pub/sub channels (no slot: live hub, chat wake-up by SPUBLISH to its shard)

@@ -185,6 +185,7 @@ export function compose (reply: Reply, voice: Voice): OutboundMessage[] {
         : copy.orderRefused(refusal, (n) => gramsText(n, voice.locale))
       return [text(why)]
     }
+    case 'orderUnknown': return [text(copy.orderUnknown)]
     case 'timeout': return [text(copy.timeout)]
     case 'unlinked': return [text(copy.unlinked(reply.clubName))]
     case 'unsupported': return [text(mediaAnswer(copy, reply.media, voice.pickup))]

@@ -78,6 +78,7 @@ export interface Copy {
   confirmButtons: { confirm: string, cancel: string }
   orderPlaced: (displayId: string, total: string) => string
   orderFailed: (reason: CommerceFailure) => string
+  orderUnknown: string
   /** The grams still possible in the tightest period in force ("18 g left this month"). */
   gramsLeft: (grams: string, period: Extract<RuleRefusal, { kind: 'limit' }>['period']) => string
   /** Why a member who is not active may not order, and what to do; they may still talk and ask for a person. */
@@ -205,6 +206,8 @@ const es: Copy = {
   orderFailed: (reason) => reason === 'stock'
     ? 'No pudimos confirmar el pedido: falta stock de algún producto. Tu carrito sigue guardado.'
     : 'No pudimos confirmar el pedido ahora. Tu carrito sigue guardado; probá de nuevo en un momento.',
+  orderUnknown: 'Puede que tu pedido haya entrado: el sistema del club no respondió a tiempo. Lo revisamos en unos minutos y, si entró, ' +
+    'te llega el aviso "Pedido recibido". Antes de pedir de nuevo mirá "Mis pedidos".',
   gramsLeft: (grams, period) => `Te quedan ${grams} g ${({ day: 'hoy', month: 'este mes', year: 'este año' })[period]}.`,
   standing: (status) => `${({
     pending: 'Tu membresía espera el control de identidad: el club lo registra en el local con tu documento.',
@@ -364,6 +367,8 @@ const en: Copy = {
   orderFailed: (reason) => reason === 'stock'
     ? 'We could not place the order: a product is short of stock. Your cart is kept.'
     : 'We could not place the order right now. Your cart is kept; please try again in a moment.',
+  orderUnknown: 'Your order may have gone through: the club\'s system did not answer in time. It is checked again within a few minutes and, ' +
+    'if it went through, you get the notice "Order received". Look at "My orders" before ordering again.',
   gramsLeft: (grams, period) => `${grams} g left ${({ day: 'today', month: 'this month', year: 'this year' })[period]}.`,
   standing: (status) => `${({
     pending: 'Your membership awaits the identity check: the club records it on the premises with your document.',
