@@ -22,7 +22,7 @@ export async function memberRoutes (fastify: FastifyInstance, opts: { members: M
     onRequest: admin,
     schema: {
       tags: ['members'],
-      summary: 'The club\'s members (customers of the backend whose clubs include this one); q searches email and names',
+      summary: 'The club\'s members (customers of the backend whose clubs include this one); q searches email, names and phone (its digits, 4 or more)',
       querystring: pageQuery(20).extend({ q: z.string().trim().max(200).optional() }),
       response: { 200: z.object({ members: z.array(memberSchema), count: z.number(), offset: z.number(), limit: z.number() }) },
     },

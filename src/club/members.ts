@@ -93,7 +93,12 @@ export class MemberService {
       if (page.customers.length < MEMBER_SCAN_PAGE || offset + MEMBER_SCAN_PAGE >= page.count) break
     }
     const needle = filter.q?.toLowerCase()
-    const found = needle ? members.filter((m) => [m.email, m.first_name, m.last_name, [m.first_name, m.last_name].join(' ')].some((t) => t?.toLowerCase().includes(needle))) : members
+    // a phone as staff type it (+54 9 11 2233-4455, 11 2233 4455): its digits, in the digits on record
+    const digits = needle && /^[0-9 +()-]+$/.test(needle) ? needle.replace(/[^0-9]/g, '') : ''
+    const matches = (m: UpstreamCustomer): boolean =>
+      [m.email, m.first_name, m.last_name, [m.first_name, m.last_name].join(' ')].some((t) => t?.toLowerCase().includes(needle ?? '')) ||
+      (digits.length >= 4 && (m.phone ?? '').replace(/[^0-9]/g, '').includes(digits))
+    const found = needle ? members.filter(matches) : members
     return { members: found.slice(filter.offset, filter.offset + filter.limit).map(mapMember), count: found.length }
   }
 

@@ -42,6 +42,16 @@ describe.each(['redis', 'memory'] as const)('members registered by the club (%s)
     expect((await t.app.inject({ method: 'POST', url: `/api/members/${member.id}/password-token`, headers: await t.auth('admin', 'club-sur') })).statusCode).toBe(404)
   })
 
+  it('finds members by phone as staff type it: its digits (4 or more) within the number on record', async () => {
+    const found = async (q: string) => (await t.app.inject({ url: `/api/members?q=${encodeURIComponent(q)}`, headers: admin })).json().members.map((m: { email: string }) => m.email)
+    expect(await found('+54 9 11 2233-4455')).toEqual(['carla@example.com'])
+    expect(await found('2233 4455')).toEqual(['carla@example.com'])
+    expect(await found('(11) 2233')).toEqual(['carla@example.com'])
+    expect(await found('999 999 999')).toEqual([])
+    // a few digits alone match no phone
+    expect(await found('22')).toEqual([])
+  })
+
   it('finds members by email or name (q)', async () => {
     const byName = await t.app.inject({ url: '/api/members?q=carla%20g', headers: admin })
     expect(byName.json().members.map((m: { email: string }) => m.email)).toEqual(['carla@example.com'])

@@ -217,6 +217,7 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await form.getByLabel('Email').fill(email)
     await form.getByLabel('Nombre').fill('Nuevo')
     await form.getByLabel('Apellido').fill('Socio')
+    await form.getByLabel('Teléfono').fill('+54 9 11 5555-0101')
     await form.getByRole('button', { name: 'Registrar socio' }).click()
     await page.getByText(/Token de contraseña \(72 h, un solo uso\): \S+/).waitFor()
     const row = page.getByRole('row', { name: new RegExp(email) })
@@ -251,6 +252,10 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     expect((await t.app.inject({ url: `/api/members/${id}`, headers })).json().standing.monthlyAllowanceGrams).toBeNull()
     await edit.getByRole('button', { name: 'Cerrar' }).click()
     await page.getByRole('heading', { name: 'Registrar socio' }).waitFor()
+    // found by the phone as staff type it
+    await page.getByRole('searchbox', { name: 'Buscar' }).fill('11 5555 0101')
+    await page.getByRole('button', { name: 'Buscar', exact: true }).click()
+    await expect.poll(() => page.locator('tbody tr').allTextContents()).toEqual([expect.stringContaining(email)])
   })
 
   it('crops: by status with the next valid moves', async () => {
