@@ -244,6 +244,9 @@ export const keys = {
       orders: `{ledger:${tenantId}}:orders`,
       reversed: `{ledger:${tenantId}}:reversed`,
     }),
+    // zset seq scored by the entry's time (ms), one per member and one per product of the club's record: the
+    // record's list filtered by member or product is paged by Redis; on the record's tag
+    ledgerIndex: (tenantId: string, by: 'member' | 'product', id: string) => `{ledger:${tenantId}}:by-${by}:${encodeURIComponent(id)}`,
     // zset member id scored by the day number of its validUntil (days since 1970-01-01): the daily pass finds who
     // expires soon or has expired without a scan; its own tag per club (members' standings are on theirs)
     byValidUntil: (tenantId: string) => `{disp-valid:${tenantId}}:by-valid-until`,

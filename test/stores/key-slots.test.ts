@@ -34,7 +34,10 @@ const groups: Record<string, string[]> = {
     n.broadcast('club-norte', 'bc_1'), n.broadcast('club-norte', 'bc_2'),
   ],
   'dispensing: a member\'s reserve, release, finalize, read, standing': Object.values(keys.dispensing.member('club-norte', 'cus_ana')),
-  'dispensing: the club\'s ledger append, reverse, list, retention': Object.values(keys.dispensing.ledger('club-norte')),
+  'dispensing: the club\'s ledger append, reverse, list, retention': [
+    ...Object.values(keys.dispensing.ledger('club-norte')),
+    keys.dispensing.ledgerIndex('club-norte', 'member', 'cus_ana'), keys.dispensing.ledgerIndex('club-norte', 'product', 'prod_1'),
+  ],
   'chat: every script of a shard': [
     b.session(7, '5491100000001'), b.session(7, '5491100000002'),
     b.mailbox(7, '5491100000001'), b.outbox(7, '5491100000001'), b.ready(7), b.owners(7), b.sendable(7), b.senders(7),
@@ -87,7 +90,7 @@ const grouped = new Set([
   'notifications.broadcastFeed', 'notifications.broadcastFeedExpiry', 'notifications.broadcastSeq', 'notifications.broadcast',
   ...Object.keys(b).filter((k) => k !== 'wake').map((k) => `chat.bot.${k}`),
   ...Object.keys(keys.dispensing.member('t', 'm')).map((k) => `dispensing.member.${k}`),
-  ...Object.keys(keys.dispensing.ledger('t')).map((k) => `dispensing.ledger.${k}`),
+  ...Object.keys(keys.dispensing.ledger('t')).map((k) => `dispensing.ledger.${k}`), 'dispensing.ledgerIndex',
 ])
 
 describe('key slots of every script on a Redis Cluster', () => {

@@ -135,17 +135,23 @@ export class LedgerService {
     return entry as LedgerEntry
   }
 
+  /** Club days (inclusive) as the times [fromMs, toMs) the store reads. */
+  private msBetween (tenant: Tenant, from: string | undefined, to: string | undefined): { fromMs: number, toMs: number } {
+    return {
+      fromMs: from ? zonedDayStartMs(from, tenant.timeZone) : 0,
+      toMs: to ? zonedDayStartMs(nextDay(to), tenant.timeZone) : Number.MAX_SAFE_INTEGER,
+    }
+  }
+
   private async entriesBetween (tenant: Tenant, from: string | undefined, to: string | undefined): Promise<LedgerEntry[]> {
-    const fromMs = from ? zonedDayStartMs(from, tenant.timeZone) : 0
-    const toMs = to ? zonedDayStartMs(nextDay(to), tenant.timeZone) : Number.MAX_SAFE_INTEGER
+    const { fromMs, toMs } = this.msBetween(tenant, from, to)
     return await this.store.range(tenant.id, fromMs, toMs)
   }
 
   async list (actor: Actor, filter: ListFilter): Promise<{ entries: LedgerEntry[], count: number }> {
     requireRole(actor, RECORD_KEEPERS)
-    const all = (await this.entriesBetween(actor.tenant, filter.from, filter.to))
-      .filter((e) => (!filter.memberId || e.memberId === filter.memberId) && (!filter.productId || e.productId === filter.productId))
-    return { entries: all.slice(filter.offset, filter.offset + filter.limit), count: all.length }
+    const { from, to, ...rest } = filter
+    return await this.store.page(actor.tenant.id, { ...rest, ...this.msBetween(actor.tenant, from, to) })
   }
 
   async verify (actor: Actor): Promise<Verification> {

@@ -1,5 +1,5 @@
 import { EMPTY_HEAD, entryId, ledgerEntrySchema, type ChainHead, type LedgerEntry } from '../chain.ts'
-import type { AppendGuard, AppendOutcome, LedgerStore } from './port.ts'
+import type { AppendGuard, AppendOutcome, LedgerQuery, LedgerStore } from './port.ts'
 
 interface Club { head: ChainHead, entries: Map<number, { text: string, ms: number }>, orders: Map<string, string[]>, reversed: Map<string, string> }
 
@@ -52,6 +52,12 @@ export class MemoryLedgerStore implements LedgerStore {
       .filter(([, e]) => e.ms >= fromMs && e.ms < toMs)
       .sort(([a], [b]) => a - b)
       .map(([, e]) => ledgerEntrySchema.parse(JSON.parse(e.text)))
+  }
+
+  async page (tenantId: string, q: LedgerQuery) {
+    const all = (await this.range(tenantId, q.fromMs, q.toMs))
+      .filter((e) => (!q.memberId || e.memberId === q.memberId) && (!q.productId || e.productId === q.productId))
+    return { entries: all.slice(q.offset, q.offset + q.limit), count: all.length }
   }
 
   async raw (tenantId: string, fromSeq: number, toSeq: number) {

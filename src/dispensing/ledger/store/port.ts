@@ -13,6 +13,16 @@ export interface AppendGuard {
   reverses?: string | undefined
 }
 
+/** What the record's list asks for: entries with a time in [fromMs, toMs), of one member and/or one product. */
+export interface LedgerQuery {
+  memberId?: string | undefined
+  productId?: string | undefined
+  fromMs: number
+  toMs: number
+  limit: number
+  offset: number
+}
+
 export interface LedgerStore {
   head (tenantId: string): Promise<ChainHead>
   /** Appends `entries` (chained after `expectedSeq`) unless the head moved meanwhile or the guard refuses. */
@@ -24,6 +34,8 @@ export interface LedgerStore {
   reversal (tenantId: string, id: string): Promise<string | undefined>
   /** Entries with a time in [fromMs, toMs), in sequence. */
   range (tenantId: string, fromMs: number, toMs: number): Promise<LedgerEntry[]>
+  /** The page of entries matching `q`, in sequence, and how many match in all: filtered and paged here, not by the caller. */
+  page (tenantId: string, q: LedgerQuery): Promise<{ entries: LedgerEntry[], count: number }>
   /** The stored text of entries fromSeq..toSeq (null where none is stored): what verification reads. */
   raw (tenantId: string, fromSeq: number, toSeq: number): Promise<Array<string | null>>
   /** Removes, from the front, up to `max` entries older than `beforeMs`; answers how many. */
