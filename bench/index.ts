@@ -5,6 +5,7 @@ import { run as members } from './members.ts'
 import { run as notifications } from './notifications.ts'
 import { run as dispensing } from './dispensing.ts'
 import { printTopSelfTime } from './profile.ts'
+import { run as receipts } from './receipts.ts'
 import { run as scale } from './scale.ts'
 import { printTargets, SCALE, type Target } from './lib.ts'
 
@@ -26,6 +27,9 @@ targets.push(...(await turnCosts()).targets)
 
 process.stdout.write('\n== scale: RSS over phones, the provider\'s pace, Redis Cluster spread\n')
 targets.push(...await scale())
+
+process.stdout.write('\n== receipts: 5,000 status events posted while 32 members chat, beside the same members without them (pairs)\n')
+targets.push(...(await receipts()).targets)
 
 process.stdout.write('\n== notifications: list and unread count for a user with 10,000 notifications\n')
 await notifications()

@@ -119,8 +119,8 @@ export async function waitFor (what: string, check: () => Promise<boolean>, time
   }
 }
 
-/** A reply the loopback provider took: to whom, when (ms, performance clock), and the body. */
-export interface Sent { to: string, at: number, body: Record<string, unknown> }
+/** A reply the loopback provider took: to whom, when (ms, performance clock), the body, and the message id it answered. */
+export interface Sent { to: string, at: number, body: Record<string, unknown>, messageId: string }
 
 /** A loopback stand-in for the provider's send API that accepts everything and keeps what it took. */
 export interface Provider {
@@ -146,10 +146,10 @@ export async function startProvider (): Promise<Provider> {
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>
-      const sent = { to: String(body.to), at: performance.now(), body }
+      const sent = { to: String(body.to), at: performance.now(), body, messageId: `wamid.${randomUUID()}` }
       if (provider.onSent) provider.onSent(sent)
       else provider.sent.push(sent)
-      res.writeHead(200, { 'content-type': 'application/json' }).end(`{"messages":[{"id":"wamid.${randomUUID()}"}]}`)
+      res.writeHead(200, { 'content-type': 'application/json' }).end(`{"messages":[{"id":"${sent.messageId}"}]}`)
     })
   })
   server.keepAliveTimeout = 60_000
