@@ -52,6 +52,8 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     return context
   }
   const shot = async (p: Page, name: string) => { if (SHOTS) await p.screenshot({ path: `docs/console/${name}.png`, fullPage: true }) }
+  const memberId = async (headers: Record<string, string>, email: string): Promise<string> =>
+    (await t.app.inject({ url: `/api/members?q=${encodeURIComponent(email)}`, headers })).json().members[0].id
   /** No serious or critical axe violation, and every control on the screen reachable with Tab. */
   const checkA11y = async (p: Page) => {
     expect(await seriousViolations(p)).toEqual([])
@@ -238,7 +240,7 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await edit.getByRole('status').getByText('Guardado.').waitFor()
     await edit.getByText('suspendido · Cuota impaga').waitFor()
     const headers = await t.auth('admin', 'club-norte')
-    const id = (await t.app.inject({ url: `/api/members?q=${encodeURIComponent(email)}`, headers })).json().members[0].id
+    const id = await memberId(headers, email)
     const { standing } = (await t.app.inject({ url: `/api/members/${id}`, headers })).json()
     expect(standing).toMatchObject({ status: 'suspended', reason: 'Cuota impaga', validUntil: '2030-06-30', monthlyAllowanceGrams: 12.5 })
     // the allowance is their monthly limit now
@@ -441,6 +443,11 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await handOver.focus()
     await page.keyboard.press('Enter')
     await page.getByRole('status').getByText('No se entrega: supera el límite mensual: quedan 1 g').waitFor()
+    // the table beside it: nothing taken this month, the order's grams in open orders, 1 g the limit
+    const grams = (await t.app.inject({ url: `/api/members/${await memberId(headers, 'ana@example.com')}/quota`, headers })).json().quota.periods
+      .find((p: { period: string }) => p.period === 'month')
+    expect(grams).toMatchObject({ used: 0, limit: 1 })
+    await page.getByRole('row', { name: `Este mes 0 g 0 g ${String(grams.reserved).replace('.', ',')} g 1 g` }).waitFor()
     await shot(page, 'counter-refused')
     await checkA11y(page)
     // refused: still open, nothing written in the record

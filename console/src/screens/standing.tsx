@@ -23,13 +23,14 @@ export function StandingView ({ quota, standing }: { quota: Quota | null, standi
       {quota.periods.length > 0 && (
         <table>
           <caption>{t.remaining}</caption>
-          <thead><tr><th scope='col'>{t.period}</th><th scope='col'>{t.remaining}</th><th scope='col'>{t.used}</th><th scope='col'>{t.limit}</th></tr></thead>
+          <thead><tr><th scope='col'>{t.period}</th><th scope='col'>{t.remaining}</th><th scope='col'>{t.used}</th><th scope='col'>{t.reserved}</th><th scope='col'>{t.limit}</th></tr></thead>
           <tbody>
             {quota.periods.map((p) => (
               <tr key={p.period}>
                 <th scope='row'>{t.periods[p.period]}</th>
                 <td><strong>{grams(p.remaining, locale.value)}</strong></td>
-                <td>{grams(p.used + p.reserved, locale.value)}</td>
+                <td>{grams(p.used, locale.value)}</td>
+                <td>{grams(p.reserved, locale.value)}</td>
                 <td>{grams(p.limit, locale.value)}</td>
               </tr>
             ))}
