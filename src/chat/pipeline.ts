@@ -31,6 +31,11 @@ import { TurnWorker, type TurnHistory, type Turns } from './worker.ts'
 
 /** A turn that failed this many times for a reason other than a lost connection becomes a dead letter. */
 const MAX_TURN_TRIES = 5
+/**
+ * After the connection to Redis comes back, other instances' run-out send leases are left to them this long: each
+ * instance is back within 2 s of Redis (its client's reconnection tries), and records what it sent meanwhile first.
+ */
+const RECONNECT_SPARE_MS = 3_000
 /** Work in hand at shutdown gets this long to finish before its leases are left to run out. */
 const STOP_GRACE_MS = 4_000
 
@@ -81,7 +86,13 @@ export class ChatPipeline {
   private readonly sender: Sender
   private readonly recovery: Recovery
   private readonly wake: WakeChannel | undefined
-  private readonly reconnected = (): void => { this.recovery.sweepAll('Redis connection back') }
+  private readonly reconnected = (): void => {
+    this.sender.spare(RECONNECT_SPARE_MS)
+    this.recovery.sweepAll('Redis connection back')
+  }
+
+  /** Each try to reconnect (at most 2 s apart): what is queued meanwhile runs once the connection is back, sparing too. */
+  private readonly reconnecting = (): void => { this.sender.spare(RECONNECT_SPARE_MS) }
 
   constructor (private readonly opts: PipelineOptions) {
     const { owner, store, chat, clock, metrics, log } = opts
@@ -169,11 +180,13 @@ export class ChatPipeline {
     await this.wake?.listen((lane, phones) => { this.runners[lane].offer(phones) }, () => { this.recovery.sweepAll('wake-up subscription back') })
     this.recovery.start()
     this.opts.redis?.on('ready', this.reconnected)
+    this.opts.redis?.on('reconnecting', this.reconnecting)
   }
 
   /** SIGTERM: stop taking work, let turns in hand finish (or hand them back), cut sends short and hand them back. */
   async stop (): Promise<void> {
     this.opts.redis?.off('ready', this.reconnected)
+    this.opts.redis?.off('reconnecting', this.reconnecting)
     await Promise.all([this.worker.runner.stop(STOP_GRACE_MS), this.sender.stop(STOP_GRACE_MS)])
     await this.recovery.stop()
     await this.wake?.close().catch(() => {})

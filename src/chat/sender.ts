@@ -24,7 +24,9 @@ import { deadLetterId, type ChatStore, type DeadLetter, type Next, type SendWork
 // A reply the provider took is recorded (removed from the outbox, its receipt started) in one script. When Redis
 // cannot be reached for it (a restart, a failover, a dropped connection), the process keeps the record and makes
 // it once Redis answers again, whoever holds the lease by then: the reply is not sent again. Only a process that
-// dies between the provider's answer and the record leaves it to be re-sent, with the same idempotency id.
+// dies between the provider's answer and the record leaves it to be re-sent, with the same idempotency id. So that
+// another instance does not send it again meanwhile, an instance whose connection comes back leaves the phones
+// whose leases ran out in other instances' hands to them for a while (spare).
 
 export interface SenderOptions {
   owner: string
@@ -77,6 +79,8 @@ export class Sender implements SendStage {
   private readonly unrecorded = new Map<string, Unrecorded>()
   private recording: Promise<void> | undefined
   private stopped = false
+  /** Until when (epoch ms) other instances' run-out send leases are spared (spare). */
+  private spareUntil = 0
 
   constructor (private readonly store: ChatStore, private readonly transport: Transport, private readonly opts: SenderOptions) {
     this.gate = new PaceGate(opts.pace, PACE_MAX_WAIT_MS, PACE_HORIZON_MS)
@@ -84,13 +88,24 @@ export class Sender implements SendStage {
       ...opts,
       lane: 'send',
       store,
-      take: async (phone) => await store.takeSend(phone, opts.owner, opts.leaseMs),
+      take: async (phone) => await store.takeSend(phone, opts.owner, opts.leaseMs, Math.max(0, this.spareUntil - Date.now())),
       step: async (work, stopping) => await this.send(work, stopping),
     })
   }
 
-  /** The owner a commit may lease the outbox it wakes to, or undefined while this sender has enough in hand. */
-  leaseOwner (): string | undefined { return this.runner.saturated ? undefined : this.opts.owner }
+  /**
+   * The owner a commit may lease the outbox it wakes to, or undefined while this sender has enough in hand, or
+   * spares other owners' leases (the take decides then).
+   */
+  leaseOwner (): string | undefined { return this.runner.saturated || Date.now() < this.spareUntil ? undefined : this.opts.owner }
+
+  /**
+   * The connection to Redis came back: for `ms`, a phone whose send lease ran out in another instance's hands is
+   * left to it. That instance may have had its head delivered while Redis was away, and records it once its own
+   * connection is back (its reconnection tries are at most 2 s apart, src/plugins/redis.ts); taken meanwhile, the
+   * reply would be sent twice.
+   */
+  spare (ms: number): void { this.spareUntil = Math.max(this.spareUntil, Date.now() + ms) }
 
   /** Takes an outbox a commit filled: already leased to this sender (`send`), or to be taken. */
   handOver (phone: string, send: SendWork | undefined): void {

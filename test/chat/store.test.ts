@@ -240,6 +240,26 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     expect(await store.takeSend(phone, 's3', 10_000)).toMatchObject({ kind: 'ok', work: { entry: 'c' } })
   })
 
+  it('a take that spares run-out leases leaves one another sender never gave back, and takes one given back or its own', async () => {
+    const phone = newPhone()
+    await store.accept([{ phone, id: `${phone}-p`, body: 'p' }])
+    await store.commitTurn(phone, 'w1', commitOf(await take(phone), 'd', ['a', 'b']), 10_000)
+    expect((await store.takeSend(phone, 's1', 60)).kind).toBe('ok')
+    await sleep(100)
+    // s1's lease ran out in its hands (Redis was away, say): spared, s1 itself takes it again
+    expect(await store.takeSend(phone, 's2', 10_000, 500)).toEqual({ kind: 'busy', inMs: 500 })
+    expect(await store.takeSend(phone, 's1', 60, 500)).toMatchObject({ kind: 'ok', work: { entry: 'a' } })
+    // given back: anyone takes it, sparing or not
+    await store.release('send', phone, 's1', 0, false)
+    expect(await store.takeSend(phone, 's2', 10_000, 500)).toMatchObject({ kind: 'ok', work: { entry: 'a' } })
+    // without sparing, a run-out lease is anyone's, as always
+    await store.release('send', phone, 's2', 0, false)
+    expect((await store.takeSend(phone, 's3', 60)).kind).toBe('ok')
+    await sleep(100)
+    expect(await store.takeSend(phone, 's4', 10_000)).toMatchObject({ kind: 'ok', work: { entry: 'a' } })
+    expect(await store.delivered(phone, 's4', 'a', 10_000)).toMatchObject({ kind: 'more', work: { entry: 'b' } })
+  })
+
   it('accepts a delivery key once per phone, with all its letters, across phones, in order', async () => {
     const [a, b] = [newPhone(), newPhone()]
     const key = `k-${a}`

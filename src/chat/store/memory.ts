@@ -172,8 +172,10 @@ export class MemoryChatStore implements ChatStore {
     return this.after(phone, owner, popped)
   }
 
-  async takeSend (phone: string, owner: string, leaseMs: number): Promise<Taken<SendWork>> {
+  async takeSend (phone: string, owner: string, leaseMs: number, spareMs = 0): Promise<Taken<SendWork>> {
     const q = this.phone(phone).outbox
+    // an owner still named on a lease that ran out never gave it back (release and an emptied queue clear it)
+    if (spareMs > 0 && q.items.length > 0 && q.dueAt <= this.now() && q.owner !== undefined && q.owner !== owner) return { kind: 'busy', inMs: spareMs }
     const taken = this.take(q, owner, leaseMs)
     return taken.kind === 'ok' ? { kind: 'ok', work: { phone, entry: taken.work, tries: q.tries } } : taken
   }

@@ -171,7 +171,12 @@ export interface ChatStore {
   takeTurn (phone: string, owner: string, leaseMs: number): Promise<Taken<TurnWork>>
   /** Saves the session, the applied id and the replies and removes the head, if `owner` still holds the lease. */
   commitTurn (phone: string, owner: string, commit: Commit, leaseMs: number): Promise<Committed>
-  takeSend (phone: string, owner: string, leaseMs: number): Promise<Taken<SendWork>>
+  /**
+   * Leases the phone's outbox and answers its head. `spareMs` > 0: a lease that ran out in another owner's hands
+   * (never given back) is left to it that long (busy), for that owner may have had the head delivered while Redis
+   * was away and records it once its connection is back.
+   */
+  takeSend (phone: string, owner: string, leaseMs: number, spareMs?: number): Promise<Taken<SendWork>>
   /** Removes the outbox head the owner holds (given up or replaced) and, when `dead` is given, keeps it as a dead letter. */
   sent (phone: string, owner: string, entry: string, leaseMs: number, dead?: DeadLetter): Promise<Next<SendWork>>
   /**

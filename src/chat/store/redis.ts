@@ -68,9 +68,9 @@ export class RedisChatStore implements ChatStore {
     return await scripts.due(this.redis, [b.ready(shard), b.sendable(shard)], limit.turn, limit.send)
   }
 
-  private async take (lane: Lane, phone: string, owner: string, leaseMs: number): Promise<Taken<Head>> {
+  private async take (lane: Lane, phone: string, owner: string, leaseMs: number, spareMs = 0): Promise<Taken<Head>> {
     const k = this.laneKeys(lane, phone)
-    return await scripts.take(this.redis, [k.zset, k.owners, k.list, k.meta], phone, owner, leaseMs, lane)
+    return await scripts.take(this.redis, [k.zset, k.owners, k.list, k.meta], phone, owner, leaseMs, lane, Math.max(0, Math.round(spareMs)))
   }
 
   async takeTurn (phone: string, owner: string, leaseMs: number): Promise<Taken<TurnWork>> {
@@ -84,8 +84,8 @@ export class RedisChatStore implements ChatStore {
     return { kind: 'ok', work: view ? { ...work, session: { ...work.session, view } } : work }
   }
 
-  async takeSend (phone: string, owner: string, leaseMs: number): Promise<Taken<SendWork>> {
-    const t = await this.take('send', phone, owner, leaseMs)
+  async takeSend (phone: string, owner: string, leaseMs: number, spareMs = 0): Promise<Taken<SendWork>> {
+    const t = await this.take('send', phone, owner, leaseMs, spareMs)
     return t.kind === 'ok' ? { kind: 'ok', work: sendWork(phone, t.work) } : t
   }
 

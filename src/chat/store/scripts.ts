@@ -103,7 +103,7 @@ export const accept = chatScript<[phone: string, dedupeSeconds: number, at: stri
 export const due = chatScript<[turnLimit: number, sendLimit: number], Record<Lane, Waiting[]>>(
   'due-2', (raw) => { const r = reply(raw); return { turn: waiting(r[0]), send: waiting(r[1]) } })
 
-export const take = chatScript<[phone: string, owner: string, leaseMs: number, lane: Lane], Taken<Head>>('take-4', (raw) => {
+export const take = chatScript<[phone: string, owner: string, leaseMs: number, lane: Lane, spareMs: number], Taken<Head>>('take-4', (raw) => {
   const r = reply(raw)
   if (r[0] === 'ok') return { kind: 'ok', work: headOf(r) }
   if (r[0] === 'busy') return { kind: 'busy', inMs: Number(r[1]) }

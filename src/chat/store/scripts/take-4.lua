@@ -12,6 +12,8 @@
     ARGV[2] owner
     ARGV[3] lease, ms
     ARGV[4] lane ('turn' or 'send')
+    ARGV[5] send: how long to spare a lease that ran out under another owner, ms ('0' = take it): its owner may
+            have had the head delivered while Redis was away, and records it once its connection is back
 
   Output:
     {'empty'} | {'busy', ms until free}
@@ -24,6 +26,11 @@
 local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not due then return {'empty'} end
 if tonumber(due) > now then return {'busy', tostring(tonumber(due) - now)} end
+if ARGV[4] == 'send' and tonumber(ARGV[5]) > 0 then
+  -- a lease given back or ended with its queue names no owner: one still named ran out in the owner's hands
+  local holder = redis.call('HGET', KEYS[2], ARGV[1])
+  if holder and holder ~= ARGV[2] then return {'busy', ARGV[5]} end
+end
 local head = redis.call('LINDEX', KEYS[3], 0)
 if not head then
   redis.call('ZREM', KEYS[1], ARGV[1])
