@@ -43,7 +43,8 @@ describe.each(['redis', 'memory'] as const)('members registered by the club (%s)
   })
 
   it('finds members by phone as staff type it: its digits (4 or more) within the number on record', async () => {
-    const found = async (q: string) => (await t.app.inject({ url: `/api/members?q=${encodeURIComponent(q)}`, headers: admin })).json().members.map((m: { email: string }) => m.email)
+    const found = async (q: string) =>
+      (await t.app.inject({ url: `/api/members?q=${encodeURIComponent(q)}`, headers: admin })).json().members.map((m: { email: string }) => m.email)
     expect(await found('+54 9 11 2233-4455')).toEqual(['carla@example.com'])
     expect(await found('2233 4455')).toEqual(['carla@example.com'])
     expect(await found('(11) 2233')).toEqual(['carla@example.com'])

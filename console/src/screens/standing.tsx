@@ -23,7 +23,12 @@ export function StandingView ({ quota, standing }: { quota: Quota | null, standi
       {quota.periods.length > 0 && (
         <table>
           <caption>{t.remaining}</caption>
-          <thead><tr><th scope='col'>{t.period}</th><th scope='col'>{t.remaining}</th><th scope='col'>{t.used}</th><th scope='col'>{t.reserved}</th><th scope='col'>{t.limit}</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope='col'>{t.period}</th><th scope='col'>{t.remaining}</th><th scope='col'>{t.used}</th><th scope='col'>{t.reserved}</th>
+              <th scope='col'>{t.limit}</th>
+            </tr>
+          </thead>
           <tbody>
             {quota.periods.map((p) => (
               <tr key={p.period}>
