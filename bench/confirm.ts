@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -8,7 +8,7 @@ import { signAccessToken } from '../src/auth/tokens.ts'
 import { demoIds } from '../src/embedded-commerce/demo.ts'
 import { startCommerce } from './commerce.ts'
 import { closedLoop, drained, MEMBER_ROUND, fmt, phoneOf, printTargets, scaled, scrape, SECRETS, send, startChild, startProvider, startService, TURNS_APPLIED, waitFor, webhook, type Child, type Request, type Target } from './lib.ts'
-import { busiestProfile, frameName, readProfile, type CpuProfile } from './profile.ts'
+import { busiestProfile, callers, frameName, readProfile, type CpuProfile } from './profile.ts'
 
 // CPU time per turn of each kind, the service's and the embedded commerce backend's apart, read from /proc
 // (utime + stime) around each step of `phones` phones typing the same input (64 in flight), beside the turn's
@@ -32,6 +32,20 @@ export function cpuUs (pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * TICK_US
 }
 
+/** Write system calls of a process so far (/proc/<pid>/io): each socket write (a Redis batch, an HTTP message) is one. */
+const writes = (pid: number): number => Number(/syscw: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1])
+
+/**
+ * Time a process's threads waited for a core while ready to run, so far, in µs (/proc/<pid>/task/<tid>/schedstat, the
+ * second field, ns). A CPU profile's samples are wall time: a thread put off its core inside a call (a socket write
+ * that wakes Redis, on a loaded machine) has that wait counted to the call. This tells how much of it there was.
+ */
+function waitedUs (pid: number): number {
+  let ns = 0
+  for (const tid of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1])
+  return ns / 1000
+}
+
 /** Commands a Redis server has run by name (INFO commandstats, those inside scripts included; INFO left out). */
 async function commandStats (redis: Redis): Promise<Map<string, number>> {
   const counts = new Map<string, number>()
@@ -49,6 +63,12 @@ export interface TurnCost {
   kind: string
   turns: number
   serviceUs: number
+  /** The service's write system calls per turn. */
+  writes: number
+  /** µs per turn the service's threads waited for a core while ready to run (waitedUs). */
+  waitedUs: number
+  /** µs per turn of the service's CPU profile not idle, in wall time (the CPU and the waits for a core within it). */
+  profiledWallUs?: number
   backendUs: number
   calls: number
   scripts: number
@@ -58,25 +78,45 @@ export interface TurnCost {
   window: [number, number]
   floorUs?: number
   /** The service's largest self-time costs during the step, in µs of CPU per commerce call. */
-  costs?: Array<{ where: string, usPerCall: number }>
+  costs?: Array<{ where: string, usPerCall: number, callers: Array<{ caller: string, usPerCall: number }> }>
 }
 
 /** `count` spread over `n` turns as evenly as whole numbers allow: the i-th turn's share. */
 const share = (count: number, n: number, i: number): number => Math.floor(count * (i + 1) / n) - Math.floor(count * i / n)
 
-/** Self time (µs) of each function in the samples taken between `from` and `to` (µs, the profile's clock). */
-function selfTimeBetween (profile: CpuProfile, from: number, to: number): Map<string, number> {
+/**
+ * Where the service's CPU went between `from` and `to` (µs, the profile's clock): each function's share of the
+ * samples, with the callers outside Node's internals it came through (a socket write's: the Redis client, undici,
+ * the HTTP answer). A sample's time is the wall time since the one before, and on a loaded machine a thread put
+ * off its core lands its next sample where it resumed (inside the socket write that woke Redis, often): those
+ * samples, taken after a gap of more than twice the profile's median interval, are left out, so that the shares
+ * are of the time the process ran. `wallUs` is the samples' whole time, waits for a core included.
+ */
+function selfTimeBetween (profile: CpuProfile, from: number, to: number): { share: Map<string, { share: number, by: Map<string, number> }>, wallUs: number } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
-  const self = new Map<string, number>()
+  const callerOf = callers(profile)
+  const gap = 2 * ([...profile.timeDeltas].sort((a, b) => a - b)[Math.floor(profile.timeDeltas.length / 2)] ?? 0)
+  const counts = new Map<string, { n: number, by: Map<string, number> }>()
   let at = profile.startTime
+  let wallUs = 0
+  let steady = 0
   profile.samples.forEach((id, i) => {
-    at += profile.timeDeltas[i] ?? 0
+    const delta = profile.timeDeltas[i] ?? 0
+    at += delta
     const node = byId.get(id)
     if (!node || at < from || at > to || node.callFrame.functionName === '(idle)') return
+    wallUs += delta
+    if (delta > gap) return
+    steady++
     const where = frameName(node)
-    self.set(where, (self.get(where) ?? 0) + (profile.timeDeltas[i] ?? 0))
+    const entry = counts.get(where) ?? { n: 0, by: new Map<string, number>() }
+    entry.n++
+    const caller = callerOf.get(id) ?? ''
+    entry.by.set(caller, (entry.by.get(caller) ?? 0) + 1)
+    counts.set(where, entry)
   })
-  return self
+  const share = new Map([...counts].map(([where, { n, by }]) => [where, { share: n / steady, by: new Map([...by].map(([c, k]) => [c, k / steady])) }]))
+  return { share, wallUs }
 }
 
 export async function run (): Promise<{ costs: TurnCost[], targets: Target[] }> {
@@ -115,16 +155,18 @@ export async function run (): Promise<{ costs: TurnCost[], targets: Target[] }> 
     for (const step of steps) {
       const n = step.requests.length
       const base = (await scrape(service, [TURNS_APPLIED]))[TURNS_APPLIED] ?? 0
-      const before = { service: cpuUs(servicePid), backend: cpuUs(commerce.pid), calls: (await commerce.received()).total, scripts: sum(await commandStats(serviceRedis), SCRIPTS), backendCommands: sum(await commandStats(backendRedis)), replies: provider.sent.length, at: nowUs() }
+      const before = { service: cpuUs(servicePid), writes: writes(servicePid), waited: waitedUs(servicePid), backend: cpuUs(commerce.pid), calls: (await commerce.received()).total, scripts: sum(await commandStats(serviceRedis), SCRIPTS), backendCommands: sum(await commandStats(backendRedis)), replies: provider.sent.length, at: nowUs() }
       const started = performance.now()
       await closedLoop(service.pool, n, IN_FLIGHT, (i) => step.requests[i] as Request)
       await drained(service, base + n)
       const seconds = (performance.now() - started) / 1000
-      const after = { service: cpuUs(servicePid), backend: cpuUs(commerce.pid), calls: (await commerce.received()).total, scripts: sum(await commandStats(serviceRedis), SCRIPTS), backendCommands: sum(await commandStats(backendRedis)), replies: provider.sent.length, at: nowUs() }
+      const after = { service: cpuUs(servicePid), writes: writes(servicePid), waited: waitedUs(servicePid), backend: cpuUs(commerce.pid), calls: (await commerce.received()).total, scripts: sum(await commandStats(serviceRedis), SCRIPTS), backendCommands: sum(await commandStats(backendRedis)), replies: provider.sent.length, at: nowUs() }
       costs.push({
         kind: step.kind,
         turns: n,
         serviceUs: (after.service - before.service) / n,
+        writes: (after.writes - before.writes) / n,
+        waitedUs: (after.waited - before.waited) / n,
         backendUs: (after.backend - before.backend) / n,
         calls: (after.calls - before.calls) / n,
         scripts: (after.scripts - before.scripts) / n,
@@ -158,7 +200,15 @@ export async function run (): Promise<{ costs: TurnCost[], targets: Target[] }> 
     const profile = readProfile(busiestProfile(profileDir))
     for (const cost of costs.filter((c) => c.calls >= NO_CALLS)) {
       const calls = cost.calls * cost.turns
-      cost.costs = [...selfTimeBetween(profile, cost.window[0], cost.window[1])].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([where, us]) => ({ where, usPerCall: us / calls }))
+      const { share, wallUs } = selfTimeBetween(profile, cost.window[0], cost.window[1])
+      cost.profiledWallUs = wallUs / cost.turns
+      // each function's share of the samples taken while the process ran, of the CPU /proc counted
+      const perCall = cost.serviceUs * cost.turns / calls
+      cost.costs = [...share].sort((a, b) => b[1].share - a[1].share).slice(0, 3).map(([where, { share: s, by }]) => ({
+        where,
+        usPerCall: s * perCall,
+        callers: [...by].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([caller, cs]) => ({ caller, usPerCall: cs * perCall })),
+      }))
     }
   } finally {
     for (const child of children) await child.stop()
@@ -177,12 +227,17 @@ function report (costs: readonly TurnCost[]): void {
   const n = costs[0]?.turns ?? 0
   const lines = [
     `  ${n} phones, each step typed by all of them (${IN_FLIGHT} in flight); CPU µs per turn, sending replies included; the floor does the`,
-    '  same HTTP exchanges and as many Redis scripts (bench/floor-server.ts)',
-    `    ${'kind'.padEnd(30)} ${'service'.padStart(8)} ${'floor'.padStart(6)} ${'ratio'.padStart(6)} ${'backend'.padStart(8)} ${'calls'.padStart(6)} ${'scripts'.padStart(8)} ${'replies'.padStart(8)} ${'backend Redis'.padStart(13)} ${'turns/s'.padStart(8)}`,
-    ...costs.map((c) => `    ${c.kind.padEnd(30)} ${fmt(c.serviceUs).padStart(8)} ${fmt(c.floorUs ?? NaN).padStart(6)} ${`${(c.serviceUs / (c.floorUs ?? NaN)).toFixed(1)}x`.padStart(6)} ${fmt(c.backendUs).padStart(8)} ${c.calls.toFixed(1).padStart(6)} ${c.scripts.toFixed(1).padStart(8)} ${c.replies.toFixed(1).padStart(8)} ${c.backendCommands.toFixed(1).padStart(13)} ${fmt(c.rate).padStart(8)}`),
+    '  same HTTP exchanges and as many Redis scripts (bench/floor-server.ts); writes: the service\'s write system calls per turn;',
+    '  waited: µs per turn its threads were ready to run and waited for a core (/proc schedstat: the machine\'s load)',
+    `    ${'kind'.padEnd(30)} ${'service'.padStart(8)} ${'floor'.padStart(6)} ${'ratio'.padStart(6)} ${'writes'.padStart(6)} ${'waited'.padStart(7)} ${'backend'.padStart(8)} ${'calls'.padStart(6)} ${'scripts'.padStart(8)} ${'replies'.padStart(8)} ${'backend Redis'.padStart(13)} ${'turns/s'.padStart(8)}`,
+    ...costs.map((c) => `    ${c.kind.padEnd(30)} ${fmt(c.serviceUs).padStart(8)} ${fmt(c.floorUs ?? NaN).padStart(6)} ${`${(c.serviceUs / (c.floorUs ?? NaN)).toFixed(1)}x`.padStart(6)} ${c.writes.toFixed(1).padStart(6)} ${fmt(c.waitedUs).padStart(7)} ${fmt(c.backendUs).padStart(8)} ${c.calls.toFixed(1).padStart(6)} ${c.scripts.toFixed(1).padStart(8)} ${c.replies.toFixed(1).padStart(8)} ${c.backendCommands.toFixed(1).padStart(13)} ${fmt(c.rate).padStart(8)}`),
     ...costs.filter((c) => c.costs).flatMap((c) => [
-      `  the service's three largest costs in "${c.kind}", µs of its CPU per commerce call (${c.calls.toFixed(1)} calls a turn):`,
-      ...(c.costs ?? []).map((x) => `    ${fmt(x.usPerCall).padStart(7)}  ${x.where}`),
+      `  the service's three largest costs in "${c.kind}", µs of its CPU per commerce call (${c.calls.toFixed(1)} calls a turn): its CPU`,
+      `  shared out as the profile's samples taken while it ran (its wall time ${fmt(c.profiledWallUs ?? NaN)} µs a turn, waits for a core included)`,
+      ...(c.costs ?? []).flatMap((x) => [
+        `    ${fmt(x.usPerCall).padStart(7)}  ${x.where}`,
+        ...x.callers.map((by) => `      ${fmt(by.usPerCall).padStart(7)}  from ${by.caller || '(no caller of ours)'}`),
+      ]),
     ]),
     '',
   ]

@@ -31,12 +31,24 @@ export const frameName = (node: ProfileNode): string => {
   return `${functionName || '(anonymous)'} ${source ? `${source}:${lineNumber + 1}` : ''}`.trim()
 }
 
+/** For each node of the profile, its first caller outside Node's internals (whose write, whose parse), by name. */
+export function callers (profile: CpuProfile): Map<number, string> {
+  const parent = new Map<number, ProfileNode>()
+  for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n)
+  const named = new Map<number, string>()
+  for (const n of profile.nodes) {
+    let up = parent.get(n.id)
+    while (up && (up.callFrame.url.startsWith('node:') || up.callFrame.url === '') && parent.has(up.id)) up = parent.get(up.id)
+    named.set(n.id, up ? frameName(up) : '')
+  }
+  return named
+}
+
 /** Top functions by self time, each with the caller (outside Node's internals) that most of that time came through. */
 export function topSelfTime (path: string, top = 20): Array<{ where: string, caller: string, ms: number, share: number }> {
   const profile = readProfile(statSync(path).isDirectory() ? busiestProfile(path) : path)
   const byNode = new Map(profile.nodes.map((n) => [n.id, n]))
-  const parent = new Map<number, ProfileNode>()
-  for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n)
+  const callerOf = callers(profile)
   const self = new Map<string, { ms: number, callers: Map<string, number> }>()
   let all = 0
   profile.samples.forEach((id, i) => {
@@ -45,10 +57,7 @@ export function topSelfTime (path: string, top = 20): Array<{ where: string, cal
     const ms = (profile.timeDeltas[i] ?? 0) / 1000
     const where = frameName(node)
     const entry = self.get(where) ?? { ms: 0, callers: new Map<string, number>() }
-    // the first caller outside Node's internals: whose write, whose parse
-    let up = parent.get(id)
-    while (up && (up.callFrame.url.startsWith('node:') || up.callFrame.url === '') && parent.has(up.id)) up = parent.get(up.id)
-    const caller = up ? frameName(up) : ''
+    const caller = callerOf.get(id) ?? ''
     entry.ms += ms
     entry.callers.set(caller, (entry.callers.get(caller) ?? 0) + ms)
     self.set(where, entry)
