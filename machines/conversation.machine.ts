@@ -345,7 +345,17 @@ const machineSetup = effects.extend({
     add: enqueue(({ context, event, enqueue }, params: { quantity: 'typed' | 'wanted' }) => {
       const variantId = context.selectedVariantId ?? ''
       const quantity = params.quantity === 'wanted' ? context.wanted ?? 0 : quantityIn(event, maxQuantity(context, variantId)) ?? 0
-      enqueue({ type: 'addToCart', params: { tenantId: clubOf(context), cartId: context.cartId, variantId, quantity, target: inCart(context.cart, variantId) + quantity } })
+      enqueue({
+        type: 'addToCart',
+        params: {
+          tenantId: clubOf(context),
+          cartId: context.cartId,
+          variantId,
+          quantity,
+          target: inCart(context.cart, variantId) + quantity,
+          cart: context.cart.map((l) => ({ variantId: l.variantId, quantity: l.quantity })),
+        },
+      })
     }),
     // a cart without an id (only a damaged session has one) is refused by the shop like any unknown cart
     setEditedLine: enqueue(({ context, event, enqueue }) => {
@@ -426,7 +436,10 @@ const machineSetup = effects.extend({
     sayFailed: saying(({ event }, params: { id: 'addFailed' | 'lineFailed' | 'orderFailed' }): Reply => {
       const reason = failureOf(event)
       // an order the club's rules refused is answered with why, and with what is still possible
-      return event.type === 'ORDER_FAILED' && event.refusal ? { id: 'orderFailed', reason, refusal: event.refusal } : { id: params.id, reason }
+      if (event.type === 'ORDER_FAILED' && event.refusal) return { id: 'orderFailed', reason, refusal: event.refusal }
+      // a quantity over a cap is answered with what is still possible
+      if (event.type === 'ADD_FAILED' && event.refusal) return { id: 'addFailed', reason, refusal: event.refusal, ...(event.units === undefined ? {} : { units: event.units }) }
+      return { id: params.id, reason }
     }),
     sayRepeated: saying(({ event }) => {
       assertEvent(event, 'REPEATED')

@@ -147,7 +147,8 @@ export type ResultEvent =
   | { type: 'REPEATED', cartId: string, lines: CartItem[], missing: string[] }
   | { type: 'REPEAT_FAILED', reason: 'none' | CommerceFailure }
   | { type: 'ADDED', cartId: string, variantId: string, quantity: number }
-  | { type: 'ADD_FAILED', reason: CommerceFailure }
+  /** `refusal`: the quantity would cross a cap; its `remaining` is the grams this line may still grow by, `units` as many units. */
+  | { type: 'ADD_FAILED', reason: CommerceFailure, refusal?: RuleRefusal, units?: number }
   | { type: 'ORDER_PLACED', displayId: string, total: number }
   | { type: 'ORDER_FAILED', reason: CommerceFailure, refusal?: RuleRefusal }
   /** The backend's answer to the completion was lost and could not be read back yet: the order may exist. */
@@ -181,7 +182,7 @@ export type Reply =
   | { id: 'askQuantity', title: string, price: number, stock: number | null, max: number }
   | { id: 'badQuantity', max: number }
   | { id: 'added', title: string, quantity: number }
-  | { id: 'addFailed', reason: CommerceFailure }
+  | { id: 'addFailed', reason: CommerceFailure, refusal?: RuleRefusal, units?: number }
   | { id: 'cart', items: CartItem[] }
   | { id: 'cartAll', items: CartItem[] }
   | { id: 'editCart', items: CartItem[] }
@@ -218,7 +219,15 @@ export interface ConversationEffects {
   /** The products on show, to show them again. */
   reloadShown: { tenantId: string, productIds: string[] }
   /** `quantity` more of the variant: its cart line becomes `target` (what the cart held before, plus `quantity`). */
-  addToCart: { tenantId: string, cartId: string | undefined, variantId: string, quantity: number, target: number }
+  addToCart: {
+    tenantId: string
+    cartId: string | undefined
+    variantId: string
+    quantity: number
+    target: number
+    /** The cart's lines as the conversation holds them: with the target, the grams the cap is checked on. */
+    cart?: Array<{ variantId: string, quantity: number }>
+  }
   /** The club's whole catalog, for a search by words (`quantity`: one said with the words). */
   searchProducts: { tenantId: string, query: string, quantity?: number }
   /** The variant's cart line to exactly `quantity`; 0 removes it. */

@@ -153,6 +153,12 @@ export class BotServices {
       offered((await this.deps.store.catalog(who.actor)).products, ceiling).map((p) => chatProduct(p, who.actor.tenant.currency)))
   }
 
+  /** Grams one unit of each of the club's variants holds (null: not a controlled product), from the kept catalog. */
+  async grams (who: Behalf): Promise<Result<Map<string, number | null>>> {
+    return await this.attempt('catalog', async () =>
+      new Map((await this.deps.store.catalog(who.actor)).products.flatMap((p) => p.variants.map((v) => [v.id, v.grams] as const))))
+  }
+
   /** The variant's line at exactly `quantity` (0 removes it): fewer is a removal and a fresh add. */
   async setLine (who: Behalf, cartId: string, variantId: string, quantity: number): Promise<Result<string>> {
     return await this.attempt('set cart line', async () => {

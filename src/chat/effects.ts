@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { variantTitle } from '../../machines/conversation.logic.ts'
 import type { EffectAction } from '../../machines/conversation.machine.ts'
-import { PRODUCTS_PAGE, UNTRACKED_MAX, type AccountRef, type CartItem, type ConversationEffects, type Locale, type Report, type ResultEvent } from '../../machines/conversation.types.ts'
+import { PRODUCTS_PAGE, UNTRACKED_MAX, type AccountRef, type CartItem, type ConversationEffects, type Locale, type Report, type ResultEvent, type RuleRefusal } from '../../machines/conversation.types.ts'
 import { verifyAccessToken } from '../auth/tokens.ts'
 import type { QuotaView } from '../dispensing/service.ts'
 import type { Tenant } from '../tenants/model.ts'
@@ -230,6 +230,8 @@ export class Effects {
       }
       case 'addToCart': {
         const { cartId, variantId, quantity, target } = action.params
+        const over = who.ok ? await this.overCap(phone, who.value, action.params) : undefined
+        if (over) return { type: 'ADD_FAILED', reason: 'stock', ...over }
         const res = await andThen(who, async (w) => await services.addToCart(w, cartId, variantId, target))
         if (res.ok) return { type: 'ADDED', cartId: res.value, variantId, quantity }
         return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'ADD_FAILED', reason: commerceFailure(res.failure) }
@@ -246,6 +248,25 @@ export class Effects {
       }
       case 'report': return await this.report(phone, action.params.tenantId, who, action.params.what)
     }
+  }
+
+  /**
+   * A quantity that would take the cart over a cap of an active member: the tightest period's grams this line may
+   * still grow by, and as many whole units. Nothing is read in a club whose rules govern no one (no quota), and a
+   * member who is not active is told why at the order, as before.
+   */
+  private async overCap (phone: string, who: Behalf, add: ConversationEffects['addToCart']): Promise<{ refusal: RuleRefusal, units: number } | undefined> {
+    const quota = await this.quota(phone, add.tenantId)
+    if (!quota || quota.status !== 'active' || quota.periods.length === 0) return undefined
+    const grams = await this.deps.services.grams(who)
+    const perUnit = grams.ok ? grams.value.get(add.variantId) ?? null : null
+    if (!grams.ok || perUnit === null) return undefined
+    const others = (add.cart ?? []).reduce((sum, l) => sum + (l.variantId === add.variantId ? 0 : (grams.value.get(l.variantId) ?? 0) * l.quantity), 0)
+    // the tightest period is the one crossed first
+    const [tightest] = [...quota.periods].sort((a, b) => a.remaining - b.remaining)
+    if (!tightest || others + perUnit * add.target <= tightest.remaining + 1e-9) return undefined
+    const room = Math.max(0, tightest.remaining - others - perUnit * (add.target - add.quantity))
+    return { refusal: { kind: 'limit', period: tightest.period, remaining: Math.round(room * 1000) / 1000 }, units: Math.floor((room + 1e-9) / perUnit) }
   }
 
   // The bot's search, cart editing, repeat order and language (kept together so they move as one).
@@ -288,18 +309,19 @@ export class Effects {
         if (res.ok) return { type: 'LINE_SET', variantId, quantity }
         return res.failure === 'auth' ? { type: 'AUTH_EXPIRED' } : { type: 'LINE_FAILED', reason: commerceFailure(res.failure) }
       }
-      case 'repeatLastOrder': return await this.repeat(who.value, action.params.cartId, action.params.cart)
+      case 'repeatLastOrder': return await this.repeat(who.value, action.params.cartId, action.params.cart, ceiling)
     }
   }
 
   /**
-   * The last order's lines into the cart, each as far as stock allows today (a line the cart holds already counts),
+   * The last order's lines into the cart, each as far as stock (and the member's THC ceiling) allows today (a line the cart holds already counts),
    * at today's price. Lines are brought to a target quantity, so a turn run again adds nothing more.
    */
-  private async repeat (who: Behalf, cartId: string | undefined, cart: ReadonlyArray<{ variantId: string, quantity: number }>): Promise<ResultEvent> {
+  private async repeat (who: Behalf, cartId: string | undefined, cart: ReadonlyArray<{ variantId: string, quantity: number }>, ceiling: number | null): Promise<ResultEvent> {
     const { services } = this.deps
     const account = this.view.account(who.actor.tenant.id)
-    const [last, catalog] = await Promise.all([services.lastOrderLines(who, account?.customerId ?? ''), services.catalog(who)])
+    // a product above the member's THC ceiling is not offered, so it is not repeated either: it is named as missing
+    const [last, catalog] = await Promise.all([services.lastOrderLines(who, account?.customerId ?? ''), services.catalog(who, ceiling)])
     if (!last.ok || !catalog.ok) {
       const auth = (!last.ok && last.failure === 'auth') || (!catalog.ok && catalog.failure === 'auth')
       return auth ? { type: 'AUTH_EXPIRED' } : { type: 'REPEAT_FAILED', reason: 'unavailable' }

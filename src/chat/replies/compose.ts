@@ -146,7 +146,9 @@ export function compose (reply: Reply, voice: Voice): OutboundMessage[] {
     case 'askQuantity': return [text(copy.askQuantity(reply.title, fmt(reply.price), reply.stock, reply.max))]
     case 'badQuantity': return [text(copy.badQuantity(reply.max))]
     case 'added': return [text(copy.added(reply.quantity, reply.title))]
-    case 'addFailed': return [text(copy.addFailed(reply.reason))]
+    case 'addFailed': return [text(reply.refusal?.kind === 'limit'
+      ? copy.addRefused(reply.refusal, gramsText(reply.refusal.remaining, voice.locale), reply.units)
+      : copy.addFailed(reply.reason))]
     case 'cart': {
       const options = (optionsOf(reply) ?? []).map((choice) => cartButton(choice, copy))
       return [choices(cartBody(copy.cart, reply.items, [], copy, fmt), options, copy.menuButton)]

@@ -85,6 +85,8 @@ export interface Copy {
   standing: (status: string) => string
   /** An order the club's rules refused: what is still possible, or why and what to do (a status: `standing`). */
   orderRefused: (refusal: RuleRefusal, grams: (n: number) => string) => string
+  /** A quantity over a cap: the grams (and units) this line may still grow by in the period. */
+  addRefused: (refusal: Extract<RuleRefusal, { kind: 'limit' }>, grams: string, units: number | undefined) => string
   timeout: string
   sessionExpired: string
   unlinked: (club: string) => string
@@ -215,6 +217,13 @@ const es: Copy = {
     lapsed: 'Tu membresía venció: renovala con el club (por ejemplo tu registro) para volver a pedir.',
     ended: 'Tu membresía terminó: hablá con el club si querés volver.',
   } as Record<string, string>)[status] ?? 'Por ahora no podés hacer pedidos: hablá con el club.'} Podés seguir escribiendo, o pedir una persona escribiendo "persona".`,
+  addRefused: (refusal, grams, units) => {
+    const when = ({ day: 'hoy', month: 'este mes', year: 'este año' })[refusal.period]
+    const limit = `tu límite ${({ day: 'diario', month: 'mensual', year: 'anual' })[refusal.period]}`
+    return units === 0 || refusal.remaining <= 0
+      ? `Con esa cantidad pasás ${limit}: no podés sumar más ${when}. Tu carrito sigue como estaba.`
+      : `Con esa cantidad pasás ${limit}: podés sumar hasta ${grams} g más ${when}${units === undefined ? '' : ` (${units} ${units === 1 ? 'unidad' : 'unidades'})`}.`
+  },
   orderRefused: (refusal, grams) => refusal.kind === 'limit'
     ? refusal.remaining > 0
       ? `Este pedido pasa tu límite ${({ day: 'diario', month: 'mensual', year: 'anual' })[refusal.period]}: te quedan ${grams(refusal.remaining)} g ${({ day: 'hoy', month: 'este mes', year: 'este año' })[refusal.period]}. Bajá la cantidad en "Editar carrito" y confirmá de nuevo.`
@@ -376,6 +385,13 @@ const en: Copy = {
     lapsed: 'Your membership has lapsed: renew it with the club (your registration, for example) to order again.',
     ended: 'Your membership has ended: talk to the club if you want to come back.',
   } as Record<string, string>)[status] ?? 'You cannot order for now: talk to the club.'} You can still write here, or ask for a person by typing "person".`,
+  addRefused: (refusal, grams, units) => {
+    const when = ({ day: 'today', month: 'this month', year: 'this year' })[refusal.period]
+    const limit = `your ${({ day: 'daily', month: 'monthly', year: 'yearly' })[refusal.period]} limit`
+    return units === 0 || refusal.remaining <= 0
+      ? `That quantity is over ${limit}: you cannot add more ${when}. Your cart is as it was.`
+      : `That quantity is over ${limit}: you can add up to ${grams} g more ${when}${units === undefined ? '' : ` (${units} ${units === 1 ? 'unit' : 'units'})`}.`
+  },
   orderRefused: (refusal, grams) => refusal.kind === 'limit'
     ? refusal.remaining > 0
       ? `This order is over your ${({ day: 'daily', month: 'monthly', year: 'yearly' })[refusal.period]} limit: ${grams(refusal.remaining)} g left ${({ day: 'today', month: 'this month', year: 'this year' })[refusal.period]}. Lower the quantity in "Edit cart" and confirm again.`
