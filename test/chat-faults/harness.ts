@@ -134,6 +134,12 @@ export async function startCommerceBackend (redisUrl: string): Promise<Instance 
   return { ...backend, url: `http://127.0.0.1:${backend.port}` }
 }
 
+/** The same backend with the demo clubs' data (`bench/commerce-server.ts`: production refuses SEED=demo), on one redis-server. */
+export async function startSeededCommerce (redisUrl: string): Promise<Instance & { url: string }> {
+  const backend = await startProcess('commerce', 'bench/commerce-server.ts', '/health', { REDIS_URL: redisUrl })
+  return { ...backend, url: `http://127.0.0.1:${backend.port}` }
+}
+
 /** Spawns `node --import tsx <script>` in production mode and waits until `readyPath` answers 200. */
 async function startProcess (name: string, script: string, readyPath: string, env: Record<string, string>): Promise<Instance> {
   const port = await freePort()
