@@ -16,6 +16,8 @@ const MEMBERS = 32
 const PHONES = 200
 const FLOOD = 5_000
 const FLOOD_CONNECTIONS = 16
+/** BENCH_RECEIPTS_RATE: the statuses paced at this many a second (as a provider spreads them) instead of as fast as taken. */
+const PACED = Number(process.env.BENCH_RECEIPTS_RATE ?? '0')
 const STATUSES = ['sent', 'delivered', 'read'] as const
 
 /** `cpuUs`: the service's CPU time over the phase (user and system, µs). */
@@ -63,7 +65,12 @@ async function phase (service: Child, replies: Replies, turns: number, base: num
   const started = performance.now()
   const flooding = flood
     ? Promise.all(Array.from({ length: FLOOD_CONNECTIONS }, async () => {
-      while (members.running && posted < flood.length) await post(service, flood[posted++] as Request)
+      while (members.running && posted < flood.length) {
+        const i = posted++
+        const wait = PACED > 0 ? started + (i * 1000) / PACED - performance.now() : 0
+        if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait))
+        await post(service, flood[i] as Request)
+      }
     }))
     : Promise.resolve([])
   try {
@@ -111,7 +118,8 @@ export async function run (): Promise<ReceiptsResult> {
       pairs.push({ quiet, flood: flooded })
     }
     const lines = [
-      `  one process (production defaults), ${MEMBERS} members reply-gated over ${PHONES} phones, ${turns} greetings a phase; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+      `  one process (production defaults), ${MEMBERS} members reply-gated over ${PHONES} phones, ${turns} greetings a phase, ` +
+        `statuses ${PACED > 0 ? `paced at ${PACED}/s` : `as fast as ${FLOOD_CONNECTIONS} connections post them`}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
       ...pairs.map(({ quiet, flood }, i) => {
         const ratio = quantile(flood.latencies, 0.99) / quantile(quiet.latencies, 0.99)
         const perTurn = quiet.cpuUs / turns

@@ -136,6 +136,25 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     await page.getByText('La atiende el bot.').waitFor()
   })
 
+  it('a member without a phone number is listed and opened by the business-scoped user id, shown without a plus', async () => {
+    const userId = `AR.${randomUUID().replace(/-/g, '')}`
+    const token = await t.token('member', ['club-norte'], { sub: 'cus_bruno', name: 'Bruno', email: 'bruno@example.com' })
+    const code = await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })
+    const raw = JSON.stringify({ message: { id: `wamid.${randomUUID()}`, from_user_id: userId, type: 'text', text: { body: `LINK-${code}` } }, conversation: { business_scoped_user_id: userId } })
+    const res = await fetch(`${base}/api/chat/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-webhook-event': 'chat.message.received', 'x-webhook-signature': signWebhookBody(TEST_SECRETS.CHAT_WEBHOOK_SECRET, raw) },
+      body: raw,
+    })
+    expect(res.status).toBe(200)
+    await t.app.chatWorker.idle(userId)
+    const row = page.getByRole('button', { name: new RegExp(userId.replace('.', '\\.')) })
+    await row.waitFor()
+    await expect(row.textContent()).resolves.not.toContain(`+${userId}`)
+    await row.click()
+    await page.getByRole('heading', { name: `Conversación ${userId}` }).waitFor()
+  })
+
   it('is reachable by keyboard: Tab goes through the menu, the conversations, the actions and the reply', async () => {
     const reached = await tabWalk(page, 16)
     const wanted = [

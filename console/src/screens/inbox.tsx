@@ -23,6 +23,9 @@ function author (t: Strings, a: string): string {
 const heldBy = (err: ApiError): string | undefined =>
   err.status === 409 ? (err.body as { error?: { details?: { heldBy?: string } } } | undefined)?.error?.details?.heldBy : undefined
 
+/** A phone with its plus; a member without one is named by the business-scoped user id, shown as it is. */
+const addressShown = (address: string) => /^\d+$/.test(address) ? `+${address}` : address
+
 const minutes = (since: string, now: number) => Math.max(0, Math.floor((now - Date.parse(since)) / 60_000))
 
 export function Inbox () {
@@ -105,7 +108,7 @@ export function Inbox () {
                 type='button' class={c.phone === phone ? 'item current' : 'item'}
                 aria-current={c.phone === phone ? 'true' : undefined} onClick={() => open(c.phone)}
               >
-                <strong>+{c.phone}</strong>
+                <strong>{addressShown(c.phone)}</strong>
                 {c.needsPerson && c.handoff && <span class='badge wait'>{t.waiting(minutes(c.handoff.since, now))}</span>}
                 {c.unread > 0 && <span class='badge'>{t.unread(c.unread)}</span>}
                 <span class='preview'>{c.lastMessage?.text ?? ''}</span>
@@ -115,7 +118,7 @@ export function Inbox () {
         </ul>
       </section>
       <section aria-labelledby='transcript-title' class='detail'>
-        <h2 id='transcript-title'>{phone ? `${t.transcript} +${phone}` : t.transcript}</h2>
+        <h2 id='transcript-title'>{phone ? `${t.transcript} ${addressShown(phone)}` : t.transcript}</h2>
         {!phone && <p>{t.pickConversation}</p>}
         {phone && (
           <>
