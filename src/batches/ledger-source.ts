@@ -45,4 +45,5 @@ export const batchSource = (batches: BatchService): BatchSource => ({
     return linesOfDraw(draw, h.lines)
   },
   undraw: async (tenant, orderId, variantId) => { await batches.undraw(tenant, orderId, variantId ?? undefined) },
+  labThc: async (tenant, variantId) => await batches.offeredLabThc(tenant, variantId),
 })

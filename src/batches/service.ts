@@ -230,6 +230,13 @@ export class BatchService {
     return drawn
   }
 
+  /** The lab THC of each batch offering units of the variant (null: no lab result yet), earliest best-before first. */
+  async offeredLabThc (tenant: Tenant, variantId: string): Promise<Array<number | null>> {
+    const numbers = await this.store.offering(tenant.id, variantId)
+    const found = await Promise.all(numbers.map(async (n) => await this.store.get(tenant.id, n)))
+    return found.flatMap((b) => b ? [b.lab?.thcPercent ?? null] : [])
+  }
+
   /** Undoes an order's drawn lines (of one variant, or all): a reversing entry of the dispensing record. */
   async undraw (tenant: Tenant, orderId: string, variantId?: string): Promise<OrderDraw | undefined> {
     const known = await this.store.drawOf(tenant.id, orderId)

@@ -2,6 +2,7 @@ import type { Actor } from '../auth/actor.ts'
 import type { DispensingService } from '../dispensing/service.ts'
 import type { DispensedLine } from '../dispensing/ledger/batches.ts'
 import type { Tenant } from '../tenants/model.ts'
+import { rulesOf } from '../tenants/rules.ts'
 import type { UpstreamOrder } from '../commerce/upstream.ts'
 import type { Product } from './schemas.ts'
 
@@ -33,8 +34,11 @@ const factsIn = (products: Product[]): Map<string, VariantFacts> => new Map(prod
   productId: p.id, product: v.title && v.title !== p.title ? `${p.title} ${v.title}` : p.title, grams: v.grams, thcPercent: v.thcPercent, cbdPercent: v.cbdPercent,
 }] as const)))
 
+/** The THC a dispensation of the variant may carry, from the batches it is packaged from (the dispensing record knows them). */
+export type BatchThc = (tenant: Tenant, variantId: string, own: number | null) => Promise<number | null>
+
 export class OrderDispensing {
-  constructor (readonly dispensing: DispensingService, private readonly catalog: CatalogSource) {}
+  constructor (readonly dispensing: DispensingService, private readonly catalog: CatalogSource, private readonly batchThc?: BatchThc) {}
 
   /** What each variant holds, from the kept catalog; a variant missing from it sends one fresh read. */
   async facts (actor: Actor, variantIds: readonly string[]): Promise<Map<string, VariantFacts>> {
@@ -46,6 +50,14 @@ export class OrderDispensing {
   /** The order's or cart's lines with their grams, THC and CBD (a variant the club does not list counts nothing). */
   async lines (actor: Actor, orderId: string, items: ReadonlyArray<{ id?: string, variant_id?: string | null, quantity: number, title?: string | null }>): Promise<DispensedLine[]> {
     const facts = await this.facts(actor, items.flatMap((i) => i.variant_id ? [i.variant_id] : []))
+    // a THC ceiling (young members) is checked on the batches' lab THC where the variant is packaged from batches:
+    // read only in a club whose rules set one, for controlled variants
+    const ceiling = rulesOf(actor.tenant).young?.maxThcPercent != null
+    const thc = await Promise.all(items.map(async (i) => {
+      const f = i.variant_id ? facts.get(i.variant_id) : undefined
+      const own = f?.thcPercent ?? null
+      return ceiling && this.batchThc && i.variant_id && f?.grams ? await this.batchThc(actor.tenant, i.variant_id, own) : own
+    }))
     return items.map((i, n) => {
       const f = i.variant_id ? facts.get(i.variant_id) : undefined
       const perUnit = f?.grams ?? null
@@ -57,7 +69,7 @@ export class OrderDispensing {
         product: f?.product ?? i.title ?? '',
         quantity: i.quantity,
         grams: perUnit === null ? 0 : Math.round(perUnit * i.quantity * 1000) / 1000,
-        thcPercent: f?.thcPercent ?? null,
+        thcPercent: thc[n] ?? null,
         cbdPercent: f?.cbdPercent ?? null,
       }
     })

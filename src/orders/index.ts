@@ -34,7 +34,7 @@ export default fp(async (app) => {
       catalogs.drop(actor.tenant.id)
       return await products(actor)
     },
-  })
+  }, async (tenant, variantId, own) => await app.ledger.thcOf(tenant, variantId, own))
   const orders = new OrdersService({ sessions: access.sessions, notifier: app.notifier, locks: app.locks, log: app.log, medusaFor: access.medusaFor, dispense })
   const handover = new HandoverService(orders, app.ledger, app.locks)
   await app.register(orderRoutes, { orders, inventory: new InventoryService(access.medusaFor), handover })

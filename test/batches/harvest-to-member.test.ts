@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helper.ts'
 import { caller, type Call } from '../crops/client.ts'
-import { demoLogin } from '../orders/place-order.ts'
+import { completeCart, demoLogin } from '../orders/place-order.ts'
 import { FLOWERS, stockedBatch, withLab } from './client.ts'
 
 // Issue 22's first proof, end to end on the embedded backend and real Redis: a crop harvested, dried and stocked
@@ -96,5 +96,35 @@ describe('from the harvest to the member', () => {
     const res = await t.app.inject({ method: 'POST', url: `/api/orders/${orderId}/handover`, headers: await t.auth('admin', 'club-norte'), payload: { identityChecked: true } })
     expect(res.statusCode).toBe(200)
     expect(res.json().entries).toEqual([expect.objectContaining({ orderId, grams: 2, batches: [], thcPercent: null, cbdPercent: null })])
+  })
+
+  it('a member under 21 is checked on the lab THC of the batches the variant is packaged from, not on the variant\'s own figure', async () => {
+    const norte = await t.auth('admin', 'club-norte')
+    expect((await t.app.inject({ method: 'PATCH', url: '/api/club/rules', headers: norte, payload: { preset: 'de-kcang' } })).statusCode).toBe(200)
+    const young = `${new Date().getUTCFullYear() - 19}-01-01`
+    expect((await t.app.inject({ method: 'PATCH', url: '/api/members/cus_ana', headers: norte, payload: { birthDate: young, identityCheck: { document: 'id-card' } } })).statusCode).toBe(200)
+    const variantOf = async (title: string) => (await admin('POST', '/api/products', { title, strain: 'strain_norte_gelato', variants: [{ title: '5 g', gramsPerUnit: 5, price: 9000 }] })).body.product.variants[0].id as string
+    const complete = async (variantId: string) => {
+      const res = await completeCart(t, ana, [[variantId, 1]], 'pickup')
+      return { status: res.statusCode, error: res.json().error }
+    }
+    // no THC of its own (unknown: refused to a young member) but packaged from a batch whose lab says 8 %
+    const mild = await variantOf('Flores suaves')
+    const low = (await stockedBatch(grower, 20)).batchNumber
+    await withLab(grower, low, 8, 9)
+    expect((await grower('POST', `/api/batches/${low}/package`, { variantId: mild, units: 2 })).status).toBe(201)
+    expect(await complete(mild)).toMatchObject({ status: 200 })
+    // packaged from a batch whose lab says 14 %: above the 10 % ceiling
+    const strong = await variantOf('Flores fuertes')
+    const high = (await stockedBatch(grower, 20)).batchNumber
+    await withLab(grower, high, 14, 1)
+    expect((await grower('POST', `/api/batches/${high}/package`, { variantId: strong, units: 2 })).status).toBe(201)
+    expect(await complete(strong)).toMatchObject({ status: 403, error: { code: 'FORBIDDEN', details: { reason: 'thcCeiling', ceilingPercent: 10 } } })
+    // a batch still without a lab result among those offered: the THC is not known, refused
+    const unknown = (await stockedBatch(grower, 20)).batchNumber
+    expect((await grower('POST', `/api/batches/${unknown}/package`, { variantId: mild, units: 1 })).status).toBe(201)
+    expect(await complete(mild)).toMatchObject({ status: 403, error: { details: { reason: 'thcCeiling' } } })
+    await t.app.inject({ method: 'PATCH', url: '/api/members/cus_ana', headers: norte, payload: { birthDate: '1990-01-01' } })
+    expect((await t.app.inject({ method: 'PATCH', url: '/api/club/rules', headers: norte, payload: { preset: 'none' } })).statusCode).toBe(200)
   })
 })

@@ -38,9 +38,12 @@ export interface BatchSource {
   batchesOf: (tenant: Tenant, h: HandoverLines) => Promise<LineBatches[]>
   /** A reversing entry: the grams of the order's lines of the variant go back to their batches. */
   undraw: (tenant: Tenant, orderId: string, variantId: string | null) => Promise<void>
+  /** The lab THC of each batch with units of the variant on sale (null: a batch without a lab result); none: no batch holds it. */
+  labThc: (tenant: Tenant, variantId: string) => Promise<Array<number | null>>
 }
 
 export const NO_BATCHES: BatchSource = {
   batchesOf: async (_tenant, h) => h.lines.map(() => ({ batches: [], thcPercent: null, cbdPercent: null })),
   undraw: async () => {},
+  labThc: async () => [],
 }

@@ -71,6 +71,17 @@ export class LedgerService {
     throw new AppError('SERVICE_UNAVAILABLE', 'The dispensing record is busy: try again')
   }
 
+  /**
+   * The THC a dispensation of the variant may carry where it is packaged from batches: the highest lab value of
+   * the batches offering it (any may be drawn), null when one has no lab result; the variant's own figure when no
+   * batch holds it.
+   */
+  async thcOf (tenant: Tenant, variantId: string, own: number | null): Promise<number | null> {
+    const labs = await this.batches.labThc(tenant, variantId)
+    if (labs.length === 0) return own
+    return labs.some((thc) => thc === null) ? null : Math.max(...labs as number[])
+  }
+
   /** Has the order a handover in the record? */
   async handedOver (tenant: Tenant, orderId: string): Promise<boolean> {
     return (await this.store.orderEntries(tenant.id, orderId)) !== undefined
