@@ -8,6 +8,7 @@ import { createAndProcess, createAndProcessBody, type Dispenser, runOnce, type C
 import type { IdempotencyStore } from './idempotency.ts'
 import { orderSchema } from './schemas.ts'
 import { ORDER_MANAGERS, type OrdersService } from './service.ts'
+import type { UnsettledStore } from './unsettled.ts'
 
 // POST /api/orders/create-and-process and its text/event-stream twin (admin).
 
@@ -15,6 +16,7 @@ export interface FlowRoutesOptions {
   orders: OrdersService
   idempotency: IdempotencyStore
   dispenser: Dispenser
+  unsettled: UnsettledStore
 }
 
 const headers = z.object({ 'idempotency-key': z.string().optional() }).loose()
@@ -34,7 +36,7 @@ export async function flowRoutes (fastify: FastifyInstance, opts: FlowRoutesOpti
     const key = request.headers['idempotency-key']
     return runOnce(idempotency, request.actor.tenant.id, typeof key === 'string' ? key : undefined, body, async () => {
       started?.()
-      return await createAndProcess(orders, opts.dispenser, request.actor, body, onStep)
+      return await createAndProcess(orders, opts.dispenser, request.actor, body, onStep, opts.unsettled)
     })
   }
 

@@ -6,7 +6,8 @@ import { activity, authorOf } from './activity.ts'
 import type { IdempotencyStore } from './idempotency.ts'
 import type { Medusa } from '../commerce/medusa.ts'
 import { capturePayments, customerIdsWithEmail, fulfillItems, shipFulfillment, type OrdersService } from './service.ts'
-import { chooseShipping, PAYMENT_METHODS, startPayment } from './storefront.ts'
+import { answerLost, chooseShipping, PAYMENT_METHODS, startPayment } from './storefront.ts'
+import { completerOf, type UnsettledStore } from './unsettled.ts'
 import type { Activity, Order } from './schemas.ts'
 import type { UpstreamCart, UpstreamOrder } from '../commerce/upstream.ts'
 import { quotaMetadata, type OrderQuota } from './dispense.ts'
@@ -72,7 +73,12 @@ export interface Dispenser {
   recordDispensation: (actor: Actor, order: UpstreamOrder, ms: number) => Promise<unknown>
 }
 
-export async function createAndProcess (orders: OrdersService, dispenser: Dispenser, actor: Actor, input: CreateAndProcessInput, onStep: (e: StepEvent) => void): Promise<FlowOutcome> {
+/**
+ * `unsettled`: where the cart is noted from its reservation until the outcome is known (the order made and
+ * dispensed, or refused); a step whose answer was lost leaves it for StoreFront.settle to read back.
+ */
+export async function createAndProcess (orders: OrdersService, dispenser: Dispenser, actor: Actor, input: CreateAndProcessInput, onStep: (e: StepEvent) => void,
+  unsettled: UnsettledStore): Promise<FlowOutcome> {
   const medusa = orders.medusa(actor)
   const author = authorOf(actor)
   const events: Activity[] = []
@@ -80,6 +86,7 @@ export async function createAndProcess (orders: OrdersService, dispenser: Dispen
   const mark = (action: TimelineEntry['action']) => timeline.push({ action, timestamp: new Date().toISOString() })
   let orderId: string | undefined
   let quota: OrderQuota | undefined
+  let cartId = ''
   let dispensed = false
   let current: StepName = 'creating_cart'
   const step = (name: StepName) => {
@@ -94,10 +101,12 @@ export async function createAndProcess (orders: OrdersService, dispenser: Dispen
     if (input.locationId) await checkLocation(medusa, input.locationId)
     const memberId = input.customer.id ?? (await customerIdsWithEmail(medusa, input.customer.email))[0] ?? input.customer.email.toLowerCase()
     const cart = await medusa.createCart(input.customer.email)
+    cartId = cart.id
     await nameCart(medusa, cart, input.customer)
     step('adding_items')
     // the member's caps are checked (and the grams reserved) before anything is added: a refused order makes nothing more
     quota = await orders.dispense.reserveCart(actor, memberId, { id: cart.id, items: input.items.map((i) => ({ variant_id: i.variantId, quantity: i.quantity })) }, input.shippingMethod)
+    await unsettled.note(actor.tenant.id, { cartId: cart.id, memberId, holdId: quota.holdId, by: completerOf(actor), at: Date.now() })
     await Promise.all(input.items.map((i) => medusa.addLineItem(cart.id, i.variantId, i.quantity)))
     step('configuring_shipping')
     await chooseShipping(medusa, cart.id, input.shippingMethod)
@@ -134,11 +143,15 @@ export async function createAndProcess (orders: OrdersService, dispenser: Dispen
     await orders.notify(actor, recipient, 'order.placed')
     await orders.notify(actor, recipient, 'order.shipped')
     await orders.notify(actor, recipient, 'order.completed')
+    await unsettled.forget(actor.tenant.id, cartId)
     return { ok: true, order, timeline }
   } catch (err) {
     const error = asAppError(err)
     // grams reserved for an order not dispensed go back (a backend that refused, a refusal at the dispensation)
-    if (quota && !dispensed && error.statusCode >= 400 && error.statusCode < 500) await orders.dispense.release(actor.tenant, quota)
+    const lost = answerLost(error)
+    if (quota && !dispensed && !lost) await orders.dispense.release(actor.tenant, quota)
+    // known: dispensed, or refused; else (an answer lost before the dispensation) the note stays to be read back
+    if (quota && (dispensed || !lost)) await unsettled.forget(actor.tenant.id, cartId)
     if (orderId) await recordFailure(orders, actor, orderId, [...events, activity('orders:activity.note', 'error', author, `${current} failed: ${error.message}`)])
     const details = { ...error.details, step: current, ...(orderId ? { orderId } : {}) }
     return { ok: false, status: error.statusCode, error: { code: error.code, message: error.message, details }, ...(orderId ? { orderId } : {}) }

@@ -38,9 +38,11 @@ export default fp(async (app) => {
   const orders = new OrdersService({ sessions: access.sessions, notifier: app.notifier, locks: app.locks, log: app.log, medusaFor: access.medusaFor, dispense })
   const handover = new HandoverService(orders, app.ledger, app.locks)
   await app.register(orderRoutes, { orders, inventory: new InventoryService(access.medusaFor), handover })
-  await app.register(flowRoutes, { orders, idempotency: createIdempotencyStore(app.redis), dispenser: handover })
+  // completions whose outcome is not known yet, of the bot's and the store front's orders and of the one-call flow
+  const unsettled = createUnsettledStore(app.redis)
+  await app.register(flowRoutes, { orders, idempotency: createIdempotencyStore(app.redis), dispenser: handover, unsettled })
   const store: StoreFront = new StoreFront(orders, access.sessions, catalogs, new CatalogCache<string[]>(kept), new CatalogCache<UpstreamShippingOption[]>(kept), dispense,
-    { unsettled: createUnsettledStore(app.redis), locks: app.locks, tenants: app.tenants, log: app.log })
+    { unsettled, locks: app.locks, tenants: app.tenants, log: app.log })
   app.decorate('orders', orders)
   app.decorate('storeFront', store)
   app.decorate('orderDispensing', dispense)

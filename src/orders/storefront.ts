@@ -7,7 +7,7 @@ import type { Medusa } from '../commerce/medusa.ts'
 import { seesEveryOrder, type OrdersService } from './service.ts'
 import type { Cart, Order, Product, ShippingOption } from './schemas.ts'
 import type { UpstreamCart, UpstreamShippingOption } from '../commerce/upstream.ts'
-import type { Completer } from './unsettled.ts'
+import { completerOf } from './unsettled.ts'
 import type { ResolvedSettings } from '../commerce/settings.ts'
 import type { CatalogCache } from '../commerce/catalog-cache.ts'
 import { quotaMetadata, type OrderDispensing, type OrderQuota } from './dispense.ts'
@@ -365,9 +365,9 @@ export class StoreFront {
   }
 
   /**
-   * Settles the club's completions interrupted `afterMs` ago or more: each read back as the one who asked for it.
-   * A cart completed: its order recorded, staff told (once), the reservation kept on the order. A cart the backend
-   * refuses to complete: the reservation given back. A backend still not answering: left for the next time.
+   * Settles the club's completions interrupted `afterMs` ago or more: each cart read back as the one who asked for
+   * it. Completed: its order recorded, staff told (once), the reservation kept on the order. Not completed (or gone):
+   * no order, the reservation given back. A backend still not answering: left for the next time.
    */
   async settle (tenantId: string, afterMs: number): Promise<Settled> {
     const tenant = await this.completions.tenants.get(tenantId)
@@ -387,21 +387,26 @@ export class StoreFront {
     const actor = await this.shopper({ ...entry.by, tenant }, undefined)
     const quota = { memberId: entry.memberId, holdId: entry.holdId }
     try {
-      const placed = orderOf(await actor.medusa.completeCart(entry.cartId, actor.upstreamToken))
-      await this.recorded(actor, entry.cartId, placed, quota, true)
-      log.info({ cartId: entry.cartId, orderId: placed.id }, 'interrupted completion settled: the order was placed')
-      return 'placed'
+      // read back, never completed here: a cart not completed by now was not ordered (the member or staff were told
+      // it may not have been, and may have ordered again since)
+      const cart = await actor.medusa.getCart(entry.cartId, actor.upstreamToken)
+      if (cart.completed_at) {
+        const placed = orderOf(await actor.medusa.completeCart(entry.cartId, actor.upstreamToken))
+        await this.recorded(actor, entry.cartId, placed, quota, true)
+        log.info({ cartId: entry.cartId, orderId: placed.id }, 'interrupted completion settled: the order was placed')
+        return 'placed'
+      }
     } catch (err) {
-      if (answerLost(err)) {
-        log.warn({ err, cartId: entry.cartId }, 'interrupted completion still unsettled: the backend does not answer')
+      // a cart the backend no longer has (404) was not ordered either
+      if (answerLost(err) || !(err instanceof AppError && err.statusCode === 404)) {
+        log.warn({ err, cartId: entry.cartId }, 'interrupted completion still unsettled: the backend does not tell')
         return 'unknown'
       }
-      if ((await actor.medusa.getCart(entry.cartId, actor.upstreamToken).catch(() => undefined))?.completed_at) return 'unknown'
-      await this.dispense.release(tenant, quota)
-      await unsettled.forget(tenant.id, entry.cartId)
-      log.info({ cartId: entry.cartId }, 'interrupted completion settled: no order, the reservation given back')
-      return 'released'
     }
+    await this.dispense.release(tenant, quota)
+    await unsettled.forget(tenant.id, entry.cartId)
+    log.info({ cartId: entry.cartId }, 'interrupted completion settled: no order, the reservation given back')
+    return 'released'
   }
 
   /** The cart, if it belongs to this club and (unless the caller is an admin) to them; else 404. */
@@ -414,5 +419,3 @@ export class StoreFront {
     return cart
   }
 }
-
-const completerOf = (actor: Actor): Completer => ({ sub: actor.sub, email: actor.email, name: actor.name, role: actor.role })

@@ -1,3 +1,4 @@
+import type { Actor } from '../auth/actor.ts'
 import type { RedisClient } from '../stores/redis-client.ts'
 import { keys } from '../stores/keys.ts'
 import type { Role } from '../tenants/roles.ts'
@@ -9,6 +10,8 @@ import type { Role } from '../tenants/roles.ts'
 
 /** Who completed the cart (the member, or staff for them): the settlement acts as them. */
 export interface Completer { sub: string, email: string | undefined, name: string | undefined, role: Role }
+
+export const completerOf = (actor: Actor): Completer => ({ sub: actor.sub, email: actor.email, name: actor.name, role: actor.role })
 
 export interface Unsettled {
   cartId: string

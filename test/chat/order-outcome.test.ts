@@ -10,8 +10,8 @@ import { linkCode, memberToken, newPhone, say as sayTo, startFakeProvider, textO
 // Issue 25, faults: an order placed whose answer was lost (the backend completed the cart, its answer never came
 // back) was told as failed, staff got no notice, and the member was stuck with the completed cart. The outcome is
 // read back before the member is told; a completed cart is never reused; staff are told once whatever the path;
-// the grams reserved for an outcome not known yet are settled by the read-back. Club Sur under de-kcang, Ana
-// ordering 5 g units through the signed webhook; faults from a loopback in front of the embedded backend.
+// the grams reserved for an outcome not known yet are settled by the read-back. Club Sur under de-kcang (caps
+// raised so that the cases' orders add up without reaching them), Ana ordering 5 g units through the signed webhook; faults from a loopback in front of the embedded backend.
 
 const SUR = 'club-sur'
 const COMPLETE = { method: 'POST', path: '/store/carts/', pathEnds: '/complete' }
@@ -30,7 +30,7 @@ describe('an order whose answer was lost (redis, loopback in front of the commer
     t = await buildTestApp({ store: 'redis', env: { CHAT_API_BASE_URL: provider.url, COMMERCE_TENANTS_FILE: proxy.tenantsFile } })
     proxy.target = t.app.commerceUrl
     admin = await t.auth('admin', SUR, { sub: 'user_admin_sur', name: 'Admin Sur' })
-    expect((await t.app.inject({ method: 'PATCH', url: '/api/club/rules', headers: admin, payload: { preset: 'de-kcang' } })).statusCode).toBe(200)
+    expect((await t.app.inject({ method: 'PATCH', url: '/api/club/rules', headers: admin, payload: { preset: 'de-kcang', dailyGrams: 200, monthlyGrams: 500 } })).statusCode).toBe(200)
     anaToken = await memberToken(t, 'ana@example.com', SUR)
     ana = JSON.parse(Buffer.from(anaToken.split('.')[1]!, 'base64url').toString()).sub
     expect((await t.app.inject({ method: 'PATCH', url: `/api/members/${ana}`, headers: admin, payload: { status: 'active', birthDate: '1990-01-01' } })).statusCode).toBe(200)
@@ -117,19 +117,14 @@ describe('an order whose answer was lost (redis, loopback in front of the commer
     expect(await reserved()).toBe(heldBefore + 10)
   })
 
-  it('a completion that never reached the backend: the grams held until the read-back, which gives them back when the backend refuses the cart', async () => {
+  it('a completion that never reached the backend: the grams held until the read-back finds the cart not completed, then given back; it is not completed later', async () => {
     const phone = await linked()
     const [ordersBefore, heldBefore] = [await anaOrders(), await reserved()]
     expect(await order(phone, { ...COMPLETE, status: 502, times: 2 })).toMatch(/Puede que tu pedido haya entrado/)
     expect(await anaOrders()).toEqual(ordersBefore)
     expect(await reserved()).toBe(heldBefore + 5)
-    // the backend answers again, and refuses the cart (its stock went meanwhile)
-    proxy.faults.push({ ...COMPLETE, status: 409 })
-    try {
-      expect(await t.app.storeFront.settle(SUR, 0)).toEqual({ placed: 0, released: 1, unknown: 0 })
-    } finally {
-      proxy.faults.length = 0
-    }
+    const calls = await proxy.during(async () => { expect(await t.app.storeFront.settle(SUR, 0)).toEqual({ placed: 0, released: 1, unknown: 0 }) })
+    expect(calls.filter((c) => c.endsWith('/complete'))).toEqual([])
     expect(await reserved()).toBe(heldBefore)
     expect(await unsettled()).toBe(0)
     expect(await anaOrders()).toEqual(ordersBefore)
@@ -148,19 +143,48 @@ describe('an order whose answer was lost (redis, loopback in front of the commer
     expect(fresh.items.map((i) => [i.variantId, i.quantity])).toEqual([[variant, 1]])
   })
 
+  it('the one-call order: a completion whose answer was lost keeps the grams and the note; the read-back records the order and tells staff once', async () => {
+    const actor = actorFrom(await verifyAccessToken(t.config.jwtSecret, anaToken), (await t.app.tenants.get(SUR))!)
+    const variantId = (await t.app.storeFront.catalog(actor)).products.flatMap((p) => p.variants).find((v) => v.grams === 5)!.id
+    const body = { customer: { id: ana, email: 'ana@example.com', firstName: 'Ana', lastName: 'Pereyra' }, items: [{ variantId, quantity: 1 }], shippingMethod: 'pickup', paymentMethod: 'cash' }
+    const call = async () => await t.app.inject({ method: 'POST', url: '/api/orders/create-and-process', headers: admin, payload: body })
+    const [ordersBefore, heldBefore] = [await anaOrders(), await reserved()]
+
+    // a step before the completion whose answer was lost: no order came of it, the grams come back at the read-back
+    proxy.faults.push({ method: 'POST', path: '/store/payment-collections', status: 502, times: 1 })
+    expect((await call()).statusCode).toBe(502)
+    expect(await reserved()).toBe(heldBefore + 5)
+    expect(await t.app.storeFront.settle(SUR, 0)).toEqual({ placed: 0, released: 1, unknown: 0 })
+    expect(await reserved()).toBe(heldBefore)
+
+    // the completion's answer lost: the order exists, read back, recorded and told to staff once, the grams held on it
+    proxy.faults.push({ ...COMPLETE, status: 502, landed: true, times: 1 })
+    const lost = await call()
+    expect(lost.statusCode).toBe(502)
+    expect(lost.json().error.details.step).toBe('completing_cart')
+    const made = (await anaOrders()).filter((id) => !ordersBefore.includes(id))
+    expect(made).toHaveLength(1)
+    expect((await staffNotices()).get(made[0]!)).toBeUndefined()
+    expect(await t.app.storeFront.settle(SUR, 0)).toEqual({ placed: 1, released: 0, unknown: 0 })
+    expect((await staffNotices()).get(made[0]!)).toBe(1)
+    expect(await reserved()).toBe(heldBefore + 5)
+    expect(await unsettled()).toBe(0)
+  })
+
   it('a backend still silent at the read-back keeps the grams and the note for the next one', async () => {
     const phone = await linked()
     const heldBefore = await reserved()
-    expect(await order(phone, { ...COMPLETE, status: 502, times: 2 })).toMatch(/Puede que tu pedido haya entrado/)
-    proxy.faults.push({ ...COMPLETE, status: 503 })
+    expect(await order(phone, { ...COMPLETE, status: 502, landed: true, times: 2 })).toMatch(/Puede que tu pedido haya entrado/)
+    proxy.faults.push({ method: 'GET', path: '/store/carts/', status: 503 })
     try {
       expect(await t.app.storeFront.settle(SUR, 0)).toEqual({ placed: 0, released: 0, unknown: 1 })
     } finally {
       proxy.faults.length = 0
     }
     expect(await reserved()).toBe(heldBefore + 5)
-    // the backend well again: completed now, as the member asked, and told to staff once
-    expect(await t.app.storeFront.settle(SUR, 0)).toMatchObject({ placed: 1 })
+    expect(await unsettled()).toBe(1)
+    // the backend well again: the order read back, recorded, the grams kept on it
+    expect(await t.app.storeFront.settle(SUR, 0)).toEqual({ placed: 1, released: 0, unknown: 0 })
     expect(await unsettled()).toBe(0)
     expect(await reserved()).toBe(heldBefore + 5)
   })
