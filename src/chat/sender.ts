@@ -7,7 +7,7 @@ import type { OutboxEntry, Transport } from './outbound/transport.ts'
 import { PaceGate, type Pace } from './outbound/pace.ts'
 import { shardOf } from '../stores/shards.ts'
 import { maskPhone } from './mask-phone.ts'
-import { deadLetterId, type ChatStore, type DeadLetter, type Next, type SendWork, type SentReply } from './store/index.ts'
+import { deadLetterId, type ChatStore, type DeadLetter, type Next, type SendWork, type SentReply, type Taken } from './store/index.ts'
 
 // The sender, stages 5 and 6 of src/chat/pipeline.ts, drains the outboxes, apart from the turn workers: one phone's replies strictly in order (its lease
 // holds the phone while a reply is out), many phones side by side. A failing or slow recipient holds only its
@@ -88,7 +88,7 @@ export class Sender implements SendStage {
       ...opts,
       lane: 'send',
       store,
-      take: async (phone) => await store.takeSend(phone, opts.owner, opts.leaseMs, Math.max(0, this.spareUntil - Date.now())),
+      take: async (phone) => await this.take(phone),
       step: async (work, stopping) => await this.send(work, stopping),
     })
   }
@@ -111,6 +111,18 @@ export class Sender implements SendStage {
   handOver (phone: string, send: SendWork | undefined): void {
     if (send) this.runner.adopt(phone, send)
     else this.runner.offer([phone])
+  }
+
+  /**
+   * Takes the phone's outbox, sparing other instances' run-out leases while this instance spares. A take sent before
+   * the connection dropped runs once it is back without sparing: a lease it took over then is given back, as it was.
+   */
+  private async take (phone: string): Promise<Taken<SendWork>> {
+    const taken = await this.store.takeSend(phone, this.opts.owner, this.opts.leaseMs, Math.max(0, this.spareUntil - Date.now()))
+    const spareMs = this.spareUntil - Date.now()
+    if (taken.kind !== 'ok' || taken.work.from === undefined || spareMs <= 0) return taken
+    await this.store.spare(phone, this.opts.owner, taken.work.from)
+    return { kind: 'busy', inMs: spareMs }
   }
 
   /** Replies taken by the provider and kept here until Redis records them (tests, shutdown). */

@@ -252,12 +252,32 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     // given back: anyone takes it, sparing or not
     await store.release('send', phone, 's1', 0, false)
     expect(await store.takeSend(phone, 's2', 10_000, 500)).toMatchObject({ kind: 'ok', work: { entry: 'a' } })
-    // without sparing, a run-out lease is anyone's, as always
+    // without sparing, a run-out lease is anyone's, as always, and the take says whose it was
     await store.release('send', phone, 's2', 0, false)
-    expect((await store.takeSend(phone, 's3', 60)).kind).toBe('ok')
+    expect(await store.takeSend(phone, 's3', 60)).toEqual({ kind: 'ok', work: { phone, entry: 'a', tries: 0 } })
     await sleep(100)
-    expect(await store.takeSend(phone, 's4', 10_000)).toMatchObject({ kind: 'ok', work: { entry: 'a' } })
-    expect(await store.delivered(phone, 's4', 'a', 10_000)).toMatchObject({ kind: 'more', work: { entry: 'b' } })
+    expect(await store.takeSend(phone, 's4', 10_000)).toEqual({ kind: 'ok', work: { phone, entry: 'a', tries: 0, from: 's3' } })
+    // given back as it was (s3's, run out): others spare it again, s3 takes it
+    expect(await store.spare(phone, 's4', 's3')).toBe(true)
+    expect(await store.spare(phone, 's4', 's3')).toBe(false)
+    expect(await store.takeSend(phone, 's5', 10_000, 500)).toEqual({ kind: 'busy', inMs: 500 })
+    expect(await store.takeSend(phone, 's3', 10_000, 500)).toEqual({ kind: 'ok', work: { phone, entry: 'a', tries: 0 } })
+    expect(await store.delivered(phone, 's3', 'a', 10_000)).toMatchObject({ kind: 'more', work: { entry: 'b' } })
+  })
+
+  it('a commit leaves an outbox whose send lease ran out in another sender\'s hands to the take (the sender is told)', async () => {
+    const phone = newPhone()
+    await store.accept([{ phone, id: `${phone}-1`, body: '1' }, { phone, id: `${phone}-2`, body: '2' }])
+    const first = await take(phone)
+    const next = await store.commitTurn(phone, 'w1', { ...commitOf(first, 'd1', ['r1']), sender: 's1' }, 10_000)
+    expect(next).toMatchObject({ kind: 'more', send: { entry: 'r1' } })
+    // s1's send lease runs out in its hands
+    await store.renew('send', phone, 's1', 50)
+    await sleep(100)
+    if (next.kind !== 'more') return
+    const second = await store.commitTurn(phone, 'w1', { ...commitOf(next.work, 'd2', ['r2']), sender: 's2' }, 10_000)
+    expect(second).toEqual({ kind: 'done', senderDue: true })
+    expect(await store.takeSend(phone, 's2', 10_000)).toEqual({ kind: 'ok', work: { phone, entry: 'r1', tries: 0, from: 's1' } })
   })
 
   it('accepts a delivery key once per phone, with all its letters, across phones, in order', async () => {

@@ -139,7 +139,8 @@ export class MemoryChatStore implements ChatStore {
     const senderDue = commit.replies.map((reply) => this.push(p.outbox, reply))[0] === true
     const next = this.after(phone, owner, this.pop(q, owner, commit.message, leaseMs))
     if (!senderDue) return next
-    if (commit.sender === undefined) return { ...next, senderDue }
+    // a send lease that ran out in another sender's hands is left to the take, which says whose it was (commit-list.lua)
+    if (commit.sender === undefined || (p.outbox.owner !== undefined && p.outbox.owner !== commit.sender)) return { ...next, senderDue }
     const taken = this.take(p.outbox, commit.sender, leaseMs)
     return taken.kind === 'ok' ? { ...next, send: { phone, entry: taken.work, tries: p.outbox.tries } } : next
   }
@@ -175,9 +176,10 @@ export class MemoryChatStore implements ChatStore {
   async takeSend (phone: string, owner: string, leaseMs: number, spareMs = 0): Promise<Taken<SendWork>> {
     const q = this.phone(phone).outbox
     // an owner still named on a lease that ran out never gave it back (release and an emptied queue clear it)
-    if (spareMs > 0 && q.items.length > 0 && q.dueAt <= this.now() && q.owner !== undefined && q.owner !== owner) return { kind: 'busy', inMs: spareMs }
+    const from = q.items.length > 0 && q.dueAt <= this.now() && q.owner !== owner ? q.owner : undefined
+    if (spareMs > 0 && from !== undefined) return { kind: 'busy', inMs: spareMs }
     const taken = this.take(q, owner, leaseMs)
-    return taken.kind === 'ok' ? { kind: 'ok', work: { phone, entry: taken.work, tries: q.tries } } : taken
+    return taken.kind === 'ok' ? { kind: 'ok', work: { phone, entry: taken.work, tries: q.tries, ...(from !== undefined ? { from } : {}) } } : taken
   }
 
   async sent (phone: string, owner: string, entry: string, leaseMs: number, dead?: DeadLetter): Promise<Next<SendWork>> {
@@ -232,6 +234,13 @@ export class MemoryChatStore implements ChatStore {
 
   async gone (owners: string[]) {
     return owners.filter((o) => (this.live.get(o) ?? 0) <= this.now())
+  }
+
+  async spare (phone: string, owner: string, holder: string) {
+    const q = this.phone(phone).outbox
+    if (q.owner !== owner || q.items.length === 0) return false
+    Object.assign(q, { owner: holder, dueAt: this.now() })
+    return true
   }
 
   async renew (lane: Lane, phone: string, owner: string, leaseMs: number) {

@@ -75,6 +75,8 @@ export interface SendWork {
   entry: string
   /** Failed attempts at this entry so far. */
   tries: number
+  /** Taken over from this owner's send lease, which ran out in its hands (never given back). */
+  from?: string
 }
 
 export type Taken<T> = { kind: 'ok', work: T } | { kind: 'busy', inMs: number } | { kind: 'empty' }
@@ -201,6 +203,11 @@ export interface ChatStore {
   /** The owners among these that no longer beat (heartbeat): gone, or their time ran out. */
   gone (owners: string[]): Promise<string[]>
   /** Extends the owner's lease; false when another owner took the phone or the lease was given back. */
+  /**
+   * Gives a send lease `owner` took over back to `holder`, run out as it was (so only `holder` takes it while others
+   * spare); false when `owner` no longer held it.
+   */
+  spare (phone: string, owner: string, holder: string): Promise<boolean>
   renew (lane: Lane, phone: string, owner: string, leaseMs: number): Promise<boolean>
   /** True while the phone has mail or replies waiting or in progress. */
   pending (phone: string): Promise<boolean>

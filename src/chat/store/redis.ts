@@ -17,7 +17,7 @@ const EMPTY_SESSION = { version: 0, doc: undefined, applied: [] }
 
 const turnWork = (phone: string, h: Head): TurnWork =>
   ({ phone, message: h.entry, session: h.session ?? EMPTY_SESSION, tries: h.tries, lastError: h.lastError, open: h.open ?? [] })
-const sendWork = (phone: string, h: Head): SendWork => ({ phone, entry: h.entry, tries: h.tries })
+const sendWork = (phone: string, h: Head): SendWork => ({ phone, entry: h.entry, tries: h.tries, ...(h.from ? { from: h.from } : {}) })
 
 /** The index a dead letter is listed in: its club's, or the shard's one for letters of no club. */
 const deadIndexOf = (shard: number, tenantId: string | undefined): string => tenantId === undefined ? b.deadIndex(shard) : b.deadOfClub(shard, tenantId)
@@ -146,6 +146,11 @@ export class RedisChatStore implements ChatStore {
 
   async gone (owners: string[]) {
     return owners.length === 0 ? [] : await scripts.gone(this.redis, [keys.chat.instances()], ...owners)
+  }
+
+  async spare (phone: string, owner: string, holder: string) {
+    const k = this.laneKeys('send', phone)
+    return await scripts.spare(this.redis, [k.zset, k.owners], phone, owner, holder)
   }
 
   async renew (lane: Lane, phone: string, owner: string, leaseMs: number) {

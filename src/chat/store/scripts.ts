@@ -61,11 +61,13 @@ export interface Head {
   lastError?: string
   /** A turn's: the other owners with attempts open at it. */
   open?: string[]
+  /** A send's: the owner whose run-out lease the take took over. */
+  from?: string
 }
 
 /** The work fields of a reply (next-head.lua's layout, from its fifth field): a turn's has eleven fields, a send's six. */
 function headOf (r: Reply): Head {
-  if (r.length <= 6) return { entry: str(r[4]), tries: Number(r[5] ?? 0) }
+  if (r.length <= 7) return { entry: str(r[4]), tries: Number(r[5] ?? 0), ...(str(r[6]) ? { from: str(r[6]) } : {}) }
   const [, , , , entry, v, doc, applied, tries, err, open] = r.map(str)
   const session = { version: Number(v || 0), doc: doc ? unpackSession(doc) : undefined, applied: appliedOf(applied ?? '') }
   return { entry: entry as string, tries: Number(tries || 1), session, lastError: err || undefined, open: open ? open.split('\n') : [] }
@@ -125,6 +127,8 @@ export const release = chatScript<[phone: string, owner: string, delayMs: number
 export const attempts = chatScript<[head: string, counted: '1' | '0', ...owners: string[]], number>('attempts-2', (raw) => Number(raw))
 
 export const gone = chatScript<string[], string[]>('gone-1', (raw) => reply(raw).map(str))
+
+export const spare = chatScript<[phone: string, owner: string, holder: string], boolean>('spare-2', isOne)
 
 export const renew = chatScript<[phone: string, owner: string, leaseMs: number], boolean>('renew-2', isOne)
 

@@ -64,7 +64,10 @@ local woke, sendHead, sendTries = 0, '', '0'
 if replies > 0 then
   for i = 11, 10 + replies do redis.call('RPUSH', KEYS[3], ARGV[i]) end
   woke = wake(KEYS[6])
-  if woke == 1 and ARGV[9] ~= '' then
+  -- a send lease that ran out in another sender's hands is not taken over here: that sender may have had the head
+  -- delivered while Redis was away; the take (take-4.lua) says whose it was, so this instance's sender may spare it
+  local holder = redis.call('HGET', KEYS[7], ARGV[1])
+  if woke == 1 and ARGV[9] ~= '' and (not holder or holder == ARGV[9]) then
     redis.call('ZADD', KEYS[6], 'XX', now + tonumber(ARGV[7]), ARGV[1])
     redis.call('HSET', KEYS[7], ARGV[1], ARGV[9])
     woke = 'leased'

@@ -19,18 +19,17 @@
     {'empty'} | {'busy', ms until free}
     | {'ok', 0, '', 0, head, version, packed session, applied marks, tries (counted, and this one), last error,
        the other owners with attempts open, one per line} (turn)
-    | {'ok', 0, '', 0, head, tries} (send)
+    | {'ok', 0, '', 0, head, tries, the owner whose run-out lease this take took over ('' = none)} (send)
 ]]
 --- @include "now"
 --- @include "phone-record"
 local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not due then return {'empty'} end
 if tonumber(due) > now then return {'busy', tostring(tonumber(due) - now)} end
-if ARGV[4] == 'send' and tonumber(ARGV[5]) > 0 then
-  -- a lease given back or ended with its queue names no owner: one still named ran out in the owner's hands
-  local holder = redis.call('HGET', KEYS[2], ARGV[1])
-  if holder and holder ~= ARGV[2] then return {'busy', ARGV[5]} end
-end
+-- a lease given back or ended with its queue names no owner: one still named ran out in the owner's hands
+local holder = redis.call('HGET', KEYS[2], ARGV[1])
+if holder == ARGV[2] then holder = false end
+if ARGV[4] == 'send' and holder and tonumber(ARGV[5]) > 0 then return {'busy', ARGV[5]} end
 local head = redis.call('LINDEX', KEYS[3], 0)
 if not head then
   redis.call('ZREM', KEYS[1], ARGV[1])
@@ -48,4 +47,4 @@ if ARGV[4] == 'turn' then
   save(KEYS[4], r)
   return {'ok', '0', '', '0', head, tostring(r.v or 0), r.d or '', applied(r), tostring((r.t or 0) + 1), r.e or '', others}
 end
-return {'ok', '0', '', '0', head, redis.call('HGET', KEYS[4], ARGV[1]) or '0'}
+return {'ok', '0', '', '0', head, redis.call('HGET', KEYS[4], ARGV[1]) or '0', holder or ''}
