@@ -117,6 +117,17 @@ describe('an order whose answer was lost (redis, loopback in front of the commer
     expect(await reserved()).toBe(heldBefore + 10)
   })
 
+  it('in English: the member is told the order may have gone through, and where to look', async () => {
+    const phone = await linked()
+    await say(phone, 'English')
+    await say(phone, '1 critical 5g')
+    await say(phone, { reply: 'cart:checkout' })
+    proxy.faults.push({ ...COMPLETE, status: 502, landed: true, times: 2 })
+    const told = await say(phone, { reply: 'order:confirm' }).finally(() => { proxy.faults.length = 0 })
+    expect(told).toMatch(/Your order may have gone through: the club's system did not answer in time\..*"My orders"/s)
+    expect(await t.app.storeFront.settle(SUR, 0)).toMatchObject({ placed: 1 })
+  })
+
   it('a completion that never reached the backend: the grams held until the read-back finds the cart not completed, then given back; it is not completed later', async () => {
     const phone = await linked()
     const [ordersBefore, heldBefore] = [await anaOrders(), await reserved()]
