@@ -70,6 +70,25 @@ export function fenceInterceptor (fence: SendFence): Dispatcher.DispatcherCompos
   })
 }
 
+/**
+ * A send's timeout that lets an answer already on the socket win. After a stall of the event loop (a process
+ * paused with SIGSTOP, a long synchronous stretch), the timers phase runs before the poll phase reads the sockets,
+ * so a plain timer would abort sends whose answers arrived meanwhile, and the reply the provider took would be
+ * sent again. Due, it aborts only after a setImmediate: the check phase comes after this loop turn's poll phase,
+ * which reads what is waiting (and one more turn, should the body come after the head).
+ */
+function answerTimeout (ms: number): { signal: AbortSignal, readonly aborted: boolean, clear: () => void } {
+  const controller = new AbortController()
+  let immediate: NodeJS.Immediate | undefined
+  const abort = () => { controller.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError')) }
+  const timer = setTimeout(() => { immediate = setImmediate(() => { immediate = setImmediate(abort) }) }, ms)
+  return {
+    signal: controller.signal,
+    get aborted () { return controller.signal.aborted },
+    clear: () => { clearTimeout(timer); if (immediate) clearImmediate(immediate) },
+  }
+}
+
 /** The transport to the provider's send API. */
 export class ProviderClient implements Transport {
   private readonly url: string
@@ -79,14 +98,14 @@ export class ProviderClient implements Transport {
   }
 
   async deliver ({ body, id: idempotencyKey }: OutboxEntry, signal?: AbortSignal, fence?: SendFence): Promise<Delivery> {
-    const timeout = AbortSignal.timeout(this.options.timeoutMs)
+    const timeout = answerTimeout(this.options.timeoutMs)
     const dispatcher = fence ? (this.options.dispatcher ?? getGlobalDispatcher()).compose(fenceInterceptor(fence)) : this.options.dispatcher
     try {
       const res = await request(this.url, {
         method: 'POST',
         headers: { authorization: `Bearer ${this.options.apiKey}`, 'content-type': 'application/json', 'x-idempotency-key': idempotencyKey },
         body: JSON.stringify(body),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
         dispatcher,
       })
       const text = await res.body.text()
@@ -106,6 +125,8 @@ export class ProviderClient implements Transport {
       if (err instanceof Fenced) return { kind: 'fenced' }
       const reason = timeout.aborted ? `no answer within ${this.options.timeoutMs} ms` : (err as Error).message
       return { kind: 'retry', reason, retryAfterMs: undefined }
+    } finally {
+      timeout.clear()
     }
   }
 }
