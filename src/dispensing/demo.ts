@@ -20,7 +20,7 @@ const dayBefore = (day: string): string => new Date(Date.parse(`${day}T00:00:00Z
 type DemoStanding = typeof demoStandings[number]
 
 /** The standing of a demo member on `today`; born on 1 January, so `years` is their age all year. */
-export function demoStanding (entry: DemoStanding, today: string, at: string): Standing {
+function demoStanding (entry: DemoStanding, today: string, at: string): Standing {
   const year = Number(today.slice(0, 4))
   const admin = demoStaff.find((s) => s.role === 'admin' && s.tenants.includes(entry.tenantId))
   if (!admin) throw new Error(`demo club ${entry.tenantId} has no admin`)

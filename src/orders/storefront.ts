@@ -89,7 +89,7 @@ async function productPage (medusa: Medusa, page: { limit: number, offset: numbe
 export const answerLost = (err: unknown): boolean => !(err instanceof AppError) || err.statusCode >= 500
 
 /** A completion whose outcome is not known yet: 503 with `details.outcome` 'unknown'; settle() finds it out. */
-export const outcomeUnknown = (cartId: string): AppError => new AppError('SERVICE_UNAVAILABLE',
+const outcomeUnknown = (cartId: string): AppError => new AppError('SERVICE_UNAVAILABLE',
   'The order may have been placed: the commerce backend did not answer. It is read back shortly; look at your orders before ordering again',
   { details: { outcome: 'unknown', cartId } })
 

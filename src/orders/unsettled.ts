@@ -30,7 +30,7 @@ export interface UnsettledStore {
   olderThan (tenantId: string, before: number): Promise<Unsettled[]>
 }
 
-export class MemoryUnsettledStore implements UnsettledStore {
+class MemoryUnsettledStore implements UnsettledStore {
   private readonly clubs = new Map<string, Map<string, Unsettled>>()
 
   async note (tenantId: string, entry: Unsettled) {
@@ -51,7 +51,7 @@ export class MemoryUnsettledStore implements UnsettledStore {
   }
 }
 
-export class RedisUnsettledStore implements UnsettledStore {
+class RedisUnsettledStore implements UnsettledStore {
   constructor (private readonly redis: RedisClient) {}
 
   async note (tenantId: string, entry: Unsettled) {

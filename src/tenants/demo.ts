@@ -92,8 +92,8 @@ export const demoStandings = [
 
 // grams per unit, THC and CBD percent: a flower's variants count toward the member's caps (docs/dispensing.md);
 // seeds, soil and tools carry none and count toward nothing.
-export interface DemoVariant { title: string, sku: string, price: number, stock: number, grams?: number }
-export interface DemoProduct { key: string, title: string, description: string, option: string, variants: DemoVariant[], thc?: number, cbd?: number }
+interface DemoVariant { title: string, sku: string, price: number, stock: number, grams?: number }
+interface DemoProduct { key: string, title: string, description: string, option: string, variants: DemoVariant[], thc?: number, cbd?: number }
 export interface DemoClub { tenantId: string, short: string, products: DemoProduct[] }
 
 const single = (key: string, title: string, description: string, sku: string, price: number, stock: number): DemoProduct =>

@@ -45,7 +45,7 @@ export interface InboxDeps {
 }
 
 /** The history type of the note that an update failed on its way: its `choice` names the reply that failed. */
-export const DELIVERY_FAILED = 'delivery-failed'
+const DELIVERY_FAILED = 'delivery-failed'
 
 /** A history message with, for a reply the service sent, what the provider last said of it. */
 export type ShownMessage = HistoryMessage & { receipt?: Receipt }

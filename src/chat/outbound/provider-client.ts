@@ -53,7 +53,7 @@ class Fenced extends Error {}
  * bytes to the socket (undici's client-h1 calls onRequestStart, then writes the head and body), so after any wait
  * for a connection to open or to come free. Said no, the request is aborted before a byte leaves.
  */
-export function fenceInterceptor (fence: SendFence): Dispatcher.DispatcherComposeInterceptor {
+function fenceInterceptor (fence: SendFence): Dispatcher.DispatcherComposeInterceptor {
   return (dispatch) => (options, handler) => dispatch(options, {
     onRequestStart: (controller, context) => {
       if (!fence()) {
