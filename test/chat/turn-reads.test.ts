@@ -72,7 +72,9 @@ describe('reads of one chat turn (redis, MONITOR)', () => {
     // no club in the session: no club's conversation to read the handoff flag of
     expect(reads).toMatchObject({ accountsRead: 1, updatesRead: 0, conversationRead: 0, clubRead: 0 })
     // sent on the take's connection right behind it (so Redis runs them after the take), before anything else
-    const take = reads.commands.findIndex((c) => /^eval(sha)?$/i.test(c.args[0] ?? '') && c.args.includes(key(keys.chat.bot.mailbox(shardOf(phone, t.config.chat.shards), phone))) && c.args.at(-1) === 'turn')
+    // take-4.lua: evalsha, sha, 4, its keys (the mailbox third), phone, owner, lease, then the lane
+    const mailbox = key(keys.chat.bot.mailbox(shardOf(phone, t.config.chat.shards), phone))
+    const take = reads.commands.findIndex((c) => /^eval(sha)?$/i.test(c.args[0] ?? '') && c.args[5] === mailbox && c.args[10] === 'turn')
     expect(take).toBeGreaterThanOrEqual(0)
     const next = reads.commands.slice(take + 1).filter((c) => c.source === reads.commands[take]!.source).slice(0, 1).map((c) => [c.args[0]?.toLowerCase(), c.args[1]])
     expect(next).toEqual([['hgetall', key(keys.chat.linking.accounts(phone))]])
