@@ -7,7 +7,9 @@ import type { ChatStore, Lane } from './store/index.ts'
 // chain may have broken: at start (a crashed instance's phones), when another instance stops beating (it died
 // or stopped: its leases and backoffs are nobody's now) and when the connection to Redis comes back (wake-ups
 // may have been lost). Each instance beats once a second into one small hash; one that misses GONE_AFTER_MS
-// is reported to one survivor only. A dead instance's phones are therefore taken within about
+// is reported to one survivor only, and once more GONE_AFTER_MS later if it is still silent: reported while only
+// slow, it may take phones after that sweep and stop before its next beat lists it again (heartbeat-1.lua). A
+// dead instance's phones are therefore taken within about
 // GONE_AFTER_MS + BEAT_MS of its death, plus what is left of their lease; an idle instance sends one command
 // a second.
 

@@ -337,6 +337,28 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     expect(await store.heartbeat(b, 60_000)).not.toContain(a)
   })
 
+  it('an instance reported and still silent is reported once more a while later, then removed; one that beats again is not', async () => {
+    const [a, b, c, d] = [`a-${newPhone()}`, `b-${newPhone()}`, `c-${newPhone()}`, `d-${newPhone()}`]
+    // short times, but not so short that d's own beat reports a
+    await store.heartbeat(a, 300)
+    await store.heartbeat(d, 300)
+    await sleep(350)
+    expect((await store.heartbeat(b, 1_000)).filter((o) => o === a || o === d).sort()).toEqual([a, d].sort())
+    // marked reported: still gone to a taker, not reported again within the reporter's beat time
+    expect(await store.gone([a, d])).toEqual([a, d])
+    expect(await store.heartbeat(c, 1_000)).not.toContain(a)
+    // d beats again (it was only slow): alive, not reported later; a stays silent and is reported once more
+    await store.heartbeat(d, 60_000)
+    await sleep(1_100)
+    const second = await store.heartbeat(c, 1_000)
+    expect(second).toContain(a)
+    expect(second).not.toContain(d)
+    expect(await store.gone([a, d])).toEqual([a])
+    await sleep(1_100)
+    expect(await store.heartbeat(b, 60_000)).not.toContain(a)
+    expect(await store.heartbeat(c, 60_000)).not.toContain(a)
+  })
+
   it('remembers applied ids as short marks, and still knows ids a session saved whole', () => {
     const id = 'wamid.HBgNNTQ5MTEwMDAwMDAwMRUCABIYFjNFQjBCNUQ2MjhGRjNBMjJGQjc3QzEA'
     expect(appliedMark(id)).toMatch(/^[0-9a-f]{12}$/)

@@ -297,10 +297,14 @@ export class MemoryChatStore implements ChatStore {
   }
 
   async heartbeat (owner: string, ttlMs: number) {
-    const gone = [...this.live].filter(([o, until]) => o !== owner && until <= this.now()).map(([o]) => o)
-    for (const o of gone) this.live.delete(o)
+    // heartbeat-1.lua: reported, kept with its time negated and reported once more if still silent then
+    const gone = [...this.live].filter(([o, until]) => o !== owner && Math.abs(until) <= this.now())
+    for (const [o, until] of gone) {
+      if (until >= 0) this.live.set(o, -(this.now() + ttlMs))
+      else this.live.delete(o)
+    }
     this.live.set(owner, this.now() + ttlMs)
-    return gone
+    return gone.map(([o]) => o)
   }
 
   async leave (owner: string) { this.live.set(owner, 0) }
