@@ -124,8 +124,6 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     maxPending: RECEIPTS_HELD,
     metrics: rMetrics,
     log,
-    // turns first: statuses wait (at most a second) while this process has members' turns or sends to run
-    busy: () => pipeline.busy,
     // an update the member must get goes again as its template when the window is closed; otherwise it shows in
     // the staff inbox as a failed delivery with the provider's reason; any failed reply shows failed in the history
     failed: async (sent, failure) => {

@@ -66,9 +66,6 @@ export class LaneRunner<W> {
   /** True when offering more would only queue it here (or, stopped, drop it): better let another instance take it. */
   get saturated (): boolean { return !this.running || this.active.size + this.queue.size >= this.opts.concurrency }
 
-  /** Work in hand or queued here (the receipts' path gives way to it: src/chat/receipts/path.ts). */
-  get busy (): boolean { return this.running && this.active.size + this.queue.size > 0 }
-
   offer (phones: Iterable<string>): void {
     if (!this.running) return
     for (const phone of phones) {

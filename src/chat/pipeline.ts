@@ -123,9 +123,6 @@ export class ChatPipeline {
 
   private get runners () { return { turn: this.worker.runner, send: this.sender.runner } }
 
-  /** A member's turn or a reply is in hand or queued in this process. */
-  get busy (): boolean { return this.worker.runner.busy || this.sender.runner.busy }
-
   /** Stage 1: stores the letters (throws when the store cannot be reached) and offers the phones nobody is on. */
   async accept (letters: Letter[], options?: AcceptOptions): Promise<number> {
     const result = await this.opts.store.accept(letters, options)

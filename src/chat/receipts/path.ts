@@ -9,9 +9,6 @@ import type { ReceiptStore, SentReply } from './port.ts'
 // address waiting together are applied in one step. The queue is bounded: full, the webhook answers 503 and the
 // provider sends them again later. What is queued lives in this process only: a crash loses at most the queue,
 // and the provider's next event of a message carries its whole status history.
-// Turns first (mayApply below is the one rule): in one process the statuses share the event loop and the cores
-// with the members' turns, so while a turn or a send is in hand or queued here a status waits, gathering with its
-// address's next events into one step, until it has waited the ceiling; with the lanes idle it is applied at once.
 
 export interface ReceiptMetrics {
   statuses: Counter<'status' | 'club'>
@@ -41,35 +38,16 @@ export interface ReceiptPathOptions {
   failed: (sent: SentReply, failure: Failure) => Promise<void>
   /** How long a batch that Redis refused waits before it is tried again. */
   retryMs?: number
-  /** True while this process has members' turns or sends in hand or queued (src/chat/pipeline.ts); none: never. */
-  busy?: () => boolean
-  /** How long a status may wait for the lanes to go idle before it is applied anyway. */
-  ceilingMs?: number
-  /** Epoch ms (tests). */
-  clock?: () => number
 }
 
 const RETRY_MS = 1_000
 const MAX_TRIES = 5
-const CEILING_MS = 1_000
-/** While statuses wait on busy lanes, how often the lanes are looked at again (they may have gone idle). */
-const RECHECK_MS = 20
-
-/** The priority: statuses are applied now when no member's turn is waiting on this process, or once waited `ceilingMs`. */
-export function mayApply (busy: boolean, waitedMs: number, ceilingMs: number): boolean {
-  return !busy || waitedMs >= ceilingMs
-}
-
-/** One address's waiting events; `since`: when the first of them was queued (epoch ms). */
-interface Waiting { updates: StatusUpdate[], tries: number, since: number }
 
 export class ReceiptPath {
-  // insertion order is `since` order: an address's later events join its entry, a retry rejoins it or goes last
-  private readonly waiting = new Map<string, Waiting>()
+  private readonly waiting = new Map<string, { updates: StatusUpdate[], tries: number }>()
   private pending = 0
   private running = 0
   private idle: Array<() => void> = []
-  private recheck: NodeJS.Timeout | undefined
 
   constructor (private readonly store: ReceiptStore, private readonly opts: ReceiptPathOptions) {}
 
@@ -79,7 +57,7 @@ export class ReceiptPath {
     if (this.pending + updates.length > this.opts.maxPending) return false
     const entry = this.waiting.get(address)
     if (entry) entry.updates.push(...updates)
-    else this.waiting.set(address, { updates: [...updates], tries: 0, since: this.now() })
+    else this.waiting.set(address, { updates: [...updates], tries: 0 })
     this.pending += updates.length
     this.pump()
     return true
@@ -91,20 +69,11 @@ export class ReceiptPath {
     await new Promise<void>((resolve) => { this.idle.push(resolve) })
   }
 
-  private now (): number { return (this.opts.clock ?? Date.now)() }
-
   private pump (): void {
-    const ceiling = this.opts.ceilingMs ?? CEILING_MS
-    const busy = this.opts.busy?.() ?? false
-    const now = this.now()
     while (this.running < this.opts.concurrency) {
       const next = this.waiting.entries().next()
       if (next.done === true) break
       const [address, entry] = next.value
-      if (!mayApply(busy, now - entry.since, ceiling)) {
-        this.lookAgain(Math.min(RECHECK_MS, entry.since + ceiling - now))
-        break
-      }
       this.waiting.delete(address)
       this.pending -= entry.updates.length
       this.running++
@@ -116,15 +85,7 @@ export class ReceiptPath {
     }
   }
 
-  private lookAgain (inMs: number): void {
-    if (this.recheck !== undefined) return
-    this.recheck = setTimeout(() => {
-      this.recheck = undefined
-      this.pump()
-    }, Math.max(1, inMs))
-  }
-
-  private async run (address: string, entry: Waiting): Promise<void> {
+  private async run (address: string, entry: { updates: StatusUpdate[], tries: number }): Promise<void> {
     let applied
     try {
       applied = await this.store.apply(address, entry.updates)
@@ -134,7 +95,7 @@ export class ReceiptPath {
         return
       }
       await new Promise((resolve) => setTimeout(resolve, this.opts.retryMs ?? RETRY_MS))
-      this.requeue(address, { updates: entry.updates, tries: entry.tries + 1, since: entry.since })
+      this.requeue(address, { updates: entry.updates, tries: entry.tries + 1 })
       return
     }
     for (const a of applied) {
@@ -155,9 +116,9 @@ export class ReceiptPath {
   }
 
   // A retried batch goes back ahead of its address's newer events, and counts again toward the bound.
-  private requeue (address: string, entry: Waiting): void {
+  private requeue (address: string, entry: { updates: StatusUpdate[], tries: number }): void {
     const newer = this.waiting.get(address)
-    this.waiting.set(address, { updates: [...entry.updates, ...(newer?.updates ?? [])], tries: entry.tries, since: newer?.since ?? this.now() })
+    this.waiting.set(address, { updates: [...entry.updates, ...(newer?.updates ?? [])], tries: entry.tries })
     this.pending += entry.updates.length
   }
 }

@@ -2,20 +2,19 @@ import fc from 'fast-check'
 import pino from 'pino'
 import { Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
-import { mayApply, ReceiptPath, receiptMetrics, type ReceiptPathOptions } from '../../../src/chat/receipts/path.ts'
+import { ReceiptPath, receiptMetrics } from '../../../src/chat/receipts/path.ts'
 import { createReceiptStore, type ReceiptStore, type SentReply } from '../../../src/chat/receipts/index.ts'
 import type { Failure, StatusUpdate } from '../../../src/chat/provider/receipts.ts'
 
 // The receipts' own path: counts by status and club, unknown ids counted and dropped, one follow-up per reply
-// that turns failed, a bound on what waits, a retry when the store fails, and turns first (statuses wait while
-// the lanes are busy, at most the ceiling).
+// that turns failed, a bound on what waits, and a retry when the store fails.
 
 const A = '5491100000001'
 const reply = (messageId: string, tenantId = 'club-norte'): SentReply => ({ address: A, messageId, replyId: `r.${messageId}`, tenantId, kind: 'update', update: 'order_ready_pickup', at: 1 })
 const u = (messageId: string, status: StatusUpdate['status'], at: number, code?: number): StatusUpdate =>
   ({ messageId, status, at, errors: status === 'failed' ? [{ code, title: 'Message undeliverable' }] : [] })
 
-function setup (store: ReceiptStore = createReceiptStore(null, { shards: 4, ttlMs: 60_000 }), maxPending = 100, more: Partial<ReceiptPathOptions> = {}) {
+function setup (store: ReceiptStore = createReceiptStore(null, { shards: 4, ttlMs: 60_000 }), maxPending = 100) {
   const registry = new Registry()
   const failed: Array<[SentReply, Failure]> = []
   const path = new ReceiptPath(store, {
@@ -25,7 +24,6 @@ function setup (store: ReceiptStore = createReceiptStore(null, { shards: 4, ttlM
     log: pino({ level: 'silent' }),
     failed: async (sent, failure) => { failed.push([sent, failure]) },
     retryMs: 10,
-    ...more,
   })
   const metric = async (name: string) => (await registry.getMetricsAsJSON()).find((m) => m.name === name)?.values.map((v) => [v.labels, v.value])
   return { store, path, failed, metric }
@@ -76,50 +74,21 @@ describe('receipt path', () => {
     expect(await inner.receiptsOfReplies(A, ['r.w9'])).toEqual(new Map([['r.w9', { progress: 'read', progressAt: 7 }]]))
   })
 
-  it('turns first: applies at once with the lanes idle, and never holds a status past the ceiling while they are busy', () => {
-    fc.assert(fc.property(fc.boolean(), fc.nat(10_000), fc.nat(10_000), (busy, waited, ceiling) => {
-      expect(mayApply(busy, waited, ceiling)).toBe(!busy || waited >= ceiling)
-    }))
-  })
-
-  it('while the lanes are busy, holds the statuses until the lanes go idle or the ceiling passes, then applies them all', async () => {
-    let busy = true
-    let now = 1_000
-    const { store, path } = setup(undefined, 5, { busy: () => busy, ceilingMs: 60_000, clock: () => now })
-    await store.recordSent(reply('h1'))
-    await store.recordSent(reply('h2'))
-    expect(path.offer(A, [u('h1', 'delivered', 1)])).toBe(true)
-    await new Promise((resolve) => setTimeout(resolve, 60))
-    expect(await store.receiptsOfReplies(A, ['r.h1'])).toEqual(new Map([['r.h1', {}]]))
-    busy = false
-    await path.drained()
-    expect(await store.receiptsOfReplies(A, ['r.h1'])).toEqual(new Map([['r.h1', { progress: 'delivered', progressAt: 1 }]]))
-
-    busy = true
-    expect(path.offer(A, [u('h2', 'read', 2), u('h2', 'sent', 2), u('h2', 'delivered', 2)])).toBe(true)
-    // held, it still counts toward the bound: a full queue answers 503 as before
-    expect(path.offer(A, [u('h2', 'read', 2), u('h2', 'read', 2), u('h2', 'read', 2)])).toBe(false)
-    await new Promise((resolve) => setTimeout(resolve, 60))
-    expect(await store.receiptsOfReplies(A, ['r.h2'])).toEqual(new Map([['r.h2', {}]]))
-    now += 60_000
-    await path.drained()
-    expect(await store.receiptsOfReplies(A, ['r.h2'])).toEqual(new Map([['r.h2', { progress: 'read', progressAt: 2 }]]))
-  })
-
-  it('held or not, statuses in any order and in any offers end in the one result, none lost', async () => {
+  it('statuses in any order and split into any offers end in the one result, none lost', async () => {
     const ids = ['p1', 'p2', 'p3']
     const update = fc.record({ id: fc.constantFrom(...ids), status: fc.constantFrom('sent', 'delivered', 'read', 'failed') as fc.Arbitrary<StatusUpdate['status']>, at: fc.integer({ min: 2, max: 50 }) })
       .map(({ id, status, at }) => u(id, status, at, 131026))
-    await fc.assert(fc.asyncProperty(fc.array(update, { minLength: 1, maxLength: 12 }), fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }), async (updates, busyAt) => {
+    await fc.assert(fc.asyncProperty(fc.array(update, { minLength: 1, maxLength: 12 }), fc.array(fc.nat(3), { minLength: 12, maxLength: 12 }), async (updates, cuts) => {
       const expected = createReceiptStore(null, { shards: 4, ttlMs: 60_000 })
       for (const id of ids) await expected.recordSent(reply(id))
       for (const x of [...updates].sort((a, b) => a.at - b.at)) await expected.apply(A, [x])
-      let busy = false
-      const { store, path } = setup(undefined, 100, { busy: () => busy, ceilingMs: 5 })
+      const { store, path } = setup()
       for (const id of ids) await store.recordSent(reply(id))
-      for (const [i, x] of [...updates].reverse().entries()) {
-        busy = busyAt[i] ?? true
-        expect(path.offer(A, [x])).toBe(true)
+      const reversed = [...updates].reverse()
+      for (let i = 0, c = 0; i < reversed.length; c++) {
+        const size = 1 + (cuts[c] ?? 0)
+        expect(path.offer(A, reversed.slice(i, i + size))).toBe(true)
+        i += size
       }
       await path.drained()
       const replyIds = ids.map((id) => `r.${id}`)
