@@ -175,6 +175,7 @@ export class ChatPipeline {
       this.opts.log.info('chat lanes off (CHAT_LANES=off): accepted messages are announced to the instances that run them')
       return
     }
+    this.recovery.join()
     this.worker.runner.start()
     this.sender.runner.start()
     await this.wake?.listen((lane, phones) => { this.runners[lane].offer(phones) }, () => { this.recovery.sweepAll('wake-up subscription back') })

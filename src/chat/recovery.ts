@@ -35,6 +35,12 @@ export class Recovery {
 
   constructor (private readonly opts: RecoveryOptions) {}
 
+  /**
+   * Beats once now, before this instance takes anything: otherwise it is listed only a beat after start, and one
+   * that dies or stops in its first second holding phones would never be reported gone.
+   */
+  join (): void { this.heartbeat().catch(() => {}) }
+
   /** Sweeps every shard now and starts beating. */
   start (): void {
     this.sweepAll('start')

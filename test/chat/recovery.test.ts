@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto'
+import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeMail } from '../../src/chat/mail.ts'
+import { Recovery } from '../../src/chat/recovery.ts'
+import { MemoryChatStore } from '../../src/chat/store/memory.ts'
 import { RedisChatStore } from '../../src/chat/store/redis.ts'
 import { keys } from '../../src/stores/keys.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
@@ -49,5 +52,20 @@ describe('chat recovery (redis)', () => {
     // still silent a beat time later, it is reported again: the phone is found and taken once its lease ends
     await t.app.chatWorker.idle(phone, 15_000)
     expect((await outbox(t, phone)).length).toBeGreaterThan(0)
+  })
+})
+
+describe('chat recovery at start', () => {
+  it('an instance is listed as beating as soon as it joins, before it takes anything, not a beat later', async () => {
+    const store = new MemoryChatStore(4)
+    const idle = { offer: () => {}, later: () => {} }
+    const recovery = new Recovery({ store, owner: 'new', shards: 4, leaseMs: 1_000, runners: { turn: idle, send: idle }, log: pino({ level: 'silent' }) })
+    expect(await store.gone(['new'])).toEqual(['new'])
+    recovery.join()
+    try {
+      expect(await store.gone(['new'])).toEqual([])
+    } finally {
+      await recovery.stop()
+    }
   })
 })
