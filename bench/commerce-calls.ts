@@ -22,7 +22,9 @@ async function main (): Promise<void> {
     const medusa = new Medusa(client, resolveSettings(demoTenants[0] as (typeof demoTenants)[number], {}, commerce.url))
     const variant = (await medusa.listProducts({ limit: 1, offset: 0 })).products[0]?.variants?.[0]?.id as string
     const count = scaled(600, 50)
-    process.stdout.write(`  ${count} carts, 16 calls in flight; CPU per call\n    ${'call'.padEnd(22)} ${'client µs'.padStart(9)} ${'backend µs'.padStart(10)}\n`)
+    process.stdout.write(
+      `  ${count} carts, 16 calls in flight; CPU per call\n    ${'call'.padEnd(22)} ${'client µs'.padStart(9)} ${'backend µs'.padStart(10)}\n`
+    )
     const totals = { client: 0, backend: 0 }
     const each = async <T, R>(call: string, items: readonly T[], f: (item: T) => Promise<R>): Promise<R[]> => {
       const out: R[] = []
@@ -42,10 +44,12 @@ async function main (): Promise<void> {
       process.stdout.write(`    ${call.padEnd(22)} ${fmt(client).padStart(9)} ${fmt(backend).padStart(10)}\n`)
       return out
     }
-    const carts = await each('create with a line', Array.from({ length: count }), async () => await medusa.createCart('bruno@example.com', undefined, [{ variant_id: variant, quantity: 2 }]))
+    const carts = await each('create with a line', Array.from({ length: count }), async () =>
+      await medusa.createCart('bruno@example.com', undefined, [{ variant_id: variant, quantity: 2 }]))
     await each('read', carts, async (c) => await medusa.getCart(c.id))
     const options = await each('shipping options', carts, async (c) => await medusa.listShippingOptions(c.id))
-    await each('shipping method', carts.map((c, i) => ({ cart: c.id, option: options[i]?.[0]?.id as string })), async (x) => await medusa.addShippingMethod(x.cart, x.option))
+    await each('shipping method', carts.map((c, i) => ({ cart: c.id, option: options[i]?.[0]?.id as string })), async (x) =>
+      await medusa.addShippingMethod(x.cart, x.option))
     const collections = await each('payment collection', carts, async (c) => await medusa.createPaymentCollection(c.id))
     await each('payment providers', carts, async () => await medusa.listPaymentProviders())
     await each('payment session', collections, async (pc) => { await medusa.createPaymentSession(pc.id, 'pp_cash') })

@@ -22,7 +22,12 @@ export interface Commerce {
 export async function startCommerce (redisUrl: string, nodeArgs: string[] = []): Promise<Commerce> {
   const child = await startChild('bench/commerce-server.ts', { REDIS_URL: redisUrl, JWT_SECRET: SECRETS.JWT_SECRET }, nodeArgs)
   const call = async (method: 'GET' | 'POST', path: string, token: string, body?: unknown): Promise<Record<string, unknown>> => {
-    const res = await send(child.pool, { method, path, body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } })
+    const res = await send(child.pool, {
+      method,
+      path,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }
+    })
     if (res.status >= 300) throw new Error(`commerce ${method} ${path} answered ${res.status}: ${res.body}`)
     return JSON.parse(res.body) as Record<string, unknown>
   }

@@ -7,7 +7,10 @@ import { startRedisServer } from '../scripts/lib/redis-server.ts'
 import { signAccessToken } from '../src/auth/tokens.ts'
 import { demoIds } from '../src/embedded-commerce/demo.ts'
 import { startCommerce } from './commerce.ts'
-import { closedLoop, drained, MEMBER_ROUND, fmt, phoneOf, printTargets, scaled, scrape, SECRETS, send, startChild, startProvider, startService, TURNS_APPLIED, waitFor, webhook, type Child, type Request, type Target } from './lib.ts'
+import {
+  closedLoop, drained, MEMBER_ROUND, fmt, phoneOf, printTargets, scaled, scrape, SECRETS, send, startChild, startProvider, startService, TURNS_APPLIED, waitFor,
+  webhook, type Child, type Request, type Target
+} from './lib.ts'
 import { busiestProfile, callers, frameName, readProfile, type CpuProfile } from './profile.ts'
 
 // CPU time per turn of each kind, the service's and the embedded commerce backend's apart, read from /proc
@@ -130,14 +133,21 @@ export async function run (): Promise<{ costs: TurnCost[], targets: Target[] }> 
   const costs: TurnCost[] = []
   try {
     await commerce.restock(10_000_000)
-    const service = await startService({ REDIS_URL: redis.url, COMMERCE_URL: commerce.url, CHAT_API_BASE_URL: provider.url, CHAT_SEND_RATE: '1000', REDIS_KEY_PREFIX: 'club:' }, ['--cpu-prof', '--cpu-prof-dir', profileDir])
+    const service = await startService(
+      { REDIS_URL: redis.url, COMMERCE_URL: commerce.url, CHAT_API_BASE_URL: provider.url, CHAT_SEND_RATE: '1000', REDIS_KEY_PREFIX: 'club:' },
+      ['--cpu-prof', '--cpu-prof-dir', profileDir]
+    )
     children.push(service)
     const phones = Array.from({ length: scaled(400, 20) }, (_, i) => phoneOf(3_000_000, i))
     const member = { sub: 'cus_bruno', role: 'member' as const, tenants: ['club-norte'], email: 'bruno@example.com', name: 'Bruno' }
     const token = await signAccessToken(SECRETS.JWT_SECRET, member)
     // the link codes are the club website's calls, made before the step is counted
     const links = await Promise.all(phones.map(async (phone) => {
-      const res = await send(service.pool, { path: '/api/chat/link', body: JSON.stringify({ customerId: member.sub, email: member.email, name: member.name, tenantId: 'club-norte', token }), headers: { 'content-type': 'application/json' } })
+      const res = await send(service.pool, {
+        path: '/api/chat/link',
+        body: JSON.stringify({ customerId: member.sub, email: member.email, name: member.name, tenantId: 'club-norte', token }),
+        headers: { 'content-type': 'application/json' }
+      })
       if (res.status !== 201) throw new Error(`link code answered ${res.status}: ${res.body}`)
       return webhook(phone, { text: `LINK-${(JSON.parse(res.body) as { code: string }).code}` })
     }))
@@ -155,12 +165,32 @@ export async function run (): Promise<{ costs: TurnCost[], targets: Target[] }> 
     for (const step of steps) {
       const n = step.requests.length
       const base = (await scrape(service, [TURNS_APPLIED]))[TURNS_APPLIED] ?? 0
-      const before = { service: cpuUs(servicePid), writes: writes(servicePid), waited: waitedUs(servicePid), backend: cpuUs(commerce.pid), calls: (await commerce.received()).total, scripts: sum(await commandStats(serviceRedis), SCRIPTS), backendCommands: sum(await commandStats(backendRedis)), replies: provider.sent.length, at: nowUs() }
+      const before = {
+        service: cpuUs(servicePid),
+        writes: writes(servicePid),
+        waited: waitedUs(servicePid),
+        backend: cpuUs(commerce.pid),
+        calls: (await commerce.received()).total,
+        scripts: sum(await commandStats(serviceRedis), SCRIPTS),
+        backendCommands: sum(await commandStats(backendRedis)),
+        replies: provider.sent.length,
+        at: nowUs()
+      }
       const started = performance.now()
       await closedLoop(service.pool, n, IN_FLIGHT, (i) => step.requests[i] as Request)
       await drained(service, base + n)
       const seconds = (performance.now() - started) / 1000
-      const after = { service: cpuUs(servicePid), writes: writes(servicePid), waited: waitedUs(servicePid), backend: cpuUs(commerce.pid), calls: (await commerce.received()).total, scripts: sum(await commandStats(serviceRedis), SCRIPTS), backendCommands: sum(await commandStats(backendRedis)), replies: provider.sent.length, at: nowUs() }
+      const after = {
+        service: cpuUs(servicePid),
+        writes: writes(servicePid),
+        waited: waitedUs(servicePid),
+        backend: cpuUs(commerce.pid),
+        calls: (await commerce.received()).total,
+        scripts: sum(await commandStats(serviceRedis), SCRIPTS),
+        backendCommands: sum(await commandStats(backendRedis)),
+        replies: provider.sent.length,
+        at: nowUs()
+      }
       costs.push({
         kind: step.kind,
         turns: n,
@@ -181,14 +211,17 @@ export async function run (): Promise<{ costs: TurnCost[], targets: Target[] }> 
     // the floor of each kind: the same exchanges and scripts, counted above, at the same concurrency
     const floor = await startChild('bench/floor-server.ts', { REDIS_URL: floorRedis.url, PROVIDER_URL: provider.url, COMMERCE_URL: commerce.url })
     children.push(floor)
-    const floorDone = async (): Promise<number> => (JSON.parse((await send(floor.pool, { method: 'GET', path: '/floor/done', headers: {} })).body) as { done: number }).done
+    const floorDone = async (): Promise<number> =>
+      (JSON.parse((await send(floor.pool, { method: 'GET', path: '/floor/done', headers: {} })).body) as { done: number }).done
     await closedLoop(floor.pool, warm.length, IN_FLIGHT, (i) => ({ ...warm[i] as Request, headers: { ...(warm[i] as Request).headers, 'x-floor': '5,1,1' } }))
     await waitFor('the floor\'s warm-up', async () => await floorDone() >= warm.length, 120_000, 50)
     for (const cost of costs) {
       const requests = (steps.find((s) => s.kind === cost.kind) as Step).requests
       const n = requests.length
       const total = { scripts: Math.round(cost.scripts * n), replies: Math.round(cost.replies * n), calls: Math.round(cost.calls * n) }
-      const posts = requests.map((r, i) => ({ ...r, headers: { ...r.headers, 'x-floor': `${share(total.scripts, n, i)},${share(total.replies, n, i)},${share(total.calls, n, i)}` } }))
+      const posts = requests.map((r, i) => ({
+        ...r, headers: { ...r.headers, 'x-floor': `${share(total.scripts, n, i)},${share(total.replies, n, i)},${share(total.calls, n, i)}` }
+      }))
       const done = await floorDone()
       const cpu = cpuUs(floor.process.pid as number)
       await closedLoop(floor.pool, n, IN_FLIGHT, (i) => posts[i] as Request)
@@ -229,8 +262,35 @@ function report (costs: readonly TurnCost[]): void {
     `  ${n} phones, each step typed by all of them (${IN_FLIGHT} in flight); CPU µs per turn, sending replies included; the floor does the`,
     '  same HTTP exchanges and as many Redis scripts (bench/floor-server.ts); writes: the service\'s write system calls per turn;',
     '  waited: µs per turn its threads were ready to run and waited for a core (/proc schedstat: the machine\'s load)',
-    `    ${'kind'.padEnd(30)} ${'service'.padStart(8)} ${'floor'.padStart(6)} ${'ratio'.padStart(6)} ${'writes'.padStart(6)} ${'waited'.padStart(7)} ${'backend'.padStart(8)} ${'calls'.padStart(6)} ${'scripts'.padStart(8)} ${'replies'.padStart(8)} ${'backend Redis'.padStart(13)} ${'turns/s'.padStart(8)}`,
-    ...costs.map((c) => `    ${c.kind.padEnd(30)} ${fmt(c.serviceUs).padStart(8)} ${fmt(c.floorUs ?? NaN).padStart(6)} ${`${(c.serviceUs / (c.floorUs ?? NaN)).toFixed(1)}x`.padStart(6)} ${c.writes.toFixed(1).padStart(6)} ${fmt(c.waitedUs).padStart(7)} ${fmt(c.backendUs).padStart(8)} ${c.calls.toFixed(1).padStart(6)} ${c.scripts.toFixed(1).padStart(8)} ${c.replies.toFixed(1).padStart(8)} ${c.backendCommands.toFixed(1).padStart(13)} ${fmt(c.rate).padStart(8)}`),
+    `    ${'kind'.padEnd(
+      30
+    )} ${'service'.padStart(
+      8
+    )} ${'floor'.padStart(
+      6
+    )} ${'ratio'.padStart(
+      6
+    )} ${'writes'.padStart(
+      6
+    )} ${'waited'.padStart(
+      7
+    )} ${'backend'.padStart(
+      8
+    )} ${'calls'.padStart(6)} ${'scripts'.padStart(8)} ${'replies'.padStart(8)} ${'backend Redis'.padStart(13)} ${'turns/s'.padStart(8)}`,
+    ...costs.map((c) =>
+      `    ${c.kind.padEnd(
+        30
+      )} ${fmt(c.serviceUs).padStart(
+        8
+      )} ${fmt(c.floorUs ?? NaN).padStart(6)} ${`${(c.serviceUs / (c.floorUs ?? NaN)).toFixed(1)}x`.padStart(6)} ${c.writes.toFixed(1).padStart(6)} ${fmt(
+        c.waitedUs
+      ).padStart(
+        7
+      )} ${fmt(c.backendUs).padStart(
+        8
+      )} ${c.calls.toFixed(1).padStart(
+        6
+      )} ${c.scripts.toFixed(1).padStart(8)} ${c.replies.toFixed(1).padStart(8)} ${c.backendCommands.toFixed(1).padStart(13)} ${fmt(c.rate).padStart(8)}`),
     ...costs.filter((c) => c.costs).flatMap((c) => [
       `  the service's three largest costs in "${c.kind}", µs of its CPU per commerce call (${c.calls.toFixed(1)} calls a turn): its CPU`,
       `  shared out as the profile's samples taken while it ran (its wall time ${fmt(c.profiledWallUs ?? NaN)} µs a turn, waits for a core included)`,

@@ -33,7 +33,10 @@ export async function run (): Promise<void> {
   const app = await buildApp(config, { logger: false, redis })
   try {
     await app.ready()
-    const admin = { authorization: `Bearer ${await signAccessToken(config.jwtSecret, { sub: 'user_admin_sur', role: 'admin', tenants: [SUR], name: 'Admin Sur' }, 3600)}`, 'tenant-id': SUR }
+    const admin = {
+      authorization: `Bearer ${await signAccessToken(config.jwtSecret, { sub: 'user_admin_sur', role: 'admin', tenants: [SUR], name: 'Admin Sur' }, 3600)}`,
+      'tenant-id': SUR
+    }
     // de-kcang with caps too high to refuse: every call does the whole check and write
     await app.inject({ method: 'PATCH', url: '/api/club/rules', headers: admin, payload: { preset: 'de-kcang', dailyGrams: 100_000, monthlyGrams: 100_000 } })
     const tenant = await app.tenants.get(SUR)
@@ -47,20 +50,30 @@ export async function run (): Promise<void> {
     let t0 = performance.now()
     for (let i = 0; i < checks; i++) await app.dispensing.reserve(tenant, 'cus_bench', `cart_${i}`, lines)
     let cpu = process.cpuUsage(cpu0)
-    process.stdout.write(`  limit check on an order (reserve): ${fmt((roundTrips - rt0) / checks)} Redis round trips, ${fmt((cpu.user + cpu.system) / checks)} µs CPU, ` +
-      `${fmt((performance.now() - t0) * 1000 / checks)} µs wall per call (${checks} calls, one member)\n`)
+    process.stdout.write(
+      `  limit check on an order (reserve): ${fmt((roundTrips - rt0) / checks)} Redis round trips, ${fmt((cpu.user + cpu.system) / checks)} µs CPU, ` +
+      `${fmt((performance.now() - t0) * 1000 / checks)} µs wall per call (${checks} calls, one member)\n`
+    )
 
     // handovers of orders placed through the one-call route (admin), each handed over once
     const variant = (await app.inject({ url: '/store/products?limit=50', headers: admin })).json().products
       .find((p: { id: string }) => p.id === demoIds.product('sur', 'flores-critical')).variants[0].id as string
     const handovers = scaled(100, 10)
     const orderIds: string[] = []
-    const member = { authorization: `Bearer ${await signAccessToken(config.jwtSecret, { sub: 'cus_ana', role: 'member', tenants: [SUR], email: 'ana@example.com' }, 3600)}`, 'tenant-id': SUR }
+    const member = {
+      authorization: `Bearer ${await signAccessToken(config.jwtSecret, { sub: 'cus_ana', role: 'member', tenants: [SUR], email: 'ana@example.com' }, 3600)}`,
+      'tenant-id': SUR
+    }
     for (let i = 0; i < handovers; i++) {
       const cart = (await app.inject({ method: 'POST', url: '/store/carts', headers: member, payload: {} })).json().cart
       await app.inject({ method: 'POST', url: `/store/carts/${cart.id as string}/line-items`, headers: member, payload: { variantId: variant, quantity: 1 } })
       const options = (await app.inject({ url: `/store/shipping-options?cartId=${cart.id as string}`, headers: member })).json().shippingOptions
-      await app.inject({ method: 'POST', url: `/store/carts/${cart.id as string}/shipping-methods`, headers: member, payload: { optionId: options.find((o: { name: string }) => o.name === 'pickup').id } })
+      await app.inject({
+        method: 'POST',
+        url: `/store/carts/${cart.id as string}/shipping-methods`,
+        headers: member,
+        payload: { optionId: options.find((o: { name: string }) => o.name === 'pickup').id }
+      })
       await app.inject({ method: 'POST', url: `/store/carts/${cart.id as string}/payment-sessions`, headers: member, payload: { providerId: 'cash' } })
       const done = await app.inject({ method: 'POST', url: `/store/carts/${cart.id as string}/complete`, headers: member })
       if (done.statusCode !== 200) throw new Error(`order: ${done.body}`)

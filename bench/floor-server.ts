@@ -30,7 +30,12 @@ async function turn (phone: string, scripts: number, replies: number, calls: num
   for (let i = 0; i < calls; i++) await (await commerce.request({ method: 'GET', path: '/health' })).body.dump()
   for (let i = 1; i < scripts; i++) await step(phone, i)
   for (let i = 0; i < replies; i++) {
-    const res = await provider.request({ method: 'POST', path: '/v1/messages', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to: phone, type: 'text', text: { body: 'floor' } }) })
+    const res = await provider.request({
+      method: 'POST',
+      path: '/v1/messages',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ to: phone, type: 'text', text: { body: 'floor' } })
+    })
     await res.body.dump()
   }
   done++

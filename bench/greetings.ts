@@ -5,7 +5,9 @@ import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Redis } from 'ioredis'
 import { startRedisServer, type RedisServer } from '../scripts/lib/redis-server.ts'
-import { closedLoop, cpuMicros, fmt, phoneOf, quantile, scaled, SECRETS, startChild, startProvider, webhook, type Child, type Provider, type Request, type Target } from './lib.ts'
+import {
+  closedLoop, cpuMicros, fmt, phoneOf, quantile, scaled, SECRETS, startChild, startProvider, webhook, type Child, type Provider, type Request, type Target
+} from './lib.ts'
 
 // The deployment most clubs run, measured from outside: the service as ONE process with its defaults
 // (NODE_ENV=production, one Redis, CHAT_SEND_RATE=1000, the provider's highest tier), beside the split deployment of
@@ -75,7 +77,11 @@ class Replies {
 
 async function withDeadline<T> (what: string, seconds: number, work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined
-  const deadline = new Promise<never>((_resolve, reject) => { timer = setTimeout(() => reject(new Error(`bench: ${what} not done in ${seconds} s`)), seconds * 1000) })
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`bench: ${what} not done in ${seconds} s`)), seconds * 1000
+    )
+  })
   try {
     return await Promise.race([work, deadline])
   } finally {
@@ -88,10 +94,13 @@ function productionEnv (redis: RedisServer, provider: Provider, extra: Record<st
   return { NODE_ENV: 'production', REDIS_URL: redis.url, CHAT_API_BASE_URL: provider.url, CHAT_SEND_RATE: '1000', ...SECRETS, ...extra }
 }
 
-async function startDeployment (kind: Kind, root: string, name: string, base: number, provider: Provider, profileDir: string | undefined, env: Record<string, string>): Promise<Deployment> {
+async function startDeployment (
+  kind: Kind, root: string, name: string, base: number, provider: Provider, profileDir: string | undefined, env: Record<string, string>
+): Promise<Deployment> {
   const redis = await startRedisServer()
   const profiled = (role: string): string[] => profileDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(profileDir, `${name}-${kind}-${role}`)] : []
-  const start = async (role: string, extra: Record<string, string>): Promise<Child> => await startChild('src/server.ts', productionEnv(redis, provider, { ...env, ...extra }), profiled(role), root)
+  const start = async (role: string, extra: Record<string, string>): Promise<Child> =>
+    await startChild('src/server.ts', productionEnv(redis, provider, { ...env, ...extra }), profiled(role), root)
   const phones = Array.from({ length: PHONES }, (_, i) => phoneOf(base, i))
   if (kind === 'single') {
     const entry = await start('single', {})
@@ -161,7 +170,8 @@ export interface Figures {
 }
 
 /** Greetings signed beforehand, phone after phone, so that the client's own work stays out of the timed loops. */
-const hellos = (phones: readonly string[], count: number): Request[] => Array.from({ length: count }, (_, i) => webhook(phones[i % phones.length] as string, { text: 'hola' }))
+const hellos = (phones: readonly string[], count: number): Request[] =>
+  Array.from({ length: count }, (_, i) => webhook(phones[i % phones.length] as string, { text: 'hola' }))
 
 /**
  * Redis calls by what they touch, counted with MONITOR while `work` runs (`--monitor`: MONITOR slows Redis, so the
@@ -262,7 +272,11 @@ const median = (xs: number[]): number => quantile([...xs].sort((a, b) => a - b),
 
 export const describe = (f: Figures): string =>
   `reply-gated ${fmt(f.gated)}/s (p50 ${fmt(f.p50)} ms, p99 ${fmt(f.p99)} ms; per greeting ${fmt(f.gatedCpuUs)} µs CPU, ` +
-  `${fmt(f.gatedSyscalls)} syscalls, ${fmt(f.gatedCommands)} Redis commands, ${fmt(f.gatedRedisBytes)} B to Redis), burst ${fmt(f.burst)}/s (${fmt(f.burstCpuUs)} µs CPU/greeting), acks ${fmt(f.acks)}/s`
+  `${fmt(
+    f.gatedSyscalls
+  )} syscalls, ${fmt(
+    f.gatedCommands
+  )} Redis commands, ${fmt(f.gatedRedisBytes)} B to Redis), burst ${fmt(f.burst)}/s (${fmt(f.burstCpuUs)} µs CPU/greeting), acks ${fmt(f.acks)}/s`
 
 const FIELDS = ['gated', 'p50', 'p99', 'gatedCpuUs', 'gatedSyscalls', 'gatedCommands', 'gatedRedisBytes', 'burst', 'burstCpuUs', 'acks'] as const
 
@@ -328,20 +342,46 @@ export function pairedRatios (a: readonly Figures[], b: readonly Figures[]): Rec
 export async function deployments (): Promise<Target[]> {
   const results = await run({ kinds: ['single', 'split'], roots: [{ name: 'this', root: process.cwd() }], runs: 1 })
   const single = medians(results.get('this single') ?? [])
-  process.stdout.write(`  the provider's pace (CHAT_SEND_RATE=1000) bounds reply-gated greetings at 1,000/s, p50 >= ${MEMBERS} ms: the single process ran at ${fmt(single.gated / 10)}% of it\n`)
+  process.stdout.write(
+    `  the provider's pace (CHAT_SEND_RATE=1000) bounds reply-gated greetings at 1,000/s, p50 >= ${MEMBERS} ms: the single process ran at ${fmt(
+      single.gated / 10
+    )}% of it\n`
+  )
   return [
-    { figure: 'single process, reply-gated greetings', value: `${fmt(single.gated)}/s`, target: '>= 1,450/s (the pace bounds it at 1,000/s)', met: single.gated >= 1450 },
-    { figure: 'single process, reply-gated p50', value: `${fmt(single.p50)} ms`, target: `<= 20 ms (the pace bounds it at >= ${MEMBERS} ms)`, met: single.p50 <= 20 },
+    {
+      figure: 'single process, reply-gated greetings',
+      value: `${fmt(single.gated)}/s`,
+      target: '>= 1,450/s (the pace bounds it at 1,000/s)',
+      met: single.gated >= 1450
+    },
+    {
+      figure: 'single process, reply-gated p50',
+      value: `${fmt(single.p50)} ms`,
+      target: `<= 20 ms (the pace bounds it at >= ${MEMBERS} ms)`,
+      met: single.p50 <= 20
+    },
   ]
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({
-    options: { vs: { type: 'string' }, runs: { type: 'string', default: '3' }, only: { type: 'string' }, profile: { type: 'string' }, env: { type: 'string', multiple: true }, 'vs-env': { type: 'string', multiple: true }, monitor: { type: 'boolean' } },
+    options: {
+      vs: { type: 'string' },
+      runs: { type: 'string', default: '3' },
+      only: { type: 'string' },
+      profile: { type: 'string' },
+      env: { type: 'string', multiple: true },
+      'vs-env': { type: 'string', multiple: true },
+      monitor: { type: 'boolean' }
+    },
   })
-  const envOf = (pairs: string[] | undefined): Record<string, string> => Object.fromEntries((pairs ?? []).map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]))
+  const envOf = (pairs: string[] | undefined): Record<string, string> =>
+    Object.fromEntries((pairs ?? []).map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]))
   const kinds: Kind[] = values.only === 'single' || values.only === 'split' ? [values.only] : ['single', 'split']
-  const roots = [{ name: 'this', root: process.cwd(), env: envOf(values.env) }, ...(values.vs || values['vs-env'] ? [{ name: 'vs', root: resolve(values.vs ?? '.'), env: envOf(values['vs-env']) }] : [])]
+  const roots = [
+    { name: 'this', root: process.cwd(), env: envOf(values.env) },
+    ...(values.vs || values['vs-env'] ? [{ name: 'vs', root: resolve(values.vs ?? '.'), env: envOf(values['vs-env']) }] : [])
+  ]
   const results = await run({ kinds, roots, runs: Number(values.runs), profileDir: values.profile, monitor: values.monitor })
   process.stdout.write('\nmedians\n')
   for (const [name, figures] of results) process.stdout.write(`  ${name.padEnd(14)} ${describe(medians(figures))}\n`)

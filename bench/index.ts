@@ -12,7 +12,10 @@ import { printTargets, SCALE, type Target } from './lib.ts'
 // `npm run bench`: every benchmark in turn, each printing its figures, then every target (docs/performance.md) next to its
 // figure (met / NOT met), and the top self time of a CPU profile of the service during the members' mix
 // (BENCH_PROFILE=0: no profile). Targets live here, never in tests. BENCH_SCALE=0.1 for a short run.
-process.stdout.write(`machine: ${cpus().length} cores, ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the start${SCALE === 1 ? '' : `, BENCH_SCALE=${SCALE}`}\n`)
+process.stdout.write(
+  `machine: ${cpus().length} cores, ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, load average ${loadavg().map((l) =>
+    l.toFixed(1)).join(' ')} at the start${SCALE === 1 ? '' : `, BENCH_SCALE=${SCALE}`}\n`
+)
 
 const targets: Target[] = []
 process.stdout.write('\n== deployments: the single process with its defaults beside the split one, 200 phones greeting, 32 members waiting for each reply\n')
@@ -22,7 +25,9 @@ process.stdout.write('\n== members: acks, turns by kind vs a bare route, Redis a
 const mix = await members()
 targets.push(...mix.targets)
 
-process.stdout.write('\n== turns: CPU per turn of each kind, service and commerce backend apart, beside its floor (the same HTTP exchanges and Redis scripts)\n')
+process.stdout.write(
+  '\n== turns: CPU per turn of each kind, service and commerce backend apart, beside its floor (the same HTTP exchanges and Redis scripts)\n'
+)
 targets.push(...(await turnCosts()).targets)
 
 process.stdout.write('\n== scale: RSS over phones, the provider\'s pace, Redis Cluster spread\n')

@@ -41,7 +41,9 @@ const KINDS = [UNLINKED, LINK, ...MEMBER_ROUND.map((s) => s.kind)]
 const memberOf = (i: number): Member => MEMBERS[i % MEMBERS.length] as Member
 
 async function staffHeaders (tenantId: string): Promise<Record<string, string>> {
-  const token = await signAccessToken(SECRETS.JWT_SECRET, { sub: 'user_admin_norte', role: 'admin', tenants: [tenantId], email: 'admin@club-norte.test', name: 'Admin Norte' })
+  const token = await signAccessToken(SECRETS.JWT_SECRET, {
+    sub: 'user_admin_norte', role: 'admin', tenants: [tenantId], email: 'admin@club-norte.test', name: 'Admin Norte'
+  })
   return { authorization: `Bearer ${token}`, 'tenant-id': tenantId }
 }
 
@@ -52,13 +54,28 @@ const STAFF_READS: Array<{ kind: string, path: string }> = [
 
 /** Links `phone` to `member` as the club's website and the member do: a link code, then the code in the chat. */
 async function linkRequest (pool: Pool, phone: string, member: Member): Promise<Request> {
-  const token = await signAccessToken(SECRETS.JWT_SECRET, { sub: member.customerId, role: 'member', tenants: [member.tenantId], email: member.email, name: member.name })
-  const res = await send(pool, { path: '/api/chat/link', body: JSON.stringify({ customerId: member.customerId, email: member.email, name: member.name, tenantId: member.tenantId, token }), headers: { 'content-type': 'application/json' } })
+  const token = await signAccessToken(SECRETS.JWT_SECRET, {
+    sub: member.customerId, role: 'member', tenants: [member.tenantId], email: member.email, name: member.name
+  })
+  const res = await send(pool, {
+    path: '/api/chat/link',
+    body: JSON.stringify({ customerId: member.customerId, email: member.email, name: member.name, tenantId: member.tenantId, token }),
+    headers: { 'content-type': 'application/json' }
+  })
   if (res.status !== 201) throw new Error(`link code answered ${res.status}: ${res.body}`)
   return webhook(phone, { text: `LINK-${(JSON.parse(res.body) as { code: string }).code}` })
 }
 
-interface Rates { bare: number, acks: number, ackCpuUs: number | undefined, p50: number, p99: number, acksAtRate: number, kinds: Map<string, { turns: number, seconds: number }>, staff: number[] }
+interface Rates {
+  bare: number,
+  acks: number,
+  ackCpuUs: number | undefined,
+  p50: number,
+  p99: number,
+  acksAtRate: number,
+  kinds: Map<string, { turns: number, seconds: number }>,
+  staff: number[]
+}
 
 /**
  * The rates' service as docs/operations.md deploys it: a web instance (CHAT_LANES=off) that takes every webhook and
@@ -102,7 +119,8 @@ async function measureRates (deployment: Deployment, bare: Child): Promise<Rates
   const ackCpuUs = cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / ackCount
   await drained(both(deployment), base + ackCount)
 
-  const latencies = await openLoop(service.pool, 1_000, Math.max(1, 5 * SCALE), () => webhook(unlinked[Math.floor(Math.random() * unlinked.length)] as string, { text: 'hola' }))
+  const latencies = await openLoop(service.pool, 1_000, Math.max(1, 5 * SCALE), () =>
+    webhook(unlinked[Math.floor(Math.random() * unlinked.length)] as string, { text: 'hola' }))
   await waitFor('the open loop\'s replies', async () => (await scrape(service, [OUTBOX_PHONES]))[OUTBOX_PHONES] === 0)
 
   const kinds = new Map<string, { turns: number, seconds: number }>(KINDS.map((k) => [k, { turns: 0, seconds: 0 }]))
@@ -133,16 +151,40 @@ async function measureRates (deployment: Deployment, bare: Child): Promise<Rates
   })()
   try {
     for (let round = 0; round < Math.max(1, Math.round(2 * SCALE)); round++) {
-      for (const step of MEMBER_ROUND) add(step.kind, members.length, await timedStep(deployment, members, (p, i) => webhook(p, step.input(memberOf(i).product))))
+      for (const step of MEMBER_ROUND) {
+        add(
+          step.kind, members.length, await timedStep(deployment, members, (p, i) => webhook(p, step.input(memberOf(i).product)))
+        )
+      }
     }
   } finally {
     mix.running = false
     await reads
   }
-  return { bare: bareRate, acks, ackCpuUs, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), acksAtRate: latencies.length, kinds, staff: staff.sort((a, b) => a - b) }
+  return {
+    bare: bareRate,
+    acks,
+    ackCpuUs,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    acksAtRate: latencies.length,
+    kinds,
+    staff: staff.sort((a, b) => a - b)
+  }
 }
 
-interface Counted { inputs: number, commands: number, roundTripsWebhook: number, roundTripsAfter: number, replies: number, commerce: number, commerceCounted: number, commercePaths: Map<string, number>, repeatedCommerce: number, byCommand: Map<string, number> }
+interface Counted {
+  inputs: number,
+  commands: number,
+  roundTripsWebhook: number,
+  roundTripsAfter: number,
+  replies: number,
+  commerce: number,
+  commerceCounted: number,
+  commercePaths: Map<string, number>,
+  repeatedCommerce: number,
+  byCommand: Map<string, number>
+}
 
 /** Commands the server ran, by name (INFO commandstats; scripts' own calls included). */
 async function commandStats (redis: Redis): Promise<Map<string, number>> {
@@ -167,7 +209,9 @@ async function measureCounts (redis: RedisServer, proxy: RedisProxy, service: Ch
     const idleStart = { stats: total(await commandStats(direct)), rts: proxy.roundTrips.length, t: performance.now() }
     await sleep(3_000)
     const idleSeconds = (performance.now() - idleStart.t) / 1000
-    const idle = { commands: (total(await commandStats(direct)) - idleStart.stats) / idleSeconds, roundTrips: (proxy.roundTrips.length - idleStart.rts) / idleSeconds }
+    const idle = {
+      commands: (total(await commandStats(direct)) - idleStart.stats) / idleSeconds, roundTrips: (proxy.roundTrips.length - idleStart.rts) / idleSeconds
+    }
 
     const kinds = new Map<string, Counted>()
     const marks = new Map<string, string[]>()
@@ -175,7 +219,13 @@ async function measureCounts (redis: RedisServer, proxy: RedisProxy, service: Ch
     const commerceCounted = async (): Promise<number> => (await scrape(service, [COMMERCE_CALLS], true))[COMMERCE_CALLS] ?? 0
     let counted = await commerceCounted()
     const count = async (kind: string, phone: string | undefined, act: () => Promise<void>): Promise<void> => {
-      const before = { stats: await commandStats(direct), rts: proxy.roundTrips.length, commerce: (await commerce.received()).total, sent: provider.sent.length, t: performance.now() }
+      const before = {
+        stats: await commandStats(direct),
+        rts: proxy.roundTrips.length,
+        commerce: (await commerce.received()).total,
+        sent: provider.sent.length,
+        t: performance.now()
+      }
       let acked = performance.now()
       await act().then(() => { acked = performance.now() })
       // done once a reply went out (a turn) and nothing more was sent for 60 ms
@@ -188,7 +238,19 @@ async function measureCounts (redis: RedisServer, proxy: RedisProxy, service: Ch
       }, 30_000, 60)
       const after = await commandStats(direct)
       const seconds = (performance.now() - before.t) / 1000
-      const c = kinds.get(kind) ?? { inputs: 0, commands: 0, roundTripsWebhook: 0, roundTripsAfter: 0, replies: 0, commerce: 0, commerceCounted: 0, commercePaths: new Map<string, number>(), repeatedCommerce: 0, byCommand: new Map<string, number>() }
+      const c = kinds.get(kind) ??
+        {
+          inputs: 0,
+          commands: 0,
+          roundTripsWebhook: 0,
+          roundTripsAfter: 0,
+          replies: 0,
+          commerce: 0,
+          commerceCounted: 0,
+          commercePaths: new Map<string, number>(),
+          repeatedCommerce: 0,
+          byCommand: new Map<string, number>()
+        }
       const rts = proxy.roundTrips.slice(before.rts)
       const { paths } = await commerce.received(before.commerce)
       c.inputs++
@@ -296,23 +358,37 @@ function report (rates: Rates, counts: Counting): void {
     '  rates measured on the documented deployment: a web instance (CHAT_LANES=off) taking every webhook and API call,',
     '  a worker instance (CHAT_LANES=on, at nice 10) running the turns and sends, one Redis; turns counted on both instances',
     `  bare Fastify route (own process):  ${fmt(rates.bare)} req/s`,
-    `  webhook acks (web instance):       ${ratio(rates.acks, rates.bare)}, ${rates.ackCpuUs === undefined ? 'CPU n/a' : `${fmt(rates.ackCpuUs)} µs of the web instance's CPU per ack`}`,
+    `  webhook acks (web instance):       ${ratio(rates.acks, rates.bare)}, ${rates.ackCpuUs === undefined
+      ? 'CPU n/a'
+      : `${fmt(rates.ackCpuUs)} µs of the web instance's CPU per ack`}`,
     `  ack latency at 1,000 msg/s:        p50 ${fmt(rates.p50)} ms, p99 ${fmt(rates.p99)} ms (${rates.acksAtRate} acks)`,
     '  turns applied per second, by kind (from the first webhook POST until the service counted them applied):',
     ...[...rates.kinds].map(([kind, k]) => `    ${kind.padEnd(30)} ${ratio(k.turns / k.seconds, rates.bare)}  (${k.turns} turns)`),
-    `  staff reads during the mix:        ${rates.staff.length} (orders list, chat inbox), p50 ${fmt(quantile(rates.staff, 0.5))} ms, p99 ${fmt(quantile(rates.staff, 0.99))} ms`,
+    `  staff reads during the mix:        ${rates.staff.length} (orders list, chat inbox), p50 ${fmt(quantile(rates.staff, 0.5))} ms, p99 ${fmt(
+      quantile(rates.staff, 0.99)
+    )} ms`,
     '',
     '  counted one input at a time on a single instance running everything (CHAT_LANES=on), behind the counting proxy:',
     `  idle instance:                     ${fmt(counts.idle.commands)} Redis commands/s, ${fmt(counts.idle.roundTrips)} round trips/s`,
     '  per input, one at a time (idle work subtracted; round trips split at the webhook\'s answer; commerce calls as the',
     '  backend received them, "counted" as the service\'s own histogram counted them):',
-    `    ${'kind'.padEnd(30)} ${'commands'.padStart(8)} ${'RT webhook'.padStart(10)} ${'RT after'.padStart(8)} ${'replies'.padStart(7)} ${'commerce'.padStart(8)} ${'counted'.padStart(7)} ${'repeated'.padStart(8)}`,
+    `    ${'kind'.padEnd(
+      30
+    )} ${'commands'.padStart(
+      8
+    )} ${'RT webhook'.padStart(
+      10
+    )} ${'RT after'.padStart(8)} ${'replies'.padStart(7)} ${'commerce'.padStart(8)} ${'counted'.padStart(7)} ${'repeated'.padStart(8)}`,
     ...[...counts.kinds].map(([kind, c]) => {
       const per = (n: number): string => (n / c.inputs).toFixed(1)
-      return `    ${kind.padEnd(30)} ${per(c.commands).padStart(8)} ${per(c.roundTripsWebhook).padStart(10)} ${per(c.roundTripsAfter).padStart(8)} ${per(c.replies).padStart(7)} ${per(c.commerce).padStart(8)} ${per(c.commerceCounted).padStart(7)} ${per(c.repeatedCommerce).padStart(8)}`
+      return `    ${kind.padEnd(30)} ${per(c.commands).padStart(8)} ${per(c.roundTripsWebhook).padStart(10)} ${per(c.roundTripsAfter).padStart(8)} ${per(
+        c.replies
+      ).padStart(7)} ${per(c.commerce).padStart(8)} ${per(c.commerceCounted).padStart(7)} ${per(c.repeatedCommerce).padStart(8)}`
     }),
     '  commands by name, per input:',
-    ...[...counts.kinds].map(([kind, c]) => `    ${kind.padEnd(30)} ${[...c.byCommand].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ${(n / c.inputs).toFixed(1)}`).join(', ')}`),
+    ...[...counts.kinds].map(([kind, c]) =>
+      `    ${kind.padEnd(30)} ${[...c.byCommand].filter(([, n]) =>
+        n > 0).sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ${(n / c.inputs).toFixed(1)}`).join(', ')}`),
     ...['product list', 'confirm the order'].map((kind) => {
       const c = counts.kinds.get(kind)
       const calls = [...(c?.commercePaths ?? [])].map(([path, n]) => `      ${(n / (c?.inputs ?? 1)).toFixed(1)} x ${path}`)
@@ -340,15 +416,38 @@ function targets (rates: Rates, counts: Counting): Target[] {
     if (kind.startsWith('staff')) continue
     // what comes after the webhook's answer, less a take and an ack per reply the send lane may spend
     const turn = (c.roundTripsAfter - 2 * c.replies) / c.inputs
-    list.push({ figure: `turn round trips: ${kind}`, value: turn.toFixed(1), target: `<= ${RT_TURN} (after-ack round trips less 2 per reply sent)`, met: turn <= RT_TURN + 0.05 })
+    list.push({
+      figure: `turn round trips: ${kind}`,
+      value: turn.toFixed(1),
+      target: `<= ${RT_TURN} (after-ack round trips less 2 per reply sent)`,
+      met: turn <= RT_TURN + 0.05
+    })
   }
   list.push({ figure: 'idle instance Redis commands', value: `${fmt(counts.idle.commands)}/s`, target: '<= 5/s', met: counts.idle.commands <= 5 })
   const browse = counts.kinds.get('product list')
-  if (browse) list.push({ figure: 'commerce calls of a product list', value: (browse.commerce / browse.inputs).toFixed(1), target: '<= 1 (mostly 0: catalog cached)', met: browse.commerce / browse.inputs < 1 })
+  if (browse) {
+    list.push({
+      figure: 'commerce calls of a product list',
+      value: (browse.commerce / browse.inputs).toFixed(1),
+      target: '<= 1 (mostly 0: catalog cached)',
+      met: browse.commerce / browse.inputs < 1
+    })
+  }
   const confirm = counts.kinds.get('confirm the order')
-  if (confirm) list.push({ figure: 'repeated commerce calls of a confirmation', value: (confirm.repeatedCommerce / confirm.inputs).toFixed(1), target: '0', met: confirm.repeatedCommerce === 0 })
-  list.push({ figure: 'Redis bytes per idle unlinked phone', value: `${counts.bytes.unlinked.total} B`, target: '<= 512 B', met: counts.bytes.unlinked.total <= 512 })
-  list.push({ figure: 'Redis bytes per idle linked phone', value: `${counts.bytes.linked.total} B`, target: '<= 1,280 B', met: counts.bytes.linked.total <= 1280 })
+  if (confirm) {
+    list.push({
+      figure: 'repeated commerce calls of a confirmation',
+      value: (confirm.repeatedCommerce / confirm.inputs).toFixed(1),
+      target: '0',
+      met: confirm.repeatedCommerce === 0
+    })
+  }
+  list.push({
+    figure: 'Redis bytes per idle unlinked phone', value: `${counts.bytes.unlinked.total} B`, target: '<= 512 B', met: counts.bytes.unlinked.total <= 512
+  })
+  list.push({
+    figure: 'Redis bytes per idle linked phone', value: `${counts.bytes.linked.total} B`, target: '<= 1,280 B', met: counts.bytes.linked.total <= 1280
+  })
   return list
 }
 

@@ -42,7 +42,11 @@ async function measure (name: string, call: () => Promise<number>): Promise<void
   const elapsed = performance.now() - started
   times.sort((a, b) => a - b)
   const ms = (v: number): string => v.toFixed(2).padStart(7)
-  process.stdout.write(`  ${name.padEnd(52)} p50 ${ms(percentile(times, 0.5))} ms  p95 ${ms(percentile(times, 0.95))} ms  p99 ${ms(percentile(times, 0.99))} ms  ${Math.round(ITERATIONS / (elapsed / 1000))} req/s\n`)
+  process.stdout.write(
+    `  ${name.padEnd(52)} p50 ${ms(percentile(times, 0.5))} ms  p95 ${ms(percentile(times, 0.95))} ms  p99 ${ms(percentile(times, 0.99))} ms  ${Math.round(
+      ITERATIONS / (elapsed / 1000)
+    )} req/s\n`
+  )
 }
 
 export async function run (): Promise<void> {

@@ -73,7 +73,10 @@ export function topSelfTime (path: string, top = 20): Array<{ where: string, cal
 
 export function printTopSelfTime (path: string, top = 20): void {
   const rows = topSelfTime(path, top)
-  process.stdout.write(`\nCPU profile of the service (${path}), top self time:\n${rows.map((r) => `  ${(100 * r.share).toFixed(1).padStart(5)}%  ${r.ms.toFixed(0).padStart(7)} ms  ${r.where}${r.caller ? `  <- ${r.caller}` : ''}`).join('\n')}\n`)
+  process.stdout.write(
+    `\nCPU profile of the service (${path}), top self time:\n${rows.map((r) =>
+      `  ${(100 * r.share).toFixed(1).padStart(5)}%  ${r.ms.toFixed(0).padStart(7)} ms  ${r.where}${r.caller ? `  <- ${r.caller}` : ''}`).join('\n')}\n`
+  )
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) printTopSelfTime(process.argv[2] ?? join('bench', '.profiles'))

@@ -2,7 +2,9 @@ import { loadavg } from 'node:os'
 import { pathToFileURL } from 'node:url'
 import { startRedisServer } from '../scripts/lib/redis-server.ts'
 import { signWebhookBody } from '../src/chat/signature.ts'
-import { cpuMicros, fmt, phoneOf, printTargets, quantile, scaled, SCALE, SECRETS, startChild, startProvider, webhook, type Child, type Request, type Sent, type Target } from './lib.ts'
+import {
+  cpuMicros, fmt, phoneOf, printTargets, quantile, scaled, SCALE, SECRETS, startChild, startProvider, webhook, type Child, type Request, type Sent, type Target
+} from './lib.ts'
 
 // A flood of delivery receipts while members chat: the service as one process with its defaults (production, one
 // Redis), 32 members each waiting for their reply at the loopback provider before the next greeting (reply-gated),
@@ -43,7 +45,9 @@ function statusEvent (to: string, messageId: string, status: typeof STATUSES[num
   return {
     path: '/api/chat/webhook',
     body,
-    headers: { 'content-type': 'application/json', 'x-webhook-event': `chat.message.${status}`, 'x-webhook-signature': signWebhookBody(SECRETS.CHAT_WEBHOOK_SECRET, body) },
+    headers: {
+      'content-type': 'application/json', 'x-webhook-event': `chat.message.${status}`, 'x-webhook-signature': signWebhookBody(SECRETS.CHAT_WEBHOOK_SECRET, body)
+    },
   }
 }
 
@@ -89,7 +93,9 @@ async function phase (service: Child, replies: Replies, turns: number, base: num
     members.running = false
     await flooding
   }
-  return { latencies: latencies.sort((a, b) => a - b), statuses: posted, seconds: (performance.now() - started) / 1000, cpuUs: (cpuMicros(service) ?? 0) - cpuBefore }
+  return {
+    latencies: latencies.sort((a, b) => a - b), statuses: posted, seconds: (performance.now() - started) / 1000, cpuUs: (cpuMicros(service) ?? 0) - cpuBefore
+  }
 }
 
 export interface ReceiptsResult { targets: Target[] }
@@ -99,7 +105,9 @@ export async function run (): Promise<ReceiptsResult> {
   const provider = await startProvider()
   const replies = new Replies()
   provider.onSent = replies.onSent
-  const service = await startChild('src/server.ts', { NODE_ENV: 'production', REDIS_URL: redis.url, CHAT_API_BASE_URL: provider.url, CHAT_SEND_RATE: '1000', ...SECRETS })
+  const service = await startChild('src/server.ts', {
+    NODE_ENV: 'production', REDIS_URL: redis.url, CHAT_API_BASE_URL: provider.url, CHAT_SEND_RATE: '1000', ...SECRETS
+  })
   try {
     const turns = scaled(1_500, 300)
     // warm: the first greetings cost several times the later ones (code not yet optimised); their replies' ids are
@@ -119,13 +127,19 @@ export async function run (): Promise<ReceiptsResult> {
     }
     const lines = [
       `  one process (production defaults), ${MEMBERS} members reply-gated over ${PHONES} phones, ${turns} greetings a phase, ` +
-        `statuses ${PACED > 0 ? `paced at ${PACED}/s` : `as fast as ${FLOOD_CONNECTIONS} connections post them`}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+        `statuses ${PACED > 0
+          ? `paced at ${PACED}/s`
+          : `as fast as ${FLOOD_CONNECTIONS} connections post them`}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
       ...pairs.map(({ quiet, flood }, i) => {
         const ratio = quantile(flood.latencies, 0.99) / quantile(quiet.latencies, 0.99)
         const perTurn = quiet.cpuUs / turns
         const perStatus = flood.statuses > 0 ? (flood.cpuUs - perTurn * turns) / flood.statuses : 0
-        return `  pair ${i + 1}: without statuses p50 ${fmt(quantile(quiet.latencies, 0.5))} ms, p99 ${fmt(quantile(quiet.latencies, 0.99))} ms (${fmt(quiet.seconds)} s); ` +
-          `with ${flood.statuses} statuses (${fmt(flood.statuses / flood.seconds)}/s) p50 ${fmt(quantile(flood.latencies, 0.5))} ms, p99 ${fmt(quantile(flood.latencies, 0.99))} ms (${fmt(flood.seconds)} s); p99 ratio ${ratio.toFixed(2)}; ` +
+        return `  pair ${i + 1}: without statuses p50 ${fmt(quantile(quiet.latencies, 0.5))} ms, p99 ${fmt(quantile(quiet.latencies, 0.99))} ms (${fmt(
+          quiet.seconds
+        )} s); ` +
+          `with ${flood.statuses} statuses (${fmt(flood.statuses / flood.seconds)}/s) p50 ${fmt(quantile(flood.latencies, 0.5))} ms, p99 ${fmt(
+            quantile(flood.latencies, 0.99)
+          )} ms (${fmt(flood.seconds)} s); p99 ratio ${ratio.toFixed(2)}; ` +
           `service CPU ${fmt(perTurn)} µs a greeting, ${fmt(perStatus)} µs a status`
       }),
       '',
@@ -133,7 +147,11 @@ export async function run (): Promise<ReceiptsResult> {
     process.stdout.write(lines.join('\n'))
     const ratios = pairs.map(({ quiet, flood }) => quantile(flood.latencies, 0.99) / quantile(quiet.latencies, 0.99)).sort((a, b) => a - b)
     const median = ratios[Math.floor(ratios.length / 2)] as number
-    return { targets: [{ figure: 'members\' turn p99 with 5,000 statuses vs without (median of pairs)', value: `${median.toFixed(2)}x`, target: '<= 1.10x', met: median <= 1.1 }] }
+    return {
+      targets: [{
+        figure: 'members\' turn p99 with 5,000 statuses vs without (median of pairs)', value: `${median.toFixed(2)}x`, target: '<= 1.10x', met: median <= 1.1
+      }]
+    }
   } finally {
     await service.stop()
     await provider.close()

@@ -62,11 +62,19 @@ async function pacing (provider: Provider, commerceUrl: string): Promise<Pacing>
     provider.reset()
     await closedLoop(service.pool, turns, 64, (i) => webhook(phoneOf(20_000_001, i), { text: 'hola' }))
     const replies = turns * perTurn
-    await waitFor(`${replies} replies`, async () => provider.sent.length >= replies || (await scrape(service, [OUTBOX_PHONES]))[OUTBOX_PHONES] === 0, 300_000, 200)
+    await waitFor(
+      `${replies} replies`, async () => provider.sent.length >= replies || (await scrape(service, [OUTBOX_PHONES]))[OUTBOX_PHONES] === 0, 300_000, 200
+    )
     const times = provider.sent.map((s) => s.at).sort((a, b) => a - b)
     const span = ((times.at(-1) ?? 0) - (times[0] ?? 0)) / 1000
     const dead = await scrape(service, ['club_chat_dead_letters_total'], true)
-    return { configured: pacingConfigured(), replies, received: provider.sent.length, rate: (times.length - 1) / span, deadLetters: dead.club_chat_dead_letters_total ?? 0 }
+    return {
+      configured: pacingConfigured(),
+      replies,
+      received: provider.sent.length,
+      rate: (times.length - 1) / span,
+      deadLetters: dead.club_chat_dead_letters_total ?? 0
+    }
   } finally {
     provider.reset()
     await service.stop()
@@ -122,18 +130,44 @@ export async function run (): Promise<Target[]> {
     const allTurns = spread.turns.reduce((a, b) => a + b, 0)
     const shares = spread.turns.map((t) => t / allTurns)
     process.stdout.write([
-      `  process RSS of the service:     ${mb(memory.first)} after ${memory.phones[0]} phones, ${mb(memory.second)} after ${memory.phones[1]} (${(100 * growth).toFixed(1)}%)`,
-      `  provider pacing:                ${paced.configured ? 'limit 80/s (CHAT_SEND_RATE)' : 'pacing: not configured (this build has no CHAT_SEND_RATE: the unpaced rate)'}; ${paced.received} of ${paced.replies} replies sent at ${fmt(paced.rate)}/s, ${paced.deadLetters} dead letters`,
+      `  process RSS of the service:     ${mb(
+        memory.first
+      )} after ${memory.phones[0]} phones, ${mb(memory.second)} after ${memory.phones[1]} (${(100 * growth).toFixed(1)}%)`,
+      `  provider pacing:                ${paced.configured
+        ? 'limit 80/s (CHAT_SEND_RATE)'
+        : 'pacing: not configured (this build has no CHAT_SEND_RATE: the unpaced rate)'}; ${paced.received} of ${paced.replies} replies sent at ${fmt(
+          paced.rate
+        )}/s, ${paced.deadLetters} dead letters`,
       `  Redis Cluster, 3 masters:       keys per master ${spread.keys.join(' / ')} (at most ${(100 * keysOff).toFixed(1)}% off an even share)`,
       `  two instances on the cluster:   turns ${spread.turns.join(' / ')} (${shares.map((s) => `${(100 * s).toFixed(1)}%`).join(' / ')})`,
       '',
     ].join('\n'))
     return [
-      { figure: `RSS ${memory.phones[0]} -> ${memory.phones[1]} phones`, value: `${(100 * growth).toFixed(1)}%`, target: 'flat within 10%', met: Math.abs(growth) <= 0.1 },
-      { figure: 'provider pace at a limit of 80/s', value: paced.configured ? `${fmt(paced.rate)}/s` : `${fmt(paced.rate)}/s (not configured)`, target: '80/s +-10%', met: paced.configured && Math.abs(paced.rate / 80 - 1) <= 0.1 },
-      { figure: 'replies dropped in the paced burst', value: String(paced.replies - paced.received + paced.deadLetters), target: '0', met: paced.received >= paced.replies && paced.deadLetters === 0 },
+      {
+        figure: `RSS ${memory.phones[0]} -> ${memory.phones[1]} phones`,
+        value: `${(100 * growth).toFixed(1)}%`,
+        target: 'flat within 10%',
+        met: Math.abs(growth) <= 0.1
+      },
+      {
+        figure: 'provider pace at a limit of 80/s',
+        value: paced.configured ? `${fmt(paced.rate)}/s` : `${fmt(paced.rate)}/s (not configured)`,
+        target: '80/s +-10%',
+        met: paced.configured && Math.abs(paced.rate / 80 - 1) <= 0.1
+      },
+      {
+        figure: 'replies dropped in the paced burst',
+        value: String(paced.replies - paced.received + paced.deadLetters),
+        target: '0',
+        met: paced.received >= paced.replies && paced.deadLetters === 0
+      },
       { figure: 'cluster keys per master vs even', value: `${(100 * keysOff).toFixed(1)}% off`, target: 'within 15%', met: keysOff <= 0.15 },
-      { figure: 'turns per instance on the cluster', value: shares.map((s) => `${(100 * s).toFixed(0)}%`).join(' / '), target: 'each 40-60%', met: shares.every((s) => s >= 0.4 && s <= 0.6) },
+      {
+        figure: 'turns per instance on the cluster',
+        value: shares.map((s) => `${(100 * s).toFixed(0)}%`).join(' / '),
+        target: 'each 40-60%',
+        met: shares.every((s) => s >= 0.4 && s <= 0.6)
+      },
     ]
   } finally {
     await commerce.close()

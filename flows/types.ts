@@ -11,7 +11,9 @@ export interface Club {
 }
 
 export interface ScreenData {
-  CLUB_SELECT: { clubs: Array<{ id: string, title: string }>, error_message: string, has_error: boolean, lang: Locale, heading: string, club_label: string, cta: string }
+  CLUB_SELECT: {
+    clubs: Array<{ id: string, title: string }>, error_message: string, has_error: boolean, lang: Locale, heading: string, club_label: string, cta: string
+  }
   LOGIN: { club_id: string, club_name: string, error_message: string, has_error: boolean, lang: Locale, intro: string, password_label: string, cta: string }
   SUCCESS: { member_name: string, club_name: string, lang: Locale, heading: string, caption: string, cta: string }
 }

@@ -34,7 +34,9 @@ export function choiceId (choice: Choice): string {
   }
 }
 
-const MENU_ITEMS: readonly MenuItem[] = ['browse', 'cart', 'repeat', 'orders', 'notifications', 'crops', 'switch-club', 'person', 'language', 'unlink', 'updates-off', 'updates-on']
+const MENU_ITEMS: readonly MenuItem[] = [
+  'browse', 'cart', 'repeat', 'orders', 'notifications', 'crops', 'switch-club', 'person', 'language', 'unlink', 'updates-off', 'updates-on'
+]
 const LINK = ['login', 'code'] as const
 const PRODUCTS = ['more', 'first'] as const
 const CART = ['checkout', 'browse', 'edit', 'clear', 'all'] as const

@@ -147,7 +147,9 @@ export function optionsOf (reply: Reply): Choice[] | undefined {
     case 'matches': return productChoices(reply.products, SEARCH_ROWS)
     case 'variants': return reply.product.variants.slice(0, MAX_LIST_ROWS).map((v) => ({ kind: 'variant', variantId: v.id }))
     case 'cart': return [{ kind: 'cart', what: 'checkout' }, { kind: 'cart', what: 'edit' }, { kind: 'cart', what: 'browse' }, ...seeAll(reply.items)]
-    case 'editCart': return [...reply.items.slice(0, MAX_LIST_ROWS - 1).map((l): Choice => ({ kind: 'line', variantId: l.variantId })), { kind: 'cart', what: 'clear' }]
+    case 'editCart': return [
+      ...reply.items.slice(0, MAX_LIST_ROWS - 1).map((l): Choice => ({ kind: 'line', variantId: l.variantId })), { kind: 'cart', what: 'clear' }
+    ]
     case 'summary': return [{ kind: 'order', what: 'confirm' }, { kind: 'order', what: 'cancel' }, ...seeAll(reply.items)]
     case 'confirm': return [{ kind: 'answer', yes: true }, { kind: 'answer', yes: false }]
     case 'askCode':

@@ -197,8 +197,10 @@ export type EffectAction = { [K in keyof ConversationEffects]: { type: K, params
 const io = <P>(_args: unknown, _params: P): void => {}
 
 /** A named action that works out what to do from the context and event, then asks for effects and assignments. */
-const enqueue = <P = undefined>(collect: Parameters<typeof enqueueActions<ConversationContext, ConversationEvent, P, ConversationEvent, never, EffectAction, never, never>>[0]) =>
-  enqueueActions<ConversationContext, ConversationEvent, P, ConversationEvent, never, EffectAction, never, never>(collect)
+const enqueue = <P = undefined>(
+  collect: Parameters<typeof enqueueActions<ConversationContext, ConversationEvent, P, ConversationEvent, never, EffectAction, never, never>>[0]
+) =>
+    enqueueActions<ConversationContext, ConversationEvent, P, ConversationEvent, never, EffectAction, never, never>(collect)
 
 type Enqueue = Parameters<Parameters<typeof enqueue>[0]>[0]['enqueue']
 
@@ -335,7 +337,8 @@ const machineSetup = effects.extend({
       const choice = choiceOf(context, event)
       if (choice?.kind === 'product') enqueue({ type: 'loadProduct', params: { tenantId: clubOf(context), productId: choice.productId } })
     }),
-    fetchNextPage: enqueue(({ context, enqueue }) => enqueue({ type: 'fetchProducts', params: { tenantId: clubOf(context), offset: nextProductsOffset(context) } })),
+    fetchNextPage: enqueue(({ context, enqueue }) =>
+      enqueue({ type: 'fetchProducts', params: { tenantId: clubOf(context), offset: nextProductsOffset(context) } })),
     search: enqueue(({ context, event, enqueue }) => {
       const text = textOf(event) ?? ''
       const { quantity } = orderWords(text)
@@ -368,7 +371,8 @@ const machineSetup = effects.extend({
       params: { tenantId: clubOf(context), cartId: context.cartId, cart: context.cart.map((l) => ({ variantId: l.variantId, quantity: l.quantity })) },
     })),
     orderCart: enqueue(({ context, enqueue }) => enqueue({ type: 'placeOrder', params: { tenantId: clubOf(context), cartId: context.cartId ?? '' } })),
-    showReport: enqueue(({ context, enqueue }, params: { what: Report }) => enqueue({ type: 'report', params: { tenantId: clubOf(context), what: params.what } })),
+    showReport: enqueue(({ context, enqueue }, params: { what: Report }) =>
+      enqueue({ type: 'report', params: { tenantId: clubOf(context), what: params.what } })),
     unlinkClub: enqueue(({ context, enqueue }) => enqueue({ type: 'unlink', params: { tenantId: clubOf(context) } })),
     /** The member's language for this club: the one named, or the other one. */
     speak: enqueue(({ context, enqueue }, params: { locale?: Locale }) => {
@@ -420,7 +424,12 @@ const machineSetup = effects.extend({
       assertEvent(event, 'LINK_FAILED')
       return { id: 'linkFailed', reason: event.reason, ...(params.attempts ? { attemptsLeft: Math.max(0, MAX_LINK_FAILURES - context.linkFailures) } : {}) }
     }),
-    sayOutOfStock: saying((args) => ({ id: 'outOfStock', title: (args.event.type === 'CATALOG_LOADED' ? foundVariant(args) : pickedVariant(args))?.title ?? '' })),
+    sayOutOfStock: saying((args) => ({
+      id: 'outOfStock',
+      title: (args.event.type === 'CATALOG_LOADED'
+        ? foundVariant(args)
+        : pickedVariant(args))?.title ?? ''
+    })),
     sayNoMatch: saying(({ event }) => {
       assertEvent(event, 'CATALOG_LOADED')
       return { id: 'noMatch', query: event.query }
@@ -438,7 +447,11 @@ const machineSetup = effects.extend({
       // an order the club's rules refused is answered with why, and with what is still possible
       if (event.type === 'ORDER_FAILED' && event.refusal) return { id: 'orderFailed', reason, refusal: event.refusal }
       // a quantity over a cap is answered with what is still possible
-      if (event.type === 'ADD_FAILED' && event.refusal) return { id: 'addFailed', reason, refusal: event.refusal, ...(event.units === undefined ? {} : { units: event.units }) }
+      if (event.type === 'ADD_FAILED' && event.refusal) {
+        return {
+          id: 'addFailed', reason, refusal: event.refusal, ...(event.units === undefined ? {} : { units: event.units })
+        }
+      }
       return { id: params.id, reason }
     }),
     sayRepeated: saying(({ event }) => {
@@ -469,7 +482,8 @@ const machineSetup = effects.extend({
     codeWhileLost: (args) => linkCodeOf(args.event) !== undefined && currentAccount(args.context, accountsOf(args), now(args)) === undefined,
     noClubs: (args) => validAccounts(accountsOf(args), now(args)).length === 0,
     // `menu` and `cancel` leave the club choice only for a club that is still linked
-    backToClub: (args) => (wordIn(args.event) === 'menu' || wordIn(args.event) === 'cancel') && currentAccount(args.context, accountsOf(args), now(args)) !== undefined,
+    backToClub: (args) =>
+      (wordIn(args.event) === 'menu' || wordIn(args.event) === 'cancel') && currentAccount(args.context, accountsOf(args), now(args)) !== undefined,
     idle: ({ context, event }) => 'at' in event && event.at - context.lastActivity > IDLE_RESET_MS,
     linkedClub: (args) => {
       const tenantId = chosenTenant(args)
@@ -582,7 +596,11 @@ const searchWords = { guard: 'searchable' as const, actions: ['touch', 'search']
 /** The outcome of a search, in the state it was made from. */
 const searchResults = (state: ConversationState) => [
   { guard: 'noMatch' as const, actions: ['sayNoMatch', sayPrompt(state)] as const },
-  { guard: 'foundAddable' as const, target: 'AWAITING_QUANTITY', actions: ['showMatches', { type: 'add' as const, params: { quantity: 'wanted' as const } }] as const },
+  {
+    guard: 'foundAddable' as const,
+    target: 'AWAITING_QUANTITY',
+    actions: ['showMatches', { type: 'add' as const, params: { quantity: 'wanted' as const } }] as const
+  },
   { guard: 'foundAvailable' as const, target: 'AWAITING_QUANTITY', actions: ['showMatches', sayPrompt('AWAITING_QUANTITY')] as const },
   { guard: 'foundSoldOut' as const, actions: ['sayOutOfStock', sayPrompt(state)] as const },
   { target: 'BROWSING_PRODUCTS', actions: ['showMatches', 'sayMatches'] as const },
@@ -597,7 +615,9 @@ const linkChoices = [
 const noClubs = { guard: 'noClubs' as const, target: 'UNLINKED', actions: ['touch', 'forgetBrowsing', say({ id: 'sessionExpired' })] as const }
 const clubChosen = { guard: 'linkedClub' as const, target: 'MAIN_MENU', actions: ['touch', 'selectTenant', 'sayMenu'] as const }
 // the effect is named before `touch` so that it reads the club being unlinked
-const unlinkLast = { guard: 'unlinkLastClub' as const, target: 'UNLINKED', actions: ['unlinkClub', 'touch', 'sayUnlinked', 'leaveLastClub', say({ id: 'welcome' })] as const }
+const unlinkLast = {
+  guard: 'unlinkLastClub' as const, target: 'UNLINKED', actions: ['unlinkClub', 'touch', 'sayUnlinked', 'leaveLastClub', say({ id: 'welcome' })] as const
+}
 const menuChoices = [
   { guard: confirmed('unlink'), target: 'MAIN_MENU', actions: ['unlinkClub', 'touch', 'sayUnlinked', 'leaveClub', 'sayMenu'] as const },
   { guard: 'declined' as const, actions: ['touch', sayPrompt('MAIN_MENU')] as const },
@@ -610,15 +630,25 @@ const menuChoices = [
   { guard: offered('crops'), actions: ['touch', { type: 'showReport' as const, params: { what: 'crops' as const } }, 'sayMenu'] as const },
   { guard: offered('switch-club'), target: 'AWAITING_TENANT_SELECTION', actions: ['touch', 'sayClubs'] as const },
   { guard: offered('language'), actions: ['touch', { type: 'speak' as const, params: {} }, 'sayLanguage', 'sayMenu'] as const },
-  { guard: offered('updates-off'), actions: ['touch', { type: 'turnUpdates' as const, params: { on: false } }, say({ id: 'updates', on: false }), 'sayMenu'] as const },
-  { guard: offered('updates-on'), actions: ['touch', { type: 'turnUpdates' as const, params: { on: true } }, say({ id: 'updates', on: true }), 'sayMenu'] as const },
+  {
+    guard: offered('updates-off'),
+    actions: ['touch', { type: 'turnUpdates' as const, params: { on: false } }, say({ id: 'updates', on: false }), 'sayMenu'] as const
+  },
+  {
+    guard: offered('updates-on'),
+    actions: ['touch', { type: 'turnUpdates' as const, params: { on: true } }, say({ id: 'updates', on: true }), 'sayMenu'] as const
+  },
   { guard: offered('unlink'), actions: ['touch', { type: 'ask' as const, params: { kind: 'unlink' as const } }, sayPrompt('MAIN_MENU')] as const },
 ]
 const productChoices = [
   { guard: chose({ kind: 'products', what: 'more' }), actions: ['touch', 'clearSelection', 'fetchNextPage'] as const },
   { guard: chose({ kind: 'products', what: 'first' }), actions: ['touch', 'clearSelection', 'fetchFirstPage'] as const },
   // a variant of the product on show; a product is read from the catalog first (PRODUCT_LOADED)
-  { guard: 'addWanted' as const, target: 'AWAITING_QUANTITY', actions: ['touch', 'selectPicked', { type: 'add' as const, params: { quantity: 'wanted' as const } }] as const },
+  {
+    guard: 'addWanted' as const,
+    target: 'AWAITING_QUANTITY',
+    actions: ['touch', 'selectPicked', { type: 'add' as const, params: { quantity: 'wanted' as const } }] as const
+  },
   { guard: 'available' as const, target: 'AWAITING_QUANTITY', actions: ['touch', 'selectPicked', sayPrompt('AWAITING_QUANTITY')] as const },
   { guard: 'soldOut' as const, actions: ['touch', 'sayOutOfStock', sayPrompt('BROWSING_PRODUCTS')] as const },
   { guard: 'pickedProduct' as const, actions: ['touch', 'loadPicked'] as const },
@@ -631,14 +661,23 @@ const cartChoices = [
   { guard: chose({ kind: 'cart', what: 'checkout' }), target: 'CONFIRMING_ORDER', actions: ['touch', sayPrompt('CONFIRMING_ORDER')] as const },
   { guard: chose({ kind: 'cart', what: 'browse' }), target: 'BROWSING_PRODUCTS', actions: ['touch', 'clearSelection', 'fetchFirstPage'] as const },
   { guard: chose({ kind: 'cart', what: 'edit' }), actions: ['touch', { type: 'sayCart' as const, params: { id: 'editCart' as const } }] as const },
-  { guard: chose({ kind: 'cart', what: 'all' }), actions: ['touch', { type: 'sayCart' as const, params: { id: 'cartAll' as const } }, sayPrompt('VIEWING_CART')] as const },
-  { guard: chose({ kind: 'cart', what: 'clear' }), actions: ['touch', { type: 'ask' as const, params: { kind: 'clearCart' as const } }, sayPrompt('VIEWING_CART')] as const },
+  {
+    guard: chose({ kind: 'cart', what: 'all' }),
+    actions: ['touch', { type: 'sayCart' as const, params: { id: 'cartAll' as const } }, sayPrompt('VIEWING_CART')] as const
+  },
+  {
+    guard: chose({ kind: 'cart', what: 'clear' }),
+    actions: ['touch', { type: 'ask' as const, params: { kind: 'clearCart' as const } }, sayPrompt('VIEWING_CART')] as const
+  },
   { guard: 'lineChosen' as const, actions: ['touch', 'askLineQuantity', sayPrompt('VIEWING_CART')] as const },
 ]
 const orderChoices = [
   { guard: chose({ kind: 'order', what: 'confirm' }), actions: ['touch', 'orderCart'] as const },
   { guard: chose({ kind: 'order', what: 'cancel' }), target: 'VIEWING_CART', actions: ['touch', sayPrompt('VIEWING_CART')] as const },
-  { guard: chose({ kind: 'cart', what: 'all' }), actions: ['touch', { type: 'sayCart' as const, params: { id: 'cartAll' as const } }, sayPrompt('CONFIRMING_ORDER')] as const },
+  {
+    guard: chose({ kind: 'cart', what: 'all' }),
+    actions: ['touch', { type: 'sayCart' as const, params: { id: 'cartAll' as const } }, sayPrompt('CONFIRMING_ORDER')] as const
+  },
 ]
 
 export const conversationMachine = machineSetup.createMachine({

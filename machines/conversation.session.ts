@@ -64,7 +64,9 @@ const BROWSING: ReadonlySet<ConversationState> = new Set(['BROWSING_PRODUCTS', '
 function fromV1 (v1: z.infer<typeof storedV1>): StoredSession {
   const { machineVersion: _version, selectedProductId, catalog, ...rest } = v1
   if (!BROWSING.has(v1.state)) {
-    return { ...rest, machineVersion: MACHINE_VERSION, shown: [], catalogOffset: 0, catalogCount: 0, query: undefined, selectedVariantId: undefined, wanted: undefined }
+    return {
+      ...rest, machineVersion: MACHINE_VERSION, shown: [], catalogOffset: 0, catalogCount: 0, query: undefined, selectedVariantId: undefined, wanted: undefined
+    }
   }
   const product = catalog.find((p) => p.id === selectedProductId)
   return { ...rest, machineVersion: MACHINE_VERSION, shown: catalog.map((p) => p.id), ...(product ? { product } : {}) }

@@ -49,11 +49,16 @@ const WORDS: Record<Word, readonly string[]> = {
   help: ['ayuda', 'help', 'opciones', 'options', 'como funciona', 'que puedo hacer'],
   menu: ['menu', 'inicio', 'home', 'start', 'menu principal', 'main menu', 'volver al menu'],
   cancel: ['cancelar', 'cancel', 'salir', 'stop', 'exit', 'quit'],
-  greeting: ['hola', 'buenas', 'buen dia', 'buenos dias', 'buenas tardes', 'buenas noches', 'hello', 'hi', 'hey', 'good morning', 'good afternoon', 'good evening', 'ola'],
+  greeting: [
+    'hola', 'buenas', 'buen dia', 'buenos dias', 'buenas tardes', 'buenas noches', 'hello', 'hi', 'hey', 'good morning', 'good afternoon', 'good evening', 'ola'
+  ],
   yes: ['si', 'yes', 'ok', 'dale', 'confirmar', 'confirmo', 'confirm', 'sure', 'vale', 'de acuerdo'],
   no: ['no', 'nope', 'volver', 'back', 'atras', 'no gracias', 'no thanks'],
   cart: ['carrito', 'cart', 'mi carrito', 'my cart', 'ver carrito', 'view cart'],
-  repeat: ['repetir', 'repeat', 'repetir pedido', 'repetir mi ultimo pedido', 'repetir ultimo pedido', 'repeat order', 'repeat my last order', 'repeat last order', 'lo mismo', 'lo mismo de siempre', 'same again'],
+  repeat: [
+    'repetir', 'repeat', 'repetir pedido', 'repetir mi ultimo pedido', 'repetir ultimo pedido', 'repeat order', 'repeat my last order', 'repeat last order',
+    'lo mismo', 'lo mismo de siempre', 'same again'
+  ],
   english: ['english', 'ingles', 'en english', 'in english'],
   spanish: ['espanol', 'spanish', 'castellano', 'en espanol', 'in spanish'],
 }

@@ -158,7 +158,18 @@ export type ResultEvent =
 
 export type ConversationEvent = InboundEvent | ResultEvent
 
-export type MenuItem = 'browse' | 'cart' | 'repeat' | 'orders' | 'notifications' | 'crops' | 'switch-club' | 'person' | 'language' | 'unlink' | 'updates-off' | 'updates-on'
+export type MenuItem = 'browse'
+  | 'cart'
+  | 'repeat'
+  | 'orders'
+  | 'notifications'
+  | 'crops'
+  | 'switch-club'
+  | 'person'
+  | 'language'
+  | 'unlink'
+  | 'updates-off'
+  | 'updates-on'
 export type Report = 'orders' | 'notifications' | 'crops'
 
 /** What the bot says; the runtime words it in the club's language. `id` names the copy. */

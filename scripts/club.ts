@@ -75,11 +75,22 @@ async function run (command: Exclude<Command, { kind: 'help' }>, config: Config)
 
 function report (command: Command & { kind: 'create' | 'update' }, result: OperatorResult): void {
   if (command.json) {
-    out(JSON.stringify({ club: shownClub(result.tenant), changed: result.changed, ...(result.invite ? { invite: { ...result.invite.invite, token: result.invite.token } } : {}) }, null, 2))
+    out(
+      JSON.stringify(
+        {
+          club: shownClub(result.tenant), changed: result.changed, ...(result.invite ? { invite: { ...result.invite.invite, token: result.invite.token } } : {})
+        },
+        null, 2
+      )
+    )
     return
   }
   const t = result.tenant
-  out(command.kind === 'create' ? `created club ${t.id} (${t.name})` : result.changed.length > 0 ? `updated club ${t.id}: ${result.changed.join(', ')}` : `club ${t.id}: nothing to change`)
+  out(
+    command.kind === 'create'
+      ? `created club ${t.id} (${t.name})`
+      : result.changed.length > 0 ? `updated club ${t.id}: ${result.changed.join(', ')}` : `club ${t.id}: nothing to change`
+  )
   if (result.invite) {
     const { invite, token } = result.invite
     out(`admin invite for ${invite.email} (valid until ${invite.expiresAt}), hand it over privately:`)

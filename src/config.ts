@@ -23,7 +23,9 @@ const trustProxySchema = z.string().trim().transform((v, ctx): number | string[]
   if (/^\d+$/.test(v)) return Number(v)
   const list = v.split(',').map((e) => e.trim()).filter(Boolean)
   if (list.length === 0 || !list.every(proxyEntry)) {
-    ctx.addIssue({ code: 'custom', message: 'must list the proxies\' addresses or CIDR ranges, comma-separated (e.g. 10.0.0.5,10.0.1.0/24), or give a hop count (e.g. 1)' })
+    ctx.addIssue({
+      code: 'custom', message: 'must list the proxies\' addresses or CIDR ranges, comma-separated (e.g. 10.0.0.5,10.0.1.0/24), or give a hop count (e.g. 1)'
+    })
     return z.NEVER
   }
   return list
@@ -234,10 +236,16 @@ export function loadConfig (source: Record<string, string | undefined> = process
     throw new ConfigError(`Invalid configuration: ${name} ${issue?.message ?? 'is invalid'}`)
   }
   const env = parsed.data
-  if (env.REDIS_URL && env.REDIS_CLUSTER_NODES) throw new ConfigError('Invalid configuration: set REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both')
+  if (env.REDIS_URL && env.REDIS_CLUSTER_NODES) {
+    throw new ConfigError(
+      'Invalid configuration: set REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both'
+    )
+  }
   if (env.REDIS_CLUSTER_NODES && !env.COMMERCE_URL) {
     // The embedded backend's scripts touch keys of many records at once, which a cluster spreads over its nodes.
-    throw new ConfigError('Invalid configuration: the embedded commerce backend does not run on a Redis Cluster; with REDIS_CLUSTER_NODES set COMMERCE_URL to a Medusa backend')
+    throw new ConfigError(
+      'Invalid configuration: the embedded commerce backend does not run on a Redis Cluster; with REDIS_CLUSTER_NODES set COMMERCE_URL to a Medusa backend'
+    )
   }
   if (env.CHAT_LANES === 'off' && !env.REDIS_URL && !env.REDIS_CLUSTER_NODES) {
     // the in-memory stores are this process's own: no other instance could take the turns it accepts

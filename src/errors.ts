@@ -118,7 +118,9 @@ function classify (error: FastifyError | AppError | Error): ErrorAnswer {
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = (error as FastifyError).validationContext
-    return { status: 400, code: 'VALIDATION_ERROR', message: where ? `Invalid ${where}` : 'Validation failed', details: { errors: schemaFieldErrors(error.validation) } }
+    return {
+      status: 400, code: 'VALIDATION_ERROR', message: where ? `Invalid ${where}` : 'Validation failed', details: { errors: schemaFieldErrors(error.validation) }
+    }
   }
   const fastifyCode = (error as FastifyError).code
   const known = fastifyCode ? FASTIFY_CODES[fastifyCode] : undefined

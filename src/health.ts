@@ -104,7 +104,9 @@ export default fp(async (fastify: FastifyInstance) => {
     }
     // An evicting Redis loses keys silently: refused at start in production, and so out of the balancer there too.
     if (production && maxmemoryPolicy !== undefined && maxmemoryPolicy !== 'noeviction') {
-      return reply.status(503).send(detail ? { status: 'unavailable' as const, redis: 'evicting' as const, maxmemoryPolicy } : { status: 'unavailable' as const })
+      return reply.status(503).send(
+        detail ? { status: 'unavailable' as const, redis: 'evicting' as const, maxmemoryPolicy } : { status: 'unavailable' as const }
+      )
     }
     if (!detail) return { status: 'ready' as const }
     // A club record that cannot be read is logged, not a reason to take every instance out of the balancer.

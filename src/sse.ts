@@ -81,7 +81,9 @@ export class SseStreams {
     try {
       res.write('retry: 5000\n\n')
       if (principal.role !== 'member') {
-        session.onEnd(await this.app.liveHub.subscribe(keys.staff.accessChanged(principal.sub), (m) => { if (m.type === 'access-changed') endWith('access-revoked') }))
+        session.onEnd(
+          await this.app.liveHub.subscribe(keys.staff.accessChanged(principal.sub), (m) => { if (m.type === 'access-changed') endWith('access-revoked') })
+        )
         // a change made between the guard and the subscription
         await recheck()
       }

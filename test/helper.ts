@@ -87,10 +87,14 @@ const NO_COMMERCE = 'http://127.0.0.1:9'
  * Builds the whole app as production does, on a real Redis (default), the test Redis Cluster or the in-memory
  * stores, with demo data loaded. `env` overrides the environment.
  */
-export async function buildTestApp (options: { store?: StoreKind, env?: Record<string, string>, ready?: boolean, chat?: ChatPluginOptions, logTo?: Writable, logLevel?: string } = {}): Promise<TestApp> {
+export async function buildTestApp (
+  options: { store?: StoreKind, env?: Record<string, string>, ready?: boolean, chat?: ChatPluginOptions, logTo?: Writable, logLevel?: string } = {}
+): Promise<TestApp> {
   const store = options.store ?? 'redis'
   const r = await storeRedis(store)
-  const target = store === 'cluster' ? { REDIS_CLUSTER_NODES: inject('redisClusterNodes').join(','), COMMERCE_URL: NO_COMMERCE } : { REDIS_URL: inject('redisUrl') }
+  const target = store === 'cluster'
+    ? { REDIS_CLUSTER_NODES: inject('redisClusterNodes').join(','), COMMERCE_URL: NO_COMMERCE }
+    : { REDIS_URL: inject('redisUrl') }
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',

@@ -58,7 +58,9 @@ export interface RedisServer {
 export async function startRedisServer (extraArgs: readonly string[] = []): Promise<RedisServer> {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'club-redis-'))
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extraArgs], { stdio: 'ignore' })
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extraArgs], {
+    stdio: 'ignore'
+  })
   // Resolves once the server has exited, so that a test stopping it sees Redis down right after.
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {

@@ -40,7 +40,9 @@ function club (tenantId: TenantId): DemoClubSpec {
   return {
     club: spec,
     // Handles are unique across a Medusa server, so they carry the club's short name (as the embedded seed's do).
-    products: demo.products.map((p) => ({ handle: `${demo.short}-${p.key}`, title: p.title, description: p.description, option: p.option, variants: p.variants })),
+    products: demo.products.map((
+      p
+    ) => ({ handle: `${demo.short}-${p.key}`, title: p.title, description: p.description, option: p.option, variants: p.variants })),
   }
 }
 

@@ -67,7 +67,10 @@ async function main (): Promise<number> {
     say(`settings (${medusa.settingsFile}):\n${JSON.stringify(masked(medusa.settings), null, 2)}`)
     say(`fixtures: ${medusa.fixturesFile}`)
     if (SERVE) {
-      say(`serving until Ctrl-C; run the contract tests against it with:\n  COMMERCE_TENANTS_FILE=${medusa.settingsFile} MEDUSA_FIXTURES_FILE=${medusa.fixturesFile} npx ${VITEST_ARGS.join(' ')}`)
+      say(
+        `serving until Ctrl-C; run the contract tests against it with:\n  COMMERCE_TENANTS_FILE=${medusa.settingsFile} ` +
+          `MEDUSA_FIXTURES_FILE=${medusa.fixturesFile} npx ${VITEST_ARGS.join(' ')}`
+      )
       // The timer keeps the process alive; the signal handler stops the server and exits.
       await new Promise(() => setInterval(() => {}, 3_600_000))
     }

@@ -75,7 +75,9 @@ interface CreatedVariant extends Id {
   inventory_items: Array<{ inventory_item_id: string }>
 }
 
-async function createProduct (admin: MedusaClient, spec: ProductSpec, club: { salesChannelId: string, shippingProfileId: string, stockLocationId: string }): Promise<ProductFixture> {
+async function createProduct (
+  admin: MedusaClient, spec: ProductSpec, club: { salesChannelId: string, shippingProfileId: string, stockLocationId: string }
+): Promise<ProductFixture> {
   const { product } = await admin.post<{ product: Id }>('/admin/products', {
     title: spec.title,
     handle: spec.handle,
@@ -120,7 +122,9 @@ async function seedClub (admin: MedusaClient, tenantId: TenantId, login: { admin
 
 /** Registers an email/password customer identity, then the customer itself with that identity's token. */
 async function createCustomer (admin: MedusaClient, spec: CustomerSpec, publishableKey: string): Promise<CustomerFixture> {
-  const { token } = await admin.with({ token: undefined }).post<{ token: string }>('/auth/customer/emailpass/register', { email: spec.email, password: DEMO_PASSWORD })
+  const { token } = await admin.with({ token: undefined }).post<{ token: string }>('/auth/customer/emailpass/register', {
+    email: spec.email, password: DEMO_PASSWORD
+  })
   const { customer } = await admin.with({ token, publishableKey }).post<{ customer: Id }>('/store/customers', {
     email: spec.email,
     first_name: spec.first_name,
@@ -137,9 +141,13 @@ async function createCustomer (admin: MedusaClient, spec: CustomerSpec, publisha
  */
 async function createStaffUser (admin: MedusaClient, staff: Staff): Promise<void> {
   const { invite } = await admin.post<{ invite: { token: string } }>('/admin/invites', { email: staff.email })
-  const { token } = await admin.with({ token: undefined }).post<{ token: string }>('/auth/user/emailpass/register', { email: staff.email, password: DEMO_PASSWORD })
+  const { token } = await admin.with({ token: undefined }).post<{ token: string }>('/auth/user/emailpass/register', {
+    email: staff.email, password: DEMO_PASSWORD
+  })
   const [firstName = '', ...rest] = staff.name.split(' ')
-  await admin.with({ token }).post(`/admin/invites/accept?token=${encodeURIComponent(invite.token)}`, { email: staff.email, first_name: firstName, last_name: rest.join(' ') })
+  await admin.with({ token }).post(`/admin/invites/accept?token=${encodeURIComponent(invite.token)}`, {
+    email: staff.email, first_name: firstName, last_name: rest.join(' ')
+  })
 }
 
 /** Creates the demo data of both clubs through the admin API of a fresh Medusa. */

@@ -50,7 +50,9 @@ export async function runStep<T> (name: string, logDir: string, fn: (step: Step)
     return result
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err)
-    throw new Error(`step "${name}" failed after ${seconds(started)}: ${reason}\n--- last ${TAIL_LINES} lines of ${logFile} ---\n${tail(logFile)}`, { cause: err })
+    throw new Error(`step "${name}" failed after ${seconds(started)}: ${reason}\n--- last ${TAIL_LINES} lines of ${logFile} ---\n${tail(logFile)}`, {
+      cause: err
+    })
   }
 }
 

@@ -12,7 +12,9 @@ declare module 'fastify' {
 
 // Staff and member login, against each club's commerce backend.
 export default fp(async (app) => {
-  const login = new LoginService({ access: app.commerce, tenants: app.tenants, lock: createLoginLock(app.redis), jwtSecret: app.config.jwtSecret, log: app.log })
+  const login = new LoginService({
+    access: app.commerce, tenants: app.tenants, lock: createLoginLock(app.redis), jwtSecret: app.config.jwtSecret, log: app.log
+  })
   app.decorate('accounts', login)
   await app.register(accountRoutes, { login })
 }, { name: 'accounts', dependencies: ['auth', 'tenants', 'commerce', 'rate-limit'] })

@@ -47,7 +47,9 @@ export class LoginService {
     // Counted before the password is tried, in one atomic step: parallel guesses past the limit never reach it.
     const wait = await this.deps.lock.take(email)
     if (wait > 0) {
-      throw new AppError('RATE_LIMITED', 'Too many failed logins for this email, try again later', { status: 429, headers: { 'retry-after': String(Math.ceil(wait / 1000)) } })
+      throw new AppError('RATE_LIMITED', 'Too many failed logins for this email, try again later', {
+        status: 429, headers: { 'retry-after': String(Math.ceil(wait / 1000)) }
+      })
     }
     const staff = actorType === 'user' ? await this.deps.tenants.getStaff(email) : undefined
     // Staff are checked at their own clubs even when naming another, so that the answer is then 403 as for a

@@ -13,7 +13,8 @@ const WORDS = {
   en: {
     title: 'Batch recall',
     body: (n: string, strain: string, reason: string) =>
-      `The club recalled batch ${n} (${strain}), which you received. Reason: ${reason}. Do not use it; bring it back to the club, or write to us to ask what to do.`,
+      `The club recalled batch ${n} (${strain}), which you received. Reason: ${reason}. Do not use it; bring it back to the club, ` +
+        'or write to us to ask what to do.',
   },
 }
 

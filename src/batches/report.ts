@@ -22,7 +22,9 @@ export interface StockLine {
 type Sums = Omit<StockLine, 'strain' | 'batches' | 'difference'>
 const ZERO: Sums = { harvestedDry: 0, packaged: 0, dispensed: 0, destroyed: 0, withdrawn: 0, onHand: 0 }
 
-export function stockReport (harvests: Array<{ strain: { id: string, name: string }, harvest: Harvest }>, batches: Batch[]): { strains: StockLine[], totals: Omit<StockLine, 'strain'> } {
+export function stockReport (harvests: Array<{ strain: { id: string, name: string }, harvest: Harvest }>, batches: Batch[]): {
+  strains: StockLine[], totals: Omit<StockLine, 'strain'>
+} {
   const rows = new Map<string, { strain: { id: string, name: string }, batches: number, mg: Sums }>()
   const row = (strain: { id: string, name: string }) => {
     let r = rows.get(strain.id)

@@ -42,7 +42,9 @@ export const destroyBody = z.object({
 })
 
 const actorRef = z.object({ id: z.string(), name: z.string() })
-const labSchema = z.object({ thcPercent: z.number(), cbdPercent: z.number(), reportRef: z.string(), testedAt: timestamp, recordedAt: timestamp, recordedBy: actorRef })
+const labSchema = z.object({
+  thcPercent: z.number(), cbdPercent: z.number(), reportRef: z.string(), testedAt: timestamp, recordedAt: timestamp, recordedBy: actorRef
+})
 const strainRef = z.object({ id: z.string(), name: z.string() })
 
 const stockFigures = z.object({
@@ -93,7 +95,9 @@ export const batchSchema = batchSummarySchema.extend({
     withdrawnUnits: z.number(),
     remainingUnits: z.number(),
   })),
-  packagings: z.array(z.object({ id: z.string(), variantId: z.string(), units: z.number(), grams: z.number(), state: z.enum(['pending', 'done']), at: timestamp, by: actorRef })),
+  packagings: z.array(
+    z.object({ id: z.string(), variantId: z.string(), units: z.number(), grams: z.number(), state: z.enum(['pending', 'done']), at: timestamp, by: actorRef })
+  ),
   destructions: z.array(z.object({ id: z.string(), grams: z.number(), reason: z.string(), at: timestamp, by: actorRef })),
   dispensations: z.array(z.object({
     id: z.string(),

@@ -13,7 +13,9 @@ import type { Locks } from '../stores/locks.ts'
 import { keys } from '../stores/keys.ts'
 import type { Role } from '../tenants/roles.ts'
 import type { Tenant } from '../tenants/model.ts'
-import { commitPackaging, destroy, drawOrder, NotEnough, recall, Recalled, releasePackaging, reservePackaging, undrawOrder, type DrawInput, type OrderDraw } from './books.ts'
+import {
+  commitPackaging, destroy, drawOrder, NotEnough, recall, Recalled, releasePackaging, reservePackaging, undrawOrder, type DrawInput, type OrderDraw
+} from './books.ts'
 import { toGrams, toMg, type ActorRef, type Batch, type Dispensation, type LabResult, type Packaging } from './model.ts'
 import type { BatchFilters, BatchStore } from './store/index.ts'
 
@@ -155,14 +157,20 @@ export class BatchService {
    * location. The grams are reserved first (a pending packaging), then the backend is told, then the units go on
    * the shelf; when the backend's write fails the reservation is given back, so the batch is as it was.
    */
-  async package (actor: Actor, batchNumber: string, input: { variantId: string, units: number }): Promise<{ batch: Batch, packaging: Packaging, stocked: number }> {
+  async package (actor: Actor, batchNumber: string, input: { variantId: string, units: number }): Promise<{
+    batch: Batch, packaging: Packaging, stocked: number
+  }> {
     requireRole(actor, BATCH_KEEPERS)
     const { tenant } = actor
     const batch = await this.get(actor, batchNumber)
     if (batch.recall) throw conflict(`Batch ${batchNumber} was recalled on ${batch.recall.at}: nothing more is packaged from it`)
     const { product, variant } = await this.deps.products.variant(tenant, input.variantId)
     if (variant.gramsPerUnit === null) {
-      throw fieldError('variantId', `Variant ${variant.id} (${product.title} ${variant.title}) has no grams per unit: it is not a controlled product (PATCH /api/products/{id} sets gramsPerUnit)`)
+      throw fieldError(
+        'variantId',
+        `Variant ${variant.id} (${product.title} ${variant.title}) has no grams per unit: ` +
+          'it is not a controlled product (PATCH /api/products/{id} sets gramsPerUnit)'
+      )
     }
     if (!variant.inventoryItemId) throw fieldError('variantId', `Variant ${variant.id} keeps no stock in the commerce backend`)
     if (product.strainId !== null && product.strainId !== batch.strain.id) {
@@ -170,7 +178,13 @@ export class BatchService {
     }
     const mgPerUnit = toMg(variant.gramsPerUnit)
     const packaging: Packaging = {
-      id: `pkg_${randomUUID()}`, variantId: variant.id, units: input.units, mg: input.units * mgPerUnit, state: 'pending', at: this.now().toISOString(), by: actorRef(actor),
+      id: `pkg_${randomUUID()}`,
+      variantId: variant.id,
+      units: input.units,
+      mg: input.units * mgPerUnit,
+      state: 'pending',
+      at: this.now().toISOString(),
+      by: actorRef(actor),
     }
     await this.change(actor, batchNumber, (b) => reservePackaging(b, packaging))
     let stocked: number
@@ -180,7 +194,8 @@ export class BatchService {
       await this.change(actor, batchNumber, (b) => releasePackaging(b, packaging.id))
       throw err
     }
-    const done = await this.change(actor, batchNumber, (b) => commitPackaging(b, packaging.id, { productId: product.id, title: `${product.title} ${variant.title}` }))
+    const done = await this.change(actor, batchNumber, (b) =>
+      commitPackaging(b, packaging.id, { productId: product.id, title: `${product.title} ${variant.title}` }))
     return { batch: done, packaging: { ...packaging, state: 'done' }, stocked }
   }
 
@@ -208,7 +223,8 @@ export class BatchService {
     requireRole(actor, BATCH_KEEPERS)
     const mg = toMg(input.grams)
     if (mg <= 0) throw fieldError('grams', 'Must be at least 0.001 g')
-    return await this.change(actor, batchNumber, (b) => destroy(b, { id: `dst_${randomUUID()}`, mg, reason: input.reason, at: this.now().toISOString(), by: actorRef(actor) }))
+    return await this.change(actor, batchNumber, (b) =>
+      destroy(b, { id: `dst_${randomUUID()}`, mg, reason: input.reason, at: this.now().toISOString(), by: actorRef(actor) }))
   }
 
   /**

@@ -30,7 +30,11 @@ export async function indexDeadLettersByClub ({ redis, shards, log }: IndexDeps)
       const tenantId = (JSON.parse(raw) as DeadLetter).tenantId
       if (tenantId !== undefined) byClub.set(tenantId, [...(byClub.get(tenantId) ?? []), ids[i] as string])
     })
-    for (const [tenantId, clubIds] of byClub) moved += await indexDead(redis, [b.dead(s), b.deadIndex(s), b.deadOfClub(s, tenantId)], tenantId, DEAD_KEPT, ...clubIds)
+    for (const [tenantId, clubIds] of byClub) {
+      moved += await indexDead(
+        redis, [b.dead(s), b.deadIndex(s), b.deadOfClub(s, tenantId)], tenantId, DEAD_KEPT, ...clubIds
+      )
+    }
   }
   if (moved > 0) log.info({ moved }, 'chat dead letters moved to their club\'s index')
   return moved

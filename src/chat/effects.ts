@@ -1,7 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { variantTitle } from '../../machines/conversation.logic.ts'
 import type { EffectAction } from '../../machines/conversation.machine.ts'
-import { PRODUCTS_PAGE, UNTRACKED_MAX, type AccountRef, type CartItem, type ConversationEffects, type Locale, type Report, type ResultEvent, type RuleRefusal } from '../../machines/conversation.types.ts'
+import {
+  PRODUCTS_PAGE, UNTRACKED_MAX, type AccountRef, type CartItem, type ConversationEffects, type Locale, type Report, type ResultEvent, type RuleRefusal
+} from '../../machines/conversation.types.ts'
 import { verifyAccessToken } from '../auth/tokens.ts'
 import type { QuotaView } from '../dispensing/service.ts'
 import type { Tenant } from '../tenants/model.ts'
@@ -49,7 +51,15 @@ export interface EffectDeps {
 }
 
 export function accountRef (a: LinkedAccount): AccountRef {
-  return { tenantId: a.tenantId, tenantName: a.tenantName, name: a.name, role: a.role, linkedAt: a.linkedAt, expiresAt: a.expiresAt, ...(a.locale ? { locale: a.locale } : {}) }
+  return {
+    tenantId: a.tenantId,
+    tenantName: a.tenantName,
+    name: a.name,
+    role: a.role,
+    linkedAt: a.linkedAt,
+    expiresAt: a.expiresAt,
+    ...(a.locale ? { locale: a.locale } : {})
+  }
 }
 
 /** Replies that show the member where they stand (the menu, the cart, the order summary). */
@@ -317,7 +327,9 @@ export class Effects {
    * The last order's lines into the cart, each as far as stock (and the member's THC ceiling) allows today (a line the cart holds already counts),
    * at today's price. Lines are brought to a target quantity, so a turn run again adds nothing more.
    */
-  private async repeat (who: Behalf, cartId: string | undefined, cart: ReadonlyArray<{ variantId: string, quantity: number }>, ceiling: number | null): Promise<ResultEvent> {
+  private async repeat (
+    who: Behalf, cartId: string | undefined, cart: ReadonlyArray<{ variantId: string, quantity: number }>, ceiling: number | null
+  ): Promise<ResultEvent> {
     const { services } = this.deps
     const account = this.view.account(who.actor.tenant.id)
     // a product above the member's THC ceiling is not offered, so it is not repeated either: it is named as missing

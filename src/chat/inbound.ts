@@ -75,7 +75,9 @@ const messageEvent = z.object({
 })
 type MessageEvent = z.infer<typeof messageEvent>
 
-function authorOfEvent (body: { message: { from?: string, from_user_id?: string }, conversation?: { phone_number?: string, business_scoped_user_id?: string, username?: string } }) {
+function authorOfEvent (
+  body: { message: { from?: string, from_user_id?: string }, conversation?: { phone_number?: string, business_scoped_user_id?: string, username?: string } }
+) {
   return authorOf({
     from: body.message.from,
     phoneNumber: body.conversation?.phone_number,

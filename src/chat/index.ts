@@ -81,12 +81,16 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   const readView = async (phone: string) => await readPhoneView({ linkedAccounts: app.linkedAccounts, conversations: inboxStore }, phone)
   const receipts = createReceiptStore(app.redis, { shards: chat.shards, ttlMs: receiptTtlMs(chat.historyDays) })
   // a delivered reply's receipt starts in the script that removes it from the outbox (in memory, in the receipts store)
-  const store = createChatStore(app.redis, chat.shards, inboxStore, { ttlMs: receiptTtlMs(chat.historyDays), record: async (reply) => { await receipts.recordSent(reply) } }, readView)
+  const store = createChatStore(
+    app.redis, chat.shards, inboxStore, { ttlMs: receiptTtlMs(chat.historyDays), record: async (reply) => { await receipts.recordSent(reply) } }, readView
+  )
   const metrics = chatMetrics(app.metrics, async () => await store.outboxPhones())
 
   let transport: Transport
   if (chat.apiBaseUrl) {
-    transport = new ProviderClient({ baseUrl: chat.apiBaseUrl, phoneNumberId: chat.phoneNumberId, apiKey: chat.apiKey, timeoutMs: chat.sendTimeoutMs, ...opts.provider })
+    transport = new ProviderClient({
+      baseUrl: chat.apiBaseUrl, phoneNumberId: chat.phoneNumberId, apiKey: chat.apiKey, timeoutMs: chat.sendTimeoutMs, ...opts.provider
+    })
   } else {
     const devOutbox = new DevOutbox(log)
     transport = devOutbox
@@ -94,7 +98,17 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   }
 
   const runtime = new ConversationRuntime({
-    services: new BotServices({ store: app.storeFront, orders: app.orders, notifications: app.notifications, crops: app.crops, dispensing: app.dispensing, linkCodes: app.linkCodes, tenants: app.tenants, jwtSecret: app.config.jwtSecret, log }),
+    services: new BotServices({
+      store: app.storeFront,
+      orders: app.orders,
+      notifications: app.notifications,
+      crops: app.crops,
+      dispensing: app.dispensing,
+      linkCodes: app.linkCodes,
+      tenants: app.tenants,
+      jwtSecret: app.config.jwtSecret,
+      log
+    }),
     tenants: app.tenants,
     linkedAccounts: app.linkedAccounts,
     loginFormInvites: app.loginFormInvites,
@@ -170,7 +184,9 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   if (cloud) await app.register(async (scope) => { await cloudWebhookRoutes(scope, { ...hook, cloud }) })
   else await app.register(async (scope) => { await webhookRoutes(scope, { ...hook, secret: chat.webhookSecret }) })
   await app.register(async (scope) => {
-    await deadLetterRoutes(scope, { deadLetters: store.deadLetters.bind(store), deadLetter: store.deadLetter.bind(store), redrive: pipeline.redrive.bind(pipeline) })
+    await deadLetterRoutes(scope, {
+      deadLetters: store.deadLetters.bind(store), deadLetter: store.deadLetter.bind(store), redrive: pipeline.redrive.bind(pipeline)
+    })
   })
   await app.register(async (scope) => { await inboxRoutes(scope, inbox, clock) })
   await app.register(inboxStreamRoutes)
@@ -205,7 +221,11 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
 
   app.addHook('onReady', async () => {
     // before any turn: a conversation of before becomes its club's (inbox/migrate.ts)
-    if (app.redis) await moveConversations({ redis: app.redis, tenants: app.tenants, linkedAccounts: app.linkedAccounts, shards: chat.shards, limits: inboxStore.limits, log })
+    if (app.redis) {
+      await moveConversations({
+        redis: app.redis, tenants: app.tenants, linkedAccounts: app.linkedAccounts, shards: chat.shards, limits: inboxStore.limits, log
+      })
+    }
     // and a dead letter of before is listed in its club's index (dead-letter-index.ts)
     if (app.redis) await indexDeadLettersByClub({ redis: app.redis, shards: chat.shards, log })
     await pipeline.start()

@@ -30,8 +30,18 @@ export function chatMetrics (registry: Registry, outboxPhones: () => Promise<num
     retried: new Counter({ name: 'club_chat_turns_retried_total', help: 'Turns that failed and were put back for a retry', registers }),
     sent: new Counter({ name: 'club_chat_replies_sent_total', help: 'Replies the provider (or the local simulator) took', registers }),
     sendRetried: new Counter({ name: 'club_chat_sends_retried_total', help: 'Reply sends that failed and were put back for a retry', registers }),
-    recordedLate: new Counter({ name: 'club_chat_replies_recorded_late_total', help: 'Replies the provider took while Redis could not record them, recorded later from the process (not sent again)', registers }),
-    foreign: new Counter({ name: 'club_chat_messages_foreign_number_total', help: 'Signed messages for another business number (phone_number_id not ours): acknowledged and dropped', registers }),
-    deadLetters: new Counter({ name: 'club_chat_dead_letters_total', help: 'Turns or replies given up and kept as dead letters', labelNames: ['lane'], registers }),
+    recordedLate: new Counter({
+      name: 'club_chat_replies_recorded_late_total',
+      help: 'Replies the provider took while Redis could not record them, recorded later from the process (not sent again)',
+      registers
+    }),
+    foreign: new Counter({
+      name: 'club_chat_messages_foreign_number_total',
+      help: 'Signed messages for another business number (phone_number_id not ours): acknowledged and dropped',
+      registers
+    }),
+    deadLetters: new Counter({
+      name: 'club_chat_dead_letters_total', help: 'Turns or replies given up and kept as dead letters', labelNames: ['lane'], registers
+    }),
   }
 }

@@ -58,7 +58,11 @@ export class Recovery {
   sweepAll (reason: string): void {
     this.opts.log.info({ reason }, 'chat sweep of every shard')
     this.opts.swept?.()
-    for (let s = 0; s < this.opts.shards; s++) this.sweep(s).catch((err: Error) => { this.opts.log.warn({ err, shard: s }, 'chat sweep cannot reach the store') })
+    for (let s = 0; s < this.opts.shards; s++) {
+      this.sweep(
+        s
+      ).catch((err: Error) => { this.opts.log.warn({ err, shard: s }, 'chat sweep cannot reach the store') })
+    }
   }
 
   private async heartbeat (): Promise<void> {

@@ -76,7 +76,9 @@ export class ConversationRuntime {
   }
 
   /** The actions in order; an action's result event supersedes the rest of its step. */
-  private async perform (effects: Effects, phone: string, tenantId: string | undefined, actions: EffectAction[], linkCodes: string[]): Promise<ConversationEvent | undefined> {
+  private async perform (
+    effects: Effects, phone: string, tenantId: string | undefined, actions: EffectAction[], linkCodes: string[]
+  ): Promise<ConversationEvent | undefined> {
     for (const action of actions) {
       if (action.type === 'consumeLinkCode') linkCodes.push(action.params.code)
       const result = action.type === 'consumeLinkCode'
@@ -93,7 +95,9 @@ export class ConversationRuntime {
    * taken by that first run or never existed (only such answers are remembered), so this consumption finds
    * nothing and changes nothing.
    */
-  private async consumeOnce (effects: Effects, phone: string, tenantId: string | undefined, action: Extract<EffectAction, { type: 'consumeLinkCode' }>): Promise<ResultEvent | undefined> {
+  private async consumeOnce (
+    effects: Effects, phone: string, tenantId: string | undefined, action: Extract<EffectAction, { type: 'consumeLinkCode' }>
+  ): Promise<ResultEvent | undefined> {
     const code = action.params.code
     const [remembered, result] = await Promise.all([this.store.linkResult(phone, code), effects.perform(phone, tenantId, action)])
     if (remembered !== undefined) return JSON.parse(remembered) as ResultEvent

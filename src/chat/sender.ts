@@ -207,7 +207,10 @@ export class Sender implements SendStage {
         await this.opts.pace.hold(this.opts.businessNumber, holdMs)
       }
       this.opts.metrics.sendRetried.inc()
-      log.warn({ replyId: entry.id, scope: delivery.scope, reason: delivery.reason, retryInMs: holdMs, outcome: 'throttled' }, 'chat reply throttled by the provider: sent later')
+      log.warn(
+        { replyId: entry.id, scope: delivery.scope, reason: delivery.reason, retryInMs: holdMs, outcome: 'throttled' },
+        'chat reply throttled by the provider: sent later'
+      )
       return await this.later(phone, holdMs)
     }
     if (stopping.aborted) {
@@ -218,7 +221,10 @@ export class Sender implements SendStage {
     const delay = delivery.retryAfterMs ?? sendBackoffMs(work.tries)
     if (age + delay > this.opts.horizonMs) return await this.bury(work, entry, `${delivery.reason}; retries would pass the horizon`, log)
     this.opts.metrics.sendRetried.inc()
-    log.warn({ replyId: entry.id, tries: work.tries + 1, reason: delivery.reason, retryInMs: Math.round(delay), outcome: 'retry' }, 'chat reply not delivered: retried later')
+    log.warn(
+      { replyId: entry.id, tries: work.tries + 1, reason: delivery.reason, retryInMs: Math.round(delay), outcome: 'retry' },
+      'chat reply not delivered: retried later'
+    )
     await this.store.release('send', phone, this.opts.owner, delay, true)
     this.runner.later(phone, delay)
     return undefined
@@ -234,7 +240,11 @@ export class Sender implements SendStage {
     try {
       next = await this.store.delivered(phone, this.opts.owner, kept.entry, this.opts.leaseMs, kept.receipt)
     } catch (err) {
-      if (!this.unrecorded.has(phone)) log.warn({ err, replyId: kept.replyId, outcome: 'unrecorded' }, 'chat reply sent but not recorded: kept in this process until Redis answers')
+      if (!this.unrecorded.has(phone)) {
+        log.warn(
+          { err, replyId: kept.replyId, outcome: 'unrecorded' }, 'chat reply sent but not recorded: kept in this process until Redis answers'
+        )
+      }
       this.keep(phone, kept)
       throw err
     }

@@ -14,12 +14,14 @@ const DICTIONARY = Buffer.from([
   '"cartId":"cart_","query":"","wanted":1,"pending":{"kind":"clearCart"},{"kind":"unlink"},{"kind":"editLine","variantId":"variant_"}',
   '"cart":[{"variantId":"variant_","productId":"prod_","title":"","quantity":1,"unitPrice":0}],',
   'AWAITING_LINK_CODE","AWAITING_TENANT_SELECTION","BROWSING_PRODUCTS","AWAITING_QUANTITY","VIEWING_CART","CONFIRMING_ORDER',
-  '"options":["products:more","products:first","cart:checkout","cart:browse","cart:edit","cart:clear","cart:all","line:remove","order:confirm","order:cancel","confirm:yes","confirm:no","tenant:club-","variant:variant_","line:variant_","product:prod_"],',
+  '"options":["products:more","products:first","cart:checkout","cart:browse","cart:edit","cart:clear","cart:all","line:remove","order:confirm",' +
+    '"order:cancel","confirm:yes","confirm:no","tenant:club-","variant:variant_","line:variant_","product:prod_"],',
   '"options":["link:login","link:code"],"shown":["prod_"],"catalogOffset":0,"catalogCount":0}',
   ',"updates":false,"locale":"en"}',
   '{"machineVersion":2,"state":"UNLINKED","phone":"',
   '"accounts":[{"tenantId":"club-","tenantName":"Club ","name":"","role":"member","linkedAt":17,"expiresAt":17,"locale":"es"}],"linkFailures":0,',
-  '"options":["menu:browse","menu:cart","menu:repeat","menu:orders","menu:notifications","menu:crops","menu:switch-club","menu:updates-off","menu:updates-on","menu:person","menu:language","menu:unlink"],"shown":[],"catalogOffset":0,"catalogCount":0}',
+  '"options":["menu:browse","menu:cart","menu:repeat","menu:orders","menu:notifications","menu:crops","menu:switch-club","menu:updates-off",' +
+    '"menu:updates-on","menu:person","menu:language","menu:unlink"],"shown":[],"catalogOffset":0,"catalogCount":0}',
   '{"machineVersion":2,"state":"MAIN_MENU","phone":"","tenantId":"club-","cart":[],"lastActivity":17',
 ].join(''))
 

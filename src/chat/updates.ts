@@ -83,7 +83,9 @@ export class ChatUpdates {
   }
 
   /** The update's template, and what is sent: its text inside the window, else the template itself. */
-  private async message (phone: string, tenant: Tenant, locale: 'es' | 'en', kind: UpdateKind, notice: NotifyInput): Promise<{ message: OutboundMessage, template: OutboundMessage }> {
+  private async message (phone: string, tenant: Tenant, locale: 'es' | 'en', kind: UpdateKind, notice: NotifyInput): Promise<{
+    message: OutboundMessage, template: OutboundMessage
+  }> {
     const copy = UPDATE_COPY[locale]
     const displayId = typeof notice.metadata?.displayId === 'string' ? notice.metadata.displayId : ''
     const where = tenant.pickup ? copy.pickupAt(tenant.pickup.address, tenant.pickup.hours) : copy.pickupAtClub

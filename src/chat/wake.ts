@@ -65,7 +65,9 @@ export class WakeChannel {
       this.pending[lane].clear()
       for (const [s, group] of byShard) messages.push([s, lane, group])
     }
-    const sent = await Promise.allSettled(messages.map(async ([s, lane, group]) => await this.redis.spublish(this.channel(s), `${this.self}:${lane}:${group.join(',')}`)))
+    const sent = await Promise.allSettled(
+      messages.map(async ([s, lane, group]) => await this.redis.spublish(this.channel(s), `${this.self}:${lane}:${group.join(',')}`))
+    )
     const failed = sent.flatMap((r, i) => r.status === 'rejected' ? [{ err: r.reason as Error, message: messages[i] as [number, Lane, string[]] }] : [])
     if (failed.length === 0 || this.closed) return
     for (const { message: [, lane, group] } of failed) for (const phone of group) this.pending[lane].add(phone)

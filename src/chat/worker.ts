@@ -8,7 +8,9 @@ import { shardOf } from '../stores/shards.ts'
 import { maskPhone } from './mask-phone.ts'
 import { decodeMail } from './mail.ts'
 import { sessionFields } from './session-fields.ts'
-import { deadLetterId, isApplied, type ChatStore, type Commit, type Committed, type Next, type Recorded, type SendWork, type SessionState, type TurnWork } from './store/index.ts'
+import {
+  deadLetterId, isApplied, type ChatStore, type Commit, type Committed, type Next, type Recorded, type SendWork, type SessionState, type TurnWork
+} from './store/index.ts'
 
 // The turn worker, stages 2 to 4 of src/chat/pipeline.ts: takes a phone's mailbox with a short lease (renewed while
 // it works), computes each turn in memory and commits it in one step with its replies and its history, then hands
@@ -88,7 +90,9 @@ export class TurnWorker {
     const message = decodeMail(work.message)
     if (!message) return await this.bury(work, 'the mailbox entry is not a readable message', undefined)
     if (isApplied(work.session.applied, message.id)) {
-      const next = await this.commit(work, { expected: work.session.version, doc: undefined, applied: work.session.applied, message: work.message, replies: [] }, log, message.id)
+      const next = await this.commit(
+        work, { expected: work.session.version, doc: undefined, applied: work.session.applied, message: work.message, replies: [] }, log, message.id
+      )
       if (next) {
         this.opts.metrics.duplicates.inc()
         log.info({ messageId: message.id, outcome: 'duplicate' }, 'chat turn skipped: already applied')
@@ -102,7 +106,20 @@ export class TurnWorker {
       const result = await this.turns.run(message, work.session)
       this.opts.crashPoint('turn-before-commit')
       const record = this.history.turnRecord(message, result.doc, result.replies)
-      const committed = this.commit(work, { expected: work.session.version, doc: result.doc, applied: result.applied, message: work.message, replies: result.replies, sender: this.send.leaseOwner(), record, linkCodes: result.linkCodes }, log, message.id)
+      const committed = this.commit(
+        work,
+        {
+          expected: work.session.version,
+          doc: result.doc,
+          applied: result.applied,
+          message: work.message,
+          replies: result.replies,
+          sender: this.send.leaseOwner(),
+          record,
+          linkCodes: result.linkCodes
+        },
+        log, message.id
+      )
       if (record) this.history.committing(phone, record)
       const next = await committed
       if (next) {
@@ -152,14 +169,25 @@ export class TurnWorker {
 
   private async bury (work: TurnWork, reason: string, messageId: string | undefined): Promise<Next<TurnWork> | undefined> {
     const tenantId = tenantOf(work.session.doc)
-    const letter = { id: deadLetterId(shardOf(work.phone, this.opts.shards), randomUUID()), lane: 'turn' as const, phone: work.phone, tenantId, reason, at: Date.now(), tries: work.tries, payload: work.message }
+    const letter = {
+      id: deadLetterId(shardOf(work.phone, this.opts.shards), randomUUID()),
+      lane: 'turn' as const,
+      phone: work.phone,
+      tenantId,
+      reason,
+      at: Date.now(),
+      tries: work.tries,
+      payload: work.message
+    }
     const next = await this.store.deadTurn(work.phone, this.opts.owner, letter, this.opts.leaseMs)
     if (next.kind === 'lost') {
       await this.giveBack(work)
       return undefined
     }
     this.opts.metrics.deadLetters.inc({ lane: 'turn' })
-    this.opts.log.error({ phone: maskPhone(work.phone), messageId, reason, deadLetter: letter.id, outcome: 'dead-letter' }, 'chat turn given up: kept as a dead letter')
+    this.opts.log.error(
+      { phone: maskPhone(work.phone), messageId, reason, deadLetter: letter.id, outcome: 'dead-letter' }, 'chat turn given up: kept as a dead letter'
+    )
     return next
   }
 }

@@ -24,7 +24,9 @@ export function medusaSetup (admin: AdminHttp, login: { adminEmail: string, admi
   return {
     async region (spec) {
       // A country belongs to one region only in Medusa: clubs of a country share its region.
-      const { regions } = await admin.get<{ regions: Array<Id & { currency_code: string, countries: Array<{ iso_2: string }> }> }>(`/admin/regions?fields=id,currency_code,*countries&${LIMIT}`)
+      const { regions } = await admin.get<{ regions: Array<Id & { currency_code: string, countries: Array<{ iso_2: string }> }> }>(
+        `/admin/regions?fields=id,currency_code,*countries&${LIMIT}`
+      )
       const found = regions.find((r) => r.countries.some((c) => c.iso_2 === spec.country))
       if (found) {
         if (found.currency_code !== spec.currency.toLowerCase()) {
@@ -52,12 +54,16 @@ export function medusaSetup (admin: AdminHttp, login: { adminEmail: string, admi
       )
       const found = keys.find((k) => !k.revoked_at && k.sales_channels?.some((c) => c.id === salesChannelId))
       if (found) return found.token
-      const { api_key: key } = await admin.post<{ api_key: Id & { token: string } }>('/admin/api-keys', { title: `${spec.name} storefront`, type: 'publishable' })
+      const { api_key: key } = await admin.post<{ api_key: Id & { token: string } }>('/admin/api-keys', {
+        title: `${spec.name} storefront`, type: 'publishable'
+      })
       await admin.post(`/admin/api-keys/${key.id}/sales-channels`, { add: [salesChannelId] })
       return key.token
     },
     async stockLocation (spec, salesChannelId) {
-      type Location = WithMetadata & { sales_channels?: Id[], fulfillment_providers?: Id[], fulfillment_sets?: Array<Id & { type: string, service_zones?: Id[] }> }
+      type Location = WithMetadata & {
+        sales_channels?: Id[], fulfillment_providers?: Id[], fulfillment_sets?: Array<Id & { type: string, service_zones?: Id[] }>
+      }
       const fields = 'fields=id,metadata,*sales_channels,*fulfillment_providers,*fulfillment_sets,*fulfillment_sets.service_zones'
       const read = async (id: string) => (await admin.get<{ stock_location: Location }>(`/admin/stock-locations/${id}?${fields}`)).stock_location
       const { stock_locations: locations } = await admin.get<{ stock_locations: Location[] }>(`/admin/stock-locations?fields=id,metadata&${LIMIT}`)
@@ -77,7 +83,9 @@ export function medusaSetup (admin: AdminHttp, login: { adminEmail: string, admi
       let zoneId = set.service_zones?.[0]?.id
       if (!zoneId) {
         const { fulfillment_set: withZone } = await admin.post<{ fulfillment_set: { service_zones: Id[] } }>(
-          `/admin/fulfillment-sets/${set.id}/service-zones`, { name: `${spec.name} ${spec.country.toUpperCase()}`, geo_zones: [{ type: 'country', country_code: spec.country }] }
+          `/admin/fulfillment-sets/${set.id}/service-zones`, {
+            name: `${spec.name} ${spec.country.toUpperCase()}`, geo_zones: [{ type: 'country', country_code: spec.country }]
+          }
         )
         zoneId = withZone.service_zones[0]?.id
       }
@@ -86,7 +94,9 @@ export function medusaSetup (admin: AdminHttp, login: { adminEmail: string, admi
     },
     async shippingProfile (spec) {
       const name = `${spec.id} shipping profile`
-      const { shipping_profiles: profiles } = await admin.get<{ shipping_profiles: Array<Id & { name: string }> }>(`/admin/shipping-profiles?fields=id,name&${LIMIT}`)
+      const { shipping_profiles: profiles } = await admin.get<{ shipping_profiles: Array<Id & { name: string }> }>(
+        `/admin/shipping-profiles?fields=id,name&${LIMIT}`
+      )
       const found = profiles.find((p) => p.name === name)
       if (found) return found.id
       return (await admin.post<{ shipping_profile: Id }>('/admin/shipping-profiles', { name, type: 'default' })).shipping_profile.id
@@ -125,5 +135,9 @@ export function medusaSetupAt (client: CommerceClient, baseUrl: string, adminEma
     const [pathname = path, search = ''] = path.split('?')
     return await client.call(baseUrl, method, pathname, { caller, query: Object.fromEntries(new URLSearchParams(search)), body, schema: z.any() }) as T
   }
-  return medusaSetup({ get: async (path) => await call('GET', path), post: async (path, body) => await call('POST', path, body) }, { adminEmail, adminPassword, baseUrl })
+  return medusaSetup({
+    get: async (path) =>
+      await call('GET', path),
+    post: async (path, body) => await call('POST', path, body)
+  }, { adminEmail, adminPassword, baseUrl })
 }

@@ -52,14 +52,20 @@ export async function memberRoutes (fastify: FastifyInstance, opts: { members: M
 
   app.get('/api/members/:memberId', {
     onRequest: admin,
-    schema: { tags: ['members'], summary: 'A member: names, email and phone, and their standing in the club', params: memberParams, response: { 200: memberAnswer, ...errors } },
+    schema: {
+      tags: ['members'],
+      summary: 'A member: names, email and phone, and their standing in the club',
+      params: memberParams,
+      response: { 200: memberAnswer, ...errors }
+    },
   }, async (request) => await opts.members.get(request.actor, request.params.memberId))
 
   app.patch('/api/members/:memberId', {
     onRequest: admin,
     schema: {
       tags: ['members'],
-      summary: 'Change a member\'s names, phone (null removes it) and standing: status (pending|active|suspended|lapsed|ended) with a reason, birth date, member since, valid until, identity check (the document\'s kind only; the caller is who checked), personal monthly allowance',
+      summary: 'Change a member\'s names, phone (null removes it) and standing: status (pending|active|suspended|lapsed|ended) with a reason, birth date, ' +
+        'member since, valid until, identity check (the document\'s kind only; the caller is who checked), personal monthly allowance',
       params: memberParams,
       body: standingPatch.extend({
         firstName: z.string().trim().min(1).max(100).optional(),
@@ -76,7 +82,8 @@ export async function memberRoutes (fastify: FastifyInstance, opts: { members: M
     onRequest: admin,
     schema: {
       tags: ['members'],
-      summary: 'The member leaves the club: the backend no longer counts them a member of it (their account stays, for other clubs), their standing ends, their chat links to the club go; 404 for anyone not a member',
+      summary: 'The member leaves the club: the backend no longer counts them a member of it (their account stays, for other clubs), their standing ends, ' +
+        'their chat links to the club go; 404 for anyone not a member',
       params: memberParams,
       response: { 200: z.object(departure), ...errors },
     },
@@ -86,7 +93,8 @@ export async function memberRoutes (fastify: FastifyInstance, opts: { members: M
     onRequest: admin,
     schema: {
       tags: ['members'],
-      summary: 'Erase the club\'s personal data of a member or former member: chat links, conversations, notifications, the standing\'s personal fields (the dispensing record keeps name and birth year until its retention ends)',
+      summary: 'Erase the club\'s personal data of a member or former member: chat links, conversations, notifications, ' +
+        'the standing\'s personal fields (the dispensing record keeps name and birth year until its retention ends)',
       params: memberParams,
       response: { 200: z.object({ ...departure, conversationsErased: z.number().int(), notificationsErased: z.number().int() }), ...errors },
     },
@@ -96,7 +104,8 @@ export async function memberRoutes (fastify: FastifyInstance, opts: { members: M
     onRequest: admin,
     schema: {
       tags: ['members'],
-      summary: 'A link code (10 minutes, single use) for a member with a phone: sent to the bot from that phone as `text` (LINK-<code>), it links the chat without a password',
+      summary: 'A link code (10 minutes, single use) for a member with a phone: sent to the bot from that phone as `text` (LINK-<code>), ' +
+        'it links the chat without a password',
       params: z.object({ memberId: z.string().min(1).max(200) }),
       response: { 201: z.object({ code: z.uuid(), text: z.string(), phone: z.string(), expiresAt: z.string() }), ...errors },
     },

@@ -72,13 +72,17 @@ export class MemberService {
 
   private async byEmail (tenant: Tenant, email: string): Promise<UpstreamCustomer | undefined> {
     const { client, settings, admin } = this.upstream(tenant)
-    const { customers } = await client.call(settings.baseUrl, 'GET', '/admin/customers', { caller: admin, query: { email, limit: 10 }, schema: customersAnswer })
+    const {
+      customers
+    } = await client.call(settings.baseUrl, 'GET', '/admin/customers', { caller: admin, query: { email, limit: 10 }, schema: customersAnswer })
     return customers.find((c) => c.email?.toLowerCase() === email && (c.has_account ?? true)) ?? customers.find((c) => c.email?.toLowerCase() === email)
   }
 
   private async setClubs (tenant: Tenant, customerId: string, clubs: string[]): Promise<UpstreamCustomer> {
     const { client, settings, admin } = this.upstream(tenant)
-    return (await client.call(settings.baseUrl, 'POST', `/admin/customers/${encodeURIComponent(customerId)}`, { caller: admin, body: { metadata: { clubs } }, schema: customerAnswer })).customer
+    return (await client.call(settings.baseUrl, 'POST', `/admin/customers/${encodeURIComponent(customerId)}`, {
+      caller: admin, body: { metadata: { clubs } }, schema: customerAnswer
+    })).customer
   }
 
   /** A page of the club's members whose email or name contains `q` (any case), and how many match. */
@@ -117,7 +121,9 @@ export class MemberService {
     try {
       customer = (await client.call(settings.baseUrl, 'POST', '/admin/customers', {
         caller: admin,
-        body: { email, first_name: input.firstName, last_name: input.lastName, ...(input.phone ? { phone: input.phone } : {}), metadata: { clubs: [tenant.id] } },
+        body: {
+          email, first_name: input.firstName, last_name: input.lastName, ...(input.phone ? { phone: input.phone } : {}), metadata: { clubs: [tenant.id] }
+        },
         schema: customerAnswer,
       })).customer
     } catch (err) {
@@ -146,7 +152,9 @@ export class MemberService {
 
   private async memberOf (tenant: Tenant, customerId: string): Promise<UpstreamCustomer> {
     const { client, settings, admin } = this.upstream(tenant)
-    const { customer } = await client.call(settings.baseUrl, 'GET', `/admin/customers/${encodeURIComponent(customerId)}`, { caller: admin, schema: customerAnswer })
+    const { customer } = await client.call(settings.baseUrl, 'GET', `/admin/customers/${encodeURIComponent(customerId)}`, {
+      caller: admin, schema: customerAnswer
+    })
     if (!customerTenants(customer).includes(tenant.id)) throw notFound(`Member ${customerId}`)
     return customer
   }
@@ -166,10 +174,16 @@ export class MemberService {
     const standing = Object.keys(standingPatch).length > 0
       ? await this.deps.dispensing.changeStanding(actor, customer.id, standingPatch)
       : await this.deps.dispensing.standing(actor, customer.id)
-    const names = { ...(firstName !== undefined ? { first_name: firstName } : {}), ...(lastName !== undefined ? { last_name: lastName } : {}), ...(phone !== undefined ? { phone } : {}) }
+    const names = {
+      ...(firstName !== undefined ? { first_name: firstName } : {}),
+      ...(lastName !== undefined ? { last_name: lastName } : {}),
+      ...(phone !== undefined ? { phone } : {})
+    }
     if (Object.keys(names).length > 0) {
       const { client, settings, admin } = this.upstream(actor.tenant)
-      customer = (await client.call(settings.baseUrl, 'POST', `/admin/customers/${encodeURIComponent(customer.id)}`, { caller: admin, body: names, schema: customerAnswer })).customer
+      customer = (await client.call(settings.baseUrl, 'POST', `/admin/customers/${encodeURIComponent(customer.id)}`, {
+        caller: admin, body: names, schema: customerAnswer
+      })).customer
     }
     return { member: mapMember(customer), standing }
   }
@@ -235,19 +249,27 @@ export class MemberService {
     const tenant = await this.deps.tenants.get(record.tenantId)
     if (!tenant) throw notFound(`Tenant ${record.tenantId}`)
     const { client, settings, admin } = this.upstream(tenant)
-    const made = (await client.call(settings.baseUrl, 'GET', `/admin/customers/${encodeURIComponent(record.customerId)}`, { caller: admin, schema: customerAnswer })).customer
+    const made = (await client.call(settings.baseUrl, 'GET', `/admin/customers/${encodeURIComponent(record.customerId)}`, {
+      caller: admin, schema: customerAnswer
+    })).customer
     let registration: string
     try {
       ;({ token: registration } = await client.call(settings.baseUrl, 'POST', '/auth/customer/emailpass/register', {
         caller: { kind: 'none' }, body: { email: record.email, password }, schema: tokenAnswer,
       }))
     } catch (err) {
-      if (err instanceof AppError && err.code === 'BACKEND_ERROR' && /credentials/.test(err.message)) throw conflict(`${record.email} already has a password: log in`)
+      if (err instanceof AppError && err.code === 'BACKEND_ERROR' && /credentials/.test(err.message)) {
+        throw conflict(
+        `${record.email} already has a password: log in`
+        )
+      }
       throw err
     }
     const { customer } = await client.call(settings.baseUrl, 'POST', '/store/customers', {
       caller: { kind: 'store', publishableKey: settings.publishableKey, token: registration },
-      body: { email: record.email, first_name: made.first_name ?? undefined, last_name: made.last_name ?? undefined, ...(made.phone ? { phone: made.phone } : {}) },
+      body: {
+        email: record.email, first_name: made.first_name ?? undefined, last_name: made.last_name ?? undefined, ...(made.phone ? { phone: made.phone } : {})
+      },
       schema: customerAnswer,
     })
     // The backend may take the admin-made customer over (the embedded one does) or make a second one (then the
@@ -264,10 +286,14 @@ export class MemberService {
     if (!customer.phone) throw new AppError('VALIDATION_ERROR', 'The member has no phone: add one first', { status: 422 })
     const member = mapMember(customer)
     const name = [member.firstName, member.lastName].filter(Boolean).join(' ') || member.email
-    const token = await signAccessToken(this.deps.jwtSecret, { sub: customer.id, role: 'member', tenants: [tenant.id], email: member.email, name }, CHAT_TOKEN_TTL_S)
+    const token = await signAccessToken(
+      this.deps.jwtSecret, { sub: customer.id, role: 'member', tenants: [tenant.id], email: member.email, name }, CHAT_TOKEN_TTL_S
+    )
     const code = randomUUID()
     // Only the member's own phone may use it: whoever holds the code (the admin who made it) can link no other.
-    await this.deps.linkCodes().create(code, { customerId: customer.id, tenantId: tenant.id, tenantName: tenant.name, email: member.email, name, token, phone: phoneDigits(customer.phone) })
+    await this.deps.linkCodes().create(code, {
+      customerId: customer.id, tenantId: tenant.id, tenantName: tenant.name, email: member.email, name, token, phone: phoneDigits(customer.phone)
+    })
     // What the member sends the bot (the bot takes `LINK-<code>` in any state).
     return { code, text: `LINK-${code}`, phone: customer.phone, expiresAt: new Date(Date.now() + LINK_CODE_TTL_MS).toISOString() }
   }

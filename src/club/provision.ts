@@ -21,7 +21,9 @@ export interface CommerceSetup {
   publishableKey (spec: ClubSpec, salesChannelId: string): Promise<string>
   stockLocation (spec: ClubSpec, salesChannelId: string): Promise<ProvisionedLocation>
   shippingProfile (spec: ClubSpec): Promise<string>
-  shippingOption (spec: ClubSpec, where: ProvisionedLocation & { shippingProfileId: string }, option: { name: ShippingOptionName, label: string, amount: number }): Promise<string>
+  shippingOption (
+    spec: ClubSpec, where: ProvisionedLocation & { shippingProfileId: string }, option: { name: ShippingOptionName, label: string, amount: number }
+  ): Promise<string>
   /** The admin login the service calls the backend with for this club; `existing` is the one on record, if any. */
   serviceLogin (spec: ClubSpec, existing: CommerceSettings | undefined): Promise<{ adminEmail: string, adminPassword: string, baseUrl?: string }>
 }
@@ -34,7 +36,9 @@ export interface ProvisionedCommerce {
 }
 
 /** Runs every step; each reports through `progress` (the CLI prints it). */
-export async function provisionCommerce (setup: CommerceSetup, spec: ClubSpec, existing?: CommerceSettings, progress: (step: string) => void = () => {}): Promise<ProvisionedCommerce> {
+export async function provisionCommerce (
+  setup: CommerceSetup, spec: ClubSpec, existing?: CommerceSettings, progress: (step: string) => void = () => {}
+): Promise<ProvisionedCommerce> {
   const regionId = await setup.region(spec)
   progress(`region ${regionId}`)
   const salesChannelId = await setup.salesChannel(spec, regionId)

@@ -16,7 +16,9 @@ const clubSchema = z.object({
   currency: z.string(),
   plan: z.object({ maxActiveCrops: z.number() }),
   pickup: pickupSchema.nullable(),
-  chatTemplates: chatTemplatesSchema.describe('Template name and language per chat update sent outside the 24-hour window; absent: the default name, the member\'s language'),
+  chatTemplates: chatTemplatesSchema.describe(
+    'Template name and language per chat update sent outside the 24-hour window; absent: the default name, the member\'s language'
+  ),
 }).meta({ id: 'Club' })
 
 const clubPatch = z.object({
@@ -30,7 +32,14 @@ const clubPatch = z.object({
 }).strict()
 
 const clubView = (t: Tenant): z.infer<typeof clubSchema> => ({
-  id: t.id, name: t.name, locale: t.locale, timeZone: t.timeZone, currency: t.currency, plan: t.plan, pickup: t.pickup ?? null, chatTemplates: t.chatTemplates ?? {},
+  id: t.id,
+  name: t.name,
+  locale: t.locale,
+  timeZone: t.timeZone,
+  currency: t.currency,
+  plan: t.plan,
+  pickup: t.pickup ?? null,
+  chatTemplates: t.chatTemplates ?? {},
 })
 
 export async function clubSettingsRoutes (fastify: FastifyInstance, { settings }: { settings: ClubSettings }) {

@@ -13,7 +13,9 @@ const staffSchema = z.object({ id: z.string(), email: z.string(), name: z.string
 const inviteSchema = z.object({ email: z.string(), name: z.string(), role: staffRole, tenantId: z.string(), expiresAt: z.string() }).meta({ id: 'StaffInvite' })
 const staffParams = z.object({ staffId: z.string().min(1).max(200) })
 
-const view = (s: { id: string, email: string, name: string, role: string }) => ({ id: s.id, email: s.email, name: s.name, role: s.role as z.infer<typeof staffRole> })
+const view = (s: { id: string, email: string, name: string, role: string }) => ({
+  id: s.id, email: s.email, name: s.name, role: s.role as z.infer<typeof staffRole>
+})
 
 export async function staffRoutes (fastify: FastifyInstance, opts: { staff: StaffService }) {
   const app = fastify.withTypeProvider<ZodTypeProvider>()

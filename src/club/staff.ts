@@ -24,7 +24,8 @@ const inviteRecord = z.object({
 })
 type InviteRecord = z.infer<typeof inviteRecord>
 
-const upstreamInvite = z.object({ id: z.string(), email: z.string(), accepted: z.boolean().optional(), token: z.string(), expires_at: z.string().optional() }).loose()
+const upstreamInvite = z.object({ id: z.string(), email: z.string(), accepted: z.boolean().optional(), token: z.string(), expires_at: z.string().optional() })
+  .loose()
 const inviteAnswer = z.object({ invite: upstreamInvite })
 const invitesAnswer = z.object({ invites: z.array(z.object({ id: z.string(), email: z.string(), accepted: z.boolean().optional() }).loose()) })
 const tokenAnswer = z.object({ token: z.string().min(1) })
@@ -80,11 +81,19 @@ export class StaffService {
   private async upstreamInvite (medusa: Medusa, email: string, tenantId: string, role: StaffRole): Promise<z.infer<typeof upstreamInvite>> {
     const { client, settings } = this.clientOf(medusa)
     const admin = { kind: 'admin' as const, email: settings.adminEmail, password: settings.adminPassword }
-    const { invites } = await client.call(settings.baseUrl, 'GET', '/admin/invites', { caller: admin, query: { limit: 1000, fields: 'id,email,accepted' }, schema: invitesAnswer })
+    const { invites } = await client.call(settings.baseUrl, 'GET', '/admin/invites', {
+      caller: admin, query: { limit: 1000, fields: 'id,email,accepted' }, schema: invitesAnswer
+    })
     const open = invites.find((i) => i.email.toLowerCase() === email && i.accepted !== true)
-    if (open) return (await client.call(settings.baseUrl, 'POST', `/admin/invites/${encodeURIComponent(open.id)}/resend`, { caller: admin, schema: inviteAnswer })).invite
+    if (open) {
+      return (await client.call(settings.baseUrl, 'POST', `/admin/invites/${encodeURIComponent(open.id)}/resend`, {
+        caller: admin, schema: inviteAnswer
+      })).invite
+    }
     try {
-      return (await client.call(settings.baseUrl, 'POST', '/admin/invites', { caller: admin, body: { email, metadata: { tenant_id: tenantId, role } }, schema: inviteAnswer })).invite
+      return (await client.call(settings.baseUrl, 'POST', '/admin/invites', {
+        caller: admin, body: { email, metadata: { tenant_id: tenantId, role } }, schema: inviteAnswer
+      })).invite
     } catch (err) {
       // An open invite this login cannot see (another club's, on the embedded backend) or a user that exists: the
       // email, checked here, is all the backend could refuse.
@@ -123,7 +132,11 @@ export class StaffService {
       }))
     } catch (err) {
       // Medusa answers 401 when the email already has a user identity.
-      if (err instanceof AppError && err.code === 'BACKEND_ERROR' && /credentials/.test(err.message)) throw conflict(`${record.email} already has a login at the club's commerce backend`)
+      if (err instanceof AppError && err.code === 'BACKEND_ERROR' && /credentials/.test(err.message)) {
+        throw conflict(
+        `${record.email} already has a login at the club's commerce backend`
+        )
+      }
       throw err
     }
     const [firstName = record.name, ...rest] = record.name.split(' ')

@@ -93,7 +93,9 @@ export class CommerceClient {
 
   /** `POST /auth/{actorType}/emailpass`: the token, or undefined when the backend refuses the credentials. */
   async login (baseUrl: string, actorType: ActorType, email: string, password: string): Promise<string | undefined> {
-    const res = await this.dispatch(baseUrl, 'POST', `/auth/${actorType}/emailpass`, { 'content-type': 'application/json' }, JSON.stringify({ email, password }))
+    const res = await this.dispatch(
+      baseUrl, 'POST', `/auth/${actorType}/emailpass`, { 'content-type': 'application/json' }, JSON.stringify({ email, password })
+    )
     const json = await readJson(res)
     if (res.statusCode === 401 || res.statusCode === 400) return undefined
     if (res.statusCode < 200 || res.statusCode >= 300) throw this.refused(`POST /auth/${actorType}/emailpass`, res, json)
@@ -126,12 +128,16 @@ export class CommerceClient {
     return await this.dispatch(baseUrl, method, `${path}${queryString(opts.query)}`, headers, body)
   }
 
-  private async dispatch (baseUrl: string, method: string, path: string, headers: Record<string, string>, body: string | undefined): Promise<Dispatcher.ResponseData> {
+  private async dispatch (
+    baseUrl: string, method: string, path: string, headers: Record<string, string>, body: string | undefined
+  ): Promise<Dispatcher.ResponseData> {
     const url = new URL(baseUrl)
     const started = performance.now()
     let status = 'error'
     try {
-      const res = await this.agent.request({ origin: url.origin, path: `${url.pathname.replace(/\/+$/, '')}${path}`, method: method as Dispatcher.HttpMethod, headers, body })
+      const res = await this.agent.request({
+        origin: url.origin, path: `${url.pathname.replace(/\/+$/, '')}${path}`, method: method as Dispatcher.HttpMethod, headers, body
+      })
       status = String(res.statusCode)
       return res
     } catch (err) {

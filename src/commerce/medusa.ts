@@ -14,7 +14,8 @@ import {
 const ORDER_FIELDS = [
   'id', 'display_id', 'status', 'payment_status', 'fulfillment_status', 'email', 'currency_code', 'customer_id', 'sales_channel_id',
   'metadata', 'created_at', 'updated_at', 'subtotal', 'item_subtotal', 'discount_total', 'shipping_total', 'tax_total', 'total',
-  '*items', '*shipping_address', '*customer', '*payment_collections', '*payment_collections.payments', '*payment_collections.payments.refunds', '*fulfillments', '*fulfillments.items', '*shipping_methods',
+  '*items', '*shipping_address', '*customer', '*payment_collections', '*payment_collections.payments', '*payment_collections.payments.refunds',
+  '*fulfillments', '*fulfillments.items', '*shipping_methods',
 ].join(',')
 const ORDER_LIST_FIELDS = [
   'id', 'display_id', 'status', 'payment_status', 'fulfillment_status', 'email', 'currency_code', 'customer_id', 'sales_channel_id',
@@ -45,7 +46,9 @@ export class Medusa {
   async listProducts (page: { limit: number, offset: number }, token?: string) {
     return await this.client.call(this.settings.baseUrl, 'GET', '/store/products', {
       caller: this.store(token),
-      query: { region_id: this.settings.regionId, sales_channel_id: this.settings.salesChannelId, fields: PRODUCT_FIELDS, limit: page.limit, offset: page.offset },
+      query: {
+        region_id: this.settings.regionId, sales_channel_id: this.settings.salesChannelId, fields: PRODUCT_FIELDS, limit: page.limit, offset: page.offset
+      },
       schema: productsAnswer,
     })
   }
@@ -60,7 +63,9 @@ export class Medusa {
   }
 
   async getCart (cartId: string, token?: string) {
-    return (await this.client.call(this.settings.baseUrl, 'GET', `/store/carts/${enc(cartId)}`, { caller: this.store(token), query: { fields: CART_FIELDS }, schema: cartAnswer })).cart
+    return (await this.client.call(this.settings.baseUrl, 'GET', `/store/carts/${enc(cartId)}`, {
+      caller: this.store(token), query: { fields: CART_FIELDS }, schema: cartAnswer
+    })).cart
   }
 
   /** POST /store/carts/{id}: an address given replaces the cart's whole (fields not sent become null). */
@@ -77,7 +82,9 @@ export class Medusa {
   }
 
   async removeLineItem (cartId: string, lineItemId: string, token?: string) {
-    await this.client.call(this.settings.baseUrl, 'DELETE', `/store/carts/${enc(cartId)}/line-items/${enc(lineItemId)}`, { caller: this.store(token), schema: anyObject })
+    await this.client.call(this.settings.baseUrl, 'DELETE', `/store/carts/${enc(cartId)}/line-items/${enc(lineItemId)}`, {
+      caller: this.store(token), schema: anyObject
+    })
   }
 
   async listShippingOptions (cartId: string, token?: string) {
@@ -155,7 +162,9 @@ export class Medusa {
   }
 
   async cancelFulfillment (orderId: string, fulfillmentId: string) {
-    await this.client.call(this.settings.baseUrl, 'POST', `/admin/orders/${enc(orderId)}/fulfillments/${enc(fulfillmentId)}/cancel`, { caller: this.admin, schema: anyObject })
+    await this.client.call(this.settings.baseUrl, 'POST', `/admin/orders/${enc(orderId)}/fulfillments/${enc(fulfillmentId)}/cancel`, {
+      caller: this.admin, schema: anyObject
+    })
   }
 
   async cancelOrder (orderId: string) {
@@ -168,13 +177,21 @@ export class Medusa {
 
   /** Answers the order's new `updated_at` when the backend sends it (its statuses are not reliable here: see ORDER_FIELDS). */
   async updateOrderMetadata (orderId: string, metadata: Record<string, unknown>) {
-    return (await this.client.call(this.settings.baseUrl, 'POST', `/admin/orders/${enc(orderId)}`, { caller: this.admin, body: { metadata }, schema: orderUpdatedAnswer })).order?.updated_at ?? undefined
+    return (await this.client.call(this.settings.baseUrl, 'POST', `/admin/orders/${enc(orderId)}`, {
+      caller: this.admin, body: { metadata }, schema: orderUpdatedAnswer
+    })).order?.updated_at ?? undefined
   }
 
   async listCustomers (page: { limit: number, offset: number, email?: string }) {
     return await this.client.call(this.settings.baseUrl, 'GET', '/admin/customers', {
       caller: this.admin,
-      query: { limit: page.limit, offset: page.offset, order: 'created_at', email: page.email, fields: 'id,email,first_name,last_name,phone,has_account,metadata,created_at' },
+      query: {
+        limit: page.limit,
+        offset: page.offset,
+        order: 'created_at',
+        email: page.email,
+        fields: 'id,email,first_name,last_name,phone,has_account,metadata,created_at'
+      },
       schema: customersAnswer,
     })
   }

@@ -39,7 +39,9 @@ export function mapUpstreamStatus (failure: UpstreamFailure): AppError {
   const { status } = failure
   if (status === 429) {
     const retryAfter = failure.retryAfter && RETRY_AFTER.test(failure.retryAfter) ? failure.retryAfter : undefined
-    return new AppError('SERVICE_UNAVAILABLE', 'The commerce backend is busy, retry later', { status: 429, headers: retryAfter ? { 'retry-after': retryAfter } : undefined })
+    return new AppError('SERVICE_UNAVAILABLE', 'The commerce backend is busy, retry later', {
+      status: 429, headers: retryAfter ? { 'retry-after': retryAfter } : undefined
+    })
   }
   if (status >= 500) return new AppError('BACKEND_ERROR', `The commerce backend failed (HTTP ${status})`)
   if (status === 404) return new AppError('NOT_FOUND', 'Not found in the commerce backend')

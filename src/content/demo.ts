@@ -26,7 +26,9 @@ function demoContent (now: number): { appointments: Appointment[], tasks: Task[]
   const stamp = new Date(now).toISOString()
   const appointment = (id: string, tenantId: string, memberId: string, title: string, day: string, time: string, status: Appointment['status']): Appointment =>
     ({ id, tenantId, memberId, title, startsAt: wallClock(day, time), status, createdAt: stamp, updatedAt: stamp })
-  const task = (id: string, tenantId: string, assignee: { id: string, role: Task['assigneeRole'] }, title: string, dueDate: string, status: Task['status']): Task =>
+  const task = (
+    id: string, tenantId: string, assignee: { id: string, role: Task['assigneeRole'] }, title: string, dueDate: string, status: Task['status']
+  ): Task =>
     ({ id, tenantId, assigneeId: assignee.id, assigneeRole: assignee.role, title, dueDate, status, createdAt: stamp, updatedAt: stamp })
   return {
     appointments: [

@@ -61,14 +61,22 @@ export async function contentRoutes (fastify: FastifyInstance, { content }: { co
 
   app.post('/api/appointments', {
     onRequest: admin,
-    schema: { tags: ['content'], summary: 'Book an appointment for a member', body: appointmentInput, response: { 201: z.object({ appointment: appointmentSchema }) } },
+    schema: {
+      tags: ['content'], summary: 'Book an appointment for a member', body: appointmentInput, response: { 201: z.object({ appointment: appointmentSchema }) }
+    },
   }, async (request, reply) => {
     return reply.status(201).send({ appointment: await content.bookAppointment(request.actor, request.body) })
   })
 
   app.patch('/api/appointments/:appointmentId', {
     onRequest: admin,
-    schema: { tags: ['content'], summary: 'Change an appointment (confirm, cancel, move)', params: z.object({ appointmentId: z.string().min(1) }), body: appointmentPatch, response: { 200: z.object({ appointment: appointmentSchema }) } },
+    schema: {
+      tags: ['content'],
+      summary: 'Change an appointment (confirm, cancel, move)',
+      params: z.object({ appointmentId: z.string().min(1) }),
+      body: appointmentPatch,
+      response: { 200: z.object({ appointment: appointmentSchema }) }
+    },
   }, async (request) => ({ appointment: await content.changeAppointment(request.actor, request.params.appointmentId, request.body) }))
 
   app.get('/api/tasks', {
@@ -93,6 +101,12 @@ export async function contentRoutes (fastify: FastifyInstance, { content }: { co
 
   app.patch('/api/tasks/:taskId', {
     onRequest: admin,
-    schema: { tags: ['content'], summary: 'Change a task (for example mark it DONE)', params: z.object({ taskId: z.string().min(1) }), body: taskPatch, response: { 200: z.object({ task: taskSchema }) } },
+    schema: {
+      tags: ['content'],
+      summary: 'Change a task (for example mark it DONE)',
+      params: z.object({ taskId: z.string().min(1) }),
+      body: taskPatch,
+      response: { 200: z.object({ task: taskSchema }) }
+    },
   }, async (request) => ({ task: await content.changeTask(request.actor, request.params.taskId, request.body) }))
 }

@@ -23,7 +23,9 @@ export class ContentService {
   async bookAppointment (actor: Actor, input: Made<Appointment>): Promise<Appointment> {
     requireRole(actor, CONTENT_KEEPERS)
     const at = this.now().toISOString()
-    const appointment = { id: `appt_${randomUUID()}`, tenantId: actor.tenant.id, ...input, startsAt: new Date(input.startsAt).toISOString(), createdAt: at, updatedAt: at }
+    const appointment = {
+      id: `appt_${randomUUID()}`, tenantId: actor.tenant.id, ...input, startsAt: new Date(input.startsAt).toISOString(), createdAt: at, updatedAt: at
+    }
     await this.store.putAppointment(appointment)
     return appointment
   }

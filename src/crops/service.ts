@@ -287,7 +287,8 @@ export class CropService {
     requireRole(actor, CROP_KEEPERS)
     const { tenant } = actor
     const current = await this.record(actor, cropId)
-    const notHarvestable = (status: CropStatus) => conflict(`The crop is ${status}: harvests are recorded in ${harvestableStatuses.join(' or ')}`, { currentStatus: status })
+    const notHarvestable = (status: CropStatus) =>
+      conflict(`The crop is ${status}: harvests are recorded in ${harvestableStatuses.join(' or ')}`, { currentStatus: status })
     if (!harvestMove(current, input.continueFlowering, this.now().toISOString())) throw notHarvestable(current.status)
     // Taken before the write: a harvest refused by a race in between leaves a gap, never a repeat.
     const seq = await this.crops.nextBatchNumber(tenant.id)
@@ -353,7 +354,9 @@ export class CropService {
   }
 
   /** Every STOCKED harvest with its dry weight, harvested in [fromMs, toMs), with its crop's strain (the stock report). */
-  async stockedHarvests (actor: Actor, fromMs: number, toMs: number): Promise<Array<{ cropId: string, strain: { id: string, name: string }, harvest: Harvest }>> {
+  async stockedHarvests (
+    actor: Actor, fromMs: number, toMs: number
+  ): Promise<Array<{ cropId: string, strain: { id: string, name: string }, harvest: Harvest }>> {
     requireRole(actor, CROP_KEEPERS)
     const found: Array<{ cropId: string, strain: { id: string, name: string }, harvest: Harvest }> = []
     const PAGE = 100
@@ -363,7 +366,11 @@ export class CropService {
       for (const crop of records) {
         for (const harvest of crop?.harvests ?? []) {
           const at = Date.parse(harvest.createdAt)
-          if (crop && harvest.status === 'STOCKED' && harvest.dryWeight !== null && at >= fromMs && at < toMs) found.push({ cropId: crop.id, strain: crop.strain, harvest })
+          if (crop && harvest.status === 'STOCKED' && harvest.dryWeight !== null && at >= fromMs && at < toMs) {
+            found.push({
+              cropId: crop.id, strain: crop.strain, harvest
+            })
+          }
         }
       }
       if (offset + PAGE >= total) return found

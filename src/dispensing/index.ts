@@ -58,7 +58,8 @@ export default fp(async (app) => {
     config: { rateLimit: false },
     schema: {
       tags: ['dispensing'],
-      summary: 'Scheduled job: removes dispensing entries past each club\'s retention, tells members whose registration ends in 10 days, lapses expired ones (Bearer CRON_API_SECRET)',
+      summary: 'Scheduled job: removes dispensing entries past each club\'s retention, tells members whose registration ends in 10 days, ' +
+        'lapses expired ones (Bearer CRON_API_SECRET)',
       security: [{ bearer: [] }],
       response: { 200: z.object({ clubs: z.number(), removed: z.number(), notified: z.number(), lapsed: z.number() }) },
     },

@@ -25,9 +25,12 @@ export function refusalError (refusal: Refusal, rules: ClubRules): AppError {
       const current = toGrams(refusal.current)
       const limit = toGrams(refusal.limit)
       const remaining = toGrams(Math.max(0, refusal.limit - refusal.current))
-      return new AppError('LIMIT_EXCEEDED', `Over the member's ${PERIOD_WORDS[refusal.period]} cap: ${current} g of ${limit} g taken or reserved, ${remaining} g left`, {
-        details: { current, limit, period: refusal.period, remaining },
-      })
+      return new AppError(
+        'LIMIT_EXCEEDED', `Over the member's ${PERIOD_WORDS[refusal.period]} cap: ${current} g of ${limit} g taken or reserved, ${remaining} g left`,
+        {
+          details: { current, limit, period: refusal.period, remaining },
+        }
+      )
     }
     case 'status':
       return new AppError('FORBIDDEN', `The membership is ${refusal.status}: ${STATUS_HINTS[refusal.status] ?? 'talk to the club'}`, {
@@ -40,11 +43,19 @@ export function refusalError (refusal: Refusal, rules: ClubRules): AppError {
         details: { reason: 'registration', validUntil: refusal.validUntil },
       })
     case 'under-age':
-      return new AppError('FORBIDDEN', `The club dispenses to members aged ${rules.minAge ?? 18} or more only`, { details: { reason: 'minAge', minAge: rules.minAge } })
-    case 'min-days':
-      return new AppError('FORBIDDEN', `A member receives a first dispensation after ${rules.minMembershipDays} days of membership: from ${firstDay(refusal.memberSince, rules.minMembershipDays)}`, {
-        details: { reason: 'minMembershipDays', minMembershipDays: rules.minMembershipDays, from: firstDay(refusal.memberSince, rules.minMembershipDays) },
+      return new AppError('FORBIDDEN', `The club dispenses to members aged ${rules.minAge ?? 18} or more only`, {
+        details: { reason: 'minAge', minAge: rules.minAge }
       })
+    case 'min-days':
+      return new AppError(
+        'FORBIDDEN',
+        `A member receives a first dispensation after ${rules.minMembershipDays} days of membership: from ${firstDay(
+          refusal.memberSince, rules.minMembershipDays
+        )}`,
+        {
+          details: { reason: 'minMembershipDays', minMembershipDays: rules.minMembershipDays, from: firstDay(refusal.memberSince, rules.minMembershipDays) },
+        }
+      )
     case 'allowance':
       return new AppError('FORBIDDEN', 'The club caps each member by their own monthly allowance (a signed forecast): record it first', {
         details: { reason: 'allowanceRequired' },

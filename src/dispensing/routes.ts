@@ -30,7 +30,11 @@ export async function rulesRoutes (fastify: FastifyInstance, { dispensing }: { d
 
   app.get('/api/members/me/quota', {
     onRequest: anyone,
-    schema: { tags: ['members'], summary: 'The caller\'s own quota: used, reserved, limit and remaining per period in force', response: { 200: z.object({ quota: quotaSchema }), ...errors } },
+    schema: {
+      tags: ['members'],
+      summary: 'The caller\'s own quota: used, reserved, limit and remaining per period in force',
+      response: { 200: z.object({ quota: quotaSchema }), ...errors }
+    },
   }, async (request) => ({ quota: await dispensing.quota(request.actor, request.actor.sub) }))
 
   app.get('/api/members/me/standing', {

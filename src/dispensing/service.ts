@@ -173,7 +173,14 @@ export class DispensingService {
       const limit = limits[period]
       if (limit === null) return []
       const { used, reserved } = totals[period]
-      return [{ period, id: args.ids[period], used: toGrams(used), reserved: toGrams(reserved), limit: toGrams(limit), remaining: toGrams(Math.max(0, limit - used - reserved)) }]
+      return [{
+        period,
+        id: args.ids[period],
+        used: toGrams(used),
+        reserved: toGrams(reserved),
+        limit: toGrams(limit),
+        remaining: toGrams(Math.max(0, limit - used - reserved))
+      }]
     })
     return { memberId, day, status: standing.status, young, thcCeilingPercent: young ? rules.young?.maxThcPercent ?? null : null, periods }
   }

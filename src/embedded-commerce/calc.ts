@@ -40,7 +40,14 @@ export function collectionStatus (pc: PaymentCollection): CollectionStatus {
   return 'not_paid'
 }
 
-export type PaymentStatus = 'not_paid' | 'authorized' | 'partially_authorized' | 'captured' | 'partially_captured' | 'refunded' | 'partially_refunded' | 'canceled'
+export type PaymentStatus = 'not_paid'
+  | 'authorized'
+  | 'partially_authorized'
+  | 'captured'
+  | 'partially_captured'
+  | 'refunded'
+  | 'partially_refunded'
+  | 'canceled'
 
 export function paymentStatus (order: Pick<OrderDoc, 'status' | 'payment_collections'>): PaymentStatus {
   const amounts = order.payment_collections.map(collectionAmounts)
@@ -56,7 +63,14 @@ export function paymentStatus (order: Pick<OrderDoc, 'status' | 'payment_collect
   return 'not_paid'
 }
 
-export type FulfillmentStatus = 'not_fulfilled' | 'partially_fulfilled' | 'fulfilled' | 'partially_shipped' | 'shipped' | 'partially_delivered' | 'delivered' | 'canceled'
+export type FulfillmentStatus = 'not_fulfilled'
+  | 'partially_fulfilled'
+  | 'fulfilled'
+  | 'partially_shipped'
+  | 'shipped'
+  | 'partially_delivered'
+  | 'delivered'
+  | 'canceled'
 
 /**
  * Medusa 2.21's rule (core-flows getLastFulfillmentStatus): each fulfillment counts at its furthest step

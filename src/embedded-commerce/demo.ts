@@ -21,7 +21,9 @@ async function seedClub (ctx: CommerceContext, club: DemoClub, now: string): Pro
   const spec = demoClubSpecs.find((c) => c.id === club.tenantId)
   if (!tenant?.commerce || !spec) throw new Error(`demo tenant ${club.tenantId} has no commerce settings`)
   // The demo's service login is the club's admin (a person of the demo), not a service user.
-  const { settings } = await provisionCommerce({ ...embeddedSetup(ctx), serviceLogin: async () => tenant.commerce as NonNullable<typeof tenant.commerce> }, spec)
+  const { settings } = await provisionCommerce(
+    { ...embeddedSetup(ctx), serviceLogin: async () => tenant.commerce as NonNullable<typeof tenant.commerce> }, spec
+  )
   const { salesChannelId, stockLocationId } = settings
   for (const p of club.products) {
     const id = demoIds.product(club.short, p.key)
@@ -44,7 +46,11 @@ async function seedClub (ctx: CommerceContext, club: DemoClub, now: string): Pro
     if (!await saveProduct(ctx, built)) continue
     for (const [i, v] of built.product.variants.entries()) {
       const stock = p.variants[i]?.stock ?? 0
-      if (v.inventory_item_id) await ctx.store.setStocked(v.inventory_item_id, stockLocationId, stock, `ilev_${v.inventory_item_id.slice('iitem_'.length)}`, now)
+      if (v.inventory_item_id) {
+        await ctx.store.setStocked(
+          v.inventory_item_id, stockLocationId, stock, `ilev_${v.inventory_item_id.slice('iitem_'.length)}`, now
+        )
+      }
     }
   }
 }
@@ -53,11 +59,22 @@ async function seedPeople (ctx: CommerceContext, now: string): Promise<void> {
   const stamps = { created_at: now, updated_at: now }
   const staff = demoStaff.flatMap((s) => s.role === 'member' ? [] : [{ ...s, role: s.role }])
   await Promise.all(staff.map(async (s) => {
-    await saveUser(ctx, { id: s.id, email: s.email, first_name: firstName(s.name), last_name: lastName(s.name), role: s.role, tenants: s.tenants, metadata: null, ...stamps })
+    await saveUser(ctx, {
+      id: s.id, email: s.email, first_name: firstName(s.name), last_name: lastName(s.name), role: s.role, tenants: s.tenants, metadata: null, ...stamps
+    })
     await createIdentity(ctx, 'user', s.email, DEMO_PASSWORD, s.id)
   }))
   await Promise.all(demoMembers.map(async (m) => {
-    await saveCustomer(ctx, { id: m.id, email: m.email, first_name: m.firstName, last_name: m.lastName, phone: m.phone, has_account: true, metadata: { clubs: [...m.tenants] }, ...stamps })
+    await saveCustomer(ctx, {
+      id: m.id,
+      email: m.email,
+      first_name: m.firstName,
+      last_name: m.lastName,
+      phone: m.phone,
+      has_account: true,
+      metadata: { clubs: [...m.tenants] },
+      ...stamps
+    })
     await createIdentity(ctx, 'customer', m.email, DEMO_PASSWORD, m.id)
   }))
 }

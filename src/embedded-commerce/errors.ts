@@ -99,5 +99,8 @@ export function commerceNotFoundHandler (request: FastifyRequest, reply: Fastify
   const path = request.url.split('?')[0] ?? '/'
   const safe = path.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`)
   reply.status(404).type('text/html; charset=utf-8')
-    .send(`<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot ${request.method} ${safe}</pre>\n</body>\n</html>\n`)
+    .send(
+      '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta ' +
+        `charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot ${request.method} ${safe}</pre>\n</body>\n</html>\n`
+    )
 }

@@ -32,12 +32,22 @@ export function embeddedSetup (ctx: CommerceContext): CommerceSetup {
     },
     async salesChannel (spec, regionId) {
       const id = clubSetupIds(spec.id).salesChannel
-      await createSalesChannel(ctx, { id, name: spec.name, description: spec.id, is_disabled: false, metadata: { tenant_id: spec.id, default_region_id: regionId }, ...stamps() })
+      await createSalesChannel(ctx, {
+        id, name: spec.name, description: spec.id, is_disabled: false, metadata: { tenant_id: spec.id, default_region_id: regionId }, ...stamps()
+      })
       return id
     },
     async publishableKey (spec, salesChannelId) {
       const ids = clubSetupIds(spec.id)
-      await createApiKey(ctx, { id: ids.apiKey, token: ids.publishableKey, title: `${spec.name} storefront`, type: 'publishable', sales_channel_ids: [salesChannelId], revoked_at: null, ...stamps() })
+      await createApiKey(ctx, {
+        id: ids.apiKey,
+        token: ids.publishableKey,
+        title: `${spec.name} storefront`,
+        type: 'publishable',
+        sales_channel_ids: [salesChannelId],
+        revoked_at: null,
+        ...stamps()
+      })
       return ids.publishableKey
     },
     async stockLocation (spec, salesChannelId) {
@@ -85,7 +95,16 @@ export function embeddedSetup (ctx: CommerceContext): CommerceSetup {
       // A user of the club's own for the service's admin calls. A run that failed before the tenant record was
       // written lost its password, so each new record gets a fresh one.
       const adminPassword = randomBytes(24).toString('base64url')
-      await saveUser(ctx, { id: ids.serviceUser, email: adminEmail, first_name: 'Club service', last_name: spec.name, role: 'admin', tenants: [spec.id], metadata: { service: true }, ...stamps() })
+      await saveUser(ctx, {
+        id: ids.serviceUser,
+        email: adminEmail,
+        first_name: 'Club service',
+        last_name: spec.name,
+        role: 'admin',
+        tenants: [spec.id],
+        metadata: { service: true },
+        ...stamps()
+      })
       await setIdentityPassword(ctx, 'user', adminEmail, adminPassword, ids.serviceUser)
       return { adminEmail, adminPassword }
     },

@@ -57,7 +57,13 @@ export async function notificationRoutes (fastify: FastifyInstance) {
       tags: ['notifications'],
       summary: 'The caller\'s notifications, newest first',
       querystring: listQuery,
-      response: { 200: z.object({ notifications: z.array(notificationSchema), count: z.number().int(), pagination: z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int() }) }) },
+      response: {
+        200: z.object({
+          notifications: z.array(notificationSchema),
+          count: z.number().int(),
+          pagination: z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int() })
+        })
+      },
     },
   }, async (request) => {
     const { page, limit, ...filters } = request.query
@@ -67,7 +73,9 @@ export async function notificationRoutes (fastify: FastifyInstance) {
 
   app.get('/api/notifications/unread-count', {
     onRequest: anyone,
-    schema: { tags: ['notifications'], summary: 'How many of the caller\'s notifications are unread', response: { 200: z.object({ count: z.number().int() }) } },
+    schema: {
+      tags: ['notifications'], summary: 'How many of the caller\'s notifications are unread', response: { 200: z.object({ count: z.number().int() }) }
+    },
   }, async (request) => ({ count: await app.notifications.unreadCount(reader(request)) }))
 
   app.post('/api/notifications/mark-read', {
@@ -98,7 +106,9 @@ export async function notificationRoutes (fastify: FastifyInstance) {
     const { recipientId, recipientRole, ...content } = request.body
     const tenantId = request.actor.tenant.id
     if (recipientId === undefined) {
-      const broadcast = await app.notifications.broadcast({ ...content, source: 'manual', tenantId, recipientRole: recipientRole as NonNullable<typeof recipientRole> })
+      const broadcast = await app.notifications.broadcast({
+        ...content, source: 'manual', tenantId, recipientRole: recipientRole as NonNullable<typeof recipientRole>
+      })
       return reply.status(201).send({ broadcast })
     }
     // a new externalId each time, so the store never treats it as a repeat

@@ -10,7 +10,9 @@ export function msUntilNext (now: number, hour = REMINDERS_HOUR_UTC): number {
 }
 
 /** Calls `job` every day at `hour` UTC until stopped. The timer does not keep the process alive. */
-export function scheduleDaily (job: () => Promise<unknown>, onError: (err: unknown) => void, options: { hour?: number, now?: () => number } = {}): { stop: () => void } {
+export function scheduleDaily (job: () => Promise<unknown>, onError: (err: unknown) => void, options: { hour?: number, now?: () => number } = {}): {
+  stop: () => void
+} {
   const now = options.now ?? Date.now
   let timer: NodeJS.Timeout | undefined
   let stopped = false

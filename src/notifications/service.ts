@@ -3,7 +3,10 @@ import type { Actor } from '../auth/actor.ts'
 import { AppError, validationError } from '../errors.ts'
 import { keys } from '../stores/keys.ts'
 import type { LiveHub, LiveMessage } from './live.ts'
-import { broadcastSchema, DEFAULT_TTL_MS, newNotificationId, noticeContentSchema, notifyInputSchema, type Broadcast, type ListQuery, type Notification, type RecipientScope } from './model.ts'
+import {
+  broadcastSchema, DEFAULT_TTL_MS, newNotificationId, noticeContentSchema, notifyInputSchema, type Broadcast, type ListQuery, type Notification,
+  type RecipientScope
+} from './model.ts'
 import type { NotificationStore } from './store/index.ts'
 import type { Notifier, NotifyInput } from './types.ts'
 
@@ -94,7 +97,9 @@ export class NotificationService implements Notifier {
   /** A notice for everyone of a role in the tenant: each one gets their own copy on their next read or live. */
   async broadcast (input: Omit<Broadcast, 'id' | 'createdAt' | 'expiresAt'> & { expiresAt?: string }): Promise<Broadcast> {
     const now = this.now()
-    const parsed = broadcastSchema.safeParse({ ...input, id: newNotificationId(now, 'bc'), createdAt: new Date(now).toISOString(), expiresAt: expiry(now, input.expiresAt) })
+    const parsed = broadcastSchema.safeParse({
+      ...input, id: newNotificationId(now, 'bc'), createdAt: new Date(now).toISOString(), expiresAt: expiry(now, input.expiresAt)
+    })
     if (!parsed.success) throw validationError(parsed.error, 'Invalid notification')
     await this.store.addBroadcast(parsed.data, now)
     await this.push(roleChannel(parsed.data.tenantId, parsed.data.recipientRole), { type: 'broadcast' })
@@ -112,7 +117,10 @@ export class NotificationService implements Notifier {
     for (const { broadcast } of pending) {
       const content = noticeContentSchema.parse(broadcast)
       // the broadcast id as externalId: a copy is made once per recipient even when two reads race
-      await this.create({ ...content, tenantId: reader.tenantId, recipientId: reader.recipientId, recipientRole: reader.role, externalId: `bc_${broadcast.id}` }, { now, createdAtMs: Date.parse(broadcast.createdAt) })
+      await this.create(
+        { ...content, tenantId: reader.tenantId, recipientId: reader.recipientId, recipientRole: reader.role, externalId: `bc_${broadcast.id}` },
+        { now, createdAtMs: Date.parse(broadcast.createdAt) }
+      )
     }
     const until = Math.max(...pending.map(({ broadcast }) => Date.parse(broadcast.expiresAt)))
     await this.store.setBroadcastCursor(reader, reader.role, last.seq, until)

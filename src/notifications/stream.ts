@@ -13,7 +13,12 @@ export async function notificationStreamRoutes (fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
   const streams = new SseStreams(app)
   // eslint-disable-next-line no-new -- registered on app.metrics, read at each scrape
-  new Gauge({ name: 'club_notification_streams_open', help: 'Notification streams (SSE) open on this instance', registers: [app.metrics], collect () { this.set(streams.size) } })
+  new Gauge({
+    name: 'club_notification_streams_open',
+    help: 'Notification streams (SSE) open on this instance',
+    registers: [app.metrics],
+    collect () { this.set(streams.size) }
+  })
 
   app.get('/api/notifications/stream', {
     onRequest: app.guard(),

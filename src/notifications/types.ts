@@ -1,7 +1,9 @@
 import type { Role } from '../tenants/roles.ts'
 
 // The contract other domains use to notify a user (orders events, chat). Implemented by the notifications plugin.
-export const NOTIFICATION_DOMAINS = ['orders', 'appointments', 'crops', 'tasks', 'memberships', 'medical', 'products', 'inventory', 'workforce', 'documents', 'system'] as const
+export const NOTIFICATION_DOMAINS = [
+  'orders', 'appointments', 'crops', 'tasks', 'memberships', 'medical', 'products', 'inventory', 'workforce', 'documents', 'system'
+] as const
 type NotificationDomain = typeof NOTIFICATION_DOMAINS[number]
 export const NOTIFICATION_SEVERITIES = ['info', 'success', 'warning', 'error'] as const
 type NotificationSeverity = typeof NOTIFICATION_SEVERITIES[number]

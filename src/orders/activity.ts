@@ -14,7 +14,9 @@ export function activity (description: ActivityDescription, status: Activity['st
 }
 
 /** The metadata with events appended to its log (and other keys changed by `patch`), as stored upstream. */
-export function withActivities (metadata: Record<string, unknown> | null | undefined, events: Activity[], patch: Record<string, unknown> = {}): Record<string, unknown> {
+export function withActivities (
+  metadata: Record<string, unknown> | null | undefined, events: Activity[], patch: Record<string, unknown> = {}
+): Record<string, unknown> {
   const log = [...mapActivities(metadata), ...events].map(toStoredActivity)
   return { ...(metadata ?? {}), ...patch, activity_logs: log }
 }

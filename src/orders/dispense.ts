@@ -31,7 +31,13 @@ export function quotaOf (metadata: Record<string, unknown> | null | undefined): 
 export const quotaMetadata = (q: OrderQuota): Record<string, unknown> => ({ dispensing: { memberId: q.memberId, holdId: q.holdId } })
 
 const factsIn = (products: Product[]): Map<string, VariantFacts> => new Map(products.flatMap((p) => p.variants.map((v) => [v.id, {
-  productId: p.id, product: v.title && v.title !== p.title ? `${p.title} ${v.title}` : p.title, grams: v.grams, thcPercent: v.thcPercent, cbdPercent: v.cbdPercent,
+  productId: p.id,
+  product: v.title && v.title !== p.title
+    ? `${p.title} ${v.title}`
+    : p.title,
+  grams: v.grams,
+  thcPercent: v.thcPercent,
+  cbdPercent: v.cbdPercent,
 }] as const)))
 
 /** The THC a dispensation of the variant may carry, from the batches it is packaged from (the dispensing record knows them). */
@@ -48,7 +54,9 @@ export class OrderDispensing {
   }
 
   /** The order's or cart's lines with their grams, THC and CBD (a variant the club does not list counts nothing). */
-  async lines (actor: Actor, orderId: string, items: ReadonlyArray<{ id?: string, variant_id?: string | null, quantity: number, title?: string | null }>): Promise<DispensedLine[]> {
+  async lines (
+    actor: Actor, orderId: string, items: ReadonlyArray<{ id?: string, variant_id?: string | null, quantity: number, title?: string | null }>
+  ): Promise<DispensedLine[]> {
     const facts = await this.facts(actor, items.flatMap((i) => i.variant_id ? [i.variant_id] : []))
     // a THC ceiling (young members) is checked on the batches' lab THC where the variant is packaged from batches:
     // read only in a club whose rules set one, for controlled variants
@@ -79,7 +87,10 @@ export class OrderDispensing {
    * Checks delivery and reserves the cart's grams for `memberId` under the cart's id: refused with the rule's
    * error before the cart completes. Made again (a repeated completion), it reserves nothing twice.
    */
-  async reserveCart (actor: Actor, memberId: string, cart: { id: string, items?: ReadonlyArray<{ variant_id?: string | null, quantity: number }> | null }, shipping: string | undefined): Promise<OrderQuota> {
+  async reserveCart (
+    actor: Actor, memberId: string, cart: { id: string, items?: ReadonlyArray<{ variant_id?: string | null, quantity: number }> | null },
+    shipping: string | undefined
+  ): Promise<OrderQuota> {
     this.dispensing.checkShipping(actor.tenant, shipping)
     const lines = await this.lines(actor, '', cart.items ?? [])
     await this.dispensing.reserve(actor.tenant, memberId, cart.id, lines.map(loadLine))

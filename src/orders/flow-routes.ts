@@ -4,7 +4,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { AppError } from '../errors.ts'
 import { errorEnvelopeSchema } from '../schemas/common.ts'
-import { createAndProcess, createAndProcessBody, type Dispenser, runOnce, type CreateAndProcessInput, STEP_PROGRESS, TIMELINE_ACTIONS, type FlowOutcome, type StepEvent, type StepName } from './flow.ts'
+import {
+  createAndProcess, createAndProcessBody, type Dispenser, runOnce, type CreateAndProcessInput, STEP_PROGRESS, TIMELINE_ACTIONS, type FlowOutcome,
+  type StepEvent, type StepName
+} from './flow.ts'
 import type { IdempotencyStore } from './idempotency.ts'
 import { orderSchema } from './schemas.ts'
 import { ORDER_MANAGERS, type OrdersService } from './service.ts'

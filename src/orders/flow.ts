@@ -105,7 +105,9 @@ export async function createAndProcess (orders: OrdersService, dispenser: Dispen
     await nameCart(medusa, cart, input.customer)
     step('adding_items')
     // the member's caps are checked (and the grams reserved) before anything is added: a refused order makes nothing more
-    quota = await orders.dispense.reserveCart(actor, memberId, { id: cart.id, items: input.items.map((i) => ({ variant_id: i.variantId, quantity: i.quantity })) }, input.shippingMethod)
+    quota = await orders.dispense.reserveCart(
+      actor, memberId, { id: cart.id, items: input.items.map((i) => ({ variant_id: i.variantId, quantity: i.quantity })) }, input.shippingMethod
+    )
     await unsettled.note(actor.tenant.id, { cartId: cart.id, memberId, holdId: quota.holdId, by: completerOf(actor), at: Date.now() })
     await Promise.all(input.items.map((i) => medusa.addLineItem(cart.id, i.variantId, i.quantity)))
     step('configuring_shipping')
@@ -152,7 +154,11 @@ export async function createAndProcess (orders: OrdersService, dispenser: Dispen
     if (quota && !dispensed && !lost) await orders.dispense.release(actor.tenant, quota)
     // known: dispensed, or refused; else (an answer lost before the dispensation) the note stays to be read back
     if (quota && (dispensed || !lost)) await unsettled.forget(actor.tenant.id, cartId)
-    if (orderId) await recordFailure(orders, actor, orderId, [...events, activity('orders:activity.note', 'error', author, `${current} failed: ${error.message}`)])
+    if (orderId) {
+      await recordFailure(orders, actor, orderId, [
+        ...events, activity('orders:activity.note', 'error', author, `${current} failed: ${error.message}`)
+      ])
+    }
     const details = { ...error.details, step: current, ...(orderId ? { orderId } : {}) }
     return { ok: false, status: error.statusCode, error: { code: error.code, message: error.message, details }, ...(orderId ? { orderId } : {}) }
   }
@@ -213,9 +219,15 @@ async function recordFailure (orders: OrdersService, actor: Actor, orderId: stri
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
 
 /** Runs the flow once per tenant and Idempotency-Key: a retry gets the first outcome back. */
-export async function runOnce (store: IdempotencyStore, tenantId: string, key: string | undefined, input: CreateAndProcessInput, run: () => Promise<FlowOutcome>): Promise<FlowOutcome> {
+export async function runOnce (
+  store: IdempotencyStore, tenantId: string, key: string | undefined, input: CreateAndProcessInput, run: () => Promise<FlowOutcome>
+): Promise<FlowOutcome> {
   if (key === undefined) return await run()
-  if (!IDEMPOTENCY_KEY.test(key)) throw new AppError('VALIDATION_ERROR', 'Invalid Idempotency-Key header', { details: { errors: { 'Idempotency-Key': ['1 to 255 visible ASCII characters'] } } })
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw new AppError('VALIDATION_ERROR', 'Invalid Idempotency-Key header', {
+      details: { errors: { 'Idempotency-Key': ['1 to 255 visible ASCII characters'] } }
+    })
+  }
   const fingerprint = createHash('sha256').update(JSON.stringify(input)).digest('hex')
   const found = await store.claim(tenantId, key, fingerprint)
   if (found?.fingerprint !== undefined && found.fingerprint !== fingerprint) throw conflict('This Idempotency-Key was used with a different request body')

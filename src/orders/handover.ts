@@ -29,7 +29,9 @@ const nameOf = (o: UpstreamOrder): string => {
 }
 
 export class HandoverService {
-  constructor (private readonly orders: OrdersService, private readonly ledger: LedgerService, private readonly locks: Locks, private readonly now: () => number = Date.now) {}
+  constructor (
+    private readonly orders: OrdersService, private readonly ledger: LedgerService, private readonly locks: Locks, private readonly now: () => number = Date.now
+  ) {}
 
   async handover (actor: Actor, orderId: string, identityChecked: boolean): Promise<{ order: Order, entries: LedgerEntry[] }> {
     requireRole(actor, HANDOVER_STAFF)
@@ -102,7 +104,9 @@ export class HandoverService {
       if (orderStatus(order.status) !== 'completed') await medusa.completeOrder(orderId)
     } catch (err) {
       this.orders.log.warn({ err, orderId, tenantId: actor.tenant.id }, 'handed over, but the backend did not take every step')
-      await this.orders.record(actor, orderId, [activity('orders:activity.note', 'error', authorOf(actor), `handover: backend step failed: ${err instanceof AppError ? err.message : 'internal error'}`)])
+      await this.orders.record(actor, orderId, [
+        activity('orders:activity.note', 'error', authorOf(actor), `handover: backend step failed: ${err instanceof AppError ? err.message : 'internal error'}`)
+      ])
     }
   }
 }

@@ -41,8 +41,10 @@ export default fp(async (app) => {
   // completions whose outcome is not known yet, of the bot's and the store front's orders and of the one-call flow
   const unsettled = createUnsettledStore(app.redis)
   await app.register(flowRoutes, { orders, idempotency: createIdempotencyStore(app.redis), dispenser: handover, unsettled })
-  const store: StoreFront = new StoreFront(orders, access.sessions, catalogs, new CatalogCache<string[]>(kept), new CatalogCache<UpstreamShippingOption[]>(kept), dispense,
-    { unsettled, locks: app.locks, tenants: app.tenants, log: app.log })
+  const store: StoreFront = new StoreFront(
+    orders, access.sessions, catalogs, new CatalogCache<string[]>(kept), new CatalogCache<UpstreamShippingOption[]>(kept), dispense,
+    { unsettled, locks: app.locks, tenants: app.tenants, log: app.log }
+  )
   app.decorate('orders', orders)
   app.decorate('storeFront', store)
   app.decorate('orderDispensing', dispense)
@@ -58,7 +60,8 @@ export default fp(async (app) => {
     }
   }
   const timer = setInterval(() => {
-    settling ??= settleAll().catch((err: unknown) => { app.log.warn({ err }, 'settling cart completions failed: tried again later') }).finally(() => { settling = undefined })
+    settling ??= settleAll().catch((err: unknown) => { app.log.warn({ err }, 'settling cart completions failed: tried again later') })
+      .finally(() => { settling = undefined })
   }, afterMs)
   timer.unref()
   app.addHook('onClose', async () => {

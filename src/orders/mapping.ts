@@ -104,7 +104,9 @@ function paymentStatusOf (p: UpstreamPayment): PaymentStatus {
 }
 
 function mapPayment (p: UpstreamPayment): Payment {
-  return { id: p.id, amount: p.amount, currency: currency(p.currency_code), status: paymentStatusOf(p), providerId: str(p.provider_id), createdAt: str(p.created_at) }
+  return {
+    id: p.id, amount: p.amount, currency: currency(p.currency_code), status: paymentStatusOf(p), providerId: str(p.provider_id), createdAt: str(p.created_at)
+  }
 }
 
 function mapFulfillment (f: UpstreamFulfillment): Fulfillment {
@@ -235,9 +237,15 @@ export function mapCart (c: UpstreamCart): Cart {
     customerId: str(c.customer_id),
     currency: currency(c.currency_code),
     items: (c.items ?? []).map(mapItem),
-    shippingMethods: (c.shipping_methods ?? []).map((m) => ({ id: m.id, shippingOptionId: str(m.shipping_option_id), name: str(m.name), amount: num(m.amount) })),
+    shippingMethods: (c.shipping_methods ?? []).map((
+      m
+    ) => ({ id: m.id, shippingOptionId: str(m.shipping_option_id), name: str(m.name), amount: num(m.amount) })),
     paymentCollection: pc
-      ? { id: pc.id, status: str(pc.status), paymentSessions: (pc.payment_sessions ?? []).map((s) => ({ id: s.id, providerId: str(s.provider_id), status: str(s.status) })) }
+      ? {
+          id: pc.id,
+          status: str(pc.status),
+          paymentSessions: (pc.payment_sessions ?? []).map((s) => ({ id: s.id, providerId: str(s.provider_id), status: str(s.status) }))
+        }
       : null,
     subtotal: itemsSubtotal(c),
     shippingTotal: num(c.shipping_total),

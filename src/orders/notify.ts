@@ -27,10 +27,26 @@ const SHIPPED: Record<ShippingMethod, Notice> = {
 }
 
 const TEXT: Record<Exclude<OrderEvent, 'order.shipped'>, Notice> = {
-  'order.placed': { severity: 'info', es: { title: 'Pedido recibido', body: (n) => `Recibimos tu pedido #${n}.` }, en: { title: 'Order received', body: (n) => `We received your order #${n}.` } },
-  'order.paymentConfirmed': { severity: 'success', es: { title: 'Pago confirmado', body: (n) => `Confirmamos el pago de tu pedido #${n}.` }, en: { title: 'Payment confirmed', body: (n) => `The payment of your order #${n} is confirmed.` } },
-  'order.cancelled': { severity: 'warning', es: { title: 'Pedido cancelado', body: (n) => `Tu pedido #${n} fue cancelado.` }, en: { title: 'Order cancelled', body: (n) => `Your order #${n} was cancelled.` } },
-  'order.completed': { severity: 'success', es: { title: 'Pedido completado', body: (n) => `Tu pedido #${n} está completo. ¡Gracias!` }, en: { title: 'Order completed', body: (n) => `Your order #${n} is complete. Thank you!` } },
+  'order.placed': {
+    severity: 'info',
+    es: { title: 'Pedido recibido', body: (n) => `Recibimos tu pedido #${n}.` },
+    en: { title: 'Order received', body: (n) => `We received your order #${n}.` }
+  },
+  'order.paymentConfirmed': {
+    severity: 'success',
+    es: { title: 'Pago confirmado', body: (n) => `Confirmamos el pago de tu pedido #${n}.` },
+    en: { title: 'Payment confirmed', body: (n) => `The payment of your order #${n} is confirmed.` }
+  },
+  'order.cancelled': {
+    severity: 'warning',
+    es: { title: 'Pedido cancelado', body: (n) => `Tu pedido #${n} fue cancelado.` },
+    en: { title: 'Order cancelled', body: (n) => `Your order #${n} was cancelled.` }
+  },
+  'order.completed': {
+    severity: 'success',
+    es: { title: 'Pedido completado', body: (n) => `Tu pedido #${n} está completo. ¡Gracias!` },
+    en: { title: 'Order completed', body: (n) => `Your order #${n} is complete. Thank you!` }
+  },
 }
 
 const PICKUP_AT = {
@@ -66,7 +82,9 @@ function memberNotice (tenant: Tenant, order: NotifiedOrder, event: OrderEvent):
   const method = order.shippingMethod ?? 'delivery'
   const notice = event === 'order.shipped' ? SHIPPED[method] : TEXT[event]
   const text = notice[tenant.locale]
-  const where = event === 'order.shipped' && method === 'pickup' && tenant.pickup ? ` ${PICKUP_AT[tenant.locale](tenant.pickup.address, tenant.pickup.hours)}` : ''
+  const where = event === 'order.shipped' && method === 'pickup' && tenant.pickup
+    ? ` ${PICKUP_AT[tenant.locale](tenant.pickup.address, tenant.pickup.hours)}`
+    : ''
   return {
     tenantId: tenant.id,
     recipientId: order.customerId,

@@ -57,12 +57,19 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
 
   app.get('/api/orders/:orderId', {
     onRequest: anyone,
-    schema: { tags, summary: 'An order with its items, payment and fulfillments (a member sees only their own: else 404)', params: orderParams, response: { 200: orderAnswer } },
+    schema: {
+      tags,
+      summary: 'An order with its items, payment and fulfillments (a member sees only their own: else 404)',
+      params: orderParams,
+      response: { 200: orderAnswer }
+    },
   }, async (request) => ({ order: await orders.get(request.actor, request.params.orderId) }))
 
   app.get('/api/orders/:orderId/activities', {
     onRequest: anyone,
-    schema: { tags, summary: 'What happened to the order, oldest first', params: orderParams, response: { 200: z.object({ activities: z.array(activitySchema) }) } },
+    schema: {
+      tags, summary: 'What happened to the order, oldest first', params: orderParams, response: { 200: z.object({ activities: z.array(activitySchema) }) }
+    },
   }, async (request) => ({ activities: await orders.activities(request.actor, request.params.orderId) }))
 
   app.post('/api/orders/:orderId/capture', {
@@ -89,7 +96,13 @@ export async function orderRoutes (fastify: FastifyInstance, opts: OrderRoutesOp
 
   app.post('/api/orders/:orderId/ship', {
     onRequest: admin,
-    schema: { tags, summary: 'Ship a fulfillment of the order (its fulfillmentId from /fulfill)', params: orderParams, body: z.object({ fulfillmentId: z.string().min(1) }), response: { 200: orderAnswer } },
+    schema: {
+      tags,
+      summary: 'Ship a fulfillment of the order (its fulfillmentId from /fulfill)',
+      params: orderParams,
+      body: z.object({ fulfillmentId: z.string().min(1) }),
+      response: { 200: orderAnswer }
+    },
   }, async (request) => ({ order: await orders.ship(request.actor, request.params.orderId, request.body.fulfillmentId) }))
 
   app.post('/api/orders/:orderId/cancel', {

@@ -144,7 +144,9 @@ export class OrdersService {
     return after
   }
 
-  async fulfill (actor: Actor, orderId: string, items: Array<{ id: string, quantity: number }> | undefined, locationId: string | undefined): Promise<{ order: Order, fulfillmentId: string }> {
+  async fulfill (actor: Actor, orderId: string, items: Array<{ id: string, quantity: number }> | undefined, locationId: string | undefined): Promise<{
+    order: Order, fulfillmentId: string
+  }> {
     requireRole(actor, ORDER_MANAGERS)
     const order = await this.read(actor, orderId)
     const fulfillmentId = await fulfillItems(this.medusa(actor), order, items, locationId)
@@ -187,7 +189,9 @@ export class OrdersService {
       if ((current.fulfillments ?? []).some((f) => !f.canceled_at)) throw conflict('The order was fulfilled while it was being canceled')
       await medusa.cancelOrder(orderId)
     } catch (err) {
-      await this.record(actor, orderId, [activity('orders:activity.note', 'error', author, `cancel failed: ${err instanceof AppError ? err.message : 'internal error'}`)])
+      await this.record(actor, orderId, [
+        activity('orders:activity.note', 'error', author, `cancel failed: ${err instanceof AppError ? err.message : 'internal error'}`)
+      ])
       throw err
     }
     const after = mapOrder(await medusa.getOrder(orderId))
@@ -228,7 +232,9 @@ export class OrdersService {
    * The order is read once, under the lock: the metadata written is the only change, so the answer is that
    * read with the new metadata (and the backend's new `updated_at`), not a second read.
    */
-  private async append (actor: Actor, orderId: string, pick: (log: Activity[]) => Activity[], patch: Record<string, unknown> = {}): Promise<{ order: Order, added: boolean }> {
+  private async append (actor: Actor, orderId: string, pick: (log: Activity[]) => Activity[], patch: Record<string, unknown> = {}): Promise<{
+    order: Order, added: boolean
+  }> {
     return await this.deps.locks.withLock(keys.orders.metadataLock(actor.tenant.id, orderId), METADATA_LOCK, async () => {
       const medusa = this.medusa(actor)
       const current = await medusa.getOrder(orderId)
@@ -277,7 +283,9 @@ export async function capturePayments (medusa: Medusa, order: UpstreamOrder): Pr
 }
 
 /** Fulfills the given items, or all that remain; answers the new fulfillment's id. */
-export async function fulfillItems (medusa: Medusa, order: UpstreamOrder, items: Array<{ id: string, quantity: number }> | undefined, locationId: string | undefined): Promise<string> {
+export async function fulfillItems (
+  medusa: Medusa, order: UpstreamOrder, items: Array<{ id: string, quantity: number }> | undefined, locationId: string | undefined
+): Promise<string> {
   if (orderStatus(order.status) === 'canceled') throw conflict('A canceled order cannot be fulfilled')
   const remaining = (order.items ?? [])
     .map((i) => ({ id: i.id, quantity: i.quantity - (i.detail?.fulfilled_quantity ?? 0) }))

@@ -23,7 +23,12 @@ export async function storeRoutes (fastify: FastifyInstance, opts: { store: Stor
 
   app.get('/store/products', {
     onRequest,
-    schema: { tags, summary: 'The club\'s shop: products on sale with their variants', querystring: pageQuery(20), response: { 200: z.object({ products: z.array(productSchema), count: z.number() }) } },
+    schema: {
+      tags,
+      summary: 'The club\'s shop: products on sale with their variants',
+      querystring: pageQuery(20),
+      response: { 200: z.object({ products: z.array(productSchema), count: z.number() }) }
+    },
   }, async (request) => await store.products(await shopper(request), request.query))
 
   app.post('/store/carts', {
@@ -38,7 +43,13 @@ export async function storeRoutes (fastify: FastifyInstance, opts: { store: Stor
 
   app.post('/store/carts/:cartId/line-items', {
     onRequest,
-    schema: { tags, summary: 'Add units of a variant to the cart', params: cartParams, body: z.object({ variantId: id, quantity: z.number().int().positive().max(10_000) }), response: { 200: cartAnswer } },
+    schema: {
+      tags,
+      summary: 'Add units of a variant to the cart',
+      params: cartParams,
+      body: z.object({ variantId: id, quantity: z.number().int().positive().max(10_000) }),
+      response: { 200: cartAnswer }
+    },
   }, async (request) => ({ cart: await store.addItem(await shopper(request), request.params.cartId, request.body.variantId, request.body.quantity) }))
 
   app.delete('/store/carts/:cartId/line-items/:lineItemId', {
@@ -48,7 +59,12 @@ export async function storeRoutes (fastify: FastifyInstance, opts: { store: Stor
 
   app.get('/store/shipping-options', {
     onRequest,
-    schema: { tags, summary: 'The shipping options open to the cart', querystring: z.object({ cartId: id }), response: { 200: z.object({ shippingOptions: z.array(shippingOptionSchema) }) } },
+    schema: {
+      tags,
+      summary: 'The shipping options open to the cart',
+      querystring: z.object({ cartId: id }),
+      response: { 200: z.object({ shippingOptions: z.array(shippingOptionSchema) }) }
+    },
   }, async (request) => ({ shippingOptions: await store.shippingOptions(await shopper(request), request.query.cartId) }))
 
   app.post('/store/carts/:cartId/shipping-methods', {
@@ -58,11 +74,18 @@ export async function storeRoutes (fastify: FastifyInstance, opts: { store: Stor
 
   app.post('/store/carts/:cartId/payment-sessions', {
     onRequest,
-    schema: { tags, summary: 'Choose how the cart is paid', params: cartParams, body: z.object({ providerId: z.enum(PAYMENT_METHODS) }), response: { 200: cartAnswer } },
+    schema: {
+      tags, summary: 'Choose how the cart is paid', params: cartParams, body: z.object({ providerId: z.enum(PAYMENT_METHODS) }), response: { 200: cartAnswer }
+    },
   }, async (request) => ({ cart: await store.paymentSession(await shopper(request), request.params.cartId, request.body.providerId) }))
 
   app.post('/store/carts/:cartId/complete', {
     onRequest,
-    schema: { tags, summary: 'Place the order: the cart becomes an order', params: cartParams, response: { 200: z.object({ type: z.literal('order'), order: orderSchema }) } },
+    schema: {
+      tags,
+      summary: 'Place the order: the cart becomes an order',
+      params: cartParams,
+      response: { 200: z.object({ type: z.literal('order'), order: orderSchema }) }
+    },
   }, async (request) => ({ type: 'order' as const, order: await store.complete(await shopper(request), request.params.cartId) }))
 }

@@ -57,9 +57,15 @@ export async function chooseShipping (medusa: Medusa, cartId: string, name: stri
 }
 
 /** The same, among `options` as read for this cart or kept. */
-async function shipBy (medusa: Medusa, cartId: string, name: string, token: string | undefined, orFirst: boolean, options: UpstreamShippingOption[]): Promise<UpstreamCart> {
+async function shipBy (
+  medusa: Medusa, cartId: string, name: string, token: string | undefined, orFirst: boolean, options: UpstreamShippingOption[]
+): Promise<UpstreamCart> {
   const option = options.find((o) => o.name?.toLowerCase() === name.toLowerCase()) ?? (orFirst ? options[0] : undefined)
-  if (!option) throw new AppError('VALIDATION_ERROR', `Shipping option ${name} is not offered for this cart`, { status: 422, details: { errors: { shippingMethod: [`one of ${options.map((o) => o.name).join(', ') || 'none'}`] } } })
+  if (!option) {
+    throw new AppError('VALIDATION_ERROR', `Shipping option ${name} is not offered for this cart`, {
+      status: 422, details: { errors: { shippingMethod: [`one of ${options.map((o) => o.name).join(', ') || 'none'}`] } }
+    })
+  }
   return await medusa.addShippingMethod(cartId, option.id, token)
 }
 
@@ -181,7 +187,11 @@ export class StoreFront {
   async catalogPage (actor: Actor, page: { limit: number, offset: number }): Promise<Catalog> {
     const catalog = await this.catalog(actor)
     const end = page.offset + page.limit
-    if (end <= catalog.products.length || catalog.products.length >= catalog.count) return { products: catalog.products.slice(page.offset, end), count: catalog.count }
+    if (end <= catalog.products.length || catalog.products.length >= catalog.count) {
+      return {
+        products: catalog.products.slice(page.offset, end), count: catalog.count
+      }
+    }
     return await productPage(this.orders.medusa(actor), page)
   }
 
@@ -193,7 +203,9 @@ export class StoreFront {
   /** A cart in the club's region; another region is refused (the club sells in one). */
   async createCart (actor: ShopperActor, regionId?: string): Promise<Cart> {
     if (regionId && regionId !== actor.medusa.settings.regionId) {
-      throw new AppError('VALIDATION_ERROR', 'This club sells in its own region only', { details: { errors: { regionId: [`must be ${actor.medusa.settings.regionId}`] } } })
+      throw new AppError('VALIDATION_ERROR', 'This club sells in its own region only', {
+        details: { errors: { regionId: [`must be ${actor.medusa.settings.regionId}`] } }
+      })
     }
     return mapCart(await actor.medusa.createCart(actor.email, actor.upstreamToken))
   }
@@ -330,7 +342,9 @@ export class StoreFront {
    * was lost, or its process died, before the note was forgotten).
    */
   private async recorded (actor: Actor, cartId: string, placed: UpstreamOrder, quota: OrderQuota, interrupted: boolean): Promise<Order> {
-    const { order, added } = await this.orders.recordOnce(actor, placed.id, activity('orders:activity.created', 'success', authorOf(actor)), quotaMetadata(quota))
+    const { order, added } = await this.orders.recordOnce(
+      actor, placed.id, activity('orders:activity.created', 'success', authorOf(actor)), quotaMetadata(quota)
+    )
     if (added || interrupted) await this.orders.notify(actor, order, 'order.placed')
     await this.completions.unsettled.forget(actor.tenant.id, cartId)
     return order
@@ -374,7 +388,8 @@ export class StoreFront {
     const done: Settled = { placed: 0, released: 0, unknown: 0 }
     if (!tenant) return done
     for (const entry of await this.completions.unsettled.olderThan(tenantId, Date.now() - afterMs)) {
-      const ran = await this.completions.locks.tryLock(keys.orders.completionLock(tenantId, entry.cartId), COMPLETION_LOCK.ttlMs, async () => await this.settleOne(tenant, entry))
+      const ran = await this.completions.locks.tryLock(keys.orders.completionLock(tenantId, entry.cartId), COMPLETION_LOCK.ttlMs, async () =>
+        await this.settleOne(tenant, entry))
       if (ran.ran) done[ran.result]++
     }
     return done

@@ -42,7 +42,11 @@ async function resolveTenant (request: FastifyRequest, principal: Principal): Pr
   const requested = Array.isArray(header) ? header[0] : header
   let tenantId = requested?.trim()
   if (!tenantId) {
-    if (principal.tenants.length !== 1) throw new AppError('MISSING_REQUIRED_FIELD', 'Tenant-id header is required', { details: { errors: { 'Tenant-id': ['Required'] } } })
+    if (principal.tenants.length !== 1) {
+      throw new AppError('MISSING_REQUIRED_FIELD', 'Tenant-id header is required', {
+        details: { errors: { 'Tenant-id': ['Required'] } }
+      })
+    }
     tenantId = principal.tenants[0] as string
   }
   return await tenantOf(request.server.tenants, principal, tenantId)

@@ -101,7 +101,12 @@ export default fp(async (app) => {
       info: { title: 'club-service', version: '0.1.0', description: 'Crops, orders, notifications and the chat bot of a members\' club.' },
       components: {
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A login token: POST /auth/user/emailpass (staff) or /auth/customer/emailpass (member)' },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description: 'A login token: POST /auth/user/emailpass (staff) or /auth/customer/emailpass (member)'
+          },
           secret: { type: 'http', scheme: 'bearer', description: 'A configured shared secret (CRON_API_SECRET for the scheduled job)' },
         },
       },

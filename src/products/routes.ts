@@ -13,7 +13,12 @@ export async function productRoutes (fastify: FastifyInstance, { service }: { se
 
   app.get('/api/products', {
     onRequest: read,
-    schema: { tags, summary: 'The club\'s products with their variants (grams per unit, price)', querystring: listProductsQuery, response: { 200: productResponses.list } },
+    schema: {
+      tags,
+      summary: 'The club\'s products with their variants (grams per unit, price)',
+      querystring: listProductsQuery,
+      response: { 200: productResponses.list }
+    },
   }, async (request) => {
     const { limit, offset } = request.query
     return { ...await service.list(request.actor, { limit, offset }), limit, offset }
@@ -31,11 +36,19 @@ export async function productRoutes (fastify: FastifyInstance, { service }: { se
 
   app.patch('/api/products/:productId', {
     onRequest: write,
-    schema: { tags, summary: 'Change a product and its variants (title, grams per unit, price, strain, status)', params: productParams, body: patchProductBody, response: { 200: productResponses.one } },
+    schema: {
+      tags,
+      summary: 'Change a product and its variants (title, grams per unit, price, strain, status)',
+      params: productParams,
+      body: patchProductBody,
+      response: { 200: productResponses.one }
+    },
   }, async (request) => ({ product: await service.patch(request.actor, request.params.productId, request.body) }))
 
   app.delete('/api/products/:productId', {
     onRequest: write,
-    schema: { tags, summary: 'Archive a product: off the shop, never deleted (what was sold names it)', params: productParams, response: { 200: productResponses.one } },
+    schema: {
+      tags, summary: 'Archive a product: off the shop, never deleted (what was sold names it)', params: productParams, response: { 200: productResponses.one }
+    },
   }, async (request) => ({ product: await service.archive(request.actor, request.params.productId) }))
 }

@@ -30,7 +30,9 @@ export const patchProductBody = z.object({
   description: z.string().max(2000).nullable().optional(),
   strain: idString.nullable().optional(),
   status: z.enum(['published', 'draft']).optional(),
-  variants: z.array(z.object({ id: idString, title: title.optional(), sku: sku.nullable().optional(), gramsPerUnit: gramsPerUnit.optional(), price: price.optional() }))
+  variants: z.array(
+    z.object({ id: idString, title: title.optional(), sku: sku.nullable().optional(), gramsPerUnit: gramsPerUnit.optional(), price: price.optional() })
+  )
     .max(20).optional(),
 }).refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'Send at least one of title, description, strain, status, variants' })
 export type PatchProductInput = z.infer<typeof patchProductBody>

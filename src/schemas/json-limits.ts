@@ -39,7 +39,9 @@ function jsonTextDepth (text: string): number {
 /** Refuses a body text nested deeper than MAX_BODY_DEPTH with 400 VALIDATION_ERROR, before it is parsed. */
 export function refuseDeepJson (text: string): void {
   if (jsonTextDepth(text) > MAX_BODY_DEPTH) {
-    throw new AppError('VALIDATION_ERROR', `JSON body nested deeper than ${MAX_BODY_DEPTH} levels`, { details: { errors: { _: [`At most ${MAX_BODY_DEPTH} levels of nesting`] } } })
+    throw new AppError('VALIDATION_ERROR', `JSON body nested deeper than ${MAX_BODY_DEPTH} levels`, {
+      details: { errors: { _: [`At most ${MAX_BODY_DEPTH} levels of nesting`] } }
+    })
   }
 }
 

@@ -37,7 +37,9 @@ export const pickupSchema = z.object({
 })
 
 /** The chat's updates outside the provider's 24-hour window, each sent as the template of this name by default. */
-const CHAT_TEMPLATE_KINDS = ['order_ready_pickup', 'order_shipped', 'order_canceled', 'order_completed', 'appointment_reminder', 'task_overdue', 'batch_recall', 'membership_expiring'] as const
+const CHAT_TEMPLATE_KINDS = [
+  'order_ready_pickup', 'order_shipped', 'order_canceled', 'order_completed', 'appointment_reminder', 'task_overdue', 'batch_recall', 'membership_expiring'
+] as const
 export type ChatTemplateKind = typeof CHAT_TEMPLATE_KINDS[number]
 /** A club's own template name and language for some of them (docs/chat.md, "Order updates"). */
 export const chatTemplatesSchema = z.partialRecord(z.enum(CHAT_TEMPLATE_KINDS), z.object({

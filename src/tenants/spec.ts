@@ -43,7 +43,9 @@ export function shippingOptionsOf (spec: ClubSpec): Array<{ name: ShippingOption
 }
 
 /** The stock location's address in Medusa's form. */
-export function locationAddress (spec: ClubSpec): { address_1: string, city: string | null, postal_code: string | null, province: string | null, country_code: string } {
+export function locationAddress (spec: ClubSpec): {
+  address_1: string, city: string | null, postal_code: string | null, province: string | null, country_code: string
+} {
   return {
     address_1: spec.address.address_1 ?? spec.pickup?.address ?? spec.name,
     city: spec.address.city || null,

@@ -227,7 +227,9 @@ export class RedisTenantStore implements TenantStore {
       const renamed = clubNameKey(next.name) !== clubNameKey(current.name)
       // Clubs never renamed are not in the names hash: their records are read; the script decides between renames.
       if (renamed && takesAName(current, next, await this.list())) throw nameTaken()
-      const done = await replaceTenant(this.redis, [keys.tenants.one(id), keys.tenants.names()], raw, JSON.stringify(next), id, renamed ? clubNameKey(next.name) : '')
+      const done = await replaceTenant(
+        this.redis, [keys.tenants.one(id), keys.tenants.names()], raw, JSON.stringify(next), id, renamed ? clubNameKey(next.name) : ''
+      )
       if (done === 'name-taken') throw nameTaken()
       if (done === 'ok') {
         this.kept.delete(id)

@@ -40,7 +40,9 @@ const formats = new Map<string, Intl.DateTimeFormat>()
 function partsIn (ms: number, timeZone: string): Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', number> {
   let format = formats.get(timeZone)
   if (!format) {
-    format = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit'
+    })
     formats.set(timeZone, format)
   }
   const out = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 }

@@ -67,7 +67,9 @@ describe.each(['redis', 'memory'] as const)('login routes (%s)', (store) => {
   })
 
   it('bad credentials and unknown staff are 401 with one generic message', async () => {
-    for (const res of [await login('customer', 'ana@example.com', 'wrong'), await login('user', 'nobody@club-norte.test'), await login('user', 'admin@club-sur.test', 'wrong')]) {
+    for (const res of [
+      await login('customer', 'ana@example.com', 'wrong'), await login('user', 'nobody@club-norte.test'), await login('user', 'admin@club-sur.test', 'wrong')
+    ]) {
       expect(res.statusCode).toBe(401)
       expect(res.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: 'Invalid email or password' } })
     }

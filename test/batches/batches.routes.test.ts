@@ -57,9 +57,13 @@ describe.each(['redis', 'memory'] as const)('batches API (%s)', (store) => {
   it('lab results: the newest is the batch\'s THC and CBD, earlier ones kept; out of range refused, nothing written', async () => {
     const { batchNumber } = await stockedBatch(grower, 100)
     await withLab(grower, batchNumber, 17, 1)
-    const res = await admin('POST', `/api/batches/${batchNumber}/lab-results`, { thcPercent: 19.2, cbdPercent: 0.5, reportRef: 'LAB-7', testedAt: '2026-01-10' })
+    const res = await admin('POST', `/api/batches/${batchNumber}/lab-results`, {
+      thcPercent: 19.2, cbdPercent: 0.5, reportRef: 'LAB-7', testedAt: '2026-01-10'
+    })
     expect(res.status).toBe(201)
-    expect(res.body.batch.lab).toMatchObject({ thcPercent: 19.2, cbdPercent: 0.5, reportRef: 'LAB-7', testedAt: '2026-01-10T00:00:00.000Z', recordedBy: { id: 'test-admin' } })
+    expect(res.body.batch.lab).toMatchObject({
+      thcPercent: 19.2, cbdPercent: 0.5, reportRef: 'LAB-7', testedAt: '2026-01-10T00:00:00.000Z', recordedBy: { id: 'test-admin' }
+    })
     expect(res.body.batch.labHistory.map((l: { thcPercent: number }) => l.thcPercent)).toEqual([17, 19.2])
     for (const bad of [
       { thcPercent: 101, cbdPercent: 0, reportRef: 'x' },

@@ -1,6 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { commitPackaging, destroy, drawOrder, NotEnough, recall, Recalled, releasePackaging, reservePackaging, undrawOrder, type OrderDraw } from '../../src/batches/books.ts'
+import {
+  commitPackaging, destroy, drawOrder, NotEnough, recall, Recalled, releasePackaging, reservePackaging, undrawOrder, type OrderDraw
+} from '../../src/batches/books.ts'
 import type { Harvest } from '../../src/crops/model.ts'
 import { remainingUnits, type Batch } from '../../src/batches/model.ts'
 import { stockReport } from '../../src/batches/report.ts'
@@ -67,52 +69,64 @@ function check (batches: Batch[], draws: Map<string, OrderDraw>): void {
 
 describe('the books of several batches', () => {
   it('property: never below zero, always balanced, the draws are the dispensations', () => {
-    fc.assert(fc.property(fc.array(action, { maxLength: 40 }), fc.array(fc.integer({ min: 10_000, max: 120_000 }), { minLength: 3, maxLength: 3 }), (actions, sizes) => {
-      let batches = sizes.map((mg, i) => batchRecord('club', `B-${i}`, {
-        harvestedMg: mg,
-        bulkMg: mg,
-        strain: i === 2 ? { id: 'strain_y', name: 'Y' } : { id: 'strain_x', name: 'X' },
-        bestBefore: new Date(Date.UTC(2027, 0, 10 - i)).toISOString(),
-      }))
-      const draws = new Map<string, OrderDraw>()
-      let seq = 0
-      const at = '2026-06-01T00:00:00.000Z'
-      for (const a of actions) {
-        const id = `step_${seq++}`
-        try {
-          if (a.kind === 'package') {
-            const b = batches[a.batch] as Batch
-            const reserved = reservePackaging(b, { id, variantId: a.variant, units: a.units, mg: a.units * VARIANTS[a.variant], state: 'pending', at, by: BY })
-            batches[a.batch] = a.fails ? releasePackaging(reserved, id) : commitPackaging(reserved, id, { productId: null, title: a.variant })
-          } else if (a.kind === 'dispense') {
-            const order = `order_${a.order}`
-            if (draws.has(order)) continue
-            const { batches: next, draw } = drawOrder(batches, { orderId: order, memberId: `m_${a.order % 3}`, at, lines: [{ variantId: a.variant, units: a.units }] })
-            batches = next
-            draws.set(order, draw)
-          } else if (a.kind === 'reverse') {
-            const draw = draws.get(`order_${a.order}`)
-            if (!draw) continue
-            const undone = undrawOrder(batches, draw, at, a.variant)
-            batches = undone.batches
-            draws.set(draw.orderId, undone.draw)
-          } else if (a.kind === 'destroy') {
-            batches[a.batch] = destroy(batches[a.batch] as Batch, { id, mg: a.mg, reason: 'x', at, by: BY })
-          } else {
-            const b = batches[a.batch] as Batch
-            if (!b.recall) batches[a.batch] = recall(b, { reason: 'x', at, by: BY })
-          }
-        } catch (err) {
+    fc.assert(
+      fc.property(fc.array(action, {
+        maxLength: 40
+      }), fc.array(fc.integer({ min: 10_000, max: 120_000 }), { minLength: 3, maxLength: 3 }), (actions, sizes) => {
+        let batches = sizes.map((mg, i) => batchRecord('club', `B-${i}`, {
+          harvestedMg: mg,
+          bulkMg: mg,
+          strain: i === 2 ? { id: 'strain_y', name: 'Y' } : { id: 'strain_x', name: 'X' },
+          bestBefore: new Date(Date.UTC(2027, 0, 10 - i)).toISOString(),
+        }))
+        const draws = new Map<string, OrderDraw>()
+        let seq = 0
+        const at = '2026-06-01T00:00:00.000Z'
+        for (const a of actions) {
+          const id = `step_${seq++}`
+          try {
+            if (a.kind === 'package') {
+              const b = batches[a.batch] as Batch
+              const reserved = reservePackaging(b, {
+                id, variantId: a.variant, units: a.units, mg: a.units * VARIANTS[a.variant], state: 'pending', at, by: BY
+              })
+              batches[a.batch] = a.fails ? releasePackaging(reserved, id) : commitPackaging(reserved, id, { productId: null, title: a.variant })
+            } else if (a.kind === 'dispense') {
+              const order = `order_${a.order}`
+              if (draws.has(order)) continue
+              const { batches: next, draw } = drawOrder(batches, {
+                orderId: order, memberId: `m_${a.order % 3}`, at, lines: [{ variantId: a.variant, units: a.units }]
+              })
+              batches = next
+              draws.set(order, draw)
+            } else if (a.kind === 'reverse') {
+              const draw = draws.get(`order_${a.order}`)
+              if (!draw) continue
+              const undone = undrawOrder(batches, draw, at, a.variant)
+              batches = undone.batches
+              draws.set(draw.orderId, undone.draw)
+            } else if (a.kind === 'destroy') {
+              batches[a.batch] = destroy(batches[a.batch] as Batch, { id, mg: a.mg, reason: 'x', at, by: BY })
+            } else {
+              const b = batches[a.batch] as Batch
+              if (!b.recall) batches[a.batch] = recall(b, { reason: 'x', at, by: BY })
+            }
+          } catch (err) {
           // Refusals leave the books as they were; anything else is a bug.
-          if (!(err instanceof NotEnough) && !(err instanceof Recalled)) throw err
+            if (!(err instanceof NotEnough) && !(err instanceof Recalled)) throw err
+          }
+          check(batches, draws)
         }
-        check(batches, draws)
-      }
-    }), { numRuns: 300 })
+      }),
+      { numRuns: 300 }
+    )
   })
 
   it('units handed back after a recall stay off sale', () => {
-    const b = commitPackaging(reservePackaging(batchRecord('club', 'B-r'), { id: 'p', variantId: 'v', units: 3, mg: 3000, state: 'pending', at: '', by: BY }), 'p', { productId: null, title: 'v' })
+    const b = commitPackaging(
+      reservePackaging(batchRecord('club', 'B-r'), { id: 'p', variantId: 'v', units: 3, mg: 3000, state: 'pending', at: '', by: BY }), 'p',
+      { productId: null, title: 'v' }
+    )
     const { batches: [drawn], draw } = drawOrder([b], { orderId: 'o', memberId: 'm', at: '', lines: [{ variantId: 'v', units: 2 }] })
     const recalled = recall(drawn as Batch, { reason: 'x', at: '', by: BY })
     const { batches: [back] } = undrawOrder([recalled], draw, 'later')
@@ -121,10 +135,23 @@ describe('the books of several batches', () => {
   })
 
   it('draws the batch expiring first first and skips recalled ones', () => {
-    const a = commitPackaging(reservePackaging(batchRecord('club', 'B-a', { bestBefore: '2027-05-01T00:00:00.000Z' }), { id: 'p', variantId: 'v', units: 3, mg: 3000, state: 'pending', at: '', by: BY }), 'p', { productId: null, title: 'v' })
-    const b = commitPackaging(reservePackaging(batchRecord('club', 'B-b', { bestBefore: '2027-01-01T00:00:00.000Z' }), { id: 'p', variantId: 'v', units: 3, mg: 3000, state: 'pending', at: '', by: BY }), 'p', { productId: null, title: 'v' })
-    expect(drawOrder([a, b], { orderId: 'o', memberId: 'm', at: '', lines: [{ variantId: 'v', units: 4 }] }).draw.lines.map((l) => [l.batchNumber, l.units])).toEqual([['B-b', 3], ['B-a', 1]])
+    const a = commitPackaging(
+      reservePackaging(batchRecord('club', 'B-a', { bestBefore: '2027-05-01T00:00:00.000Z' }), {
+        id: 'p', variantId: 'v', units: 3, mg: 3000, state: 'pending', at: '', by: BY
+      }),
+      'p', { productId: null, title: 'v' }
+    )
+    const b = commitPackaging(
+      reservePackaging(batchRecord('club', 'B-b', { bestBefore: '2027-01-01T00:00:00.000Z' }), {
+        id: 'p', variantId: 'v', units: 3, mg: 3000, state: 'pending', at: '', by: BY
+      }),
+      'p', { productId: null, title: 'v' }
+    )
+    expect(drawOrder([a, b], { orderId: 'o', memberId: 'm', at: '', lines: [{ variantId: 'v', units: 4 }] }).draw.lines.map((l) =>
+      [l.batchNumber, l.units])).toEqual([['B-b', 3], ['B-a', 1]])
     const recalled = recall(b, { reason: 'x', at: '', by: BY })
-    expect(drawOrder([a, recalled], { orderId: 'o', memberId: 'm', at: '', lines: [{ variantId: 'v', units: 4 }] }).draw).toMatchObject({ lines: [{ batchNumber: 'B-a', units: 3 }], untraced: [{ variantId: 'v', units: 1 }] })
+    expect(drawOrder([a, recalled], { orderId: 'o', memberId: 'm', at: '', lines: [{ variantId: 'v', units: 4 }] }).draw).toMatchObject({
+      lines: [{ batchNumber: 'B-a', units: 3 }], untraced: [{ variantId: 'v', units: 1 }]
+    })
   })
 })

@@ -2,7 +2,9 @@ import type { Call } from '../crops/client.ts'
 import { newCrop } from '../crops/client.ts'
 
 /** A crop harvested, dried and stocked with `dryWeight` grams through the crops API; answers its batch number. */
-export async function stockedBatch (call: Call, dryWeight: number, crop: Record<string, unknown> = {}): Promise<{ batchNumber: string, cropId: string, harvestId: string }> {
+export async function stockedBatch (call: Call, dryWeight: number, crop: Record<string, unknown> = {}): Promise<{
+  batchNumber: string, cropId: string, harvestId: string
+}> {
   const cropId = await newCrop(call, { status: 'FLOWERING', ...crop })
   const harvested = await call('POST', `/api/crops/${cropId}/harvest`, { wetWeight: dryWeight * 4 })
   if (harvested.status !== 201) throw new Error(`harvest failed: ${harvested.status} ${JSON.stringify(harvested.body)}`)

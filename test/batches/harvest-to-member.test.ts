@@ -19,7 +19,9 @@ describe('from the harvest to the member', () => {
   const batchOf = async (n: string) => (await grower('GET', `/api/batches/${n}`)).body.batch
   const order = async (variantId: string, quantity: number): Promise<string> => {
     const cart = (await t.app.inject({ method: 'POST', url: '/store/carts', headers: ana, payload: {} })).json().cart
-    expect((await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/line-items`, headers: ana, payload: { variantId, quantity } })).statusCode).toBe(200)
+    expect(
+      (await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/line-items`, headers: ana, payload: { variantId, quantity } })).statusCode
+    ).toBe(200)
     const options = (await t.app.inject({ url: `/store/shipping-options?cartId=${cart.id}`, headers: ana })).json().shippingOptions
     await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/shipping-methods`, headers: ana, payload: { optionId: options[0].id } })
     await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/payment-sessions`, headers: ana, payload: { providerId: 'cash' } })
@@ -52,7 +54,9 @@ describe('from the harvest to the member', () => {
     expect((await grower('POST', `/api/batches/${newer}/package`, { variantId: five, units: 4 })).status).toBe(201)
 
     const orderId = await order(five, 3)
-    const handedOver = await t.app.inject({ method: 'POST', url: `/api/orders/${orderId}/handover`, headers: await t.auth('admin', 'club-norte'), payload: { identityChecked: true } })
+    const handedOver = await t.app.inject({
+      method: 'POST', url: `/api/orders/${orderId}/handover`, headers: await t.auth('admin', 'club-norte'), payload: { identityChecked: true }
+    })
     expect(handedOver.statusCode).toBe(200)
     const line = {
       kind: 'dispensation',
@@ -89,11 +93,15 @@ describe('from the harvest to the member', () => {
   })
 
   it('a variant no batch holds is recorded with its own figures and no batch', async () => {
-    const papers = (await admin('POST', '/api/products', { title: 'Flores sin lote', strain: 'strain_norte_gelato', variants: [{ title: '1 g', gramsPerUnit: 1, price: 900 }] })).body.product
+    const papers = (await admin('POST', '/api/products', {
+      title: 'Flores sin lote', strain: 'strain_norte_gelato', variants: [{ title: '1 g', gramsPerUnit: 1, price: 900 }]
+    })).body.product
     const item = papers.variants[0]
     await t.app.commerce.medusaFor((await t.app.tenants.get('club-norte'))!).setStockedAtClub(item.inventoryItemId, 5, false)
     const orderId = await order(item.id, 2)
-    const res = await t.app.inject({ method: 'POST', url: `/api/orders/${orderId}/handover`, headers: await t.auth('admin', 'club-norte'), payload: { identityChecked: true } })
+    const res = await t.app.inject({
+      method: 'POST', url: `/api/orders/${orderId}/handover`, headers: await t.auth('admin', 'club-norte'), payload: { identityChecked: true }
+    })
     expect(res.statusCode).toBe(200)
     expect(res.json().entries).toEqual([expect.objectContaining({ orderId, grams: 2, batches: [], thcPercent: null, cbdPercent: null })])
   })
@@ -102,8 +110,15 @@ describe('from the harvest to the member', () => {
     const norte = await t.auth('admin', 'club-norte')
     expect((await t.app.inject({ method: 'PATCH', url: '/api/club/rules', headers: norte, payload: { preset: 'de-kcang' } })).statusCode).toBe(200)
     const young = `${new Date().getUTCFullYear() - 19}-01-01`
-    expect((await t.app.inject({ method: 'PATCH', url: '/api/members/cus_ana', headers: norte, payload: { birthDate: young, identityCheck: { document: 'id-card' } } })).statusCode).toBe(200)
-    const variantOf = async (title: string) => (await admin('POST', '/api/products', { title, strain: 'strain_norte_gelato', variants: [{ title: '5 g', gramsPerUnit: 5, price: 9000 }] })).body.product.variants[0].id as string
+    expect(
+      (await t.app.inject({
+        method: 'PATCH', url: '/api/members/cus_ana', headers: norte, payload: { birthDate: young, identityCheck: { document: 'id-card' } }
+      })).statusCode
+    ).toBe(200)
+    const variantOf = async (title: string) =>
+      (await admin('POST', '/api/products', {
+        title, strain: 'strain_norte_gelato', variants: [{ title: '5 g', gramsPerUnit: 5, price: 9000 }]
+      })).body.product.variants[0].id as string
     const complete = async (variantId: string) => {
       const res = await completeCart(t, ana, [[variantId, 1]], 'pickup')
       return { status: res.statusCode, error: res.json().error }

@@ -16,10 +16,24 @@ const shelf = fc.array(fc.record({ variant: fc.constantFrom(...VARIANTS), units:
 const batches = fc.array(fc.record({ lab, shelf, recalled: fc.boolean() }), { minLength: 1, maxLength: 3 })
 const lines = fc.array(fc.record({ variant: fc.constantFrom(...VARIANTS), units: fc.integer({ min: 1, max: 8 }) }), { minLength: 1, maxLength: 4 })
 
-function build (specs: Array<{ lab: { thc: number, cbd: number } | null, shelf: Array<{ variant: 'v5' | 'v10', units: number }>, recalled: boolean }>): Batch[] {
+function build (
+  specs: Array<{ lab: { thc: number, cbd: number } | null, shelf: Array<{ variant: 'v5' | 'v10', units: number }>, recalled: boolean }>
+): Batch[] {
   return specs.map((s, i) => {
     let b = batchRecord('club', `B-${i}`, { bulkMg: 10_000_000, harvestedMg: 10_000_000 })
-    if (s.lab) b = { ...b, lab: { thcPercent: s.lab.thc / 100, cbdPercent: s.lab.cbd / 100, reportRef: 'L', testedAt: b.createdAt, recordedAt: b.createdAt, recordedBy: { id: 'u', name: 'U' } } }
+    if (s.lab) {
+      b = {
+        ...b,
+        lab: {
+          thcPercent: s.lab.thc / 100,
+          cbdPercent: s.lab.cbd / 100,
+          reportRef: 'L',
+          testedAt: b.createdAt,
+          recordedAt: b.createdAt,
+          recordedBy: { id: 'u', name: 'U' }
+        }
+      }
+    }
     for (const l of s.shelf) b = packaged(b, l.variant, l.units, MG[l.variant])
     return s.recalled ? { ...b, recall: { reason: 'x' } as Batch['recall'] } : b
   })
@@ -28,7 +42,9 @@ function build (specs: Array<{ lab: { thc: number, cbd: number } | null, shelf: 
 describe('a draw split back into the handover\'s lines', () => {
   it('each line gets what it alone drew after the lines before it, with THC and CBD weighted by grams', () => {
     fc.assert(fc.property(batches, lines, (specs, wanted) => {
-      const input: DrawInput = { orderId: 'o', memberId: 'm', at: '2026-11-27T10:00:00.000Z', lines: wanted.map((w) => ({ variantId: w.variant, units: w.units })) }
+      const input: DrawInput = {
+        orderId: 'o', memberId: 'm', at: '2026-11-27T10:00:00.000Z', lines: wanted.map((w) => ({ variantId: w.variant, units: w.units }))
+      }
       const split = linesOfDraw(drawOrder(build(specs), input).draw, wanted.map((w) => ({ variantId: w.variant, quantity: w.units })))
       let state = build(specs)
       split.forEach((got, i) => {

@@ -49,7 +49,9 @@ describe.each(['redis', 'memory'] as const)('products API on the embedded backen
       title: 'Papelillos', strain: 'strain_norte_gelato', variants: [{ id: product.variants[0].id, title: 'x100', price: 2500, gramsPerUnit: 1.5 }],
     })
     expect(res.status).toBe(200)
-    expect(res.body.product).toMatchObject({ title: 'Papelillos', strainId: 'strain_norte_gelato', variants: [expect.objectContaining({ title: 'x100', price: 2500, gramsPerUnit: 1.5 })] })
+    expect(res.body.product).toMatchObject({
+      title: 'Papelillos', strainId: 'strain_norte_gelato', variants: [expect.objectContaining({ title: 'x100', price: 2500, gramsPerUnit: 1.5 })]
+    })
     const cleared = await admin('PATCH', `/api/products/${product.id}`, { strain: null, variants: [{ id: product.variants[0].id, gramsPerUnit: null }] })
     expect(cleared.body.product).toMatchObject({ strainId: null, variants: [expect.objectContaining({ gramsPerUnit: null })] })
   })

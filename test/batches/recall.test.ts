@@ -24,7 +24,9 @@ describe('draws, stock report and recall (redis, provider stand-in)', () => {
   const bruno = newPhone()
 
   const notices = async (sub: string) =>
-    (await t.app.inject({ url: '/api/notifications?limit=100', headers: await t.auth('member', 'club-norte', { sub }) })).json().notifications as Array<{ event: string, body: string }>
+    (await t.app.inject({ url: '/api/notifications?limit=100', headers: await t.auth('member', 'club-norte', { sub }) })).json().notifications as Array<{
+      event: string, body: string
+    }>
 
   beforeAll(async () => {
     provider = await startFakeProvider()
@@ -43,7 +45,9 @@ describe('draws, stock report and recall (redis, provider stand-in)', () => {
     // Bruno's phone is linked to him at the club.
     const token = await t.token('member', ['club-norte'], { sub: 'cus_bruno', name: 'Bruno', email: 'bruno@example.com' })
     await say(t, bruno, { text: 'hola' })
-    await say(t, bruno, { text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}` })
+    await say(t, bruno, {
+      text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}`
+    })
   })
   afterAll(async () => {
     await t.close()
@@ -69,7 +73,8 @@ describe('draws, stock report and recall (redis, provider stand-in)', () => {
     expect(short.untraced).toEqual([{ variantId: 'variant_typed_by_hand', units: 2 }])
     const batch = (await grower('GET', `/api/batches/${late.batchNumber}`)).body.batch
     expect(batch.packaged[0]).toMatchObject({ units: 5, dispensedUnits: 2, remainingUnits: 3 })
-    expect(batch.dispensations.map((d: { memberId: string, reversedAt: string | null }) => [d.memberId, d.reversedAt === null])).toEqual([['cus_bruno', true], ['cus_ana', true], ['cus_carla', false]])
+    expect(batch.dispensations.map((d: { memberId: string, reversedAt: string | null }) =>
+      [d.memberId, d.reversedAt === null])).toEqual([['cus_bruno', true], ['cus_ana', true], ['cus_carla', false]])
   })
 
   it('the stock report balances per strain; the crop\'s complete view lists its batch', async () => {
@@ -110,8 +115,12 @@ describe('draws, stock report and recall (redis, provider stand-in)', () => {
       const before = provider.to(bruno).length
       const res = await admin('POST', `/api/batches/${late.batchNumber}/recall`, { reason: 'Moho en el secado' })
       expect(res.status).toBe(200)
-      expect(res.body.affected.map((d: { memberId: string, orderId: string, units: number }) => [d.memberId, d.orderId, d.units])).toEqual([['cus_bruno', 'order_b1', 1], ['cus_ana', 'order_a1', 1]])
-      expect(res.body.batch).toMatchObject({ status: 'RECALLED', recall: { reason: 'Moho en el secado', unitsWithdrawn: 3, offSale: 'stock-to-zero', stock: [{ variantId: five.id, units: 3, done: true }] } })
+      expect(res.body.affected.map((d: { memberId: string, orderId: string, units: number }) =>
+        [d.memberId, d.orderId, d.units])).toEqual([['cus_bruno', 'order_b1', 1], ['cus_ana', 'order_a1', 1]])
+      expect(res.body.batch).toMatchObject({
+        status: 'RECALLED',
+        recall: { reason: 'Moho en el secado', unitsWithdrawn: 3, offSale: 'stock-to-zero', stock: [{ variantId: five.id, units: 3, done: true }] }
+      })
       expect(await t.app.commerce.medusaFor(tenant).stockedAtClub(five.inventoryItemId)).toBe((stockedBefore ?? 0) - 3)
       // Again: nothing new, nobody told twice.
       expect((await admin('POST', `/api/batches/${late.batchNumber}/recall`, { reason: 'otra vez' })).body.batch.recall.reason).toBe('Moho en el secado')

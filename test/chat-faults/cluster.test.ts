@@ -65,8 +65,16 @@ describe('chat pipeline on a Redis Cluster under faults (real processes)', { tim
   }, 60_000)
 
   afterAll(async () => {
-    process.stdout.write(`\nchat fault suite on a 3-master Redis Cluster\n${['row', 'sent', 'accepted', 'applied', 'delivered', 're-sent (same id)', 'duplicated', 'lost', 'out of order', 'note'].join(' | ')}\n`)
-    for (const r of table) process.stdout.write(`${[r.row, r.sent, r.accepted, r.applied, r.delivered, r.resent, r.duplicated, r.lost, r.outOfOrder, r.note].join(' | ')}\n`)
+    process.stdout.write(
+      `\nchat fault suite on a 3-master Redis Cluster\n${[
+        'row', 'sent', 'accepted', 'applied', 'delivered', 're-sent (same id)', 'duplicated', 'lost', 'out of order', 'note'
+      ].join(' | ')}\n`
+    )
+    for (const r of table) {
+      process.stdout.write(
+      `${[r.row, r.sent, r.accepted, r.applied, r.delivered, r.resent, r.duplicated, r.lost, r.outOfOrder, r.note].join(' | ')}\n`
+      )
+    }
     for (const client of admin.values()) client.disconnect()
     await Promise.all([...up(), ...(commerce ? [commerce] : [])].map(async (i) => await killInstance(i, 'SIGKILL')))
     await provider?.close()
@@ -139,7 +147,8 @@ describe('chat pipeline on a Redis Cluster under faults (real processes)', { tim
     await restartMaster(cluster, victim)
     await running
     await check('a master killed -9 for 5 s, restarted', group, 24, accepted,
-      `${onVictim.length} phones on it; the ${others.length} others got ${othersBefore2s} replies in the 2 s before it, ${othersFirst2s} in its first 2 s down and ${othersWhileDown} in its last 2 s, its own ${victimsWhileDown}; webhook answers ${[...new Set(statuses)].join('/')}`)
+      `${onVictim.length} phones on it; the ${others.length} others got ${othersBefore2s} replies in the 2 s before it, ${othersFirst2s} in its first 2 s ` +
+        `down and ${othersWhileDown} in its last 2 s, its own ${victimsWhileDown}; webhook answers ${[...new Set(statuses)].join('/')}`)
     expect(othersWhileDown).toBeGreaterThan(0)
     expect(victimsWhileDown).toBe(0)
   })
@@ -185,7 +194,9 @@ describe('chat pipeline on a Redis Cluster under faults (real processes)', { tim
     const acceptedOfSlot = [...accepted].filter(([id]) => inSlot.some((p) => id.startsWith(`m-${p}-`))).map(([, at]) => at)
     expect((await owners())(slot)).toBe(toPort)
     await check('a slot of 6 phones resharded under load', group, 20, accepted,
-      `${moved} keys moved in ${endedAt - started} ms; the slot's phones had ${repliedDuringMove} replies meanwhile; webhook answers ${[...new Set(statuses)].join('/')}`)
+      `${moved} keys moved in ${endedAt - started} ms; the slot's phones had ${repliedDuringMove} replies meanwhile; webhook answers ${[
+        ...new Set(statuses)
+      ].join('/')}`)
     expect(statuses.filter((s) => s >= 500)).toEqual([])
     expect(moved).toBeGreaterThan(0)
     // the slot's phones were taking turns before the move and went on after it

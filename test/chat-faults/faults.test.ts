@@ -7,7 +7,8 @@ import { decodeHistory } from '../../src/chat/inbox/history-codec.ts'
 import { keys } from '../../src/stores/keys.ts'
 import { shardOf } from '../../src/stores/shards.ts'
 import {
-  cleanupLogs, deliver, load, failures, figures, JWT_SECRET, openRedis, post, seedClubs, SHARDS, text, killInstance, logTail, percentile, settled, startInstance, startProvider, startRedis, windowedMax,
+  cleanupLogs, deliver, load, failures, figures, JWT_SECRET, openRedis, post, seedClubs, SHARDS, text, killInstance, logTail, percentile, settled,
+  startInstance, startProvider, startRedis, windowedMax,
   type Figures, type Instance, type Provider, type RedisProcess,
 } from './harness.ts'
 
@@ -36,8 +37,16 @@ describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, ()
   }, 120_000)
 
   afterAll(async () => {
-    process.stdout.write(`\nchat fault suite\n${['row', 'sent', 'accepted', 'applied', 'delivered', 're-sent (same id)', 'duplicated', 'lost', 'out of order', 'note'].join(' | ')}\n`)
-    for (const r of table) process.stdout.write(`${[r.row, r.sent, r.accepted, r.applied, r.delivered, r.resent, r.duplicated, r.lost, r.outOfOrder, r.note].join(' | ')}\n`)
+    process.stdout.write(
+      `\nchat fault suite\n${['row', 'sent', 'accepted', 'applied', 'delivered', 're-sent (same id)', 'duplicated', 'lost', 'out of order', 'note'].join(
+        ' | '
+      )}\n`
+    )
+    for (const r of table) {
+      process.stdout.write(
+      `${[r.row, r.sent, r.accepted, r.applied, r.delivered, r.resent, r.duplicated, r.lost, r.outOfOrder, r.note].join(' | ')}\n`
+      )
+    }
     await Promise.all(up().map(async (i) => await killInstance(i, 'SIGKILL')))
     await provider?.close()
     await redis?.stop()
@@ -78,7 +87,10 @@ describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, ()
       .map((l) => JSON.parse(l) as { time: number, replyId: string }))
     const whileDown = sends.flat().filter((s) => s.time >= downAt && s.time <= backAt).length
     const twiceBySameProcess = sends.map((list) => list.length - new Set(list.map((s) => s.replyId)).size).reduce((x, y) => x + y, 0)
-    const f = await check('redis killed 2 s under ~200 msg/s', group, 16, accepted, `${whileDown} taken by the provider while Redis was down; sent twice by one process: ${twiceBySameProcess}`)
+    const f = await check(
+      'redis killed 2 s under ~200 msg/s', group, 16, accepted,
+      `${whileDown} taken by the provider while Redis was down; sent twice by one process: ${twiceBySameProcess}`
+    )
     // each was kept by its process and recorded once Redis was back: no process sent one again, and the other
     // instance, back first, left the phone to it meanwhile (counted by idempotency id at the provider)
     expect(twiceBySameProcess).toBe(0)
@@ -106,11 +118,16 @@ describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, ()
     const token = await signAccessToken(JWT_SECRET, { sub: 'cus_bruno', role: 'member', tenants: ['club-norte'], email: 'bruno@example.com', name: 'Bruno' })
     const linked = new Map<string, number>()
     await Promise.all(group.map(async (phone, i) => {
-      const res = await request(`http://127.0.0.1:${(a as Instance).port}/api/chat/link`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token }) })
+      const res = await request(`http://127.0.0.1:${(a as Instance).port}/api/chat/link`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })
+      })
       const { code } = await res.body.json() as { code: string }
       await post(up, `link-${phone}`, text(phone, `link-${phone}`, `LINK-${code}`), i, linked)
     }))
-    while (new Set(provider.received.filter((r) => group.includes(r.phone) && /Tu cuenta quedó vinculada/.test(r.text)).map((r) => r.phone)).size < group.length) await sleep(100)
+    while (new Set(provider.received.filter((r) =>
+      group.includes(r.phone) && /Tu cuenta quedó vinculada/.test(r.text)).map((r) => r.phone)).size < group.length) await sleep(100)
     await killInstance(a as Instance, 'SIGTERM')
     a = await startInstance('a', redis.url, provider.url, { CHAT_CRASH_AT: 'turn-before-commit:4' })
     const crashed = a.exited
@@ -154,7 +171,8 @@ describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, ()
     const started = provider.received.length
     await load(up, [...hung, ...others], 3, 200, accepted)
     await settled(others, 3, accepted, provider, 30_000)
-    const latencies = provider.received.slice(started).filter((r) => others.includes(r.phone)).map((r) => r.at - (accepted.get(r.key.replace(/:\d+$/, '')) ?? r.at))
+    const latencies = provider.received.slice(started).filter((r) =>
+      others.includes(r.phone)).map((r) => r.at - (accepted.get(r.key.replace(/:\d+$/, '')) ?? r.at))
     const p99 = percentile(latencies, 0.99)
     for (const p of hung) provider.hang.delete(p)
     await check('provider hangs for 8 phones', [...hung, ...others], 3, accepted, `others' reply p99 ${p99} ms over ${latencies.length}`)
@@ -202,11 +220,23 @@ describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, ()
     await Promise.all(group.map(async (phone, i) => { await post(up, `m-${phone}-0`, text(phone, `m-${phone}-0`, `LINK-${codes[i] as string}`), i, accepted) }))
     const sentIn = Date.now() - started
     const deadline = Date.now() + 60_000
-    const greeted = (): Set<string> => new Set(provider.received.filter((r) => group.includes(r.phone) && /Tu cuenta quedó vinculada/.test(r.text)).map((r) => r.phone))
+    const greeted = (): Set<string> =>
+      new Set(provider.received.filter((r) => group.includes(r.phone) && /Tu cuenta quedó vinculada/.test(r.text)).map((r) => r.phone))
     while (greeted().size < group.length && Date.now() < deadline) await sleep(100)
     const couldNotCheck = provider.received.filter((r) => group.includes(r.phone) && /No pudimos verificar/.test(r.text)).length
     const greetings = provider.received.filter((r) => group.includes(r.phone) && /Tu cuenta quedó vinculada/.test(r.text))
-    table.push({ row: '300 phones typing a link code', sent: group.length, accepted: accepted.size, applied: greeted().size, delivered: greetings.length, resent: 0, duplicated: greetings.length - greeted().size, lost: group.length - greeted().size, outOfOrder: 0, note: `sent in ${sentIn} ms; "could not check" ${couldNotCheck}` })
+    table.push({
+      row: '300 phones typing a link code',
+      sent: group.length,
+      accepted: accepted.size,
+      applied: greeted().size,
+      delivered: greetings.length,
+      resent: 0,
+      duplicated: greetings.length - greeted().size,
+      lost: group.length - greeted().size,
+      outOfOrder: 0,
+      note: `sent in ${sentIn} ms; "could not check" ${couldNotCheck}`
+    })
     expect(accepted.size).toBe(group.length)
     expect(greeted().size).toBe(group.length)
     expect(greetings.length).toBe(group.length)
@@ -226,7 +256,10 @@ describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, ()
     await settled([phone], 1, accepted, provider, 10_000)
     const delivered = provider.received.find((r) => r.phone === phone)
     const handedBackIn = (delivered?.at ?? Infinity) - exit.at
-    await check('SIGTERM with a slow send in flight', [phone], 1, accepted, `exit ${exit.code} after ${exit.at - termAt} ms; other instance delivered ${handedBackIn} ms after`)
+    await check(
+      'SIGTERM with a slow send in flight', [phone], 1, accepted,
+      `exit ${exit.code} after ${exit.at - termAt} ms; other instance delivered ${handedBackIn} ms after`
+    )
     expect(exit.code).toBe(0)
     expect(exit.at - termAt).toBeLessThan(5_000)
     // handed back and announced: the other instance did not wait for the 2-second lease to run out
@@ -251,7 +284,9 @@ describe('the provider\'s pace (real processes, CHAT_SEND_RATE=20)', { timeout: 
   beforeAll(async () => {
     redis = await startRedis()
     provider = await startProvider()
-    instances = await Promise.all(['pace-a', 'pace-b'].map(async (name) => await startInstance(name, redis.url, provider.url, { CHAT_SEND_RATE: String(RATE) })))
+    instances = await Promise.all(
+      ['pace-a', 'pace-b'].map(async (name) => await startInstance(name, redis.url, provider.url, { CHAT_SEND_RATE: String(RATE) }))
+    )
   }, 120_000)
 
   afterAll(async () => {
@@ -289,7 +324,11 @@ describe('the provider\'s pace (real processes, CHAT_SEND_RATE=20)', { timeout: 
     const most = windowedMax(times)
     const spanS = (Math.max(...times) - Math.min(...times)) / 1000
     rows.push(`throttled ${(throttledMs / 1000).toFixed(1)} s while 150 messages came in: ${throttled} calls answered 429, no attempt counted, nothing lost`)
-    rows.push(`then ${f.delivered} queued replies in ${spanS.toFixed(1)} s (${((times.length - 1) / spanS).toFixed(1)}/s), at most ${most} in any second, ${windowedMax(times, 2_000)} in any 2 s`)
+    rows.push(
+      `then ${f.delivered} queued replies in ${spanS.toFixed(
+        1
+      )} s (${((times.length - 1) / spanS).toFixed(1)}/s), at most ${most} in any second, ${windowedMax(times, 2_000)} in any 2 s`
+    )
     // Retry-After honoured: the number is held on every instance, not hammered (a call or two per instance and
     // Retry-After, those already on their way), where each of the 50 phones retrying on its own would make ~50
     expect(throttled).toBeLessThanOrEqual(4 * Math.ceil(throttledMs / 1000 + 1))

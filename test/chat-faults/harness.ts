@@ -44,7 +44,18 @@ export function openRedis (target: RedisTarget): RedisClient {
 
 /** The demo clubs, written into the suite's Redis by a short-lived app (production refuses SEED=demo). */
 export async function seedClubs (target: RedisTarget): Promise<void> {
-  const seeder = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SEED: 'demo', ...redisEnv(target), REDIS_KEY_PREFIX: PREFIX, JWT_SECRET, CRON_API_SECRET: 'fault-suite-cron-secret-0123456789', CHAT_WEBHOOK_SECRET: SECRET }))
+  const seeder = await buildApp(
+    loadConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      SEED: 'demo',
+      ...redisEnv(target),
+      REDIS_KEY_PREFIX: PREFIX,
+      JWT_SECRET,
+      CRON_API_SECRET: 'fault-suite-cron-secret-0123456789',
+      CHAT_WEBHOOK_SECRET: SECRET
+    })
+  )
   await seeder.ready()
   await seeder.close()
 }
@@ -58,7 +69,11 @@ export async function startRedis (extraArgs: readonly string[] = []): Promise<Re
   const url = `redis://127.0.0.1:${port}`
   let child: ChildProcess | undefined
   const start = async (): Promise<void> => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir, ...extraArgs], { stdio: 'ignore' })
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir, ...extraArgs],
+      { stdio: 'ignore' }
+    )
     await waitForRedis(url)
   }
   const kill = async (): Promise<void> => {
@@ -88,7 +103,11 @@ export async function startAofCluster (masters = 3): Promise<ClusterProcesses> {
   const stop = async (): Promise<void> => { await Promise.all(members.map(async (m) => { await m.stop() })) }
   try {
     for (let i = 0; i < masters; i++) {
-      members.push(await startRedis(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000', '--cluster-require-full-coverage', 'no']))
+      members.push(
+        await startRedis([
+          '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000', '--cluster-require-full-coverage', 'no'
+        ])
+      )
     }
     const nodes = members.map((m) => `127.0.0.1:${m.port}`)
     await createCluster(nodes)
@@ -181,7 +200,9 @@ async function startProcess (name: string, script: string, readyPath: string, en
   return { name, port, child, exited, logFile }
 }
 
-export async function killInstance (instance: Instance, signal: NodeJS.Signals = 'SIGKILL'): Promise<{ code: number | null, signal: NodeJS.Signals | null, at: number }> {
+export async function killInstance (instance: Instance, signal: NodeJS.Signals = 'SIGKILL'): Promise<{
+  code: number | null, signal: NodeJS.Signals | null, at: number
+}> {
   if (instance.child.exitCode === null && instance.child.signalCode === null) instance.child.kill(signal)
   return await instance.exited
 }
@@ -294,7 +315,13 @@ export async function startProvider (): Promise<Provider> {
       }
       provider.calls.push({ ...call, status: 200 })
       taken.set(to, call.at)
-      provider.received.push({ key: String(req.headers['x-idempotency-key']), phone: to, at: Date.now(), text: body.text?.body ?? body.interactive?.body.text ?? templateText(body.template), type: body.type })
+      provider.received.push({
+        key: String(req.headers['x-idempotency-key']),
+        phone: to,
+        at: Date.now(),
+        text: body.text?.body ?? body.interactive?.body.text ?? templateText(body.template),
+        type: body.type
+      })
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"messages":[{"id":"x"}]}')
     }).catch(() => { if (!res.destroyed) res.writeHead(500).end() })
   })
@@ -312,7 +339,10 @@ export function inbound (phone: string, i: number): { id: string, raw: string } 
 export const text = (phone: string, id: string, body: string): string =>
   JSON.stringify({ message: { id, from: phone, type: 'text', text: { body } }, conversation: { phone_number: phone } })
 const reply = (phone: string, id: string, choice: string): string =>
-  JSON.stringify({ message: { id, from: phone, type: 'interactive', interactive: { type: 'button_reply', button_reply: { id: choice, title: choice } } }, conversation: { phone_number: phone } })
+  JSON.stringify({
+    message: { id, from: phone, type: 'interactive', interactive: { type: 'button_reply', button_reply: { id: choice, title: choice } } },
+    conversation: { phone_number: phone }
+  })
 
 /**
  * Posts like the provider does: signed, retried (same id) on 5xx or no answer, to whichever instance is up.
@@ -324,7 +354,9 @@ export async function deliver (instances: () => Instance[], phone: string, i: nu
 }
 
 /** Each phone posts its messages one after the other, `gapMs` apart, all phones at once. */
-export async function load (instances: () => Instance[], group: string[], perPhone: number, gapMs: number, accepted: Map<string, number>, statuses?: number[]): Promise<void> {
+export async function load (
+  instances: () => Instance[], group: string[], perPhone: number, gapMs: number, accepted: Map<string, number>, statuses?: number[]
+): Promise<void> {
   await Promise.all(group.map(async (phone) => {
     for (let i = 0; i < perPhone; i++) {
       await deliver(instances, phone, i, accepted, statuses)
@@ -333,7 +365,9 @@ export async function load (instances: () => Instance[], group: string[], perPho
   }))
 }
 
-export async function post (instances: () => Instance[], id: string, raw: string, spread: number, accepted: Map<string, number>, statuses?: number[]): Promise<void> {
+export async function post (
+  instances: () => Instance[], id: string, raw: string, spread: number, accepted: Map<string, number>, statuses?: number[]
+): Promise<void> {
   const headers = { 'content-type': 'application/json', 'x-webhook-event': 'chat.message.received', 'x-webhook-signature': signWebhookBody(SECRET, raw) }
   const deadline = Date.now() + 60_000
   for (let attempt = 0; Date.now() < deadline; attempt++) {
@@ -341,7 +375,9 @@ export async function post (instances: () => Instance[], id: string, raw: string
     const target = up[(spread + attempt) % Math.max(1, up.length)]
     if (target) {
       try {
-        const res = await request(`http://127.0.0.1:${target.port}/api/chat/webhook`, { method: 'POST', body: raw, headers, headersTimeout: 5_000, bodyTimeout: 5_000 })
+        const res = await request(`http://127.0.0.1:${target.port}/api/chat/webhook`, {
+          method: 'POST', body: raw, headers, headersTimeout: 5_000, bodyTimeout: 5_000
+        })
         await res.body.dump()
         statuses?.push(res.statusCode)
         if (res.statusCode === 200) {
@@ -355,10 +391,14 @@ export async function post (instances: () => Instance[], id: string, raw: string
   throw new Error(`message ${id} never accepted`)
 }
 
-export interface Figures { sent: number, accepted: number, applied: number, delivered: number, resent: number, duplicated: number, lost: number, outOfOrder: number }
+export interface Figures {
+  sent: number, accepted: number, applied: number, delivered: number, resent: number, duplicated: number, lost: number, outOfOrder: number
+}
 
 /** Compares what was accepted with what the sessions applied and the provider took. */
-export async function figures (target: RedisTarget, phones: string[], messagesPerPhone: number, accepted: Map<string, number>, provider: Provider): Promise<Figures> {
+export async function figures (
+  target: RedisTarget, phones: string[], messagesPerPhone: number, accepted: Map<string, number>, provider: Provider
+): Promise<Figures> {
   const redis = openRedis(target)
   try {
     let applied = 0
@@ -382,7 +422,16 @@ export async function figures (target: RedisTarget, phones: string[], messagesPe
     }
     const mine = provider.received.filter((r) => phones.includes(r.phone))
     const delivered = new Set(mine.map((r) => r.key)).size
-    return { sent: phones.length * messagesPerPhone, accepted: [...accepted.keys()].filter((id) => phones.some((p) => id.startsWith(`m-${p}-`))).length, applied, delivered, resent: mine.length - delivered, duplicated, lost, outOfOrder }
+    return {
+      sent: phones.length * messagesPerPhone,
+      accepted: [...accepted.keys()].filter((id) => phones.some((p) => id.startsWith(`m-${p}-`))).length,
+      applied,
+      delivered,
+      resent: mine.length - delivered,
+      duplicated,
+      lost,
+      outOfOrder
+    }
   } finally {
     redis.disconnect()
   }
@@ -402,7 +451,9 @@ export async function failures (redisUrl: string): Promise<{ deadLetters: number
 }
 
 /** Waits until every accepted message of these phones has its reply at the provider. */
-export async function settled (phones: string[], messagesPerPhone: number, accepted: Map<string, number>, provider: Provider, timeoutMs: number): Promise<void> {
+export async function settled (
+  phones: string[], messagesPerPhone: number, accepted: Map<string, number>, provider: Provider, timeoutMs: number
+): Promise<void> {
   const deadline = Date.now() + timeoutMs
   const want = phones.flatMap((p) => Array.from({ length: messagesPerPhone }, (_, i) => inbound(p, i).id)).filter((id) => accepted.has(id))
   while (Date.now() < deadline) {

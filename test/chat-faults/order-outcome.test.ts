@@ -24,7 +24,9 @@ const CLUB = 'club-norte'
 interface KillingProxy { url: string, armed: boolean, killed: number, close: () => Promise<void> }
 
 async function startKillingProxy (target: () => string, kill: () => Promise<void>): Promise<KillingProxy> {
-  const proxy: KillingProxy = { url: '', armed: false, killed: 0, close: async () => { server.closeAllConnections(); await new Promise<void>((resolve) => server.close(() => resolve())) } }
+  const proxy: KillingProxy = {
+    url: '', armed: false, killed: 0, close: async () => { server.closeAllConnections(); await new Promise<void>((resolve) => server.close(() => resolve())) }
+  }
   const server: Server = createServer((req, res) => {
     const completing = proxy.armed && req.method === 'POST' && /^\/store\/carts\/[^/]+\/complete/.test(req.url ?? '')
     if (completing) proxy.armed = false
@@ -39,7 +41,13 @@ async function startKillingProxy (target: () => string, kill: () => Promise<void
         kill().then(() => { proxy.killed++; res.socket?.destroy() }).catch(() => { res.socket?.destroy() })
       })
     })
-    upstream.on('error', () => { if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end('{"type":"unknown_error","message":"down"}') })
+    upstream.on('error', () => {
+      if (!res.headersSent) {
+        res.writeHead(502, { 'content-type': 'application/json' }).end(
+          '{"type":"unknown_error","message":"down"}'
+        )
+      }
+    })
     req.pipe(upstream)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -64,7 +72,9 @@ describe('the commerce backend killed right after completing a cart (real proces
     proxy = await startKillingProxy(() => commerce.url, async () => { await killInstance(commerce, 'SIGKILL') })
     // the demo clubs in the service's Redis, their backend the proxy
     const secrets = { JWT_SECRET, CRON_API_SECRET: 'fault-suite-cron-secret-0123456789', CHAT_WEBHOOK_SECRET: SECRET }
-    const seeder = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SEED: 'demo', REDIS_URL: redis.url, REDIS_KEY_PREFIX: PREFIX, COMMERCE_URL: proxy.url, ...secrets }))
+    const seeder = await buildApp(
+      loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SEED: 'demo', REDIS_URL: redis.url, REDIS_KEY_PREFIX: PREFIX, COMMERCE_URL: proxy.url, ...secrets })
+    )
     await seeder.ready()
     await seeder.close()
     service = await startInstance('a', redis.url, provider.url, { COMMERCE_URL: proxy.url, ORDERS_SETTLE_AFTER_MS: '1000' })
@@ -81,7 +91,9 @@ describe('the commerce backend killed right after completing a cart (real proces
   })
 
   const json = async (method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number, body: any }> => {
-    const res = await request(`${base()}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) })
+    const res = await request(`${base()}${path}`, {
+      method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body)
+    })
     return { status: res.statusCode, body: await res.body.json() }
   }
   const replies = (phone: string): string[] => provider.received.filter((r) => r.phone === phone).map((r) => r.text)
@@ -91,7 +103,10 @@ describe('the commerce backend killed right after completing a cart (real proces
     const id = `oo-${phone}-${n++}`
     const raw = typeof input === 'string'
       ? text(phone, id, input)
-      : JSON.stringify({ message: { id, from: phone, type: 'interactive', interactive: { type: 'button_reply', button_reply: { id: input.reply, title: input.reply } } }, conversation: { phone_number: phone } })
+      : JSON.stringify({
+        message: { id, from: phone, type: 'interactive', interactive: { type: 'button_reply', button_reply: { id: input.reply, title: input.reply } } },
+        conversation: { phone_number: phone }
+      })
     await post(() => [service], id, raw, 0, new Map())
     const deadline = Date.now() + 30_000
     let seen = before
@@ -105,12 +120,16 @@ describe('the commerce backend killed right after completing a cart (real proces
     return replies(phone).slice(before).join('\n')
   }
   const admin = async (): Promise<Record<string, string>> => ({
-    authorization: `Bearer ${await signAccessToken(JWT_SECRET, { sub: 'user_admin_norte', role: 'admin', tenants: [CLUB], email: 'admin@club-norte.test', name: 'Admin Norte' })}`,
+    authorization: `Bearer ${await signAccessToken(JWT_SECRET, {
+      sub: 'user_admin_norte', role: 'admin', tenants: [CLUB], email: 'admin@club-norte.test', name: 'Admin Norte'
+    })}`,
     'tenant-id': CLUB,
   })
   /** The staff's "new order" notices per order. */
   const staffNotices = async (): Promise<Map<string, number>> => {
-    const list = (await json('GET', '/api/notifications?domain=orders&limit=100', await admin())).body.notifications as Array<{ event: string, resourceId?: string }>
+    const list = (await json('GET', '/api/notifications?domain=orders&limit=100', await admin())).body.notifications as Array<{
+      event: string, resourceId?: string
+    }>
     const counts = new Map<string, number>()
     for (const x of list.filter((l) => l.event === 'order.placed')) counts.set(x.resourceId ?? '', (counts.get(x.resourceId ?? '') ?? 0) + 1)
     return counts
@@ -148,7 +167,9 @@ describe('the commerce backend killed right after completing a cart (real proces
     await new Promise((resolve) => setTimeout(resolve, 2_500))
     expect((await staffNotices()).get(placed[0]![0])).toBe(1)
     // the member's own notice of it
-    const mine = (await json('GET', '/api/notifications?domain=orders&limit=100', { authorization: `Bearer ${token}`, 'tenant-id': CLUB })).body.notifications as Array<{ event: string, resourceId?: string }>
+    const mine = (await json('GET', '/api/notifications?domain=orders&limit=100', {
+      authorization: `Bearer ${token}`, 'tenant-id': CLUB
+    })).body.notifications as Array<{ event: string, resourceId?: string }>
     expect(mine.filter((x) => x.resourceId === placed[0]![0]).map((x) => x.event)).toEqual(['order.placed'])
 
     // the member goes on with a fresh cart, not the completed one

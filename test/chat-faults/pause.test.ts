@@ -62,7 +62,10 @@ describe('an instance paused past its lease (real processes)', { timeout: 120_00
       const logs = [a, b].map((i) => `--- ${i.name}\n${logTail(i)}`).join('\n')
       const resent = provider.received.slice(resumedAt).filter((r) => delivered.has(r.key))
       const f = await figures(redis.url, group, 4, accepted, provider)
-      rows.push(`cycle ${cycle + 1}: B delivered ${resumedAt - before} while A was stopped; after SIGCONT ${provider.received.length - resumedAt} more, ${resent.length} of them re-sent; ${JSON.stringify(f)}`)
+      rows.push(
+        `cycle ${cycle + 1}: B delivered ${resumedAt - before} while A was stopped; after SIGCONT ${provider.received.length - resumedAt} ` +
+          `more, ${resent.length} of them re-sent; ${JSON.stringify(f)}`
+      )
       // B delivered something A held (otherwise the case proved nothing)
       expect(resumedAt - before, logs).toBeGreaterThan(0)
       expect(resent, logs).toEqual([])

@@ -70,8 +70,11 @@ describe('the provider\'s error classes (real processes)', { timeout: 120_000 },
     const refused = provider.calls.filter((c) => c.phone === limited && c.code === 131056)
     const takenAt = provider.received.filter((r) => r.phone === limited).map((r) => r.at)
     const gaps = takenAt.slice(1).map((at, i) => at - (takenAt[i] as number))
-    rows.push(`131056 on 1 phone among 21: others' reply p99 ${p99} ms over ${latencies.length} (${controlP99} ms for the same load first, without the limit); the limited phone's 3 replies ${gaps.map((g) => `${g} ms`).join(', ')} apart, ` +
-      `${refused.length} sends refused 131056, all in ${Date.now() - startedAt} ms`)
+    rows.push(
+      `131056 on 1 phone among 21: others' reply p99 ${p99} ms over ${latencies.length} (${controlP99} ms for the same load first, without the limit); ` +
+        `the limited phone's 3 replies ${gaps.map((g) => `${g} ms`).join(', ')} apart, ` +
+      `${refused.length} sends refused 131056, all in ${Date.now() - startedAt} ms`
+    )
     expect(latencies.length).toBe(60)
     expect(p99).toBeLessThan(1_000)
     // held about 6 s after each refusal, not hammered: a refusal or two per reply that met the limit
@@ -96,7 +99,12 @@ describe('the provider\'s error classes (real processes)', { timeout: 120_000 },
 
     // the member wrote a moment ago, so the service sends the updates as text: the provider says the window is closed
     provider.windowClosed.add(phone)
-    const admin = { authorization: `Bearer ${await signAccessToken(JWT_SECRET, { sub: 'user_admin_norte', role: 'admin', tenants: ['club-norte'], email: 'admin@norte.example', name: 'Admin' })}`, 'tenant-id': 'club-norte' }
+    const admin = {
+      authorization: `Bearer ${await signAccessToken(JWT_SECRET, {
+        sub: 'user_admin_norte', role: 'admin', tenants: ['club-norte'], email: 'admin@norte.example', name: 'Admin'
+      })}`,
+      'tenant-id': 'club-norte'
+    }
     const products = await request(`http://127.0.0.1:${first.port}/store/products`, { headers: admin })
     const { products: list } = await products.body.json() as { products: Array<{ variants: Array<{ id: string }> }> }
     const before = provider.received.length
@@ -120,7 +128,8 @@ describe('the provider\'s error classes (real processes)', { timeout: 120_000 },
     const refused = provider.calls.filter((c) => c.phone === phone && c.code === 131047)
     rows.push(`131047 on an order's 2 updates: ${refused.length} text sends refused, then ${got().map((r) => `${r.type} ${r.key}`).join(', ')}`)
     expect(got().map((r) => r.type), logs()).toEqual(['template', 'template'])
-    expect(got().map((r) => r.key)).toEqual([expect.stringMatching(/^system:order_shipped:.*:template$/), expect.stringMatching(/^system:order_completed:.*:template$/)])
+    expect(got().map((r) =>
+      r.key)).toEqual([expect.stringMatching(/^system:order_shipped:.*:template$/), expect.stringMatching(/^system:order_completed:.*:template$/)])
     // the templates carry the order's number
     expect(got().map((r) => r.text)).toEqual([String(order.displayId), String(order.displayId)])
     expect(refused.map((c) => c.key)).toEqual([expect.stringMatching(/^system:order_shipped:/), expect.stringMatching(/^system:order_completed:/)])

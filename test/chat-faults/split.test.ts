@@ -106,49 +106,53 @@ describe('a web instance without Redis', () => {
 // once the connection is back. (When Redis itself restarts, the workers sweep every shard on reconnecting, which
 // finds the mail whether or not the announcement arrives.)
 describe('the wake channel with the connection away', { timeout: 60_000 }, () => {
-  it('publishes a phone announced while the web instance\'s connection was closed once it is open again; a listener whose subscription dropped is told when it is back', async () => {
-    const redis = await startRedis()
-    const web = createRedis(redis.url, 'wake-test:')
-    const worker = createRedis(redis.url, 'wake-test:')
-    const sender = new WakeChannel(web, 'wake-test:', 4, 'web')
-    const listener = new WakeChannel(worker, 'wake-test:', 4, 'worker')
-    try {
-      await Promise.all([web.connect(), worker.connect()])
-      const woken: string[] = []
-      await listener.listen((lane, phones) => { woken.push(...phones.map((p) => `${lane}:${p}`)) })
-      const failures: Error[] = []
-      web.disconnect()
-      sender.announce('turn', ['5491100000001'], (err) => { failures.push(err) })
-      while (failures.length === 0) await sleep(20)
-      expect(woken).toEqual([])
-      await web.connect()
-      const deadline = Date.now() + 10_000
-      while (woken.length === 0 && Date.now() < deadline) await sleep(20)
-      expect(woken).toEqual(['turn:5491100000001'])
+  it(
+    'publishes a phone announced while the web instance\'s connection was closed once it is open again; ' +
+      'a listener whose subscription dropped is told when it is back',
+    async () => {
+      const redis = await startRedis()
+      const web = createRedis(redis.url, 'wake-test:')
+      const worker = createRedis(redis.url, 'wake-test:')
+      const sender = new WakeChannel(web, 'wake-test:', 4, 'web')
+      const listener = new WakeChannel(worker, 'wake-test:', 4, 'worker')
+      try {
+        await Promise.all([web.connect(), worker.connect()])
+        const woken: string[] = []
+        await listener.listen((lane, phones) => { woken.push(...phones.map((p) => `${lane}:${p}`)) })
+        const failures: Error[] = []
+        web.disconnect()
+        sender.announce('turn', ['5491100000001'], (err) => { failures.push(err) })
+        while (failures.length === 0) await sleep(20)
+        expect(woken).toEqual([])
+        await web.connect()
+        const deadline = Date.now() + 10_000
+        while (woken.length === 0 && Date.now() < deadline) await sleep(20)
+        expect(woken).toEqual(['turn:5491100000001'])
 
-      // the listener's own subscription dropped: told once it is back (its instance sweeps for what it missed)
-      const resubscribed = { times: 0 }
-      const other = new WakeChannel(worker, 'wake-test:', 4, 'other')
-      await other.listen(() => {}, () => { resubscribed.times++ })
-      await web.client('KILL', 'TYPE', 'pubsub')
-      while (resubscribed.times === 0 && Date.now() < deadline + 10_000) await sleep(20)
-      expect(resubscribed.times).toBeGreaterThan(0)
-      // both subscriptions back on every channel before they are closed (ioredis' own re-subscribe, cut short,
-      // would reject with nobody listening)
-      const counts = async (): Promise<number[]> => {
-        const channels = await web.call('PUBSUB', 'SHARDCHANNELS') as string[]
-        if (channels.length < 4) return [0]
-        return ((await web.call('PUBSUB', 'SHARDNUMSUB', ...channels)) as unknown[]).filter((_, i) => i % 2 === 1).map(Number)
+        // the listener's own subscription dropped: told once it is back (its instance sweeps for what it missed)
+        const resubscribed = { times: 0 }
+        const other = new WakeChannel(worker, 'wake-test:', 4, 'other')
+        await other.listen(() => {}, () => { resubscribed.times++ })
+        await web.client('KILL', 'TYPE', 'pubsub')
+        while (resubscribed.times === 0 && Date.now() < deadline + 10_000) await sleep(20)
+        expect(resubscribed.times).toBeGreaterThan(0)
+        // both subscriptions back on every channel before they are closed (ioredis' own re-subscribe, cut short,
+        // would reject with nobody listening)
+        const counts = async (): Promise<number[]> => {
+          const channels = await web.call('PUBSUB', 'SHARDCHANNELS') as string[]
+          if (channels.length < 4) return [0]
+          return ((await web.call('PUBSUB', 'SHARDNUMSUB', ...channels)) as unknown[]).filter((_, i) => i % 2 === 1).map(Number)
+        }
+        while ((await counts()).some((n) => n < 2) && Date.now() < deadline + 20_000) await sleep(20)
+        expect(await counts()).toEqual([2, 2, 2, 2])
+        await other.close()
+      } finally {
+        await sender.close().catch(() => {})
+        await listener.close().catch(() => {})
+        web.disconnect()
+        worker.disconnect()
+        await redis.stop()
       }
-      while ((await counts()).some((n) => n < 2) && Date.now() < deadline + 20_000) await sleep(20)
-      expect(await counts()).toEqual([2, 2, 2, 2])
-      await other.close()
-    } finally {
-      await sender.close().catch(() => {})
-      await listener.close().catch(() => {})
-      web.disconnect()
-      worker.disconnect()
-      await redis.stop()
     }
-  })
+  )
 })

@@ -125,7 +125,9 @@ describe('commerce calls per bot turn (redis, counting loopback)', () => {
     const admin = await t.auth('admin', 'club-norte')
     const item = (await t.app.inject({ url: '/api/inventory?limit=100', headers: admin })).json().items.find((i: { sku: string }) => i.sku === 'NORTE-PICADOR')
     const upstream = (await backend('POST', '/auth/user/emailpass', undefined, { email: 'admin@club-norte.test', password: 'demo-password' })).token as string
-    await backend('POST', `/admin/inventory-items/${item.id as string}/location-levels/${item.locationId as string}`, upstream, { stocked_quantity: item.reservedQuantity })
+    await backend('POST', `/admin/inventory-items/${item.id as string}/location-levels/${item.locationId as string}`, upstream, {
+      stocked_quantity: item.reservedQuantity
+    })
     const ordersBefore = await ordersOfAna()
 
     expect(await answer(phone, { reply: 'order:confirm' })).toContain('No pudimos confirmar el pedido: falta stock de algún producto.')
@@ -170,7 +172,9 @@ describe('commerce calls per bot turn (redis, counting loopback)', () => {
   }
 
   async function ordersOfAna (): Promise<number> {
-    const res = await t.app.inject({ url: '/api/orders?limit=1', headers: await t.auth('member', 'club-norte', { sub: member.customerId, email: member.email }) })
+    const res = await t.app.inject({
+      url: '/api/orders?limit=1', headers: await t.auth('member', 'club-norte', { sub: member.customerId, email: member.email })
+    })
     return res.json().count
   }
 })

@@ -44,7 +44,9 @@ describe('chat bot end to end (redis, provider stand-in)', () => {
 
     const greeting = await linked(phone)
     expect(textOf(greeting[0]!)).toBe('¡Hola, Bruno! Tu cuenta quedó vinculada.')
-    expect(choiceIds(greeting[1]!)).toEqual(['menu:browse', 'menu:cart', 'menu:repeat', 'menu:orders', 'menu:notifications', 'menu:updates-off', 'menu:person', 'menu:language', 'menu:unlink'])
+    expect(choiceIds(greeting[1]!)).toEqual([
+      'menu:browse', 'menu:cart', 'menu:repeat', 'menu:orders', 'menu:notifications', 'menu:updates-off', 'menu:person', 'menu:language', 'menu:unlink'
+    ])
     expect(provider.calls.at(-1)).toMatchObject({ url: '/100000000000001/messages', authorization: 'Bearer dev-chat-api-key' })
 
     const products = await say(phone, { text: '1' })
@@ -68,7 +70,9 @@ describe('chat bot end to end (redis, provider stand-in)', () => {
     const displayId = /Pedido #(\S+) realizado/.exec(textOf(placed[0]!))?.[1]
     expect(displayId).toBeDefined()
 
-    const orders = await t.app.inject({ url: '/api/orders', headers: { authorization: `Bearer ${await t.token('member', ['club-norte'], { sub: 'cus_bruno' })}`, 'tenant-id': 'club-norte' } })
+    const orders = await t.app.inject({
+      url: '/api/orders', headers: { authorization: `Bearer ${await t.token('member', ['club-norte'], { sub: 'cus_bruno' })}`, 'tenant-id': 'club-norte' }
+    })
     expect(orders.statusCode).toBe(200)
     expect(orders.json().orders.map((o: { displayId: unknown }) => String(o.displayId))).toContain(displayId)
 
@@ -164,7 +168,11 @@ describe('chat bot and the login form (commerce stand-in for the login)', () => 
     expect(await t.app.loginFormInvites.wasSent(phone)).toBe(true)
 
     const res = await t.app.inject(signedPost('/api/chat/flow-endpoint', {
-      source: 'chat', data_exchange: { version: '3.0', screen: 'LOGIN', flow_token: phone, data: { club_id: 'club-norte', email: 'bruno@example.com', password: 'demo-password' } }, signature_valid: true,
+      source: 'chat',
+      data_exchange: {
+        version: '3.0', screen: 'LOGIN', flow_token: phone, data: { club_id: 'club-norte', email: 'bruno@example.com', password: 'demo-password' }
+      },
+      signature_valid: true,
     }))
     expect(res.json().screen).toBe('SUCCESS')
     await t.app.chatWorker.idle(phone)

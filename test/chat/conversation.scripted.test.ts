@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sendBody, type SendBody } from '../../src/chat/outbound/messages.ts'
 import { buildTestApp, type TestApp } from '../helper.ts'
-import { choiceIds, linkCode, newPhone, savedRecord, savedSession, say as sayTo, sessionKey, startFakeProvider, textOf, type FakeProvider, type Input } from './support.ts'
+import {
+  choiceIds, linkCode, newPhone, savedRecord, savedSession, say as sayTo, sessionKey, startFakeProvider, textOf, type FakeProvider, type Input
+} from './support.ts'
 
 // Scripted conversations of a member, one per promise of the bot: signed webhook in, the real runtime, club
 // services and Redis, replies out to a loopback provider; every reply is checked against the provider's limits.
@@ -190,13 +192,17 @@ describe('chat bot, scripted conversations (redis, provider stand-in)', () => {
     expect(await answers('image')).toMatch(/^No puedo ver imágenes\. .*pedí hablar con una persona\./)
     expect(await answers('document')).toMatch(/^No puedo abrir documentos\./)
     // the demo club has set where and when its members pick up
-    expect(await answers('location')).toMatch(/^Gracias por la ubicación, pero no la uso: los pedidos se retiran en el club\. Retirás en Av\. Cabildo 1200, .+\)\.\n/)
+    expect(await answers('location')).toMatch(
+      /^Gracias por la ubicación, pero no la uso: los pedidos se retiran en el club\. Retirás en Av\. Cabildo 1200, .+\)\.\n/
+    )
     expect(await answers('sticker')).toMatch(/^¡Lindo sticker!/)
     expect(await answers('reaction')).toMatch(/^👍 ¡Recibido!/)
     await say(phone, { reply: 'menu:language' })
     expect(await answers('audio')).toMatch(/^I can't listen to audio\. Type what you need or pick an option from the menu\.\nClub Norte: /)
     expect(await answers('image')).toMatch(/^I can't see images\. .*ask to talk to a person\./)
-    expect(await answers('location')).toMatch(/^Thanks for the location, but I don't use it: orders are picked up at the club\. Pick it up at Av\. Cabildo 1200, /)
+    expect(await answers('location')).toMatch(
+      /^Thanks for the location, but I don't use it: orders are picked up at the club\. Pick it up at Av\. Cabildo 1200, /
+    )
     const norte = await t.app.tenants.get('club-norte')
     await t.app.tenants.put({ ...norte!, pickup: undefined })
     try {
@@ -240,7 +246,9 @@ describe('chat bot, scripted conversations (redis, provider stand-in)', () => {
     for (const kept of [browsing, ordered]) expect(kept).not.toMatch(/"title"|"price"|"variants"/)
     const usage = async (p: string) => await t.redis!.call('MEMORY', 'USAGE', `${t.redis!.options.keyPrefix ?? ''}${sessionKey(t.app, p)}`)
     console.info(`session doc bytes: idle unlinked ${(await savedRecord(t.app, unlinked)).d.length}, linked browsing ${browsing.length}, ` +
-      `linked after an order ${ordered.length}; MEMORY USAGE of the phone's record: unlinked ${String(await usage(unlinked))}, linked after an order ${String(await usage(phone))}`)
+      `linked after an order ${ordered.length}; MEMORY USAGE of the phone's record: unlinked ${String(await usage(unlinked))}, linked after an order ${String(
+        await usage(phone)
+      )}`)
   })
 
   it('"repetir" with no past order says so and keeps the menu', async () => {

@@ -31,7 +31,9 @@ describe('chat dead letters', () => {
 
   async function linked (phone: string): Promise<void> {
     const token = await t.token('member', ['club-norte'], { sub: 'cus_bruno', name: 'Bruno', email: 'bruno@example.com' })
-    await say(t, phone, { text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}` })
+    await say(t, phone, {
+      text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}`
+    })
   }
 
   it('a refused reply is a dead letter of its club: listed to its admin only, re-sent once on request', async () => {
@@ -50,7 +52,9 @@ describe('chat dead letters', () => {
     const other = await t.app.inject({ url: '/api/chat/dead-letters', headers: await t.auth('admin', 'club-sur') })
     expect(other.json().deadLetters.map((l: { id: string }) => l.id)).not.toContain(letter.id)
     expect((await t.app.inject({ url: '/api/chat/dead-letters', headers: await t.auth('member', 'club-norte') })).statusCode).toBe(403)
-    expect((await t.app.inject({ method: 'POST', url: `/api/chat/dead-letters/${letter.id}/retry`, headers: await t.auth('admin', 'club-sur') })).statusCode).toBe(404)
+    expect(
+      (await t.app.inject({ method: 'POST', url: `/api/chat/dead-letters/${letter.id}/retry`, headers: await t.auth('admin', 'club-sur') })).statusCode
+    ).toBe(404)
 
     const sentBefore = provider.to(phone).length
     const retry = await t.app.inject({ method: 'POST', url: `/api/chat/dead-letters/${letter.id}/retry`, headers: await t.auth('admin', 'club-norte') })
@@ -61,7 +65,9 @@ describe('chat dead letters', () => {
     const again = await t.app.inject({ method: 'POST', url: `/api/chat/dead-letters/${letter.id}/retry`, headers: await t.auth('admin', 'club-norte') })
     expect(again.statusCode).toBe(404)
     expect(again.json().error.code).toBe('NOT_FOUND')
-    expect((await t.app.inject({ method: 'POST', url: '/api/chat/dead-letters/nope/retry', headers: await t.auth('admin', 'club-norte') })).statusCode).toBe(400)
+    expect((await t.app.inject({ method: 'POST', url: '/api/chat/dead-letters/nope/retry', headers: await t.auth('admin', 'club-norte') })).statusCode).toBe(
+      400
+    )
   })
 
   it('an unreadable mailbox entry is set aside at once as a dead letter with the reason; the phone goes on', async () => {
@@ -78,7 +84,8 @@ describe('chat dead letters', () => {
     // the message behind it was answered once the poison was set aside
     expect(provider.to(phone).length).toBeGreaterThan(sentBefore)
     const letters = (await t.app.inject({ url: '/api/chat/dead-letters', headers: await t.auth('admin', 'club-norte') })).json().deadLetters
-    expect(letters.find((l: { phone: string }) => l.phone === phone)).toMatchObject({ lane: 'turn', tries: 1, content: { id: `poison-${phone}` }, reason: 'the mailbox entry is not a readable message' })
+    expect(letters.find((l: { phone: string }) =>
+      l.phone === phone)).toMatchObject({ lane: 'turn', tries: 1, content: { id: `poison-${phone}` }, reason: 'the mailbox entry is not a readable message' })
   })
 
   it('a turn that keeps failing is retried with a backoff, then kept as a dead letter with the reason; the phone goes on', async () => {
@@ -96,7 +103,11 @@ describe('chat dead letters', () => {
     const metrics = chatMetrics(new Registry(), async () => 0)
     const none = () => {}
     const options = { owner: 'test-worker', leaseMs: 2_000, concurrency: 1, shards: t.app.config.chat.shards, maxTries: 5, log: t.app.log, metrics }
-    const worker = new TurnWorker(store, turns, { turnRecord: () => undefined, committing: none }, { leaseOwner: () => undefined, handOver: none }, { ...options, crashPoint: none, handedBack: none })
+    const worker = new TurnWorker(store, turns, {
+      turnRecord: () =>
+        undefined,
+      committing: none
+    }, { leaseOwner: () => undefined, handOver: none }, { ...options, crashPoint: none, handedBack: none })
     const mail = (id: string) => ({ phone, id, body: encodeMail({ id, phone, receivedAt: Date.now(), input: { kind: 'text', text: 'hola' } }) })
     await store.accept([mail(`poison-${phone}`), mail(`next-${phone}`)])
     worker.runner.start()
@@ -115,10 +126,22 @@ describe('chat dead letters', () => {
 
   /** A worker on `phone`'s turns that answers every message; its take opens an attempt after the others'. */
   function steadyWorker (store: RedisChatStore, owner: string, runs: string[]): TurnWorker {
-    const turns: Turns = { run: async (message, session) => { runs.push(message.id); return { doc: '{}', applied: [message.id, ...session.applied], replies: [], before: 'A', after: 'A' } } }
+    const turns: Turns = {
+      run: async (message, session) => {
+        runs.push(message.id); return {
+          doc: '{}', applied: [message.id, ...session.applied], replies: [], before: 'A', after: 'A'
+        }
+      }
+    }
     const none = () => {}
-    const options = { owner, leaseMs: 2_000, concurrency: 1, shards: t.app.config.chat.shards, maxTries: 5, log: t.app.log, metrics: chatMetrics(new Registry(), async () => 0) }
-    return new TurnWorker(store, turns, { turnRecord: () => undefined, committing: none }, { leaseOwner: () => undefined, handOver: none }, { ...options, crashPoint: none, handedBack: none })
+    const options = {
+      owner, leaseMs: 2_000, concurrency: 1, shards: t.app.config.chat.shards, maxTries: 5, log: t.app.log, metrics: chatMetrics(new Registry(), async () => 0)
+    }
+    return new TurnWorker(store, turns, {
+      turnRecord: () =>
+        undefined,
+      committing: none
+    }, { leaseOwner: () => undefined, handOver: none }, { ...options, crashPoint: none, handedBack: none })
   }
 
   /** A message taken by each of `owners` in turn, each lease running out with its attempt open (none ended it). */

@@ -43,7 +43,9 @@ describe('the bot is not one rate-limited client (redis)', () => {
 
     const linked = await Promise.all(phones.map(async (phone) => (await t.app.linkedAccounts.list(phone)).length))
     expect(linked.filter((n) => n === 1)).toHaveLength(PHONES)
-    const greetings = await Promise.all(phones.map(async (phone, n) => textOf((await outbox(t, phone))[0]!.body) === `¡Hola, Member ${n}! Tu cuenta quedó vinculada.`))
+    const greetings = await Promise.all(
+      phones.map(async (phone, n) => textOf((await outbox(t, phone))[0]!.body) === `¡Hola, Member ${n}! Tu cuenta quedó vinculada.`)
+    )
     expect(greetings.filter(Boolean)).toHaveLength(PHONES)
 
     // The link route itself still limits an outside client from one address.
@@ -148,7 +150,16 @@ describe('products as the bot offers them', () => {
     title: 'Aceite',
     description: '',
     thumbnail: null,
-    variants: [{ id: 'var_1', title: '', sku: null, prices: [{ amount: 900, currencyCode: 'usd' }, { amount: 32000, currencyCode: 'ars' }], inventoryQuantity, grams: null, thcPercent: null, cbdPercent: null }],
+    variants: [{
+      id: 'var_1',
+      title: '',
+      sku: null,
+      prices: [{ amount: 900, currencyCode: 'usd' }, { amount: 32000, currencyCode: 'ars' }],
+      inventoryQuantity,
+      grams: null,
+      thcPercent: null,
+      cbdPercent: null
+    }],
   })
 
   it('a variant whose inventory is not managed (no quantity upstream) has no stock figure (orderable, not "stock 0"); a negative stock is none', () => {

@@ -50,7 +50,9 @@ describe('handoff time-outs at their deadline (redis, MONITOR)', () => {
   it('a request nobody takes is handed back with the apology at its deadline, the member silent meanwhile', async () => {
     const phone = newPhone()
     const token = await t.token('member', ['club-norte'], { sub: 'cus_bruno', name: 'Bruno', email: 'bruno@example.com' })
-    await say(t, phone, { text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}` })
+    await say(t, phone, {
+      text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}`
+    })
     await say(t, phone, { text: 'quiero hablar con una persona' })
     const asked = Date.now()
     expect(textOf(provider.to(phone).at(-1)!)).toMatch(/^Listo, le avisamos/)
@@ -58,7 +60,9 @@ describe('handoff time-outs at their deadline (redis, MONITOR)', () => {
     expect(textOf(provider.to(phone).at(-1)!)).toMatch(/^Perdón, nadie del club pudo responder a tiempo/)
     // the timeout is 1 s: handed back at it, not at the next of a check's rounds
     expect(Date.now() - asked).toBeLessThan(2_000)
-    const list = await t.app.inject({ url: '/api/chat/conversations?needsPerson=true', headers: await t.auth('admin', 'club-norte', { sub: 'user_admin_norte' }) })
+    const list = await t.app.inject({
+      url: '/api/chat/conversations?needsPerson=true', headers: await t.auth('admin', 'club-norte', { sub: 'user_admin_norte' })
+    })
     expect(list.json().conversations.map((c: { phone: string }) => c.phone)).not.toContain(phone)
   })
 })

@@ -158,7 +158,9 @@ describe('human handoff and the staff inbox (redis, provider stand-in)', () => {
   it('bad input: another club, unknown phone, outside the window, bad bodies', async () => {
     const phone = await linked()
     await say(phone, { text: 'hola' })
-    expect((await staff('POST', `/api/chat/conversations/${phone}/messages`, { tenant: 'club-sur', sub: 'user_admin_sur', body: { text: 'hi' } })).statusCode).toBe(404)
+    expect(
+      (await staff('POST', `/api/chat/conversations/${phone}/messages`, { tenant: 'club-sur', sub: 'user_admin_sur', body: { text: 'hi' } })).statusCode
+    ).toBe(404)
     expect((await staff('GET', `/api/chat/conversations/${phone}/messages`, { tenant: 'club-sur', sub: 'user_admin_sur' })).statusCode).toBe(404)
     expect((await staff('POST', `/api/chat/conversations/${newPhone()}/takeover`)).statusCode).toBe(404)
     const bad = await staff('POST', `/api/chat/conversations/${phone}/messages`, { body: { text: '' } })
@@ -183,7 +185,9 @@ describe('staff messages in the local outbox the simulator reads (memory)', () =
   it('a staff message is named by its author; the bot\'s are the bot\'s', async () => {
     const phone = newPhone()
     const token = await t.token('member', ['club-norte'], { sub: 'cus_ana', name: 'Ana', email: 'ana@example.com' })
-    await sayTo(t, phone, { text: `LINK-${await linkCode(t, { customerId: 'cus_ana', email: 'ana@example.com', name: 'Ana', tenantId: 'club-norte', token })}` })
+    await sayTo(t, phone, {
+      text: `LINK-${await linkCode(t, { customerId: 'cus_ana', email: 'ana@example.com', name: 'Ana', tenantId: 'club-norte', token })}`
+    })
     await sayTo(t, phone, { text: 'human' })
     const headers = await t.auth('grower', 'club-norte', { sub: 'user_grower_norte' })
     const sent = await t.app.inject({ method: 'POST', url: `/api/chat/conversations/${phone}/messages`, headers, payload: { text: 'Hi, this is the grower' } })

@@ -23,7 +23,9 @@ describe.each([['redis', testRedis], ['cluster', testRedisCluster]] as const)('c
     try {
       const now = Date.now()
       const [single, shared] = [newPhone(), newPhone()]
-      const links: Record<string, Array<{ tenantId: string }>> = { [single]: [{ tenantId: 'club-norte' }], [shared]: [{ tenantId: 'club-norte' }, { tenantId: 'club-sur' }] }
+      const links: Record<string, Array<{ tenantId: string }>> = {
+        [single]: [{ tenantId: 'club-norte' }], [shared]: [{ tenantId: 'club-norte' }, { tenantId: 'club-sur' }]
+      }
       const deps = {
         redis: r.redis,
         tenants: { list: async () => [{ id: 'club-norte' }, { id: 'club-sur' }] as never },
@@ -35,7 +37,9 @@ describe.each([['redis', testRedis], ['cluster', testRedisCluster]] as const)('c
       for (const [phone, club] of [[single, 'club-norte'], [shared, 'club-sur']] as const) {
         const s = shardOf(phone, SHARDS)
         await r.redis.lpush(b.legacyHistory(s, phone), encodeHistory([msg(`${phone}-1`, now)]))
-        await r.redis.hset(b.legacyConversation(s, phone), { tenantId: club, lastAt: String(now), unread: '1', handoff: JSON.stringify({ status: 'requested', at: now, deadline: now + 1_000 }) })
+        await r.redis.hset(b.legacyConversation(s, phone), {
+          tenantId: club, lastAt: String(now), unread: '1', handoff: JSON.stringify({ status: 'requested', at: now, deadline: now + 1_000 })
+        })
         await r.redis.zadd(b.handoffDue(s), now + 1_000, phone)
         // both clubs' indexes name the phone (an order update of the other club moved it before)
         await r.redis.zadd(keys.chat.clubConversations('club-norte'), now, phone)

@@ -17,7 +17,13 @@ let now = Date.now()
 const limits = { historyMs: 90 * DAY, historyMax: 5 }
 const stores: Array<['redis' | 'cluster' | 'memory', () => Promise<{ store: InboxStore, cleanup: () => Promise<void> }>]> = [
   ['redis', async () => { const r = await testRedis(); return { store: new RedisInboxStore(r.redis, SHARDS, limits, () => now), cleanup: r.cleanup } }],
-  ['cluster', async () => { const r = await testRedisCluster(); return { store: new RedisInboxStore(r.redis, SHARDS, limits, () => now), cleanup: r.cleanup } }],
+  ['cluster', async () => {
+    const r = await testRedisCluster(); return {
+      store: new RedisInboxStore(r.redis, SHARDS, limits, () =>
+        now),
+      cleanup: r.cleanup
+    }
+  }],
   ['memory', async () => ({ store: new MemoryInboxStore(SHARDS, limits, () => now), cleanup: async () => {} })],
 ]
 
@@ -107,7 +113,8 @@ describe.each(stores)('chat inbox store (%s)', (_name, make) => {
     }
   })
 
-  it('forgets one club\'s conversation with a phone (erasure on request): messages, record, handoff deadline, club index; the other club\'s stays', async () => {
+  it('forgets one club\'s conversation with a phone (erasure on request): messages, record, handoff deadline, club index; ' +
+    'the other club\'s stays', async () => {
     const [phone, other] = [newPhone(), newPhone()]
     const club = `club-${phone}`
     await store.record(phone, club, [msg(1), msg(2, 'out')])
@@ -164,7 +171,15 @@ describe('chat history entries', () => {
     const v2 = Buffer.from('AoMZbmmaaGxhkmyga5hoYaZrkmpoqZtkYZKom2ZoYpGYZJFolGZiqKRjaG5pamppYGRibG5ghttTIMsh9prhsNYZVLz45ReVpOKIypi8wRmXsbGxAA==', 'base64')
     const id = 'wamid.95a384c0-1a86-4e19-b84a-f148ab8a2f41'
     expect(decodeHistory(v2)).toEqual([
-      { id: `${id}:0`, at: 1795590243712, direction: 'out', author: 'bot', type: 'interactive', text: 'Club Norte: ¿qué querés hacer?\n[Ver productos | Mi carrito | Repetir último pedido | Mis pedidos | Notificaciones | Apagar avisos | Hablar con una persona | English | Desvincular]' },
+      {
+        id: `${id}:0`,
+        at: 1795590243712,
+        direction: 'out',
+        author: 'bot',
+        type: 'interactive',
+        text: 'Club Norte: ¿qué querés hacer?\n[Ver productos | Mi carrito | Repetir último pedido | Mis pedidos | Notificaciones | Apagar avisos | Hablar ' +
+          'con una persona | English | Desvincular]'
+      },
       { id, at: 1795590243706, direction: 'in', author: 'member', type: 'text', text: 'menu' },
     ])
     // the same messages now: the id and time outside the DEFLATE
@@ -173,9 +188,32 @@ describe('chat history entries', () => {
 
   it('hold a turn in far fewer bytes than one JSON object per message', () => {
     const turn = [
-      { id: 'wamid.4e048a74-c8eb-4008-8fe4-e401e11efe95', at: 1795587156049, direction: 'in' as const, author: 'member' as const, type: 'interactive', text: 'order:confirm', choice: 'order:confirm' },
-      { id: 'wamid.4e048a74-c8eb-4008-8fe4-e401e11efe95:0', at: 1795587156109, direction: 'out' as const, author: 'bot' as const, type: 'text', text: '¡Listo! Pedido #21 realizado ($ 13.000,00). Te avisamos cuando esté para retirar.' },
-      { id: 'wamid.4e048a74-c8eb-4008-8fe4-e401e11efe95:1', at: 1795587156109, direction: 'out' as const, author: 'bot' as const, type: 'interactive', text: 'Club Norte: ¿qué querés hacer?\n[Ver productos | Mi carrito | Repetir último pedido | Mis pedidos | Notificaciones | Apagar avisos | Hablar con una persona | English | Desvincular]' },
+      {
+        id: 'wamid.4e048a74-c8eb-4008-8fe4-e401e11efe95',
+        at: 1795587156049,
+        direction: 'in' as const,
+        author: 'member' as const,
+        type: 'interactive',
+        text: 'order:confirm',
+        choice: 'order:confirm'
+      },
+      {
+        id: 'wamid.4e048a74-c8eb-4008-8fe4-e401e11efe95:0',
+        at: 1795587156109,
+        direction: 'out' as const,
+        author: 'bot' as const,
+        type: 'text',
+        text: '¡Listo! Pedido #21 realizado ($ 13.000,00). Te avisamos cuando esté para retirar.'
+      },
+      {
+        id: 'wamid.4e048a74-c8eb-4008-8fe4-e401e11efe95:1',
+        at: 1795587156109,
+        direction: 'out' as const,
+        author: 'bot' as const,
+        type: 'interactive',
+        text: 'Club Norte: ¿qué querés hacer?\n[Ver productos | Mi carrito | Repetir último pedido | Mis pedidos | Notificaciones | Apagar avisos | Hablar ' +
+          'con una persona | English | Desvincular]'
+      },
     ]
     const json = turn.map((m) => JSON.stringify(m)).join('').length
     expect(encodeHistory(turn).length).toBeLessThan(json / 5)
@@ -191,7 +229,9 @@ describe('chat history written before the compact entries (redis)', () => {
       const s = shardOf(phone, SHARDS)
       const old = [msg(1), msg(2, 'out')]
       await r.redis.lpush(keys.chat.bot.history(s, 'club-norte', phone), ...old.map((m) => JSON.stringify(m)))
-      await r.redis.hset(keys.chat.bot.conversation(s, 'club-norte', phone), { tenantId: 'club-norte', last: JSON.stringify(old[1]), lastAt: String(old[1]!.at), unread: '1' })
+      await r.redis.hset(keys.chat.bot.conversation(s, 'club-norte', phone), {
+        tenantId: 'club-norte', last: JSON.stringify(old[1]), lastAt: String(old[1]!.at), unread: '1'
+      })
       expect(await store.history('club-norte', phone, 0, 10)).toEqual([...old].reverse())
       expect(await store.conversation('club-norte', phone)).toMatchObject({ tenantId: 'club-norte', last: old[1], unread: 1 })
       await store.record(phone, 'club-norte', [msg(3), msg(4, 'out')])

@@ -65,7 +65,9 @@ describe('lane runner: phones that cannot reach the store', () => {
       step: async (work) => {
         served.push(work.phone)
         tick()
-        return await store.commitTurn(work.phone, owner, { expected: work.session.version, doc: undefined, applied: [], message: work.message, replies: [] }, 30_000)
+        return await store.commitTurn(
+          work.phone, owner, { expected: work.session.version, doc: undefined, applied: [], message: work.message, replies: [] }, 30_000
+        )
       },
       handedBack: () => {},
       log: pino({ level: 'silent' }),

@@ -11,7 +11,8 @@ import { linkCode, memberToken, newPhone, say as sayTo, startFakeProvider, textO
 // back) was told as failed, staff got no notice, and the member was stuck with the completed cart. The outcome is
 // read back before the member is told; a completed cart is never reused; staff are told once whatever the path;
 // the grams reserved for an outcome not known yet are settled by the read-back. Club Sur under de-kcang (caps
-// raised so that the cases' orders add up without reaching them), Ana ordering 5 g units through the signed webhook; faults from a loopback in front of the embedded backend.
+// raised so that the cases' orders add up without reaching them), Ana ordering 5 g units through the signed webhook; faults from a loopback in front of the
+// embedded backend.
 
 const SUR = 'club-sur'
 const COMPLETE = { method: 'POST', path: '/store/carts/', pathEnds: '/complete' }
@@ -30,10 +31,16 @@ describe('an order whose answer was lost (redis, loopback in front of the commer
     t = await buildTestApp({ store: 'redis', env: { CHAT_API_BASE_URL: provider.url, COMMERCE_TENANTS_FILE: proxy.tenantsFile } })
     proxy.target = t.app.commerceUrl
     admin = await t.auth('admin', SUR, { sub: 'user_admin_sur', name: 'Admin Sur' })
-    expect((await t.app.inject({ method: 'PATCH', url: '/api/club/rules', headers: admin, payload: { preset: 'de-kcang', dailyGrams: 200, monthlyGrams: 500 } })).statusCode).toBe(200)
+    expect(
+      (await t.app.inject({
+        method: 'PATCH', url: '/api/club/rules', headers: admin, payload: { preset: 'de-kcang', dailyGrams: 200, monthlyGrams: 500 }
+      })).statusCode
+    ).toBe(200)
     anaToken = await memberToken(t, 'ana@example.com', SUR)
     ana = JSON.parse(Buffer.from(anaToken.split('.')[1]!, 'base64url').toString()).sub
-    expect((await t.app.inject({ method: 'PATCH', url: `/api/members/${ana}`, headers: admin, payload: { status: 'active', birthDate: '1990-01-01' } })).statusCode).toBe(200)
+    expect(
+      (await t.app.inject({ method: 'PATCH', url: `/api/members/${ana}`, headers: admin, payload: { status: 'active', birthDate: '1990-01-01' } })).statusCode
+    ).toBe(200)
   })
   afterAll(async () => {
     await t.close()
@@ -65,7 +72,9 @@ describe('an order whose answer was lost (redis, loopback in front of the commer
   const reserved = async (): Promise<number> => (await t.app.inject({ url: `/api/members/${ana}/quota`, headers: admin })).json().quota.periods[0].reserved
   /** The staff's "new order" notices per order. */
   const staffNotices = async (): Promise<Map<string, number>> => {
-    const list = (await t.app.inject({ url: '/api/notifications?domain=orders&limit=100', headers: admin })).json().notifications as Array<{ event: string, resourceId?: string }>
+    const list = (await t.app.inject({ url: '/api/notifications?domain=orders&limit=100', headers: admin })).json().notifications as Array<{
+      event: string, resourceId?: string
+    }>
     const counts = new Map<string, number>()
     for (const n of list.filter((x) => x.event === 'order.placed')) counts.set(n.resourceId ?? '', (counts.get(n.resourceId ?? '') ?? 0) + 1)
     return counts
@@ -128,18 +137,21 @@ describe('an order whose answer was lost (redis, loopback in front of the commer
     expect(await t.app.storeFront.settle(SUR, 0)).toMatchObject({ placed: 1 })
   })
 
-  it('a completion that never reached the backend: the grams held until the read-back finds the cart not completed, then given back; it is not completed later', async () => {
-    const phone = await linked()
-    const [ordersBefore, heldBefore] = [await anaOrders(), await reserved()]
-    expect(await order(phone, { ...COMPLETE, status: 502, times: 2 })).toMatch(/Puede que tu pedido haya entrado/)
-    expect(await anaOrders()).toEqual(ordersBefore)
-    expect(await reserved()).toBe(heldBefore + 5)
-    const calls = await proxy.during(async () => { expect(await t.app.storeFront.settle(SUR, 0)).toEqual({ placed: 0, released: 1, unknown: 0 }) })
-    expect(calls.filter((c) => c.endsWith('/complete'))).toEqual([])
-    expect(await reserved()).toBe(heldBefore)
-    expect(await unsettled()).toBe(0)
-    expect(await anaOrders()).toEqual(ordersBefore)
-  })
+  it(
+    'a completion that never reached the backend: the grams held until the read-back finds the cart not completed, then given back; it is not completed later',
+    async () => {
+      const phone = await linked()
+      const [ordersBefore, heldBefore] = [await anaOrders(), await reserved()]
+      expect(await order(phone, { ...COMPLETE, status: 502, times: 2 })).toMatch(/Puede que tu pedido haya entrado/)
+      expect(await anaOrders()).toEqual(ordersBefore)
+      expect(await reserved()).toBe(heldBefore + 5)
+      const calls = await proxy.during(async () => { expect(await t.app.storeFront.settle(SUR, 0)).toEqual({ placed: 0, released: 1, unknown: 0 }) })
+      expect(calls.filter((c) => c.endsWith('/complete'))).toEqual([])
+      expect(await reserved()).toBe(heldBefore)
+      expect(await unsettled()).toBe(0)
+      expect(await anaOrders()).toEqual(ordersBefore)
+    }
+  )
 
   it('a cart completed already is never added to: the product goes in a fresh cart, with what was added since', async () => {
     const actor = actorFrom(await verifyAccessToken(t.config.jwtSecret, anaToken), (await t.app.tenants.get(SUR))!)
@@ -157,7 +169,12 @@ describe('an order whose answer was lost (redis, loopback in front of the commer
   it('the one-call order: a completion whose answer was lost keeps the grams and the note; the read-back records the order and tells staff once', async () => {
     const actor = actorFrom(await verifyAccessToken(t.config.jwtSecret, anaToken), (await t.app.tenants.get(SUR))!)
     const variantId = (await t.app.storeFront.catalog(actor)).products.flatMap((p) => p.variants).find((v) => v.grams === 5)!.id
-    const body = { customer: { id: ana, email: 'ana@example.com', firstName: 'Ana', lastName: 'Pereyra' }, items: [{ variantId, quantity: 1 }], shippingMethod: 'pickup', paymentMethod: 'cash' }
+    const body = {
+      customer: { id: ana, email: 'ana@example.com', firstName: 'Ana', lastName: 'Pereyra' },
+      items: [{ variantId, quantity: 1 }],
+      shippingMethod: 'pickup',
+      paymentMethod: 'cash'
+    }
     const call = async () => await t.app.inject({ method: 'POST', url: '/api/orders/create-and-process', headers: admin, payload: body })
     const [ordersBefore, heldBefore] = [await anaOrders(), await reserved()]
 

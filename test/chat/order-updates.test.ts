@@ -27,7 +27,9 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
     await provider.close()
   })
 
-  const setClub = async (change: { locale?: 'es' | 'en', pickup?: { address: string, hours: string }, chatTemplates?: Record<string, { name: string, language?: string }> }) => {
+  const setClub = async (
+    change: { locale?: 'es' | 'en', pickup?: { address: string, hours: string }, chatTemplates?: Record<string, { name: string, language?: string }> }
+  ) => {
     await t.app.tenants.update('club-norte', (c) => ({ ...c, ...change }))
   }
 
@@ -42,7 +44,9 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
     linked.push(phone)
     const token = await t.token('member', ['club-norte'], { sub: 'cus_bruno', name: 'Bruno', email: 'bruno@example.com' })
     await say(t, phone, { text: 'hola' })
-    await say(t, phone, { text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}` })
+    await say(t, phone, {
+      text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}`
+    })
   }
 
   const orderInChat = async (phone: string) => {
@@ -74,12 +78,16 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
   }
 
   const memberNotices = async (sub = 'cus_bruno') =>
-    (await t.app.inject({ url: '/api/notifications?domain=orders&limit=100', headers: await t.auth('member', 'club-norte', { sub }) })).json().notifications as Array<{ event: string, resourceId: string, body: string }>
+    (await t.app.inject({
+      url: '/api/notifications?domain=orders&limit=100', headers: await t.auth('member', 'club-norte', { sub })
+    })).json().notifications as Array<{ event: string, resourceId: string, body: string }>
 
   it('pickup order fulfilled: "listo para retirar" once, in Spanish, with where and when; the admin got order.placed', async () => {
     const phone = newPhone()
     const order = await orderInChat(phone)
-    const placed = (await t.app.inject({ url: '/api/notifications?domain=orders&limit=100', headers: admin })).json().notifications as Array<{ event: string, resourceId: string }>
+    const placed = (await t.app.inject({ url: '/api/notifications?domain=orders&limit=100', headers: admin })).json().notifications as Array<{
+      event: string, resourceId: string
+    }>
     expect(placed.filter((n) => n.resourceId === order.id).map((n) => n.event)).toEqual(['order.placed'])
 
     await step(order.id, 'capture')
@@ -102,14 +110,17 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
       await step(order.id, 'capture')
       const before = provider.to(phone).length
       await step(order.id, 'fulfill')
-      expect((await since(phone, before)).map((b) => textOf(b))).toEqual([`Your order #${order.displayId} is ready for pickup! Pick it up at Av. Siempreviva 742 (lun a vie 10 a 18).`])
+      expect((await since(phone, before)).map((b) =>
+        textOf(b))).toEqual([`Your order #${order.displayId} is ready for pickup! Pick it up at Av. Siempreviva 742 (lun a vie 10 a 18).`])
     } finally {
       await setClub({ locale: 'es' })
     }
   })
 
   it('outside the 24-hour window: the template, with the club\'s name for it, instead of a text', async () => {
-    const patched = await t.app.inject({ method: 'PATCH', url: '/api/club', headers: admin, payload: { chatTemplates: { order_ready_pickup: { name: 'norte_listo', language: 'es_AR' } } } })
+    const patched = await t.app.inject({
+      method: 'PATCH', url: '/api/club', headers: admin, payload: { chatTemplates: { order_ready_pickup: { name: 'norte_listo', language: 'es_AR' } } }
+    })
     expect(patched.json().club.chatTemplates, patched.body).toEqual({ order_ready_pickup: { name: 'norte_listo', language: 'es_AR' } })
     const refused = await t.app.inject({ method: 'PATCH', url: '/api/club', headers: admin, payload: { chatTemplates: { order_lost: { name: 'x' } } } })
     expect(refused.statusCode).toBe(400)
@@ -130,7 +141,9 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
         template: {
           name: 'norte_listo',
           language: { code: 'es_AR' },
-          components: [{ type: 'body', parameters: [{ type: 'text', text: order.displayId }, { type: 'text', text: 'Retiralo en Av. Siempreviva 742 (lun a vie 10 a 18).' }] }],
+          components: [{
+            type: 'body', parameters: [{ type: 'text', text: order.displayId }, { type: 'text', text: 'Retiralo en Av. Siempreviva 742 (lun a vie 10 a 18).' }]
+          }],
         },
       }])
     } finally {
@@ -164,7 +177,9 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
     } finally {
       now -= 25 * HOUR
     }
-    const letters = (await t.app.inject({ url: '/api/chat/dead-letters', headers: admin })).json().deadLetters as Array<{ phone: string, reason: string, content: SendBody }>
+    const letters = (await t.app.inject({ url: '/api/chat/dead-letters', headers: admin })).json().deadLetters as Array<{
+      phone: string, reason: string, content: SendBody
+    }>
     const mine = letters.filter((l) => l.phone === phone)
     expect(mine).toHaveLength(1)
     expect(mine[0]?.reason).toMatch(/400.*Template name does not exist/)
@@ -180,7 +195,9 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
     await step(order.id, 'fulfill')
     const got = await since(phone, before)
     expect(got.map((b) => b.type)).toEqual(['template'])
-    expect(got[0]).toMatchObject({ template: { name: 'order_ready_pickup', components: [{ parameters: [{ text: order.displayId }, { text: expect.stringContaining('Siempreviva') }] }] } })
+    expect(got[0]).toMatchObject({
+      template: { name: 'order_ready_pickup', components: [{ parameters: [{ text: order.displayId }, { text: expect.stringContaining('Siempreviva') }] }] }
+    })
     const letters = (await t.app.inject({ url: '/api/chat/dead-letters', headers: admin })).json().deadLetters as Array<{ phone: string }>
     expect(letters.filter((l) => l.phone === phone)).toEqual([])
   })
@@ -196,9 +213,15 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
     const sent = provider.to(phone).length
     if (closed) now += 25 * HOUR
     try {
-      const event = { message: { id: messageId, status: 'failed', timestamp: String(Math.floor(now / 1000)), errors: [{ code: 131026, title: 'Message undeliverable' }] }, conversation: { phone_number: phone } }
+      const event = {
+        message: { id: messageId, status: 'failed', timestamp: String(Math.floor(now / 1000)), errors: [{ code: 131026, title: 'Message undeliverable' }] },
+        conversation: { phone_number: phone }
+      }
       expect((await postWebhook(t.app, event, { event: 'chat.message.failed' })).statusCode).toBe(200)
-      const messages = async () => (await t.app.inject({ url: `/api/chat/conversations/${phone}/messages?limit=50`, headers: admin })).json().messages as Array<{ delivery?: { status: string, failure?: { reason: string } } }>
+      const messages = async () =>
+        (await t.app.inject({ url: `/api/chat/conversations/${phone}/messages?limit=50`, headers: admin })).json().messages as Array<{
+          delivery?: { status: string, failure?: { reason: string } }
+        }>
       for (let i = 0; i < 100 && !(await messages()).some((m) => m.delivery?.status === 'failed'); i++) await new Promise((resolve) => setTimeout(resolve, 20))
       for (let i = 0; i < 25 && provider.to(phone).length === sent; i++) await new Promise((resolve) => setTimeout(resolve, 20))
       await t.app.chatWorker.idle(phone)
@@ -213,15 +236,20 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
     expect(after).toEqual([])
     expect(shown?.failure?.reason).toBe('Message undeliverable')
     // the club's list shows the failure as the conversation's last message, and staff are told
-    const listed = async () => ((await t.app.inject({ url: '/api/chat/conversations?limit=100', headers: admin })).json().conversations as Array<{ phone: string, lastMessage: { type: string } | null }>)
-      .find((c) => c.phone === phone)
+    const listed = async () =>
+      ((await t.app.inject({ url: '/api/chat/conversations?limit=100', headers: admin })).json().conversations as Array<{
+        phone: string, lastMessage: { type: string } | null
+      }>)
+        .find((c) => c.phone === phone)
     await expect.poll(async () => (await listed())?.lastMessage?.type).toBe('delivery-failed')
     expect((await listed())?.lastMessage).toMatchObject({
       type: 'delivery-failed',
       author: 'system',
       text: 'Not delivered to the member (order_ready_pickup): Message undeliverable (131026)',
     })
-    const notices = (await t.app.inject({ url: '/api/notifications?limit=100', headers: admin })).json().notifications as Array<{ event: string, resourceId: string, body: string }>
+    const notices = (await t.app.inject({ url: '/api/notifications?limit=100', headers: admin })).json().notifications as Array<{
+      event: string, resourceId: string, body: string
+    }>
     expect(notices.filter((n) => n.event === 'chat.delivery.failed' && n.resourceId === phone)).toEqual([
       expect.objectContaining({ body: `An update to the chat member ${phone} was not delivered: Message undeliverable (131026).` }),
     ])
@@ -269,7 +297,9 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
     expect(res.statusCode, res.body).toBe(200)
     const order = res.json().order
     // the ship step told again (a retried request): the chat message is not queued again
-    await notifyMember(t.app.notifier, t.app.log, (await t.app.tenants.get('club-norte'))!, { ...order, customerId: 'cus_bruno', shippingMethod: 'delivery' }, 'order.shipped')
+    await notifyMember(
+      t.app.notifier, t.app.log, (await t.app.tenants.get('club-norte'))!, { ...order, customerId: 'cus_bruno', shippingMethod: 'delivery' }, 'order.shipped'
+    )
     expect((await since(phone, before)).map((b) => textOf(b))).toEqual([
       `Tu pedido #${order.displayId} está en camino a tu dirección de entrega.`,
       `Tu pedido #${order.displayId} está completo. ¡Gracias!`,
@@ -305,13 +335,21 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
       method: 'POST',
       url: '/api/orders/create-and-process',
       headers: admin,
-      payload: { customer: { id: 'cus_ana', email: 'ana@example.com', firstName: 'Ana', lastName: 'López' }, items: [{ variantId: products[2].variants[0].id, quantity: 1 }], shippingMethod: 'pickup', paymentMethod: 'cash' },
+      payload: {
+        customer: { id: 'cus_ana', email: 'ana@example.com', firstName: 'Ana', lastName: 'López' },
+        items: [{ variantId: products[2].variants[0].id, quantity: 1 }],
+        shippingMethod: 'pickup',
+        paymentMethod: 'cash'
+      },
     })
     expect(res.statusCode, res.body).toBe(200)
     expect(provider.calls.length).toBe(calls)
-    expect((await memberNotices('cus_ana')).filter((n) => n.resourceId === res.json().order.id).map((n) => n.event).sort()).toEqual(['order.completed', 'order.placed', 'order.shipped'])
+    expect((await memberNotices('cus_ana')).filter((n) =>
+      n.resourceId === res.json().order.id).map((n) => n.event).sort()).toEqual(['order.completed', 'order.placed', 'order.shipped'])
     // the club's admins are told of the new order, whoever placed it
-    const staff = (await t.app.inject({ url: '/api/notifications?domain=orders&limit=100', headers: await t.auth('admin', 'club-norte', { sub: 'staff-admin-2' }) })).json().notifications as Array<{ event: string, resourceId: string }>
+    const staff = (await t.app.inject({
+      url: '/api/notifications?domain=orders&limit=100', headers: await t.auth('admin', 'club-norte', { sub: 'staff-admin-2' })
+    })).json().notifications as Array<{ event: string, resourceId: string }>
     expect(staff.filter((n) => n.resourceId === res.json().order.id).map((n) => n.event)).toEqual(['order.placed'])
   })
 
@@ -320,7 +358,9 @@ describe('order updates in the chat (redis, provider stand-in)', () => {
     await linkBruno(phone)
     const before = provider.to(phone).length
     for (let i = 0; i < 2; i++) {
-      const res = await t.app.inject({ method: 'POST', url: '/api/notifications/generate-reminders', headers: { authorization: `Bearer ${TEST_SECRETS.CRON_API_SECRET}` } })
+      const res = await t.app.inject({
+        method: 'POST', url: '/api/notifications/generate-reminders', headers: { authorization: `Bearer ${TEST_SECRETS.CRON_API_SECRET}` }
+      })
       expect(res.statusCode).toBe(200)
     }
     const got = (await since(phone, before)).map((b) => textOf(b))

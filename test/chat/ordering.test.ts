@@ -21,7 +21,9 @@ describe('two instances, one phone', () => {
     a = await buildTestApp({ store: 'redis', env })
     const prefix = a.redis!.options.keyPrefix!
     redisB = new Redis(inject('redisUrl'), { keyPrefix: prefix, maxRetriesPerRequest: 2 })
-    const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...TEST_SECRETS, REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: prefix, SEED: 'none', ...env })
+    const config = loadConfig({
+      NODE_ENV: 'test', LOG_LEVEL: 'silent', ...TEST_SECRETS, REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: prefix, SEED: 'none', ...env
+    })
     b = await buildApp(config, { redis: redisB, logger: false })
     await b.ready()
   })

@@ -64,9 +64,13 @@ const titleArb = fc.string({ minLength: 1, maxLength: 120 })
 const productArb: fc.Arbitrary<Product> = fc.record({
   id: fc.uuid(),
   title: titleArb,
-  variants: fc.array(fc.record({ id: fc.uuid(), title: titleArb, price: fc.integer({ min: 0, max: 10_000_000 }), stock: fc.nat(500) }), { minLength: 1, maxLength: 14 }),
+  variants: fc.array(fc.record({ id: fc.uuid(), title: titleArb, price: fc.integer({ min: 0, max: 10_000_000 }), stock: fc.nat(500) }), {
+    minLength: 1, maxLength: 14
+  }),
 })
-const lineArb = fc.record({ variantId: fc.uuid(), productId: fc.uuid(), title: titleArb, quantity: fc.integer({ min: 1, max: 99 }), unitPrice: fc.nat(1_000_000) })
+const lineArb = fc.record({
+  variantId: fc.uuid(), productId: fc.uuid(), title: titleArb, quantity: fc.integer({ min: 1, max: 99 }), unitPrice: fc.nat(1_000_000)
+})
 const replyArb: fc.Arbitrary<Reply> = fc.oneof(
   fc.record({ id: fc.constant('products' as const), products: fc.array(productArb, { maxLength: 14 }), offset: fc.nat(100), count: fc.nat(200) }),
   productArb.map((product) => ({ id: 'variants' as const, product })),
@@ -74,7 +78,11 @@ const replyArb: fc.Arbitrary<Reply> = fc.oneof(
   fc.record({ id: fc.constant('summary' as const), items: fc.array(lineArb, { maxLength: 60 }) }),
   fc.record({ id: fc.constant('clubs' as const), clubs: fc.array(fc.record({ id: fc.uuid(), name: titleArb }), { maxLength: 14 }) }),
   fc.record({ id: fc.constant('greeting' as const), name: fc.string({ maxLength: 5000 }) }),
-  fc.record({ id: fc.constant('menu' as const), clubName: fc.string({ maxLength: 2000 }), items: fc.subarray(['browse', 'cart', 'orders', 'notifications', 'crops', 'switch-club', 'unlink'] as const) })
+  fc.record({
+    id: fc.constant('menu' as const),
+    clubName: fc.string({ maxLength: 2000 }),
+    items: fc.subarray(['browse', 'cart', 'orders', 'notifications', 'crops', 'switch-club', 'unlink'] as const)
+  })
 )
 
 describe('reply composer', () => {
@@ -106,7 +114,15 @@ describe('reply composer', () => {
 describe('webhook body parser', () => {
   it('never throws on any JSON, and what it accepts has a phone and an input', () => {
     const messageish = fc.record({
-      message: fc.record({ id: fc.string(), from: fc.oneof(fc.string(), fc.constant('5491100000001')), type: fc.constantFrom('text', 'interactive', 'button', 'image', ''), text: fc.option(fc.record({ body: fc.string() })) }, { requiredKeys: [] }),
+      message: fc.record(
+        {
+          id: fc.string(),
+          from: fc.oneof(fc.string(), fc.constant('5491100000001')),
+          type: fc.constantFrom('text', 'interactive', 'button', 'image', ''),
+          text: fc.option(fc.record({ body: fc.string() }))
+        },
+        { requiredKeys: [] }
+      ),
       conversation: fc.option(fc.record({ phone_number: fc.string() })),
     }, { requiredKeys: [] })
     fc.assert(fc.property(fc.oneof(fc.jsonValue(), messageish, fc.record({ batch: fc.constant(true), data: fc.array(messageish) })), (body) => {

@@ -14,7 +14,9 @@ import { storeRedis } from '../helper.ts'
 const NUMBERS = ['100000000000001', '100000000000002'] as const
 
 type Op = { kind: 'take', number: number, want: number, horizonMs: number } | { kind: 'hold', number: number, ms: number } | { kind: 'wait', ms: number }
-const takeArb = fc.record({ kind: fc.constant('take' as const), number: fc.nat(1), want: fc.integer({ min: 1, max: 8 }), horizonMs: fc.constantFrom(0, 3, 50, 400) })
+const takeArb = fc.record({
+  kind: fc.constant('take' as const), number: fc.nat(1), want: fc.integer({ min: 1, max: 8 }), horizonMs: fc.constantFrom(0, 3, 50, 400)
+})
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: takeArb },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('hold' as const), number: fc.nat(1), ms: fc.integer({ min: 0, max: 5_000 }) }) },

@@ -16,7 +16,9 @@ function phonelessBody (userId: string, input: Input): Record<string, unknown> {
   const base = { id: `wamid.${randomUUID()}`, from_user_id: userId }
   const message = 'text' in input
     ? { ...base, type: 'text', text: { body: input.text } }
-    : 'reply' in input ? { ...base, type: 'interactive', interactive: { type: 'button_reply', button_reply: { id: input.reply, title: input.reply } } } : { ...base, type: 'image', image: { id: 'm1' } }
+    : 'reply' in input
+      ? { ...base, type: 'interactive', interactive: { type: 'button_reply', button_reply: { id: input.reply, title: input.reply } } }
+      : { ...base, type: 'image', image: { id: 'm1' } }
   return { message, conversation: { id: `conv-${userId}`, business_scoped_user_id: userId, username: '@bo' }, phone_number_id: '100000000000001' }
 }
 
@@ -63,7 +65,9 @@ describe('a member without a phone number (redis, provider stand-in)', () => {
 
     const raw = JSON.stringify({
       source: 'chat',
-      data_exchange: { version: '3.0', screen: 'LOGIN', flow_token: userId, data: { club_id: 'club-norte', email: 'ana@example.com', password: 'demo-password' } },
+      data_exchange: {
+        version: '3.0', screen: 'LOGIN', flow_token: userId, data: { club_id: 'club-norte', email: 'ana@example.com', password: 'demo-password' }
+      },
       signature_valid: true,
     })
     const res = await t.app.inject({
@@ -82,13 +86,17 @@ describe('a member without a phone number (redis, provider stand-in)', () => {
   it('links by code, and staff see, take over, write to and hand back the conversation; receipts reach staff', async () => {
     const userId = bsuid()
     const token = await t.token('member', ['club-norte'], { sub: 'cus_bruno', name: 'Bruno', email: 'bruno@example.com' })
-    const linked = await say(userId, { text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}` })
+    const linked = await say(userId, {
+      text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}`
+    })
     expect(textOf(linked[0]!)).toBe('¡Hola, Bruno! Tu cuenta quedó vinculada.')
 
     const asked = await say(userId, { text: 'quiero hablar con una persona' })
     expect(textOf(asked[0]!)).toMatch(/^Listo, le avisamos a Club Norte/)
     const list = await staff('GET', '/api/chat/conversations?needsPerson=true')
-    expect(list.json().conversations).toContainEqual(expect.objectContaining({ phone: userId, needsPerson: true, handoff: expect.objectContaining({ status: 'requested' }) }))
+    expect(list.json().conversations).toContainEqual(
+      expect.objectContaining({ phone: userId, needsPerson: true, handoff: expect.objectContaining({ status: 'requested' }) })
+    )
 
     expect((await staff('POST', `/api/chat/conversations/${userId}/takeover`)).statusCode).toBe(200)
     expect((await staff('POST', `/api/chat/conversations/${userId}/messages`, { text: 'Hola Bruno, soy Ana del club.' })).statusCode).toBe(201)
@@ -102,11 +110,15 @@ describe('a member without a phone number (redis, provider stand-in)', () => {
     expect(choiceIds((await say(userId, { text: 'menu' })).at(-1)!)).toContain('menu:browse')
 
     // the staff reply's receipt, addressed to the business-scoped user id as the provider sends it
-    const receipt = { message: { id: staffCall.messageId, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)) }, conversation: { business_scoped_user_id: userId } }
+    const receipt = {
+      message: { id: staffCall.messageId, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)) },
+      conversation: { business_scoped_user_id: userId }
+    }
     expect((await postWebhook(t.app, receipt, { event: 'chat.message.delivered' })).statusCode).toBe(200)
     await expect.poll(async () => {
       const history = await staff('GET', `/api/chat/conversations/${userId}/messages?limit=100`)
-      return (history.json().messages as Array<{ text: string, delivery?: { status: string } }>).find((m) => m.text === 'Hola Bruno, soy Ana del club.')?.delivery?.status
+      return (history.json().messages as Array<{ text: string, delivery?: { status: string } }>).find((m) =>
+        m.text === 'Hola Bruno, soy Ana del club.')?.delivery?.status
     }).toBe('delivered')
 
     const history = await staff('GET', `/api/chat/conversations/${userId}/messages?limit=100`)

@@ -172,6 +172,8 @@ describe('chat pipeline protocol (model, crash points as events)', () => {
   })
 
   it('applies every message once and delivers every reply in order, whatever crashes and when', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(action, { minLength: 10, maxLength: 150, size: 'max' }), async (actions) => { await run(actions) }), { numRuns: 500 })
+    await fc.assert(fc.asyncProperty(fc.array(action, { minLength: 10, maxLength: 150, size: 'max' }), async (actions) => { await run(actions) }), {
+      numRuns: 500
+    })
   })
 })

@@ -40,11 +40,15 @@ describe('provider error classes', () => {
     for (const [code, reason] of [[131047, /24-hour window is closed \(131047\)/], [131026, /error 131026/]] as const) {
       const phone = newPhone()
       const token = await t.token('member', ['club-norte'], { sub: 'cus_bruno', name: 'Bruno', email: 'bruno@example.com' })
-      await say(t, phone, { text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}` })
+      await say(t, phone, {
+        text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}`
+      })
       const attempts = provider.attempts
       provider.plan.push(refusal(code))
       await say(t, phone, { text: 'menu' })
-      const letters = (await t.app.inject({ url: '/api/chat/dead-letters?limit=200', headers: admin })).json().deadLetters as Array<{ phone: string, reason: string, tries: number }>
+      const letters = (await t.app.inject({ url: '/api/chat/dead-letters?limit=200', headers: admin })).json().deadLetters as Array<{
+        phone: string, reason: string, tries: number
+      }>
       const mine = letters.filter((l) => l.phone === phone)
       expect(mine).toHaveLength(1)
       expect(mine[0]?.reason).toMatch(reason)

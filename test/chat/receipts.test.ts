@@ -21,18 +21,28 @@ describe('delivery receipts', () => {
   const linked = async () => {
     const phone = newPhone()
     const token = await t.token('member', ['club-norte'], { sub: 'cus_bruno', name: 'Bruno', email: 'bruno@example.com' })
-    await say(t, phone, { text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}` })
+    await say(t, phone, {
+      text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}`
+    })
     return phone
   }
   const status = (phone: string, messageId: string, s: string, timestamp: number, errors?: unknown[]) =>
-    ({ message: { id: messageId, status: s, timestamp: String(timestamp), ...(errors ? { errors } : {}) }, conversation: { phone_number: phone }, phone_number_id: '100000000000001' })
+    ({
+      message: { id: messageId, status: s, timestamp: String(timestamp), ...(errors ? { errors } : {}) },
+      conversation: { phone_number: phone },
+      phone_number_id: '100000000000001'
+    })
   const settled = async (check: () => Promise<boolean>) => {
     for (let i = 0; i < 100 && !await check(); i++) await new Promise((resolve) => setTimeout(resolve, 20))
   }
   const history = async (phone: string) => {
-    const res = await t.app.inject({ url: `/api/chat/conversations/${phone}/messages?limit=50`, headers: await t.auth('admin', 'club-norte', { sub: 'user_admin_norte' }) })
+    const res = await t.app.inject({
+      url: `/api/chat/conversations/${phone}/messages?limit=50`, headers: await t.auth('admin', 'club-norte', { sub: 'user_admin_norte' })
+    })
     expect(res.statusCode).toBe(200)
-    return res.json().messages as Array<{ id: string, direction: string, delivery?: { status: string, at?: string, failure?: { code?: number, reason: string } } }>
+    return res.json().messages as Array<{
+      id: string, direction: string, delivery?: { status: string, at?: string, failure?: { code?: number, reason: string } }
+    }>
   }
   const metric = async (line: RegExp) => {
     const text = (await t.app.inject({ url: '/metrics' })).body
@@ -87,7 +97,11 @@ describe('delivery receipts', () => {
     expect(provider.calls.filter((c) => addressOf(c.body) === phone).length).toBeGreaterThan(before)
     await settled(async () => await metric(/^club_chat_reply_statuses_unknown_total/) > unknownBefore)
     expect(await metric(/^club_chat_reply_statuses_unknown_total/)).toBe(unknownBefore + 1)
-    expect((await postWebhook(t.app, status(phone, 'wamid.also-unknown', 'failed', 1_700_000_003, [{ code: 131026, title: 'x' }]), { event: 'chat.message.failed' })).statusCode).toBe(200)
+    expect(
+      (await postWebhook(t.app, status(phone, 'wamid.also-unknown', 'failed', 1_700_000_003, [{
+        code: 131026, title: 'x'
+      }]), { event: 'chat.message.failed' })).statusCode
+    ).toBe(200)
     await settled(async () => await metric(/^club_chat_reply_statuses_unknown_total/) > unknownBefore + 1)
     expect(await metric(/^club_chat_reply_statuses_unknown_total/)).toBe(unknownBefore + 2)
   })

@@ -69,29 +69,42 @@ describe('the phone record on Redis', () => {
 
   it('a marker is known while younger than the de-duplication window, in either form as stored (property)', async () => {
     const ages = fc.oneof(fc.integer({ min: 0, max: DEDUPE_TTL_SECONDS - 5 }), fc.integer({ min: DEDUPE_TTL_SECONDS + 5, max: 3 * DEDUPE_TTL_SECONDS }))
-    await fc.assert(fc.asyncProperty(fc.uniqueArray(fc.record({ id: fc.string({ minLength: 1, maxLength: 20 }), age: ages }), { selector: (x) => x.id, minLength: 1, maxLength: 8 }), fc.boolean(), async (seen, first) => {
-      const phone = newPhone()
-      const now = await serverSeconds()
-      const stored = first
-        ? { s: seen.map((x) => `${hex12(`m${x.id}`)}=${now - x.age};`).join('') }
-        : { m: seen.map((x) => `${tag(`m${x.id}`)}${x.age.toString(36)};`).join(''), b: now }
-      await redis.set(sessionKey(phone), `${JSON.stringify({ ...stored, v: 1 })}\n`)
-      for (const x of seen) expect({ ...x, stored: await accepted(phone, x.id) }).toEqual({ ...x, stored: x.age < DEDUPE_TTL_SECONDS ? 0 : 1 })
-      // every one is known now, in the new form only
-      for (const x of seen) expect(await accepted(phone, x.id)).toBe(0)
-      expect((await envelope(phone)).m).toMatch(/^([A-Za-z0-9_-]{8}[0-9a-z]+;)+$/)
-    }), { numRuns: 30 })
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.record({ id: fc.string({ minLength: 1, maxLength: 20 }), age: ages }), { selector: (x) => x.id, minLength: 1, maxLength: 8 }),
+        fc.boolean(),
+        async (seen, first) => {
+          const phone = newPhone()
+          const now = await serverSeconds()
+          const stored = first
+            ? { s: seen.map((x) => `${hex12(`m${x.id}`)}=${now - x.age};`).join('') }
+            : { m: seen.map((x) => `${tag(`m${x.id}`)}${x.age.toString(36)};`).join(''), b: now }
+          await redis.set(sessionKey(phone), `${JSON.stringify({ ...stored, v: 1 })}\n`)
+          for (const x of seen) expect({ ...x, stored: await accepted(phone, x.id) }).toEqual({ ...x, stored: x.age < DEDUPE_TTL_SECONDS ? 0 : 1 })
+          // every one is known now, in the new form only
+          for (const x of seen) expect(await accepted(phone, x.id)).toBe(0)
+          expect((await envelope(phone)).m).toMatch(/^([A-Za-z0-9_-]{8}[0-9a-z]+;)+$/)
+        }
+      ),
+      { numRuns: 30 }
+    )
   })
 
   // a linked member's document at the main menu, as the machine writes it
-  const linkedDoc = '{"machineVersion":2,"state":"MAIN_MENU","phone":"5490005000000","tenantId":"club-norte","cart":[],"lastActivity":1795590243995,"accounts":[{"tenantId":"club-norte","tenantName":"Club Norte","name":"Bruno","role":"member","linkedAt":1795590242986,"expiresAt":1795593842000,"locale":"es"}],"linkFailures":0,"options":["menu:browse","menu:cart","menu:repeat","menu:orders","menu:notifications","menu:updates-off","menu:person","menu:language","menu:unlink"],"shown":[],"catalogOffset":0,"catalogCount":0}'
+  const linkedDoc = '{"machineVersion":2,"state":"MAIN_MENU","phone":"5490005000000","tenantId":"club-norte","cart":[],"lastActivity":1795590243995,' +
+    '"accounts":[{"tenantId":"club-norte","tenantName":"Club ' +
+      'Norte","name":"Bruno","role":"member","linkedAt":1795590242986,"expiresAt":1795593842000,"locale":"es"}],"linkFailures":0,"options":["menu:browse",' +
+        '"menu:cart","menu:repeat","menu:orders","menu:notifications","menu:updates-off","menu:person","menu:language","menu:unlink"],"shown":[],' +
+          '"catalogOffset":0,"catalogCount":0}'
 
   it('keeps the session document packed (a linked member\'s: about a quarter of its JSON) and answers it as it was committed', async () => {
     const phone = newPhone()
     await store.accept([{ phone, id: `${phone}-1`, body: '1' }, { phone, id: `${phone}-2`, body: '2' }])
     const first = await store.takeTurn(phone, 'w', 10_000)
     if (first.kind !== 'ok') throw new Error(first.kind)
-    const next = await store.commitTurn(phone, 'w', { expected: 0, doc: linkedDoc, applied: [first.work.message], message: first.work.message, replies: [] }, 10_000)
+    const next = await store.commitTurn(
+      phone, 'w', { expected: 0, doc: linkedDoc, applied: [first.work.message], message: first.work.message, replies: [] }, 10_000
+    )
     expect(next).toMatchObject({ kind: 'more', work: { session: { version: 1, doc: linkedDoc } } })
     const stored = (await record(phone)).split('\n')[1]!
     expect(stored.startsWith('~')).toBe(true)

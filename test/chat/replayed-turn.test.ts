@@ -25,7 +25,9 @@ describe('a chat turn run twice (redis)', () => {
 
   async function linkedMember (phone: string): Promise<string> {
     const token = await t.token('member', ['club-norte'], { sub: 'cus_bruno', name: 'Bruno', email: 'bruno@example.com' })
-    await say(t, phone, { text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}` })
+    await say(t, phone, {
+      text: `LINK-${await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })}`
+    })
     return token
   }
 
@@ -114,7 +116,17 @@ describe('a link code\'s remembered result (redis)', () => {
     const none = () => {}
     const unrecorded = { turnRecord: () => undefined, committing: none }
     const noSender = { leaseOwner: () => undefined, handOver: none }
-    const worker = new TurnWorker(store, turns, unrecorded, noSender, { owner: 'test-worker', leaseMs: 2_000, concurrency: 1, shards: t.app.config.chat.shards, maxTries: 5, log: t.app.log, metrics: chatMetrics(new Registry(), async () => 0), crashPoint: none, handedBack: none })
+    const worker = new TurnWorker(store, turns, unrecorded, noSender, {
+      owner: 'test-worker',
+      leaseMs: 2_000,
+      concurrency: 1,
+      shards: t.app.config.chat.shards,
+      maxTries: 5,
+      log: t.app.log,
+      metrics: chatMetrics(new Registry(), async () => 0),
+      crashPoint: none,
+      handedBack: none
+    })
     const id = `link-${phone}`
     await store.accept([{ phone, id, body: encodeMail({ id, phone, receivedAt: Date.now(), input: { kind: 'text', text: `LINK-${code}` } }) }])
     worker.runner.start()
@@ -144,9 +156,20 @@ describe('a turn\'s conversation history (redis)', () => {
       run: async (message, session) => ({ doc: '{"tenantId":"club-norte"}', applied: [message.id, ...session.applied], replies: [], before: 'A', after: 'A' }),
     }
     const none = () => {}
-    const lanes = { owner: 'test-worker', leaseMs: 2_000, concurrency: 1, shards: t.app.config.chat.shards, maxTries: 5, log: t.app.log, metrics: chatMetrics(new Registry(), async () => 0) }
+    const lanes = {
+      owner: 'test-worker',
+      leaseMs: 2_000,
+      concurrency: 1,
+      shards: t.app.config.chat.shards,
+      maxTries: 5,
+      log: t.app.log,
+      metrics: chatMetrics(new Registry(), async () => 0)
+    }
     const recording = {
-      turnRecord: (message: InboundMessage) => ({ tenantId: 'club-norte', messages: [{ id: message.id, at: message.receivedAt, direction: 'in' as const, author: 'member' as const, type: 'text', text: 'hola' }] }),
+      turnRecord: (message: InboundMessage) => ({
+        tenantId: 'club-norte',
+        messages: [{ id: message.id, at: message.receivedAt, direction: 'in' as const, author: 'member' as const, type: 'text', text: 'hola' }]
+      }),
       committing: (_phone: string, recorded: Recorded) => { history.push(recorded.messages) },
     }
     const worker = new TurnWorker(store, turns, recording, { leaseOwner: () => undefined, handOver: none }, {

@@ -10,7 +10,9 @@ import { COPY } from '../../src/chat/replies/copy.ts'
 
 const kind = fc.constantFrom(...MEDIA_KINDS)
 const locale = fc.constantFrom('es' as const, 'en' as const)
-const pickup = fc.option(fc.record({ address: fc.string({ minLength: 1, maxLength: 80 }), hours: fc.string({ minLength: 1, maxLength: 40 }) }), { nil: undefined })
+const pickup = fc.option(fc.record({ address: fc.string({ minLength: 1, maxLength: 80 }), hours: fc.string({ minLength: 1, maxLength: 40 }) }), {
+  nil: undefined
+})
 
 const answer = (media: string, voice: Parameters<typeof compose>[1]) => {
   const messages = compose({ id: 'unsupported', media }, voice)
@@ -38,7 +40,11 @@ describe('media answers', () => {
       expect(COPY[la].media[a]).not.toBe(COPY[lb].media[b])
     }))
     for (const lang of ['es', 'en'] as const) {
-      for (const media of ['image', 'video', 'document'] as const) expect(COPY[lang].media[media].toLowerCase()).toContain(COPY[lang].menuItems.person.toLowerCase())
+      for (const media of ['image', 'video', 'document'] as const) {
+        expect(COPY[lang].media[media].toLowerCase()).toContain(
+          COPY[lang].menuItems.person.toLowerCase()
+        )
+      }
     }
     expect(COPY.es.media.audio).toMatch(/No puedo escuchar audios/)
     expect(COPY.en.media.audio).toMatch(/can't listen to audio/)

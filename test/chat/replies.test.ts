@@ -6,14 +6,21 @@ import { compose } from '../../src/chat/replies/compose.ts'
 // Replies that keep what matters within the provider's limits: long carts, long names, untracked stock, paging.
 
 const voices = [{ locale: 'es', currency: 'ARS' }, { locale: 'en', currency: 'ARS' }] as const
-const line = (i: number): CartItem => ({ variantId: `v${i}`, productId: `p${i}`, title: `Producto de prueba con un nombre muy largo número ${i} (presentación de 10 g)`, quantity: 2, unitPrice: 123_456 })
+const line = (i: number): CartItem => ({
+  variantId: `v${i}`,
+  productId: `p${i}`,
+  title: `Producto de prueba con un nombre muy largo número ${i} (presentación de 10 g)`,
+  quantity: 2,
+  unitPrice: 123_456
+})
 const cart16 = Array.from({ length: 16 }, (_, i) => line(i + 1))
 
 const bodyOf = (m: OutboundMessage) => m.type === 'text' ? m.text.body : m.type === 'interactive' ? m.interactive.body.text : m.template.name
 const ids = (m: OutboundMessage) => m.type === 'interactive' && m.interactive.type === 'button'
   ? m.interactive.action.buttons.map((b) => b.reply.id)
   : m.type === 'interactive' && m.interactive.type === 'list' ? m.interactive.action.sections.flatMap((s) => s.rows.map((r) => r.id)) : []
-const titles = (m: OutboundMessage) => m.type === 'interactive' && m.interactive.type === 'list' ? m.interactive.action.sections.flatMap((s) => s.rows.map((r) => r.title)) : []
+const titles = (m: OutboundMessage) =>
+  m.type === 'interactive' && m.interactive.type === 'list' ? m.interactive.action.sections.flatMap((s) => s.rows.map((r) => r.title)) : []
 
 describe('reply composer', () => {
   it.each(voices)('a 16-line summary keeps its total, pickup/payment line and confirm buttons, shows 8 lines and "and 8 more" ($locale)', (voice) => {
@@ -36,7 +43,9 @@ describe('reply composer', () => {
   })
 
   it('list rows stay distinguishable when names are long: never two identical titles, variant and price in the description', () => {
-    const products: Product[] = Array.from({ length: 9 }, (_, i) => ({ id: `p${i}`, title: 'Producto de prueba con nombre largo', variants: [{ id: `v${i}`, title: `${i + 1}0 g`, price: 100 * (i + 1), stock: 5 }] }))
+    const products: Product[] = Array.from({ length: 9 }, (_, i) => ({
+      id: `p${i}`, title: 'Producto de prueba con nombre largo', variants: [{ id: `v${i}`, title: `${i + 1}0 g`, price: 100 * (i + 1), stock: 5 }]
+    }))
     const [page] = compose({ id: 'products', products, offset: 0, count: 9 }, voices[0])
     expect(outboundMessage.parse(page)).toBeTruthy()
     const shown = titles(page!)
@@ -57,7 +66,9 @@ describe('reply composer', () => {
   })
 
   it('the last page of products offers the way back to the first', () => {
-    const products: Product[] = Array.from({ length: 3 }, (_, i) => ({ id: `p${i}`, title: `P${i}`, variants: [{ id: `v${i}`, title: 'u', price: 1, stock: 1 }] }))
+    const products: Product[] = Array.from({ length: 3 }, (_, i) => ({
+      id: `p${i}`, title: `P${i}`, variants: [{ id: `v${i}`, title: 'u', price: 1, stock: 1 }]
+    }))
     const [last] = compose({ id: 'products', products, offset: 9, count: 12 }, voices[1])
     expect(ids(last!).at(-1)).toBe('products:first')
     const [first] = compose({ id: 'products', products, offset: 0, count: 12 }, voices[1])

@@ -30,7 +30,11 @@ describe('reports in the member\'s words', () => {
   })
 
   it('groups crops by their status name', () => {
-    const text = body(cropsReport([{ name: 'Gelato', status: 'FLOWERING' }, { name: 'Amnesia', status: 'FLOWERING' }, { name: 'Critical', status: 'DRYING' }], { locale: 'es', currency: 'ARS' }))
+    const text = body(
+      cropsReport([{ name: 'Gelato', status: 'FLOWERING' }, { name: 'Amnesia', status: 'FLOWERING' }, { name: 'Critical', status: 'DRYING' }], {
+        locale: 'es', currency: 'ARS'
+      })
+    )
     expect(text).toContain('Floración (2): Gelato, Amnesia')
     expect(text).toContain('Secado (1): Critical')
   })

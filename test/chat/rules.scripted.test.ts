@@ -45,7 +45,9 @@ describe('chat bot under the club\'s rules (redis, provider stand-in)', () => {
     expect((await t.app.inject({ method: 'PATCH', url: `/api/members/${ana}`, headers: admin, payload: patch })).statusCode).toBe(200)
   const anaHeaders = () => ({ authorization: `Bearer ${anaToken}`, 'tenant-id': SUR })
   const variant = async (productId: string, grams: number): Promise<string> => {
-    const products: Array<{ id: string, variants: Array<{ id: string, grams: number | null }> }> = (await t.app.inject({ url: '/store/products?limit=50', headers: anaHeaders() })).json().products
+    const products: Array<{ id: string, variants: Array<{ id: string, grams: number | null }> }> = (await t.app.inject({
+      url: '/store/products?limit=50', headers: anaHeaders()
+    })).json().products
     return products.find((p) => p.id === productId)!.variants.find((v) => v.grams === grams)!.id
   }
   /** Grams reserved by an order Ana places in the shop meanwhile (another device): the chat's cart is then over the cap. */
@@ -63,7 +65,8 @@ describe('chat bot under the club\'s rules (redis, provider stand-in)', () => {
     return phone
   }
 
-  it('the menu and the cart say the grams left in the tightest period; a quantity over the cap, then an order over it, say what is still possible', async () => {
+  it('the menu and the cart say the grams left in the tightest period; a quantity over the cap, then an order over it, ' +
+    'say what is still possible', async () => {
     await standing({ status: 'active', birthDate: '1990-01-01' })
     const phone = await linked()
     const menu = await say(phone, 'menu')

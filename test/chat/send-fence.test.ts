@@ -36,8 +36,16 @@ describe('the send lease fences the send', () => {
     await store.accept([{ phone, id, body: encodeMail({ id, phone, receivedAt: Date.now(), input: { kind: 'text', text: 'hola' } }) }])
     const taken = await store.takeTurn(phone, 'worker', 30_000)
     if (taken.kind !== 'ok') throw new Error('the turn was not taken')
-    const reply: OutboxEntry = { id: `${id}:0`, phone, tenantId: undefined, at: Date.now(), body: { messaging_product: 'whatsapp', recipient_type: 'individual', to: phone, type: 'text', text: { body: 'hola' } } }
-    const committed = await store.commitTurn(phone, 'worker', { expected: taken.work.session.version, doc: '{}', applied: [id], message: taken.work.message, replies: [JSON.stringify(reply)] }, 30_000)
+    const reply: OutboxEntry = {
+      id: `${id}:0`,
+      phone,
+      tenantId: undefined,
+      at: Date.now(),
+      body: { messaging_product: 'whatsapp', recipient_type: 'individual', to: phone, type: 'text', text: { body: 'hola' } }
+    }
+    const committed = await store.commitTurn(
+      phone, 'worker', { expected: taken.work.session.version, doc: '{}', applied: [id], message: taken.work.message, replies: [JSON.stringify(reply)] }, 30_000
+    )
     if (committed.kind === 'lost') throw new Error('the turn was not committed')
     return phone
   }

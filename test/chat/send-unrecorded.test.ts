@@ -51,8 +51,17 @@ describe('a reply the provider took while Redis could not record it', () => {
     await store.accept([{ phone, id, body: encodeMail({ id, phone, receivedAt: Date.now(), input: { kind: 'text', text: 'hola' } }) }])
     const taken = await store.takeTurn(phone, 'worker', 30_000)
     if (taken.kind !== 'ok') throw new Error('the turn was not taken')
-    const replies: OutboxEntry[] = Array.from({ length: n }, (_, i) => ({ id: `${id}:${i}`, phone, tenantId: 'club-norte', at: Date.now(), body: { messaging_product: 'whatsapp', recipient_type: 'individual', to: phone, type: 'text', text: { body: `r${i}` } } }))
-    const committed = await store.commitTurn(phone, 'worker', { expected: taken.work.session.version, doc: '{}', applied: [id], message: taken.work.message, replies: replies.map((r) => JSON.stringify(r)) }, 30_000)
+    const replies: OutboxEntry[] = Array.from({ length: n }, (_, i) => ({
+      id: `${id}:${i}`,
+      phone,
+      tenantId: 'club-norte',
+      at: Date.now(),
+      body: { messaging_product: 'whatsapp', recipient_type: 'individual', to: phone, type: 'text', text: { body: `r${i}` } }
+    }))
+    const committed = await store.commitTurn(
+      phone, 'worker',
+      { expected: taken.work.session.version, doc: '{}', applied: [id], message: taken.work.message, replies: replies.map((r) => JSON.stringify(r)) }, 30_000
+    )
     if (committed.kind === 'lost') throw new Error('the turn was not committed')
     return { phone, ids: replies.map((r) => r.id) }
   }
@@ -114,21 +123,24 @@ describe('a reply the provider took while Redis could not record it', () => {
     }
   })
 
-  it('kept at shutdown while Redis still cannot record it: one last try, then its reply id named in the log (whoever takes the phone re-sends it with that id)', async () => {
-    const store = new RecordFails(t.redis, SHARDS, undefined, undefined, RECEIPT_TTL_MS)
-    const { phone, ids } = await phoneWithReplies(store, 1)
-    const delivered: string[] = []
-    const logged: string[] = []
-    const a = sender(store, delivered, logged, 150)
-    store.down = true
-    a.runner.start()
-    a.handOver(phone, undefined)
-    await until(() => a.unrecordedCount > 0)
-    await a.stop(300)
-    const line = logged.find((l) => l.includes('not recorded before shutdown'))
-    expect(line).toContain(ids[0])
-    expect(line).not.toContain(phone)
-    expect(delivered).toEqual(ids)
-    expect(await store.pending(phone)).toBe(true)
-  })
+  it(
+    'kept at shutdown while Redis still cannot record it: one last try, then its reply id named in the log (whoever takes the phone re-sends it with that id)',
+    async () => {
+      const store = new RecordFails(t.redis, SHARDS, undefined, undefined, RECEIPT_TTL_MS)
+      const { phone, ids } = await phoneWithReplies(store, 1)
+      const delivered: string[] = []
+      const logged: string[] = []
+      const a = sender(store, delivered, logged, 150)
+      store.down = true
+      a.runner.start()
+      a.handOver(phone, undefined)
+      await until(() => a.unrecordedCount > 0)
+      await a.stop(300)
+      const line = logged.find((l) => l.includes('not recorded before shutdown'))
+      expect(line).toContain(ids[0])
+      expect(line).not.toContain(phone)
+      expect(delivered).toEqual(ids)
+      expect(await store.pending(phone)).toBe(true)
+    }
+  )
 })

@@ -43,7 +43,9 @@ describe('a grower in the chat (memory)', () => {
     const token = await t.token('grower', ['club-norte'], { sub: member.customerId, name: member.name, email: member.email })
     await say(t, phone, { text: `LINK-${await linkCode(t, { ...member, token })}` })
     const menu = (await outbox(t, phone)).at(-1)!.body
-    expect(choiceIds(menu)).toEqual(['menu:browse', 'menu:cart', 'menu:repeat', 'menu:orders', 'menu:notifications', 'menu:crops', 'menu:updates-off', 'menu:language', 'menu:unlink'])
+    expect(choiceIds(menu)).toEqual([
+      'menu:browse', 'menu:cart', 'menu:repeat', 'menu:orders', 'menu:notifications', 'menu:crops', 'menu:updates-off', 'menu:language', 'menu:unlink'
+    ])
 
     let seen = await lastSeq(phone)
     await say(t, phone, { reply: 'menu:crops' })

@@ -21,17 +21,29 @@ const stores: Array<['redis' | 'cluster' | 'memory', () => Promise<Made>]> = [
   ['redis', async () => {
     const r = await testRedis()
     const receipts = createReceiptStore(r.redis, { shards: SHARDS, ttlMs: RECEIPT_TTL_MS })
-    return { store: new RedisChatStore(r.redis, SHARDS, limits, undefined, RECEIPT_TTL_MS), inbox: new RedisInboxStore(r.redis, SHARDS, limits, Date.now), receipts, cleanup: r.cleanup }
+    return {
+      store: new RedisChatStore(r.redis, SHARDS, limits, undefined, RECEIPT_TTL_MS),
+      inbox: new RedisInboxStore(r.redis, SHARDS, limits, Date.now),
+      receipts,
+      cleanup: r.cleanup
+    }
   }],
   ['cluster', async () => {
     const r = await testRedisCluster()
     const receipts = createReceiptStore(r.redis, { shards: SHARDS, ttlMs: RECEIPT_TTL_MS })
-    return { store: new RedisChatStore(r.redis, SHARDS, limits, undefined, RECEIPT_TTL_MS), inbox: new RedisInboxStore(r.redis, SHARDS, limits, Date.now), receipts, cleanup: r.cleanup }
+    return {
+      store: new RedisChatStore(r.redis, SHARDS, limits, undefined, RECEIPT_TTL_MS),
+      inbox: new RedisInboxStore(r.redis, SHARDS, limits, Date.now),
+      receipts,
+      cleanup: r.cleanup
+    }
   }],
   ['memory', async () => {
     const inbox = new MemoryInboxStore(SHARDS, limits, Date.now)
     const receipts = createReceiptStore(null, { shards: SHARDS, ttlMs: RECEIPT_TTL_MS })
-    return { store: new MemoryChatStore(SHARDS, Date.now, inbox, async (reply) => { await receipts.recordSent(reply) }), inbox, receipts, cleanup: async () => {} }
+    return {
+      store: new MemoryChatStore(SHARDS, Date.now, inbox, async (reply) => { await receipts.recordSent(reply) }), inbox, receipts, cleanup: async () => {}
+    }
   }],
 ]
 
@@ -61,7 +73,9 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     expect(await store.accept([{ phone, id: `${phone}-1`, body: 'one again' }, { phone, id: `${phone}-2`, body: 'two' }])).toEqual({ stored: 1, due: [] })
     expect(first).toMatchObject({ message: 'one', session: { version: 0, doc: undefined, applied: [] }, tries: 1 })
     const next = await store.commitTurn(phone, 'w1', commitOf(first, 'doc-1', ['r1', 'r2']), 10_000)
-    expect(next).toMatchObject({ kind: 'more', senderDue: true, work: { message: 'two', session: { version: 1, doc: 'doc-1', applied: [appliedMark('one')] }, tries: 1 } })
+    expect(next).toMatchObject({
+      kind: 'more', senderDue: true, work: { message: 'two', session: { version: 1, doc: 'doc-1', applied: [appliedMark('one')] }, tries: 1 }
+    })
     if (next.kind !== 'more') return
     // the replies wait in the outbox, in order
     const sent = await store.takeSend(phone, 's1', 10_000)
@@ -156,7 +170,16 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     const phone = newPhone()
     await store.accept([{ phone, id: `${phone}-p`, body: 'poison' }, { phone, id: `${phone}-q`, body: 'next' }])
     const work = await take(phone)
-    const letter = { id: deadLetterId(shardOf(phone, SHARDS), phone), lane: 'turn' as const, phone, tenantId: 'club-norte', reason: 'bad data', at: Date.now(), tries: 5, payload: 'poison' }
+    const letter = {
+      id: deadLetterId(shardOf(phone, SHARDS), phone),
+      lane: 'turn' as const,
+      phone,
+      tenantId: 'club-norte',
+      reason: 'bad data',
+      at: Date.now(),
+      tries: 5,
+      payload: 'poison'
+    }
     expect(await store.deadTurn(phone, 'w1', { ...letter, payload: 'not the head' }, 10_000)).toEqual({ kind: 'lost' })
     const next = await store.deadTurn(phone, 'w1', letter, 10_000)
     expect(next).toMatchObject({ kind: 'more', work: { message: 'next' } })
@@ -175,9 +198,20 @@ describe.each(stores)('chat store (%s)', (name, make) => {
   it("each club's dead letters are its own: another club's many on the same shard neither show nor push them out", async () => {
     const phone = newPhone()
     const s = shardOf(phone, SHARDS)
-    const norte = { id: deadLetterId(s, `n${phone}`), lane: 'turn' as const, phone, tenantId: 'club-norte', reason: 'bad data', at: Date.now() - 1_000, tries: 5, payload: 'n' }
+    const norte = {
+      id: deadLetterId(s, `n${phone}`), lane: 'turn' as const, phone, tenantId: 'club-norte', reason: 'bad data', at: Date.now() - 1_000, tries: 5, payload: 'n'
+    }
     const sur = Array.from({ length: DEAD_KEPT + 1 }, (_, i) =>
-      ({ id: deadLetterId(s, `s${i}-${phone}`), lane: 'turn' as const, phone, tenantId: 'club-sur', reason: 'bad data', at: Date.now() + i, tries: 5, payload: `s${i}` }))
+      ({
+        id: deadLetterId(s, `s${i}-${phone}`),
+        lane: 'turn' as const,
+        phone,
+        tenantId: 'club-sur',
+        reason: 'bad data',
+        at: Date.now() + i,
+        tries: 5,
+        payload: `s${i}`
+      }))
     await store.accept([norte, ...sur].map((l) => ({ phone, id: l.id, body: l.payload })))
     await take(phone)
     for (const letter of [norte, ...sur]) expect((await store.deadTurn(phone, 'w1', letter, 10_000)).kind).not.toBe('lost')
@@ -197,7 +231,16 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     expect((await store.takeSend(phone, 's2', 10_000)).kind).toBe('busy')
     await sleep(80)
     expect(await store.takeSend(phone, 's2', 10_000)).toMatchObject({ kind: 'ok', work: { entry: 'a', tries: 1 } })
-    const letter = { id: deadLetterId(shardOf(phone, SHARDS), `s${phone}`), lane: 'send' as const, phone, tenantId: undefined, reason: '400', at: Date.now(), tries: 2, payload: 'a' }
+    const letter = {
+      id: deadLetterId(shardOf(phone, SHARDS), `s${phone}`),
+      lane: 'send' as const,
+      phone,
+      tenantId: undefined,
+      reason: '400',
+      at: Date.now(),
+      tries: 2,
+      payload: 'a'
+    }
     expect(await store.sent(phone, 's1', 'a', 10_000, letter)).toEqual({ kind: 'lost' })
     expect(await store.sent(phone, 's2', 'a', 10_000, letter)).toMatchObject({ kind: 'more', work: { entry: 'b', tries: 0 } })
     expect((await store.deadLetter(letter.id))?.reason).toBe('400')
@@ -212,7 +255,9 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     const receipt: SentReply = { address: phone, messageId: `wamid.${phone}`, replyId: `${phone}-d:0`, tenantId: 'club-norte', kind: 'reply', at: 1 }
     expect(await store.delivered(phone, 's1', 'a', 10_000, receipt)).toMatchObject({ kind: 'more', work: { entry: 'b', tries: 0 } })
     expect(await receipts.receiptsOfReplies(phone, [receipt.replyId])).toEqual(new Map([[receipt.replyId, {}]]))
-    expect((await receipts.apply(phone, [{ messageId: receipt.messageId, status: 'read', at: 5, errors: [] }]))[0]).toMatchObject({ known: true, sent: receipt })
+    expect(
+      (await receipts.apply(phone, [{ messageId: receipt.messageId, status: 'read', at: 5, errors: [] }]))[0]
+    ).toMatchObject({ known: true, sent: receipt })
     // the same record again (its first answer lost with the connection): nothing more leaves the outbox
     expect(await store.delivered(phone, 's1', 'a', 10_000, receipt)).toEqual({ kind: 'lost' })
     expect((await store.takeSend(phone, 's2', 10_000)).kind).toBe('busy')
@@ -395,12 +440,16 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     await sleep(120)
     // w1's lease ran out and w2 took the message: w1's commit records nothing
     const again = await take(phone, 'w2')
-    expect(await store.commitTurn(phone, 'w1', { ...commitOf(first, 'doc-1'), record: { tenantId: 'club-norte', messages: said('m1', at) } }, 10_000)).toEqual({ kind: 'lost' })
+    expect(await store.commitTurn(phone, 'w1', { ...commitOf(first, 'doc-1'), record: { tenantId: 'club-norte', messages: said('m1', at) } }, 10_000)).toEqual(
+      { kind: 'lost' }
+    )
     expect(await inbox.history('club-norte', phone, 0, 10)).toEqual([])
     const next = await store.commitTurn(phone, 'w2', { ...commitOf(again, 'doc-1'), record: { tenantId: 'club-norte', messages: said('m1', at) } }, 10_000)
     if (next.kind !== 'more') throw new Error(`expected more, got ${next.kind}`)
     await store.commitTurn(phone, 'w2', { ...commitOf(next.work, 'doc-2'), record: { tenantId: 'club-norte', messages: said('m2', at + 10) } }, 10_000)
     expect(await inbox.history('club-norte', phone, 0, 10)).toEqual([...said('m1', at), ...said('m2', at + 10)].reverse())
-    expect(await inbox.conversation('club-norte', phone)).toMatchObject({ tenantId: 'club-norte', unread: 2, lastAt: at + 15, lastInboundAt: at + 10, last: { id: 'm2:0' } })
+    expect(await inbox.conversation('club-norte', phone)).toMatchObject({
+      tenantId: 'club-norte', unread: 2, lastAt: at + 15, lastInboundAt: at + 10, last: { id: 'm2:0' }
+    })
   })
 })

@@ -137,7 +137,13 @@ export async function startFakeProvider (): Promise<FakeProvider> {
         return
       }
       const messageId = `wamid.${randomUUID()}`
-      fake.calls.push({ url: req.url ?? '', authorization: req.headers.authorization, idempotencyKey: req.headers['x-idempotency-key'] as string | undefined, body: JSON.parse(raw), messageId })
+      fake.calls.push({
+        url: req.url ?? '',
+        authorization: req.headers.authorization,
+        idempotencyKey: req.headers['x-idempotency-key'] as string | undefined,
+        body: JSON.parse(raw),
+        messageId
+      })
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ messages: [{ id: messageId }] }))
     }).catch(() => res.writeHead(500).end())
   })
@@ -148,7 +154,9 @@ export async function startFakeProvider (): Promise<FakeProvider> {
 
 /** Logs a demo member in through the service's own login route: their real token for that club. */
 export async function memberToken (t: TestApp, email: string, tenantId: string): Promise<string> {
-  const res = await t.app.inject({ method: 'POST', url: '/auth/customer/emailpass', headers: { 'tenant-id': tenantId }, payload: { email, password: 'demo-password' } })
+  const res = await t.app.inject({
+    method: 'POST', url: '/auth/customer/emailpass', headers: { 'tenant-id': tenantId }, payload: { email, password: 'demo-password' }
+  })
   if (res.statusCode !== 200) throw new Error(`login of ${email} answered ${res.statusCode}: ${res.body}`)
   return res.json().token
 }

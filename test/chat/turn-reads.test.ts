@@ -76,7 +76,8 @@ describe('reads of one chat turn (redis, MONITOR)', () => {
     const mailbox = key(keys.chat.bot.mailbox(shardOf(phone, t.config.chat.shards), phone))
     const take = reads.commands.findIndex((c) => /^eval(sha)?$/i.test(c.args[0] ?? '') && c.args[5] === mailbox && c.args[10] === 'turn')
     expect(take).toBeGreaterThanOrEqual(0)
-    const next = reads.commands.slice(take + 1).filter((c) => c.source === reads.commands[take]!.source).slice(0, 1).map((c) => [c.args[0]?.toLowerCase(), c.args[1]])
+    const next = reads.commands.slice(take + 1).filter((c) =>
+      c.source === reads.commands[take]!.source).slice(0, 1).map((c) => [c.args[0]?.toLowerCase(), c.args[1]])
     expect(next).toEqual([['hgetall', key(keys.chat.linking.accounts(phone))]])
   })
 
@@ -90,13 +91,24 @@ describe('reads of one chat turn (redis, MONITOR)', () => {
     expect((await outbox(t, phone)).map((m) => textOf(m.body)).join('\n')).toContain('Ana')
   })
 
-  it('a re-run of a link turn answers what its first run got: the code, consumed then, is asked for again beside the remembered answer and changes nothing', async () => {
+  it('a re-run of a link turn answers what its first run got: the code, consumed then, ' +
+    'is asked for again beside the remembered answer and changes nothing', async () => {
     const phone = newPhone()
     const token = await t.token('member', ['club-norte'], { sub: 'cus_ana', name: 'Ana', email: 'ana@example.com' })
     const code = await linkCode(t, { customerId: 'cus_ana', email: 'ana@example.com', name: 'Ana', tenantId: 'club-norte', token })
     // what the first run did before it died: consumed the code, linked the phone, remembered the answer
     const record = await t.app.linkCodes.consume(code, phone)
-    const account = { tenantId: 'club-norte', tenantName: record.tenantName, customerId: 'cus_ana', email: 'ana@example.com', name: 'Ana', role: 'member' as const, token, linkedAt: Date.now(), expiresAt: Date.now() + 60 * 60_000 }
+    const account = {
+      tenantId: 'club-norte',
+      tenantName: record.tenantName,
+      customerId: 'cus_ana',
+      email: 'ana@example.com',
+      name: 'Ana',
+      role: 'member' as const,
+      token,
+      linkedAt: Date.now(),
+      expiresAt: Date.now() + 60 * 60_000
+    }
     await t.app.linkedAccounts.put(phone, account)
     const store = new RedisChatStore(t.app.redis!, t.config.chat.shards)
     await store.putLinkResult(phone, code, JSON.stringify({ type: 'LINK_OK', tenantId: 'club-norte', accounts: [accountRef(account)] }))

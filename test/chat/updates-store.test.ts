@@ -16,7 +16,10 @@ const account = (tenantId: string, customerId: string): LinkedAccount => ({
   tenantId, tenantName: tenantId, customerId, email: `${customerId}@example.com`, name: customerId, role: 'member', token: 't', linkedAt: 1, expiresAt: 2,
 })
 
-const stores: Array<['redis' | 'memory', () => Promise<{ chat: ChatStore, links: LinkedAccountStore, redis?: Awaited<ReturnType<typeof testRedis>>['redis'], cleanup: () => Promise<void> }>]> = [
+const stores: Array<[
+  'redis' | 'memory',
+  () => Promise<{ chat: ChatStore, links: LinkedAccountStore, redis?: Awaited<ReturnType<typeof testRedis>>['redis'], cleanup: () => Promise<void> }>
+]> = [
   ['redis', async () => {
     const r = await testRedis()
     return { chat: new RedisChatStore(r.redis, 8), links: new RedisLinkedAccountStore(r.redis), redis: r.redis, cleanup: r.cleanup }

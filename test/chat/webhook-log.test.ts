@@ -26,7 +26,9 @@ describe('webhook logging at info', () => {
   it('writes one warning for a badly signed call', async () => {
     const res = await postWebhook(t.app, messageBody(newPhone(), { text: 'hola' }), { signature: 'ab'.repeat(32) })
     expect(res.statusCode).toBe(401)
-    expect(linesOf(String(res.headers['x-request-id']))).toMatchObject([{ level: 40, status: 401, msg: 'chat webhook refused: Invalid or missing webhook signature' }])
+    expect(linesOf(String(res.headers['x-request-id']))).toMatchObject([{
+      level: 40, status: 401, msg: 'chat webhook refused: Invalid or missing webhook signature'
+    }])
   })
 
   it('still logs the requests of other routes', async () => {

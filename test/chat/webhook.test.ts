@@ -41,7 +41,9 @@ describe.each(['redis', 'cluster', 'memory'] as const)('chat webhook (%s)', (sto
     expect(bad.json().error.code).toBe('UNAUTHORIZED')
     const wrongKey = await postWebhook(t.app, messageBody(phone, { text: 'hola' }), { secret: 'another-secret-0123456789abcdef' })
     expect(wrongKey.statusCode).toBe(401)
-    const missing = await t.app.inject({ method: 'POST', url: '/api/chat/webhook', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(messageBody(phone, { text: 'hola' })) })
+    const missing = await t.app.inject({
+      method: 'POST', url: '/api/chat/webhook', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(messageBody(phone, { text: 'hola' }))
+    })
     expect(missing.statusCode).toBe(401)
     expect(missing.body).not.toContain('test-webhook-secret')
     await nothingHappened(phone)
@@ -88,7 +90,9 @@ describe.each(['redis', 'cluster', 'memory'] as const)('chat webhook (%s)', (sto
   it('accepts a batch delivery, skipping items it cannot use', async () => {
     const a = newPhone()
     const b = newPhone()
-    const body = { type: 'chat.message.received', batch: true, data: [messageBody(a, { text: 'hola' }), messageBody(b, { reply: 'link:code' }), { nonsense: true }] }
+    const body = {
+      type: 'chat.message.received', batch: true, data: [messageBody(a, { text: 'hola' }), messageBody(b, { reply: 'link:code' }), { nonsense: true }]
+    }
     const res = await postWebhook(t.app, body, { key: randomUUID() })
     expect(res.statusCode).toBe(200)
     expect(await settled(a)).toHaveLength(1)

@@ -11,7 +11,9 @@ describe('days follow the club\'s time zone', () => {
     t = await buildTestApp({ env: { SEED: 'none' } })
     await t.app.tenants.put({ id: 'club-tokyo', name: 'Club Tokyo', locale: 'en', timeZone: 'Asia/Tokyo', currency: 'JPY', plan: { maxActiveCrops: 5 } })
     const stamp = new Date(now).toISOString()
-    const appointment = (id: string, startsAt: string) => ({ id, tenantId: 'club-tokyo', memberId: 'cus_kei', title: id, startsAt, status: 'confirmed' as const, createdAt: stamp, updatedAt: stamp })
+    const appointment = (id: string, startsAt: string) => ({
+      id, tenantId: 'club-tokyo', memberId: 'cus_kei', title: id, startsAt, status: 'confirmed' as const, createdAt: stamp, updatedAt: stamp
+    })
     // Tokyo's today (UTC's tomorrow) and Tokyo's tomorrow (UTC's day after).
     await t.app.content.putAppointment(appointment('today-in-tokyo', '2026-11-26T11:00:00.000Z'))
     await t.app.content.putAppointment(appointment('tomorrow-in-tokyo', '2026-11-27T14:00:00.000Z'))
@@ -33,7 +35,9 @@ describe('days follow the club\'s time zone', () => {
     const dateIn = (timeZone: string) => new Intl.DateTimeFormat('en-CA', { timeZone }).format(new Date())
     const zone = ['Pacific/Kiritimati', 'Pacific/Pago_Pago'].find((z) => dateIn(z) !== dateIn('UTC')) ?? 'UTC'
     expect((await t.app.inject({ method: 'PATCH', url: '/api/club', headers: admin, payload: { timeZone: zone } })).statusCode).toBe(200)
-    const crop = (await t.app.inject({ method: 'POST', url: '/api/crops', headers: admin, payload: { name: 'Uno', strain: 'strain_t', strainName: 'T', status: 'FLOWERING' } })).json().crop
+    const crop = (await t.app.inject({
+      method: 'POST', url: '/api/crops', headers: admin, payload: { name: 'Uno', strain: 'strain_t', strainName: 'T', status: 'FLOWERING' }
+    })).json().crop
     const harvested = await t.app.inject({ method: 'POST', url: `/api/crops/${crop.id}/harvest`, headers: admin, payload: { wetWeight: 100 } })
     expect(harvested.statusCode, harvested.body).toBe(201)
     expect(harvested.json().harvest.batchNumber).toMatch(new RegExp(`^B-${dateIn(zone).replaceAll('-', '')}-\\d{4}$`))

@@ -11,8 +11,10 @@ describe.each(['redis', 'memory'] as const)('members registered by the club (%s)
   afterAll(async () => { await t.close() })
 
   const register = async (payload: Record<string, unknown>, headers = admin) => await t.app.inject({ method: 'POST', url: '/api/members', headers, payload })
-  const setPassword = async (token: string, password: string) => await t.app.inject({ method: 'POST', url: '/auth/customer/emailpass/update', headers: { authorization: `Bearer ${token}` }, payload: { password } })
-  const login = async (email: string, password: string) => await t.app.inject({ method: 'POST', url: '/auth/customer/emailpass', headers: { 'tenant-id': 'club-norte' }, payload: { email, password } })
+  const setPassword = async (token: string, password: string) =>
+    await t.app.inject({ method: 'POST', url: '/auth/customer/emailpass/update', headers: { authorization: `Bearer ${token}` }, payload: { password } })
+  const login = async (email: string, password: string) =>
+    await t.app.inject({ method: 'POST', url: '/auth/customer/emailpass', headers: { 'tenant-id': 'club-norte' }, payload: { email, password } })
 
   it('registers a member, who sets a password with the token (once) and logs in as a member of the club', async () => {
     const res = await register({ email: 'Carla@Example.com', firstName: 'Carla', lastName: 'Gómez', phone: '+54 9 11 2233-4455' })
@@ -39,7 +41,9 @@ describe.each(['redis', 'memory'] as const)('members registered by the club (%s)
     expect((await setPassword(res.json().passwordToken, 'eva-password')).statusCode).toBe(200)
     const again = await t.app.inject({ method: 'POST', url: `/api/members/${member.id}/password-token`, headers: admin })
     expect([again.statusCode, again.json().error.code]).toEqual([409, 'CONFLICT'])
-    expect((await t.app.inject({ method: 'POST', url: `/api/members/${member.id}/password-token`, headers: await t.auth('admin', 'club-sur') })).statusCode).toBe(404)
+    expect(
+      (await t.app.inject({ method: 'POST', url: `/api/members/${member.id}/password-token`, headers: await t.auth('admin', 'club-sur') })).statusCode
+    ).toBe(404)
   })
 
   it('finds members by phone as staff type it: its digits (4 or more) within the number on record', async () => {
@@ -89,6 +93,8 @@ describe.each(['redis', 'memory'] as const)('members registered by the club (%s)
     await expect(t.app.linkCodes.consume(code, '5491155556666')).rejects.toMatchObject({ code: 'NOT_FOUND' })
     const noPhone = await t.app.inject({ method: 'POST', url: '/api/members/cus_bruno/chat-link', headers: admin })
     expect(noPhone.statusCode).toBe(422)
-    expect((await t.app.inject({ method: 'POST', url: `/api/members/${member.id}/chat-link`, headers: await t.auth('admin', 'club-sur') })).statusCode).toBe(404)
+    expect((await t.app.inject({ method: 'POST', url: `/api/members/${member.id}/chat-link`, headers: await t.auth('admin', 'club-sur') })).statusCode).toBe(
+      404
+    )
   })
 })

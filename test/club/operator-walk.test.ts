@@ -23,25 +23,38 @@ describe('operator walk: a club from nothing', () => {
   const club = async (...args: string[]) => await run(process.execPath, ['--import', 'tsx', 'scripts/club.ts', ...args], {
     cwd: repo,
     env: { ...process.env, REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'silent', JWT_SECRET: TEST_SECRETS.JWT_SECRET },
-  }).then((r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }), (e: { code: number, stdout: string, stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }))
+  }).then((r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }), (e: { code: number, stdout: string, stderr: string }) => ({
+    code: e.code, stdout: e.stdout, stderr: e.stderr
+  }))
   const call = async (method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) =>
-    await t.app.inject({ method: method as 'GET', url, headers: { 'tenant-id': 'club-walk', ...headers }, ...(payload === undefined ? {} : { payload: payload as object }) })
+    await t.app.inject({
+      method: method as 'GET', url, headers: { 'tenant-id': 'club-walk', ...headers }, ...(payload === undefined ? {} : { payload: payload as object })
+    })
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
   const backend = async (method: string, path: string, token: string, body?: unknown) => {
-    const res = await fetch(`${t.app.commerceUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+    const res = await fetch(`${t.app.commerceUrl}${path}`, {
+      method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body)
+    })
     return await res.json() as Record<string, any>
   }
 
   it('creates the club, staffs it, sells to a member and speaks its language', { timeout: 60_000 }, async () => {
     expect(await t.app.tenants.list()).toEqual([])
-    expect((await t.app.inject({ method: 'POST', url: '/auth/user/emailpass', payload: { email: 'olga@walk.test', password: 'olga-password' } })).statusCode).toBe(401)
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/auth/user/emailpass', payload: { email: 'olga@walk.test', password: 'olga-password' } })).statusCode
+    ).toBe(401)
 
     // The operator: bad input is refused with nothing made, then the club is created (twice: the second is 409).
     const bad = await club('create', '--id', 'club-walk', '--name', 'Club Walk', '--time-zone', 'GMT-3', '--admin-email', 'olga@walk.test')
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('timeZone')])
     expect(await t.app.tenants.list()).toEqual([])
-    const created = await club('create', '--id', 'club-walk', '--name', 'Club Walk', '--time-zone', 'America/Montevideo', '--currency', 'UYU', '--country', 'uy',
-      '--pickup-address', 'Av. 18 de Julio 1000, Montevideo', '--pickup-hours', 'Lun a vie 10-18', '--delivery-price', '200', '--admin-email', 'Olga@Walk.test', '--admin-name', 'Olga Paz', '--json')
+    const created = await club(
+      'create', '--id', 'club-walk', '--name', 'Club Walk', '--time-zone', 'America/Montevideo', '--currency', 'UYU', '--country', 'uy',
+      '--pickup-address',
+      'Av. 18 de Julio 1000, Montevideo', '--pickup-hours', 'Lun a vie 10-18', '--delivery-price', '200', '--admin-email',
+      'Olga@Walk.test', '--admin-name',
+      'Olga Paz', '--json'
+    )
     expect(created.code, created.stderr).toBe(0)
     const { club: made, invite } = JSON.parse(created.stdout)
     expect(made).toMatchObject({ id: 'club-walk', locale: 'es', timeZone: 'America/Montevideo', currency: 'UYU', commerce: { adminPassword: '***' } })
@@ -68,7 +81,9 @@ describe('operator walk: a club from nothing', () => {
       options: [{ title: 'Peso', values: ['5 g'] }],
       variants: [{ title: '5 g', sku: 'WALK-5', options: { Peso: '5 g' }, prices: [{ currency_code: 'uyu', amount: 900 }] }],
     })
-    await backend('POST', `/admin/inventory-items/${product.variants[0].inventory_items[0].inventory_item_id}/location-levels`, upstream, { location_id: 'sloc_club_walk', stocked_quantity: 10 })
+    await backend('POST', `/admin/inventory-items/${product.variants[0].inventory_items[0].inventory_item_id}/location-levels`, upstream, {
+      location_id: 'sloc_club_walk', stocked_quantity: 10
+    })
 
     // A member is registered with a phone, sets a password, logs in and orders through the store front.
     const registered = (await call('POST', '/api/members', { email: 'mia@walk.test', firstName: 'Mía', lastName: 'Sosa', phone: '+59899111222' }, admin)).json()

@@ -47,7 +47,9 @@ describe('provisioning a club', () => {
   const deps = (setup: CommerceSetup): OperatorDeps => ({
     tenants: t.app.tenants,
     setup,
-    staff: new StaffService({ tenants: t.app.tenants, access: commerceAccessAt(t.app.commerceUrl, client, createUpstreamSessionStore(null)), tokens: createOneUseTokens(null) }),
+    staff: new StaffService({
+      tenants: t.app.tenants, access: commerceAccessAt(t.app.commerceUrl, client, createUpstreamSessionStore(null)), tokens: createOneUseTokens(null)
+    }),
     progress: () => {},
   })
 
@@ -77,16 +79,22 @@ describe('provisioning a club', () => {
 
   it('refuses an admin email already staff of another club (409) and an existing club id (409), before anything is made', async () => {
     await t.app.tenants.putStaff({ id: 'user_x', email: 'x@otro.test', name: 'X', role: 'admin', tenants: ['club-otro'] })
-    await expect(createClub(deps(embeddedSetup(ctx)), { id: 'club-nuevo', name: 'Nuevo' }, { email: 'X@otro.test'.toLowerCase(), name: 'X' })).rejects.toMatchObject({ statusCode: 409 })
+    await expect(
+      createClub(deps(embeddedSetup(ctx)), { id: 'club-nuevo', name: 'Nuevo' }, { email: 'X@otro.test'.toLowerCase(), name: 'X' })
+    ).rejects.toMatchObject({ statusCode: 409 })
     expect((await listSalesChannels(ctx)).map((c) => c.id)).not.toContain('sc_club_nuevo')
-    await expect(createClub(deps(embeddedSetup(ctx)), { id: 'club-mitad', name: 'Otra vez' }, { email: 'y@mitad.test', name: 'Y' })).rejects.toMatchObject({ statusCode: 409 })
+    await expect(createClub(deps(embeddedSetup(ctx)), { id: 'club-mitad', name: 'Otra vez' }, { email: 'y@mitad.test', name: 'Y' })).rejects.toMatchObject({
+      statusCode: 409
+    })
     expect((await t.app.tenants.get('club-mitad'))?.name).toBe('Club Entero')
   })
 
   it('refuses a bad spec before anything is made', async () => {
     const bads: Array<Record<string, string>> = [{ timeZone: 'ART' }, { locale: 'pt' }, { id: 'Club Mayúsculas' }, { currency: 'pesos' }]
     for (const bad of bads) {
-      await expect(createClub(deps(embeddedSetup(ctx)), { id: 'club-mala', name: 'Mala', ...bad } as ClubSpecInput, { email: 'x@mala.test', name: 'X' })).rejects.toMatchObject({ statusCode: 400 })
+      await expect(
+        createClub(deps(embeddedSetup(ctx)), { id: 'club-mala', name: 'Mala', ...bad } as ClubSpecInput, { email: 'x@mala.test', name: 'X' })
+      ).rejects.toMatchObject({ statusCode: 400 })
     }
     expect((await listSalesChannels(ctx)).map((c) => c.id)).not.toContain('sc_club_mala')
     expect(clubSpecSchema.safeParse({ id: 'club-ok', name: 'Ok', timeZone: 'asia/kolkata' }).data?.timeZone).toBe('Asia/Kolkata')

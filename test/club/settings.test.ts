@@ -10,14 +10,18 @@ describe('GET/PATCH /api/club', () => {
   it('shows the club to its admins only', async () => {
     const res = await t.app.inject({ url: '/api/club', headers: await t.auth('admin') })
     expect(res.statusCode).toBe(200)
-    expect(res.json().club).toMatchObject({ id: 'club-norte', locale: 'es', timeZone: 'America/Argentina/Buenos_Aires', currency: 'ARS', pickup: { address: expect.any(String) } })
+    expect(res.json().club).toMatchObject({
+      id: 'club-norte', locale: 'es', timeZone: 'America/Argentina/Buenos_Aires', currency: 'ARS', pickup: { address: expect.any(String) }
+    })
     expect((await t.app.inject({ url: '/api/club', headers: await t.auth('grower') })).statusCode).toBe(403)
     expect((await t.app.inject({ url: '/api/club', headers: await t.auth('member') })).statusCode).toBe(403)
   })
 
   it('changes language, time zone (canonical spelling) and pickup; what is left out stays', async () => {
     const headers = await t.auth('admin', 'club-sur')
-    const res = await t.app.inject({ method: 'PATCH', url: '/api/club', headers, payload: { locale: 'en', timeZone: 'europe/madrid', pickup: { address: 'Calle 1', hours: '9-17' } } })
+    const res = await t.app.inject({
+      method: 'PATCH', url: '/api/club', headers, payload: { locale: 'en', timeZone: 'europe/madrid', pickup: { address: 'Calle 1', hours: '9-17' } }
+    })
     expect(res.statusCode).toBe(200)
     expect(res.json().club).toMatchObject({ name: 'Club Sur', locale: 'en', timeZone: 'Europe/Madrid', pickup: { address: 'Calle 1', hours: '9-17' } })
     expect((await t.app.tenants.get('club-sur'))?.commerce?.publishableKey).toBe('pk_club_sur')

@@ -14,7 +14,9 @@ describe.each(['redis', 'memory'] as const)('staff of a club (%s)', (store) => {
   const login = async (email: string, password: string) => await t.app.inject({ method: 'POST', url: '/auth/user/emailpass', payload: { email, password } })
 
   it('an admin invites a grower, who sets a password with the token (once) and logs in as grower of the club', async () => {
-    const invited = await t.app.inject({ method: 'POST', url: '/api/staff', headers: admin, payload: { email: 'Gala@Club-Norte.test', name: 'Gala Ruiz', role: 'grower' } })
+    const invited = await t.app.inject({
+      method: 'POST', url: '/api/staff', headers: admin, payload: { email: 'Gala@Club-Norte.test', name: 'Gala Ruiz', role: 'grower' }
+    })
     expect(invited.statusCode).toBe(201)
     const { invite, token } = invited.json()
     expect(invite).toMatchObject({ email: 'gala@club-norte.test', role: 'grower', tenantId: 'club-norte' })
@@ -47,10 +49,15 @@ describe.each(['redis', 'memory'] as const)('staff of a club (%s)', (store) => {
   })
 
   it('an invite sent twice before it is accepted is sent again: the newer token works', async () => {
-    const send = async () => (await t.app.inject({ method: 'POST', url: '/api/staff', headers: admin, payload: { email: 'hugo@club-norte.test', name: 'Hugo', role: 'admin' } })).json().token as string
+    const send = async () =>
+      (await t.app.inject({
+        method: 'POST', url: '/api/staff', headers: admin, payload: { email: 'hugo@club-norte.test', name: 'Hugo', role: 'admin' }
+      })).json().token as string
     await send()
     const second = await send()
-    expect((await t.app.inject({ method: 'POST', url: '/api/staff/invites/accept', payload: { token: second, password: 'hugo-password' } })).statusCode).toBe(201)
+    expect((await t.app.inject({ method: 'POST', url: '/api/staff/invites/accept', payload: { token: second, password: 'hugo-password' } })).statusCode).toBe(
+      201
+    )
   })
 
   it('changes roles and removes staff, but the last admin stays (409)', async () => {

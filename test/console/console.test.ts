@@ -140,10 +140,17 @@ describe('the console in a browser', { timeout: 30_000 }, () => {
     const userId = `AR.${randomUUID().replace(/-/g, '')}`
     const token = await t.token('member', ['club-norte'], { sub: 'cus_bruno', name: 'Bruno', email: 'bruno@example.com' })
     const code = await linkCode(t, { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantId: 'club-norte', token })
-    const raw = JSON.stringify({ message: { id: `wamid.${randomUUID()}`, from_user_id: userId, type: 'text', text: { body: `LINK-${code}` } }, conversation: { business_scoped_user_id: userId } })
+    const raw = JSON.stringify({
+      message: { id: `wamid.${randomUUID()}`, from_user_id: userId, type: 'text', text: { body: `LINK-${code}` } },
+      conversation: { business_scoped_user_id: userId }
+    })
     const res = await fetch(`${base}/api/chat/webhook`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-webhook-event': 'chat.message.received', 'x-webhook-signature': signWebhookBody(TEST_SECRETS.CHAT_WEBHOOK_SECRET, raw) },
+      headers: {
+        'content-type': 'application/json',
+        'x-webhook-event': 'chat.message.received',
+        'x-webhook-signature': signWebhookBody(TEST_SECRETS.CHAT_WEBHOOK_SECRET, raw)
+      },
       body: raw,
     })
     expect(res.status).toBe(200)

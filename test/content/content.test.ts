@@ -72,19 +72,24 @@ describe.each(['redis', 'memory'] as const)('content routes (%s)', (store) => {
     // The demo clubs' days are Buenos Aires days.
     const zone = 'America/Argentina/Buenos_Aires'
     const tomorrow = addDays(zonedDay(Date.now(), zone), 1)
-    expect(body.appointments.filter((a: Appointment) => zonedDay(Date.parse(a.startsAt), zone) === tomorrow).map((a: Appointment) => a.memberId).sort()).toEqual(['cus_ana', 'cus_bruno'])
+    expect(body.appointments.filter((a: Appointment) =>
+      zonedDay(Date.parse(a.startsAt), zone) === tomorrow).map((a: Appointment) => a.memberId).sort()).toEqual(['cus_ana', 'cus_bruno'])
     const sur = await t.app.inject({ url: '/api/appointments', headers: await t.auth('admin', 'club-sur') })
     expect(sur.json().appointments.map((a: Appointment) => a.id)).toEqual(['appt_demo_sur_ana'])
   })
 
   it('creates an appointment (confirmed by default) and a task (PENDING, grower by default)', async () => {
-    const a = await t.app.inject({ method: 'POST', url: '/api/appointments', headers: admin, payload: { memberId: 'cus_bruno', title: 'Control', startsAt: '2030-03-01T13:00:00-03:00' } })
+    const a = await t.app.inject({
+      method: 'POST', url: '/api/appointments', headers: admin, payload: { memberId: 'cus_bruno', title: 'Control', startsAt: '2030-03-01T13:00:00-03:00' }
+    })
     expect(a.statusCode).toBe(201)
     expect(a.json().appointment).toMatchObject({ memberId: 'cus_bruno', status: 'confirmed', tenantId: 'club-norte', startsAt: '2030-03-01T16:00:00.000Z' })
     const listed = await t.app.inject({ url: '/api/appointments?from=2030-03-01T00:00:00Z&to=2030-03-02T00:00:00Z', headers: admin })
     expect(listed.json().appointments.map((x: Appointment) => x.id)).toEqual([a.json().appointment.id])
 
-    const k = await t.app.inject({ method: 'POST', url: '/api/tasks', headers: admin, payload: { assigneeId: 'user_grower_norte', title: 'Podar', dueDate: '2030-03-01' } })
+    const k = await t.app.inject({
+      method: 'POST', url: '/api/tasks', headers: admin, payload: { assigneeId: 'user_grower_norte', title: 'Podar', dueDate: '2030-03-01' }
+    })
     expect(k.statusCode).toBe(201)
     expect(k.json().task).toMatchObject({ status: 'PENDING', assigneeRole: 'grower', dueDate: '2030-03-01' })
     const tasks = await t.app.inject({ url: '/api/tasks?assigneeId=user_grower_norte&limit=100', headers: admin })

@@ -38,7 +38,9 @@ describe(`club provisioning contract against the ${backend.name} commerce backen
     } else {
       setup = embeddedSetup({ store: createCommerceStore(t.redis), jwtSecret: t.config.jwtSecret })
     }
-    deps = { tenants: t.app.tenants, setup, staff: new StaffService({ tenants: t.app.tenants, access, tokens: createOneUseTokens(t.redis) }), progress: () => {} }
+    deps = {
+      tenants: t.app.tenants, setup, staff: new StaffService({ tenants: t.app.tenants, access, tokens: createOneUseTokens(t.redis) }), progress: () => {}
+    }
   })
   afterAll(async () => {
     await client.close()

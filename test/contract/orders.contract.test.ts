@@ -137,7 +137,9 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
     expect(flow.shipped.shippingMethods).toMatchObject([{ name: 'pickup', amount: 0 }])
     expect(flow.paid.paymentCollection?.paymentSessions).toHaveLength(1)
     placed = flow.order
-    expect(placed).toMatchObject({ status: 'pending', paymentStatus: 'awaiting', fulfillmentStatus: 'not_fulfilled', customerId: flow.created.customerId, fulfillments: [] })
+    expect(placed).toMatchObject({
+      status: 'pending', paymentStatus: 'awaiting', fulfillmentStatus: 'not_fulfilled', customerId: flow.created.customerId, fulfillments: []
+    })
     expect(placed.customer).toMatchObject({ email: 'ana@example.com', firstName: 'Ana', lastName: 'Pereyra' })
     // No step of the member flow sets an address: only the region's country. Her names are her account's.
     expect(placed.shippingAddress).toMatchObject({ firstName: '', lastName: '', countryCode: 'ar' })
@@ -178,7 +180,9 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
 
     const fulfilled = expectShape(z.strictObject({ order: ORDER, fulfillmentId: id }), await ok('POST', url('fulfill'), as.admin, {}))
     expect(fulfilled.order).toMatchObject({ status: 'pending', paymentStatus: 'captured', fulfillmentStatus: 'fulfilled' })
-    expect(fulfilled.order.fulfillments).toMatchObject([{ id: fulfilled.fulfillmentId, shippedAt: null, items: [{ itemId: placed.items[0]?.id, quantity: 2 }] }])
+    expect(
+      fulfilled.order.fulfillments
+    ).toMatchObject([{ id: fulfilled.fulfillmentId, shippedAt: null, items: [{ itemId: placed.items[0]?.id, quantity: 2 }] }])
     clubLocation = fulfilled.order.fulfillments[0]?.locationId ?? ''
     await fails(409, 'CONFLICT', 'POST', url('fulfill'), as.admin, {})
 
@@ -202,10 +206,13 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
       ])
       expect(activities[1]?.author).toEqual({ id: 'user_admin_norte', firstName: 'Admin', lastName: 'Norte' })
     }
-    expect((await ok('GET', `/api/orders/${placed.id}`, as.ana)).order).toMatchObject({ status: 'pending', paymentStatus: 'captured', fulfillmentStatus: 'shipped' })
+    expect((await ok('GET', `/api/orders/${placed.id}`, as.ana)).order).toMatchObject({
+      status: 'pending', paymentStatus: 'captured', fulfillmentStatus: 'shipped'
+    })
   })
 
-  it('cancel: an order not yet shipped is canceled and its units come back (packed ones unpacked first); shipped in part, or canceled twice, is 409', async () => {
+  it('cancel: an order not yet shipped is canceled and its units come back (packed ones unpacked first); shipped in part, or canceled twice, ' +
+    'is 409', async () => {
     const variant = (await variants(as.ana)).find((v) => v.inventoryQuantity >= 2)
     if (!variant) throw new Error('no variant with 2 in stock')
     const { order } = await shop(as.ana, variant.id, 1, 'delivery', 'transfer')
@@ -231,7 +238,8 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
     const unpacked = expectShape(ORDER, (await ok('POST', `/api/orders/${packed.id}/cancel`, as.admin)).order)
     expect(unpacked).toMatchObject({ status: 'canceled', paymentStatus: 'not_paid', fulfillmentStatus: 'canceled' })
     expect(unpacked.fulfillments).toMatchObject([{ id: fulfillmentId, shippedAt: null, canceledAt: expect.any(String) }])
-    expect(unpacked.metadata.activityLogs.map((a) => a.description)).toEqual(['orders:activity.created', 'orders:activity.fulfilled', 'orders:activity.cancelled'])
+    expect(unpacked.metadata.activityLogs.map((a) =>
+      a.description)).toEqual(['orders:activity.created', 'orders:activity.fulfilled', 'orders:activity.cancelled'])
     expect(await stockOf(as.ana, variant.id)).toBe(variant.inventoryQuantity)
     await fails(409, 'CONFLICT', 'POST', `/api/orders/${packed.id}/ship`, as.admin, { fulfillmentId })
 
@@ -269,7 +277,8 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
     expect(res.order.total).toBe(res.order.subtotal + res.order.shippingTotal)
     expect(res.timeline.map((e) => e.action)).toEqual(['ORDER_CREATED', 'PAYMENT_CAPTURED', 'FULFILLMENT_CREATED', 'ORDER_SHIPPED'])
     expect(res.order.metadata.activityLogs.map((a) => a.description)).toEqual([
-      'orders:activity.created', 'orders:activity.note', 'orders:activity.paymentConfirmed', 'orders:activity.fulfilled', 'orders:activity.shipped', 'orders:activity.completed',
+      'orders:activity.created', 'orders:activity.note', 'orders:activity.paymentConfirmed', 'orders:activity.fulfilled', 'orders:activity.shipped',
+      'orders:activity.completed',
     ])
     expect(res.order.metadata.activityLogs[1]?.note).toBe('Retira el viernes')
     expect(res.order.fulfillments.map((f) => f.locationId)).toEqual([clubLocation])
@@ -298,7 +307,9 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
     }), list.at(-1))
     const order = expectShape(ORDER, (await ok('GET', `/api/orders/${last.order.id}`, as.admin)).order)
     expect(order).toMatchObject({ displayId: last.order.displayId, status: 'completed', paymentStatus: 'captured', fulfillmentStatus: 'shipped' })
-    expect([order.customer.firstName, order.customer.lastName, order.shippingAddress.firstName, order.shippingAddress.lastName]).toEqual(['Ana', 'Pereyra', 'Ana', 'Pereyra'])
+    expect([order.customer.firstName, order.customer.lastName, order.shippingAddress.firstName, order.shippingAddress.lastName]).toEqual([
+      'Ana', 'Pereyra', 'Ana', 'Pereyra'
+    ])
   })
 
   it('create-and-process naming the member\'s account (customer.id, her token\'s subject): she is told under her own login; another\'s id is 422', async () => {
@@ -311,7 +322,9 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
       .toEqual([['order.completed', subOf(as.ana)], ['order.placed', subOf(as.ana)], ['order.shipped', subOf(as.ana)]])
 
     const before = (await ok('GET', '/api/orders?limit=0', as.admin)).count
-    const wrong = await fails(422, 'VALIDATION_ERROR', 'POST', '/api/orders/create-and-process', as.admin, { ...body, customer: { ...body.customer, id: subOf(as.bruno) } })
+    const wrong = await fails(422, 'VALIDATION_ERROR', 'POST', '/api/orders/create-and-process', as.admin, {
+      ...body, customer: { ...body.customer, id: subOf(as.bruno) }
+    })
     expect(wrong.error.details).toEqual({ errors: { 'customer.id': [expect.stringContaining('ana@example.com')] }, step: 'creating_cart' })
     expect((await ok('GET', '/api/orders?limit=0', as.admin)).count).toBe(before)
   })
@@ -349,7 +362,9 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
     const surLocation = expectShape(id, (await ok('GET', '/api/inventory?limit=1', as.adminSur)).items[0]?.locationId)
     for (const locationId of ['sloc_unknown', surLocation]) {
       const before = (await ok('GET', '/api/orders?limit=0', as.admin)).count
-      const wrong = await fails(422, 'VALIDATION_ERROR', 'POST', '/api/orders/create-and-process', as.admin, { ...oneCall([norteVariant?.id ?? '']), locationId })
+      const wrong = await fails(422, 'VALIDATION_ERROR', 'POST', '/api/orders/create-and-process', as.admin, {
+        ...oneCall([norteVariant?.id ?? '']), locationId
+      })
       expect(wrong.error.details).toEqual({ errors: { locationId: [expect.any(String)] }, step: 'creating_cart' })
       expect((await ok('GET', '/api/orders?limit=0', as.admin)).count).toBe(before)
     }
@@ -405,11 +420,13 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
 
     const members = await ok('GET', '/api/members?limit=100', as.admin)
     members.members.forEach((m: unknown) => expectShape(MEMBER, m))
-    expect(members.members.map((m: Json) => [m.email, m.firstName, m.lastName]).sort()).toEqual([['ana@example.com', 'Ana', 'Pereyra'], ['bruno@example.com', 'Bruno', 'Díaz']])
+    expect(members.members.map((m: Json) =>
+      [m.email, m.firstName, m.lastName]).sort()).toEqual([['ana@example.com', 'Ana', 'Pereyra'], ['bruno@example.com', 'Bruno', 'Díaz']])
     expect(await ok('GET', '/api/members?limit=0', as.admin)).toEqual({ members: [], count: 2, offset: 0, limit: 0 })
     expect((await ok('GET', '/api/members?limit=1&offset=1', as.admin)).members).toEqual([members.members[1]])
     // Club Sur's demo adds the members its rules show (near the monthly cap, under 21, lapsed)
-    expect((await ok('GET', '/api/members', as.adminSur)).members.map((m: Json) => m.email)).toEqual(['ana@example.com', 'lucia@example.com', 'mateo@example.com', 'olga@example.com'])
+    expect((await ok('GET', '/api/members', as.adminSur)).members.map((m: Json) =>
+      m.email)).toEqual(['ana@example.com', 'lucia@example.com', 'mateo@example.com', 'olga@example.com'])
 
     const inventory = await ok('GET', '/api/inventory?limit=100', as.grower)
     const levels = inventory.items.map((i: unknown) => expectShape(INVENTORY_LEVEL, i))
@@ -422,7 +439,9 @@ describe(`orders contract against the ${backend.name} commerce backend`, { timeo
     }
     expect(levels.find((l: Json) => l.sku === held?.sku)?.reservedQuantity).toBeGreaterThanOrEqual(pending.items[0]?.quantity ?? 1)
     expect(await ok('GET', '/api/inventory?limit=0', as.admin)).toEqual({ items: [], count: inventory.count, offset: 0, limit: 0 })
-    expect(await ok('GET', '/api/inventory?limit=2&offset=1', as.admin)).toEqual({ items: inventory.items.slice(1, 3), count: inventory.count, offset: 1, limit: 2 })
+    expect(await ok('GET', '/api/inventory?limit=2&offset=1', as.admin)).toEqual({
+      items: inventory.items.slice(1, 3), count: inventory.count, offset: 1, limit: 2
+    })
     expect((await ok('GET', `/api/inventory?offset=${inventory.count}`, as.admin)).items).toEqual([])
   })
 })

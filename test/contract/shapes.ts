@@ -85,10 +85,16 @@ export const ORDER = z.strictObject({
   metadata: z.strictObject({ isInvoiced: z.boolean(), invoicedAt: date.nullable(), activityLogs: z.array(activity) }),
   createdAt: date,
   updatedAt: date,
-}).refine((o) => o.number === Number(o.displayId) && o.subTotal === o.subtotal && o.customer.id === o.customerId, 'number, subTotal and customer.id repeat displayId, subtotal and customerId')
+}).refine(
+  (o) => o.number === Number(o.displayId) && o.subTotal === o.subtotal && o.customer.id === o.customerId,
+  'number, subTotal and customer.id repeat displayId, subtotal and customerId'
+)
   // Spec: subtotal is without tax and shipping (a Medusa v2 `subtotal` includes shipping). A real Medusa
   // answers total 0 once a canceled order's payment is refunded, so the sum holds until the cancel.
-  .refine((o) => o.subtotal === itemsTotal(o) && (o.status === 'canceled' || addsUp(o)), 'subtotal is the items\' total, and subtotal + shippingTotal + taxTotal - discountTotal = total')
+  .refine(
+    (o) => o.subtotal === itemsTotal(o) && (o.status === 'canceled' || addsUp(o)),
+    'subtotal is the items\' total, and subtotal + shippingTotal + taxTotal - discountTotal = total'
+  )
 
 export const ORDER_SUMMARY = z.strictObject({
   id,
@@ -143,7 +149,9 @@ export const CART = z.strictObject({
   taxTotal: money,
   total: money,
   completedAt: z.null(),
-}).refine((c) => c.subtotal === itemsTotal(c) && addsUp({ ...c, discountTotal: 0 }), 'subtotal is the items\' total, and subtotal + shippingTotal + taxTotal = total')
+}).refine(
+  (c) => c.subtotal === itemsTotal(c) && addsUp({ ...c, discountTotal: 0 }), 'subtotal is the items\' total, and subtotal + shippingTotal + taxTotal = total'
+)
 
 export const SHIPPING_OPTIONS = z.strictObject({
   shippingOptions: z.array(z.strictObject({ id, name: z.enum(['pickup', 'delivery']), amount: money })).length(2),

@@ -59,7 +59,9 @@ describe('POST /api/crops validation', () => {
 
   it('malformed JSON and a missing body are 400, not 500', async () => {
     const headers = await t.auth('grower')
-    const malformed = await t.app.inject({ method: 'POST', url: '/api/crops', headers: { ...headers, 'content-type': 'application/json' }, payload: '{"name":' })
+    const malformed = await t.app.inject({
+      method: 'POST', url: '/api/crops', headers: { ...headers, 'content-type': 'application/json' }, payload: '{"name":'
+    })
     expect(malformed.statusCode).toBe(400)
     expect(malformed.json().error.code).toBe('INVALID_REQUEST')
     const empty = await t.app.inject({ method: 'POST', url: '/api/crops', headers })

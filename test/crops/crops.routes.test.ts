@@ -34,7 +34,9 @@ describe.each(['redis', 'memory'] as const)('crops API (%s)', (store) => {
       expect(near(crop.createdAt)).toBe(true)
       const full = (await grower('GET', `/api/crops/${crop.id}`)).body.crop
       expect(full.statusHistory).toEqual([{ status: 'IDEATING', start: crop.createdAt, end: '' }])
-      expect(full).toMatchObject({ timeline: [], plants: [], spaces: [], lights: [], pot: null, seed: null, expectedHarvestDate: null, updatedAt: crop.createdAt })
+      expect(full).toMatchObject({
+        timeline: [], plants: [], spaces: [], lights: [], pot: null, seed: null, expectedHarvestDate: null, updatedAt: crop.createdAt
+      })
     })
 
     it('creates with every field; dates are normalised to UTC ISO 8601; plants named on create exist', async () => {
@@ -92,7 +94,9 @@ describe.each(['redis', 'memory'] as const)('crops API (%s)', (store) => {
     })
 
     it('unknown spaces and lights are 400 naming the position', async () => {
-      const res = await grower('POST', '/api/crops', { name: 'X', strain: 'strain_norte_gelato', spaces: ['space_norte_vege', 'space_nope'], lights: ['light_nope'] })
+      const res = await grower('POST', '/api/crops', {
+        name: 'X', strain: 'strain_norte_gelato', spaces: ['space_norte_vege', 'space_nope'], lights: ['light_nope']
+      })
       expect(res.status).toBe(400)
       expect(res.body.error.details.errors).toEqual({ 'spaces.1': [expect.stringContaining('space_nope')] })
       const lights = await grower('POST', '/api/crops', { name: 'X', strain: 'strain_norte_gelato', lights: ['light_nope'] })
@@ -159,7 +163,10 @@ describe.each(['redis', 'memory'] as const)('crops API (%s)', (store) => {
 
     it('rejects bad filters with 400 keyed by field', async () => {
       const call = await as(t, 'admin', 'club-sur')
-      for (const [query, field] of [['status=GROWING', 'status'], ['limit=-1', 'limit'], ['limit=abc', 'limit'], ['offset=-2', 'offset'], ['strain=bad%20id', 'strain'], [`search=${'x'.repeat(101)}`, 'search']]) {
+      for (const [query, field] of [
+        ['status=GROWING', 'status'], ['limit=-1', 'limit'], ['limit=abc', 'limit'], ['offset=-2', 'offset'], ['strain=bad%20id', 'strain'],
+        [`search=${'x'.repeat(101)}`, 'search']
+      ]) {
         const res = await call('GET', `/api/crops?${query}`)
         expect(res.status, query).toBe(400)
         expect(res.body.error.code).toBe('VALIDATION_ERROR')
@@ -355,7 +362,9 @@ describe.each(['redis', 'memory'] as const)('crops API (%s)', (store) => {
     it('accepts all ten interaction types', async () => {
       const id = await newCrop(grower)
       const data: Record<string, unknown> = { WATERING: { amount: 1, unit: 'L' }, FERTILIZATION: [{ name: 'A', nutrients: [], amount: 1, unit: 'ml' }] }
-      for (const type of ['PLANTING', 'WATERING', 'FERTILIZATION', 'TRANSPLANT', 'PRUNING', 'TRAINING', 'LIGHT_SCHEDULE', 'HEALTH', 'OBSERVATION', 'HARVESTING']) {
+      for (const type of [
+        'PLANTING', 'WATERING', 'FERTILIZATION', 'TRANSPLANT', 'PRUNING', 'TRAINING', 'LIGHT_SCHEDULE', 'HEALTH', 'OBSERVATION', 'HARVESTING'
+      ]) {
         const res = await grower('POST', `/api/crops/${id}/timeline`, { type, ...(data[type] ? { data: data[type] } : {}) })
         expect(res.status, type).toBe(201)
       }
@@ -486,7 +495,9 @@ describe.each(['redis', 'memory'] as const)('crops API (%s)', (store) => {
       expect(res.body.message).toContain('DRYING')
       const crop = (await grower('GET', `/api/crops/${id}`)).body.crop
       expect(crop.statusHistory.map((e: { status: string }) => e.status)).toEqual(['FLOWERING', 'DRYING'])
-      expect(crop.timeline).toEqual([expect.objectContaining({ type: 'HARVESTING', data: { harvestId: res.body.harvest.id, batchNumber: res.body.harvest.batchNumber, wetWeight: 1250.5 } })])
+      expect(crop.timeline).toEqual([
+        expect.objectContaining({ type: 'HARVESTING', data: { harvestId: res.body.harvest.id, batchNumber: res.body.harvest.batchNumber, wetWeight: 1250.5 } })
+      ])
       const again = await grower('POST', `/api/crops/${id}/harvest`, { wetWeight: 10 })
       expect(again.status).toBe(409)
       expect(again.body.error).toMatchObject({ code: 'CONFLICT', details: { currentStatus: 'DRYING' } })

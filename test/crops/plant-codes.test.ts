@@ -21,11 +21,16 @@ describe('plant codes', () => {
   })
 
   it('property: the next default batch never collides with codes already used', () => {
-    fc.assert(fc.property(prefix, fc.array(fc.tuple(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 1, max: 50 })), { maxLength: 6 }), fc.integer({ min: 1, max: 500 }), (p, batches, count) => {
-      const used = batches.flatMap(([start, n]) => plantCodes(p, start, n))
-      const next = plantCodes(p, nextPlantNumber(used, p), count)
-      expect(next.filter((code) => used.includes(code))).toEqual([])
-    }))
+    fc.assert(
+      fc.property(
+        prefix, fc.array(fc.tuple(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 1, max: 50 })), { maxLength: 6 }), fc.integer({ min: 1, max: 500 }),
+        (p, batches, count) => {
+          const used = batches.flatMap(([start, n]) => plantCodes(p, start, n))
+          const next = plantCodes(p, nextPlantNumber(used, p), count)
+          expect(next.filter((code) => used.includes(code))).toEqual([])
+        }
+      )
+    )
   })
 
   it('ignores codes of other prefixes and non-numeric codes', () => {

@@ -22,9 +22,23 @@ describe('crop stats', () => {
   })
 
   it('counts entries by type and sums dry weights of harvests, missing ones as 0', () => {
-    const entry = (type: 'WATERING' | 'FERTILIZATION' | 'OBSERVATION') => ({ type, date: '2024-01-02T00:00:00.000Z', data: {}, notes: '', evidences: [], author: { id: 'u', name: 'U' } })
+    const entry = (type: 'WATERING' | 'FERTILIZATION' | 'OBSERVATION') => ({
+      type, date: '2024-01-02T00:00:00.000Z', data: {}, notes: '', evidences: [], author: { id: 'u', name: 'U' }
+    })
     const harvest = (dryWeight: number | null) => ({
-      id: 'h', cropId: crop.id, name: 'h', status: 'DRYING' as const, wetWeight: 500, dryWeight, quality: null, batchNumber: 'B', moisture: null, notes: '', storageLocation: null, createdAt: '', updatedAt: '',
+      id: 'h',
+      cropId: crop.id,
+      name: 'h',
+      status: 'DRYING' as const,
+      wetWeight: 500,
+      dryWeight,
+      quality: null,
+      batchNumber: 'B',
+      moisture: null,
+      notes: '',
+      storageLocation: null,
+      createdAt: '',
+      updatedAt: '',
     })
     const stats = cropStats({
       ...crop,

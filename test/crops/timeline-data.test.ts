@@ -61,11 +61,17 @@ describe('timeline data parser (outside input)', () => {
   })
 
   it('property: the whole body schema never throws on arbitrary JSON', () => {
-    fc.assert(fc.property(fc.jsonValue(), fc.record({ type, data: fc.jsonValue(), date: fc.string(), evidences: fc.array(fc.string()) }, { requiredKeys: ['type'] }), (junk, shaped) => {
-      for (const input of [junk, shaped]) {
-        const result = timelineBody.safeParse(input)
-        if (!result.success) expect(result.error.issues.length).toBeGreaterThan(0)
-      }
-    }), { numRuns: 300 })
+    fc.assert(
+      fc.property(
+        fc.jsonValue(), fc.record({ type, data: fc.jsonValue(), date: fc.string(), evidences: fc.array(fc.string()) }, { requiredKeys: ['type'] }),
+        (junk, shaped) => {
+          for (const input of [junk, shaped]) {
+            const result = timelineBody.safeParse(input)
+            if (!result.success) expect(result.error.issues.length).toBeGreaterThan(0)
+          }
+        }
+      ),
+      { numRuns: 300 }
+    )
   })
 })

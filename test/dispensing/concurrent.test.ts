@@ -41,7 +41,12 @@ describe('one member, 50 orders at once over two instances (real processes)', { 
   })
 
   it('never crosses the cap; each refusal is 403 LIMIT_EXCEEDED with current, limit, period and remaining', async () => {
-    const admin = { authorization: `Bearer ${await signAccessToken(JWT_SECRET, { sub: 'user_admin_sur', role: 'admin', tenants: [SUR], email: 'admin@club-sur.test', name: 'Admin Sur' }, 3600)}`, 'tenant-id': SUR }
+    const admin = {
+      authorization: `Bearer ${await signAccessToken(
+        JWT_SECRET, { sub: 'user_admin_sur', role: 'admin', tenants: [SUR], email: 'admin@club-sur.test', name: 'Admin Sur' }, 3600
+      )}`,
+      'tenant-id': SUR
+    }
     expect((await call(0, 'PATCH', '/api/club/rules', admin, { preset: 'de-kcang' })).status).toBe(200)
     const login = await call(1, 'POST', '/auth/customer/emailpass', {}, { email: 'ana@example.com', password: 'demo-password' })
     const ana = { authorization: `Bearer ${login.json.token as string}`, 'tenant-id': SUR }

@@ -17,14 +17,18 @@ const totals = (used: Partial<Record<'day' | 'month' | 'year', number>>, reserve
   year: { used: (used.year ?? 0) * 1000, reserved: (reserved.year ?? 0) * 1000 },
 })
 
-const day = fc.date({ min: new Date('2001-01-01T00:00:00Z'), max: new Date('2090-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10))
+const day = fc.date({ min: new Date('2001-01-01T00:00:00Z'), max: new Date('2090-12-31T00:00:00Z'), noInvalidDate: true }).map((d) =>
+  d.toISOString().slice(0, 10))
 const cap = fc.option(fc.integer({ min: 1, max: 600 }), { nil: null })
 const rulesArb: fc.Arbitrary<ClubRules> = fc.record({
   preset: fc.constant('custom'),
   dailyGrams: cap,
   monthlyGrams: cap,
   yearlyGrams: cap,
-  young: fc.option(fc.record({ underAge: fc.integer({ min: 18, max: 25 }), monthlyGrams: cap, maxThcPercent: fc.option(fc.integer({ min: 0, max: 30 }), { nil: null }) }), { nil: null }),
+  young: fc.option(
+    fc.record({ underAge: fc.integer({ min: 18, max: 25 }), monthlyGrams: cap, maxThcPercent: fc.option(fc.integer({ min: 0, max: 30 }), { nil: null }) }),
+    { nil: null }
+  ),
   minAge: fc.option(fc.integer({ min: 16, max: 21 }), { nil: null }),
   deliveryAllowed: fc.boolean(),
   minMembershipDays: fc.integer({ min: 0, max: 120 }),
@@ -113,7 +117,9 @@ describe('the presets on a club day', () => {
   it('de-kcang: a member turning 21 on the 15th has the young cap and THC ceiling until the 14th and the adult cap from the 15th', () => {
     const member = { ...adult, birthDate: '2005-11-15' }
     const t = totals({ month: 30, year: 30 })
-    expect(decide(kcang('2026-11-14'), member, t, { mg: 1000, maxThc: 8000 })).toEqual({ ok: false, refusal: { kind: 'limit', period: 'month', current: 30_000, limit: 30_000 } })
+    expect(decide(kcang('2026-11-14'), member, t, { mg: 1000, maxThc: 8000 })).toEqual({
+      ok: false, refusal: { kind: 'limit', period: 'month', current: 30_000, limit: 30_000 }
+    })
     expect(decide(kcang('2026-11-14'), member, totals({}), { mg: 1000, maxThc: 10_500 })).toEqual({ ok: false, refusal: { kind: 'thc' } })
     expect(decide(kcang('2026-11-15'), member, t, { mg: 1000, maxThc: 18_000 }).ok).toBe(true)
     expect(yearsBefore('2028-02-29', 21)).toBe('2007-02-29')
@@ -136,11 +142,15 @@ describe('the presets on a club day', () => {
   })
 
   it('uy-club caps the year at 480 g; ar-reprocann needs a registration in force', () => {
-    expect(decide(ruleArgs(PRESETS['uy-club'], '2026-12-31'), adult, totals({ year: 479.5 }), g(1))).toMatchObject({ ok: false, refusal: { period: 'year', limit: 480_000 } })
+    expect(decide(ruleArgs(PRESETS['uy-club'], '2026-12-31'), adult, totals({ year: 479.5 }), g(1))).toMatchObject({
+      ok: false, refusal: { period: 'year', limit: 480_000 }
+    })
     expect(decide(ruleArgs(PRESETS['uy-club'], '2027-01-01'), adult, ZERO_TOTALS, g(40)).ok).toBe(true)
     const ar = ruleArgs(PRESETS['ar-reprocann'], '2026-11-27')
     expect(decide(ar, adult, ZERO_TOTALS, g(1))).toEqual({ ok: false, refusal: { kind: 'registration', validUntil: null } })
-    expect(decide(ar, { ...adult, validUntil: '2026-11-26' }, ZERO_TOTALS, g(1))).toEqual({ ok: false, refusal: { kind: 'registration', validUntil: '2026-11-26' } })
+    expect(decide(ar, { ...adult, validUntil: '2026-11-26' }, ZERO_TOTALS, g(1))).toEqual({
+      ok: false, refusal: { kind: 'registration', validUntil: '2026-11-26' }
+    })
     expect(decide(ar, { ...adult, validUntil: '2026-11-27' }, ZERO_TOTALS, g(100)).ok).toBe(true)
   })
 

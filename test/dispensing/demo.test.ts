@@ -52,11 +52,15 @@ describe('the demo clubs under their rules (redis, embedded backend)', () => {
     const before = (await get('/api/dispensing')).count
     await seedDemoMembers({ tenants: t.app.tenants, members: createMemberStore(t.redis ?? null), dispensing: t.app.dispensing, ledger: t.app.ledger })
     expect((await get('/api/dispensing')).count).toBe(before)
-    expect((await get('/api/members/cus_lucia/quota')).quota.periods.find((p: { period: string }) => p.period === 'month').used).toBe(demoDispensationDays(today, 2).length === 2 ? 45 : 25)
+    expect((await get('/api/members/cus_lucia/quota')).quota.periods.find((p: { period: string }) => p.period === 'month').used).toBe(
+      demoDispensationDays(today, 2).length === 2 ? 45 : 25
+    )
   })
 
   it('Mateo is under 21: the young cap, the low-THC flower is his, the strong one refused naming the ceiling', async () => {
-    expect((await get('/api/members/cus_mateo/quota')).quota).toMatchObject({ young: true, thcCeilingPercent: 10, periods: expect.arrayContaining([expect.objectContaining({ period: 'month', limit: 30 })]) })
+    expect((await get('/api/members/cus_mateo/quota')).quota).toMatchObject({
+      young: true, thcCeilingPercent: 10, periods: expect.arrayContaining([expect.objectContaining({ period: 'month', limit: 30 })])
+    })
     const mateo = await demoLogin(t, 'customer', 'mateo@example.com', SUR)
     expect((await completeCart(t, mateo, [[await variantOf(mateo, 'flores-harlequin', 5), 1]], 'pickup')).statusCode).toBe(200)
     const strong = await completeCart(t, mateo, [[await variantOf(mateo, 'flores-critical', 5), 1]], 'pickup')

@@ -20,7 +20,9 @@ describe('membership expiring and lapsed (redis, provider stand-in)', () => {
   const phone = newPhone()
 
   const notices = async () =>
-    (await t.app.inject({ url: '/api/notifications?limit=100', headers: ana })).json().notifications as Array<{ event: string, metadata?: Record<string, unknown> }>
+    (await t.app.inject({ url: '/api/notifications?limit=100', headers: ana })).json().notifications as Array<{
+      event: string, metadata?: Record<string, unknown>
+    }>
   const patchAna = async (payload: object) => {
     const res = await t.app.inject({ method: 'PATCH', url: '/api/members/cus_ana', headers: admin, payload })
     expect(res.statusCode).toBe(200)

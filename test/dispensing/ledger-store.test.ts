@@ -51,7 +51,9 @@ async function write (store: LedgerStore, tenant: string, batches: Array<Array<{
   return all
 }
 
-const batchesArb = fc.array(fc.array(fc.record({ member: fc.nat(2), product: fc.nat(2), hours: fc.nat(24 * 60) }), { minLength: 1, maxLength: 3 }), { maxLength: 12 })
+const batchesArb = fc.array(fc.array(fc.record({ member: fc.nat(2), product: fc.nat(2), hours: fc.nat(24 * 60) }), { minLength: 1, maxLength: 3 }), {
+  maxLength: 12
+})
 const queryArb = fc.record({
   member: fc.option(fc.nat(2), { nil: undefined }),
   product: fc.option(fc.nat(1), { nil: undefined }),
@@ -118,7 +120,9 @@ describe.each(['redis', 'cluster'] as const)('dispensing record store: entries f
 
   it('finds entries written before the member and product indexes existed', async () => {
     const tenant = `club-${randomUUID()}`
-    const written = await write(store, tenant, [[{ member: 0, product: 0, hours: 1 }], [{ member: 1, product: 1, hours: 2 }, { member: 1, product: 0, hours: 2 }]])
+    const written = await write(store, tenant, [
+      [{ member: 0, product: 0, hours: 1 }], [{ member: 1, product: 1, hours: 2 }, { member: 1, product: 0, hours: 2 }]
+    ])
     // as an older release left them: no index, no `indexed` mark
     for (const id of ['cus_a', 'cus_b']) await redis?.del(keys.dispensing.ledgerIndex(tenant, 'member', id))
     for (const id of ['prod_x', 'prod_y']) await redis?.del(keys.dispensing.ledgerIndex(tenant, 'product', id))

@@ -22,7 +22,9 @@ describe('dispensing under de-kcang (embedded backend, redis)', () => {
   const cart = async (items: Array<[string, number]>, shipping = 'pickup'): Promise<string> => {
     const c = (await t.app.inject({ method: 'POST', url: '/store/carts', headers: ana, payload: {} })).json().cart
     for (const [variantId, quantity] of items) {
-      expect((await t.app.inject({ method: 'POST', url: `/store/carts/${c.id}/line-items`, headers: ana, payload: { variantId, quantity } })).statusCode).toBe(200)
+      expect((await t.app.inject({ method: 'POST', url: `/store/carts/${c.id}/line-items`, headers: ana, payload: { variantId, quantity } })).statusCode).toBe(
+        200
+      )
     }
     const options = (await t.app.inject({ url: `/store/shipping-options?cartId=${c.id}`, headers: ana })).json().shippingOptions
     const option = options.find((o: { name: string }) => o.name === shipping)
@@ -109,13 +111,17 @@ describe('dispensing under de-kcang (embedded backend, redis)', () => {
 
   it('a member not active, or under 21 above 10 % THC, is refused naming why; a future birth date or an unknown status is 400, nothing written', async () => {
     const member = '/api/members/cus_ana'
-    for (const payload of [{ birthDate: '2999-01-01' }, { status: 'banned' }, { monthlyAllowanceGrams: -1 }, { identityCheck: { document: 'passport', number: 'X123' } }]) {
+    for (const payload of [
+      { birthDate: '2999-01-01' }, { status: 'banned' }, { monthlyAllowanceGrams: -1 }, { identityCheck: { document: 'passport', number: 'X123' } }
+    ]) {
       const res = await t.app.inject({ method: 'PATCH', url: member, headers: admin, payload })
       expect(res.statusCode).toBe(400)
       expect(res.json().error.code).toBe('VALIDATION_ERROR')
     }
     expect((await t.app.inject({ url: member, headers: admin })).json().standing).toMatchObject({ status: 'active', birthDate: null })
-    const suspended = await t.app.inject({ method: 'PATCH', url: member, headers: admin, payload: { status: 'suspended', reason: 'unpaid fee', phone: '+54 9 11 5555-0000' } })
+    const suspended = await t.app.inject({
+      method: 'PATCH', url: member, headers: admin, payload: { status: 'suspended', reason: 'unpaid fee', phone: '+54 9 11 5555-0000' }
+    })
     expect(suspended.json()).toMatchObject({ member: { phone: '+5491155550000' }, standing: { status: 'suspended', reason: 'unpaid fee' } })
     const refused = await complete(await cart([[v5, 1]]))
     expect(refused.statusCode).toBe(403)
@@ -129,16 +135,21 @@ describe('dispensing under de-kcang (embedded backend, redis)', () => {
     await t.app.inject({ method: 'PATCH', url: member, headers: admin, payload: { birthDate: '1990-05-01', identityCheck: { document: 'id-card' } } })
   })
 
-  it('the record: reverse with a reason (the grams back), a reversal not reversed, verify, CSV, reports; an edited or removed entry fails verify at it', async () => {
+  it('the record: reverse with a reason (the grams back), a reversal not reversed, verify, CSV, reports; ' +
+    'an edited or removed entry fails verify at it', async () => {
     const [entry] = (await t.app.inject({ url: '/api/dispensing', headers: admin })).json().entries
     expect((await t.app.inject({ method: 'POST', url: `/api/dispensing/${entry.id as string}/reverse`, headers: admin, payload: {} })).statusCode).toBe(400)
-    const reversed = await t.app.inject({ method: 'POST', url: `/api/dispensing/${entry.id as string}/reverse`, headers: admin, payload: { reason: 'wrong member' } })
+    const reversed = await t.app.inject({
+      method: 'POST', url: `/api/dispensing/${entry.id as string}/reverse`, headers: admin, payload: { reason: 'wrong member' }
+    })
     expect(reversed.statusCode).toBe(201)
     expect(reversed.json().entry).toMatchObject({ kind: 'reversal', grams: -15, reverses: entry.id, reason: 'wrong member', prevHash: entry.hash })
     expect((await quota()).periods[0]).toMatchObject({ used: 0 })
     const twice = await t.app.inject({ method: 'POST', url: `/api/dispensing/${entry.id as string}/reverse`, headers: admin, payload: { reason: 'again' } })
     expect(twice.statusCode).toBe(409)
-    const ofReversal = await t.app.inject({ method: 'POST', url: `/api/dispensing/${reversed.json().entry.id as string}/reverse`, headers: admin, payload: { reason: 'undo' } })
+    const ofReversal = await t.app.inject({
+      method: 'POST', url: `/api/dispensing/${reversed.json().entry.id as string}/reverse`, headers: admin, payload: { reason: 'undo' }
+    })
     expect(ofReversal.statusCode).toBe(409)
     expect(ofReversal.json().error.message).toContain('reversing entry')
     expect((await t.app.inject({ url: '/api/dispensing', headers: admin })).json().count).toBe(2)
@@ -149,8 +160,12 @@ describe('dispensing under de-kcang (embedded backend, redis)', () => {
     expect(csv.body.split('\r\n')[0]).toMatch(/^id,seq,kind,at,day/)
     expect(csv.body.split('\r\n').filter(Boolean)).toHaveLength(3)
     const year = Number(entry.day.slice(0, 4))
-    expect((await t.app.inject({ url: `/api/reports/dispensing?year=${year}`, headers: admin })).json()).toMatchObject({ year, grams: 0, strains: [{ productId: FLOWER, grams: 0, dispensations: 0 }] })
-    expect((await t.app.inject({ url: `/api/reports/dispensing?month=${entry.day.slice(0, 7) as string}`, headers: admin })).json()).toMatchObject({ members: [{ memberName: 'Ana Pereyra', grams: 0 }] })
+    expect((await t.app.inject({ url: `/api/reports/dispensing?year=${year}`, headers: admin })).json()).toMatchObject({
+      year, grams: 0, strains: [{ productId: FLOWER, grams: 0, dispensations: 0 }]
+    })
+    expect((await t.app.inject({ url: `/api/reports/dispensing?month=${entry.day.slice(0, 7) as string}`, headers: admin })).json()).toMatchObject({
+      members: [{ memberName: 'Ana Pereyra', grams: 0 }]
+    })
     expect((await t.app.inject({ url: '/api/reports/dispensing', headers: admin })).statusCode).toBe(400)
     expect((await t.app.inject({ url: '/api/dispensing', headers: ana })).statusCode).toBe(403)
 
@@ -159,9 +174,13 @@ describe('dispensing under de-kcang (embedded backend, redis)', () => {
     const k = keys.dispensing.ledger(CLUB)
     const text = await redis.hget(k.entries, '1') as string
     await redis.hset(k.entries, '1', text.replace('"grams":15', '"grams":1.5'))
-    expect((await t.app.inject({ url: '/api/dispensing/verify', headers: admin })).json()).toMatchObject({ ok: false, broken: { id: 'dsp_1', problem: 'content' } })
+    expect((await t.app.inject({ url: '/api/dispensing/verify', headers: admin })).json()).toMatchObject({
+      ok: false, broken: { id: 'dsp_1', problem: 'content' }
+    })
     await redis.hset(k.entries, '1', text)
     await redis.hdel(k.entries, '2')
-    expect((await t.app.inject({ url: '/api/dispensing/verify', headers: admin })).json()).toMatchObject({ ok: false, broken: { id: 'dsp_2', problem: 'missing' } })
+    expect((await t.app.inject({ url: '/api/dispensing/verify', headers: admin })).json()).toMatchObject({
+      ok: false, broken: { id: 'dsp_2', problem: 'missing' }
+    })
   })
 })

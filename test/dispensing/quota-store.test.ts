@@ -11,7 +11,9 @@ import { contractStore, type StoreKind } from '../helper.ts'
 // releases, handovers, reversals and standing changes gets the same verdicts and leaves the same totals.
 
 const DAYS = ['2026-01-31', '2026-02-01', '2026-02-01', '2026-02-02', '2026-12-31', '2027-01-01']
-const RULES: ClubRules[] = [PRESETS['de-kcang'], PRESETS['uy-club'], { ...PRESETS['es-csc'], allowanceRequired: false, monthlyGrams: 12 }, PRESETS['ar-reprocann']]
+const RULES: ClubRules[] = [
+  PRESETS['de-kcang'], PRESETS['uy-club'], { ...PRESETS['es-csc'], allowanceRequired: false, monthlyGrams: 12 }, PRESETS['ar-reprocann']
+]
 const standingArb: fc.Arbitrary<Standing> = fc.record({
   status: fc.constantFrom('active', 'active', 'active', 'pending', 'lapsed'),
   birthDate: fc.constantFrom(null, '2000-01-01', '2005-02-01', '2006-01-31', '2008-12-31'),
@@ -19,7 +21,9 @@ const standingArb: fc.Arbitrary<Standing> = fc.record({
   validUntil: fc.constantFrom(null, '2026-02-01', '2030-01-01'),
   monthlyAllowanceGrams: fc.constantFrom(null, 7, 60),
 }).map((s) => ({ ...DEFAULT_STANDING, ...s }))
-const loadArb: fc.Arbitrary<Load> = fc.record({ mg: fc.constantFrom(0, 500, 1000, 2500, 5000, 12_000, 24_000, 25_000), maxThc: fc.constantFrom(-1, 8000, 18_000) })
+const loadArb: fc.Arbitrary<Load> = fc.record({
+  mg: fc.constantFrom(0, 500, 1000, 2500, 5000, 12_000, 24_000, 25_000), maxThc: fc.constantFrom(-1, 8000, 18_000)
+})
 
 type Op =
   | { op: 'reserve', member: number, hold: number, rules: number, day: number, load: Load }

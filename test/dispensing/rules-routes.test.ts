@@ -23,7 +23,9 @@ describe('GET/PATCH /api/club/rules', () => {
     const res = await t.app.inject({ method: 'PATCH', url: '/api/club/rules', headers, payload: { preset: 'de-kcang', minMembershipDays: 90 } })
     expect(res.statusCode).toBe(200)
     expect(res.json().rules).toEqual({ ...PRESETS['de-kcang'], minMembershipDays: 90 })
-    const next = await t.app.inject({ method: 'PATCH', url: '/api/club/rules', headers, payload: { dailyGrams: null, young: { underAge: 21, monthlyGrams: 25, maxThcPercent: 10 } } })
+    const next = await t.app.inject({
+      method: 'PATCH', url: '/api/club/rules', headers, payload: { dailyGrams: null, young: { underAge: 21, monthlyGrams: 25, maxThcPercent: 10 } }
+    })
     expect(next.json().rules).toMatchObject({ preset: 'de-kcang', dailyGrams: null, monthlyGrams: 50, minMembershipDays: 90, young: { monthlyGrams: 25 } })
     expect((await t.app.tenants.get('club-sur'))?.rules).toEqual(next.json().rules)
     expect((await t.app.inject({ url: '/api/club/rules', headers: await t.auth('admin', 'club-norte') })).json().rules.preset).toBe('none')

@@ -83,10 +83,15 @@ describe('dispensing sequences (memory stores, the Berlin calendar)', () => {
         } else if (op.op === 'handover') {
           const o = orders.filter((x) => x.state === 'placed')[op.order % Math.max(1, orders.length)]
           if (o) {
-            const line = { orderId: o.id, lineId: 'l1', productId: 'prod_1', variantId: 'v1', product: 'Kush', quantity: 1, grams: o.grams, thcPercent: 8, cbdPercent: 1 }
-            const done = await refusedOr(async () => await dispensing.finalize(tenant, o.member, o.id, [{ quantity: 1, grams: o.grams, thcPercent: 8 }], clock.get()))
+            const line = {
+              orderId: o.id, lineId: 'l1', productId: 'prod_1', variantId: 'v1', product: 'Kush', quantity: 1, grams: o.grams, thcPercent: 8, cbdPercent: 1
+            }
+            const done = await refusedOr(async () =>
+              await dispensing.finalize(tenant, o.member, o.id, [{ quantity: 1, grams: o.grams, thcPercent: 8 }], clock.get()))
             if (done) {
-              await ledger.recordHandover(tenant, { orderId: o.id, at: clock.get(), memberId: o.member, memberName: o.member, memberBirthYear: null, staff: { id: 's', name: 'S' }, lines: [line] })
+              await ledger.recordHandover(tenant, {
+                orderId: o.id, at: clock.get(), memberId: o.member, memberName: o.member, memberBirthYear: null, staff: { id: 's', name: 'S' }, lines: [line]
+              })
               o.state = 'handed'
             }
           }
@@ -129,7 +134,9 @@ describe('dispensing sequences (memory stores, the Berlin calendar)', () => {
           memberName: 'A',
           memberBirthYear: 1990,
           staff: { id: 's', name: 'S' },
-          lines: [{ orderId: `order_${i}`, lineId: 'l1', productId: 'p', variantId: 'v', product: 'Kush', quantity: 1, grams: 1, thcPercent: 10, cbdPercent: 1 }],
+          lines: [{
+            orderId: `order_${i}`, lineId: 'l1', productId: 'p', variantId: 'v', product: 'Kush', quantity: 1, grams: 1, thcPercent: 10, cbdPercent: 1
+          }],
         })
       }
       expect(await ledger.verify(admin)).toMatchObject({ ok: true, entries: count })

@@ -16,7 +16,9 @@ describe.each(['redis', 'cluster', 'memory'] as StoreKind[])('index by validUnti
 
   const put = async (tenant: string, member: string, s: Partial<Standing>) => {
     const current = await store().getStanding(tenant, member)
-    expect(await store().putStanding(tenant, member, { ...DEFAULT_STANDING, ...s, updatedAt: `${Number(current.updatedAt ?? 0) + 1}` }, current.updatedAt)).toBe(true)
+    expect(
+      await store().putStanding(tenant, member, { ...DEFAULT_STANDING, ...s, updatedAt: `${Number(current.updatedAt ?? 0) + 1}` }, current.updatedAt)
+    ).toBe(true)
   }
 
   it('finds members between two days, both included, earliest first; a change moves them, no validUntil or a lapse drops them', async () => {
@@ -40,7 +42,10 @@ describe.each(['redis', 'cluster', 'memory'] as StoreKind[])('index by validUnti
 
   it('after any sequence of writes, a range answers exactly the last standings with a validUntil in it that await expiry', async () => {
     await fc.assert(fc.asyncProperty(
-      fc.array(fc.record({ member: fc.integer({ min: 0, max: 3 }), day: fc.option(fc.constantFrom(...DAYS), { nil: null }), status: fc.constantFrom(...STATUS) }), { maxLength: 12 }),
+      fc.array(
+        fc.record({ member: fc.integer({ min: 0, max: 3 }), day: fc.option(fc.constantFrom(...DAYS), { nil: null }), status: fc.constantFrom(...STATUS) }),
+        { maxLength: 12 }
+      ),
       fc.constantFrom(...DAYS), fc.constantFrom(...DAYS),
       async (writes, a, b) => {
         const tenant = `club-prop-${kind}-${club++}`

@@ -31,7 +31,9 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
 
     const full = await b.call('GET', `/admin/orders/${order.id}`, { headers: admin })
     expect(shapeDiff(full.body, sample('admin_order'), DEEP)).toEqual([])
-    const list = await b.call('GET', '/admin/orders?fields=id,display_id,status,total,version,*items,payment_status,fulfillment_status&limit=15', { headers: admin })
+    const list = await b.call('GET', '/admin/orders?fields=id,display_id,status,total,version,*items,payment_status,fulfillment_status&limit=15', {
+      headers: admin
+    })
     expect(shapeDiff(list.body, sample('admin_orders'))).toEqual([])
     expect(list.body).toMatchObject({ count: 1, offset: 0, limit: 15 })
 
@@ -49,10 +51,14 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
     expect(afterCapture).toMatchObject({ status: 'pending', payment_status: 'captured', fulfillment_status: 'not_fulfilled' })
 
     const item = afterCapture.items[0]
-    const tooMany = await b.call('POST', `/admin/orders/${order.id}/fulfillments`, { headers: admin, body: { items: [{ id: item.id, quantity: 3 }], location_id: 'sloc_club_norte' } })
+    const tooMany = await b.call('POST', `/admin/orders/${order.id}/fulfillments`, {
+      headers: admin, body: { items: [{ id: item.id, quantity: 3 }], location_id: 'sloc_club_norte' }
+    })
     expect(tooMany.body).toEqual({ type: 'invalid_data', message: `Quantity to fulfill exceeds the reserved quantity for the item: ${item.id}` })
     expect(shapeDiff(tooMany.body, sample('fulfill_bad'))).toEqual([])
-    const fulfilled = await b.call('POST', `/admin/orders/${order.id}/fulfillments`, { headers: admin, body: { items: [{ id: item.id, quantity: 2 }], location_id: 'sloc_club_norte' } })
+    const fulfilled = await b.call('POST', `/admin/orders/${order.id}/fulfillments`, {
+      headers: admin, body: { items: [{ id: item.id, quantity: 2 }], location_id: 'sloc_club_norte' }
+    })
     expect(shapeDiff(fulfilled.body, sample('fulfill'), DEEP)).toEqual([])
     const afterFulfill = await read(order.id)
     expect(shapeDiff({ order: afterFulfill }, sample('order_after_ful'))).toEqual([])
@@ -61,7 +67,9 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
 
     const fulfillment = afterFulfill.fulfillments[0]
     const labels = [{ tracking_number: 'TRK123', tracking_url: 'https://example.com/t/TRK123', label_url: 'https://example.com/l/TRK123' }]
-    const shipped = await b.call('POST', `/admin/orders/${order.id}/fulfillments/${fulfillment.id}/shipments`, { headers: admin, body: { items: [{ id: item.id, quantity: 2 }], labels } })
+    const shipped = await b.call('POST', `/admin/orders/${order.id}/fulfillments/${fulfillment.id}/shipments`, {
+      headers: admin, body: { items: [{ id: item.id, quantity: 2 }], labels }
+    })
     expect(shapeDiff(shipped.body, sample('ship_ful'), DEEP)).toEqual([])
     const afterShip = await read(order.id)
     expect(shapeDiff({ order: afterShip }, sample('order_after_ship'))).toEqual([])
@@ -94,7 +102,9 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
     expect(await stockOf(b, admin, variant.inventoryItemId)).toEqual({ stocked: before.stocked, reserved: before.reserved - 3 })
     const refusal = { type: 'invalid_data', message: `Order with id ${order.id} has been canceled.` }
     expect(await b.call('POST', `/admin/orders/${order.id}/cancel`, { headers: admin })).toMatchObject({ status: 400, body: refusal })
-    expect(await b.call('POST', `/admin/orders/${order.id}`, { headers: admin, body: { metadata: { note: 'x' } } })).toMatchObject({ status: 400, body: refusal })
+    expect(await b.call('POST', `/admin/orders/${order.id}`, { headers: admin, body: { metadata: { note: 'x' } } })).toMatchObject({
+      status: 400, body: refusal
+    })
     expect((await b.call('POST', `/admin/orders/${order.id}/complete`, { headers: admin })).status).toBe(400)
 
     const packed = (await placeOrder('norte-sustrato', 1)).order
@@ -109,7 +119,10 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
     const { order, variant } = await placeOrder('norte-sustrato', 2)
     const line = (await read(order.id)).items[0]
     const reserved = await stockOf(b, admin, variant.inventoryItemId)
-    const fulfill = async () => (await b.call('POST', `/admin/orders/${order.id}/fulfillments`, { headers: admin, body: { items: [{ id: line.id, quantity: 1 }] } })).body.order.fulfillments.at(-1).id as string
+    const fulfill = async () =>
+      (await b.call('POST', `/admin/orders/${order.id}/fulfillments`, {
+        headers: admin, body: { items: [{ id: line.id, quantity: 1 }] }
+      })).body.order.fulfillments.at(-1).id as string
     const [first, second] = [await fulfill(), await fulfill()]
     expect(await stockOf(b, admin, variant.inventoryItemId)).toEqual({ stocked: reserved.stocked - 2, reserved: reserved.reserved - 2 })
     const cancelOf = (fid: string, body: object = {}) => b.call('POST', `/admin/orders/${order.id}/fulfillments/${fid}/cancel`, { headers: admin, body })
@@ -122,15 +135,21 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
     expect(await stockOf(b, admin, variant.inventoryItemId)).toEqual({ stocked: reserved.stocked - 1, reserved: reserved.reserved - 1 })
 
     expect(await cancelOf(first)).toMatchObject({ status: 400, body: { type: 'not_allowed', message: 'The fulfillment is already canceled' } })
-    expect(await cancelOf('ful_nope')).toMatchObject({ status: 400, body: { type: 'invalid_data', message: 'Fulfillment with id ful_nope not found in the order' } })
-    expect(await cancelOf(second, { foo: 1 })).toMatchObject({ status: 400, body: { type: 'invalid_data', message: 'Invalid request: Unrecognized fields: \'foo\'' } })
+    expect(await cancelOf('ful_nope')).toMatchObject({
+      status: 400, body: { type: 'invalid_data', message: 'Fulfillment with id ful_nope not found in the order' }
+    })
+    expect(await cancelOf(second, { foo: 1 })).toMatchObject({
+      status: 400, body: { type: 'invalid_data', message: 'Invalid request: Unrecognized fields: \'foo\'' }
+    })
     await b.call('POST', `/admin/orders/${order.id}/fulfillments/${second}/shipments`, { headers: admin, body: {} })
     expect(await cancelOf(second)).toMatchObject({
       status: 400, body: { type: 'not_allowed', message: 'The fulfillment has already been shipped. Shipped fulfillments cannot be canceled' },
     })
 
     const { order: other, variant: same } = await placeOrder('norte-sustrato', 1)
-    const packed = (await b.call('POST', `/admin/orders/${other.id}/fulfillments`, { headers: admin, body: { items: [{ id: (await read(other.id)).items[0].id, quantity: 1 }] } })).body.order
+    const packed = (await b.call('POST', `/admin/orders/${other.id}/fulfillments`, {
+      headers: admin, body: { items: [{ id: (await read(other.id)).items[0].id, quantity: 1 }] }
+    })).body.order
     const before = await stockOf(b, admin, same.inventoryItemId)
     expect((await b.call('POST', `/admin/orders/${other.id}/fulfillments/${packed.fulfillments[0].id}/cancel`, { headers: admin })).status).toBe(200)
     expect(await read(other.id)).toMatchObject({ fulfillment_status: 'canceled' })
@@ -146,7 +165,9 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
 
   it('merges order metadata, as the activity log and invoice flags use it', async () => {
     const { order } = await placeOrder('norte-picador', 1)
-    await b.call('POST', `/admin/orders/${order.id}`, { headers: admin, body: { metadata: { activity_logs: [{ type: 'system', description: 'orders:activity.created' }] } } })
+    await b.call('POST', `/admin/orders/${order.id}`, {
+      headers: admin, body: { metadata: { activity_logs: [{ type: 'system', description: 'orders:activity.created' }] } }
+    })
     const res = await b.call('POST', `/admin/orders/${order.id}`, { headers: admin, body: { metadata: { isInvoiced: true } } })
     expect(res.body.order.metadata).toEqual({ activity_logs: [{ type: 'system', description: 'orders:activity.created' }], isInvoiced: true })
   })
@@ -206,7 +227,9 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
     const product = created.body.product
     expect(product.sales_channels.map((c: any) => c.id)).toEqual(['sc_club_norte'])
     const itemId = product.variants[0].inventory_items[0].inventory_item_id
-    const level = await b.call('POST', `/admin/inventory-items/${itemId}/location-levels`, { headers: admin, body: { location_id: 'sloc_club_norte', stocked_quantity: 7 } })
+    const level = await b.call('POST', `/admin/inventory-items/${itemId}/location-levels`, {
+      headers: admin, body: { location_id: 'sloc_club_norte', stocked_quantity: 7 }
+    })
     expect(shapeDiff(level.body, sample('inv_level'))).toEqual([])
     expect(level.body.inventory_item.location_levels[0]).toMatchObject({ location_id: 'sloc_club_norte', stocked_quantity: 7, available_quantity: 7 })
     const moved = await b.call('POST', `/admin/inventory-items/${itemId}/location-levels/sloc_club_norte`, { headers: admin, body: { stocked_quantity: 9 } })
@@ -217,7 +240,9 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
     const storefront = await b.call('GET', `/store/products/${product.id}?region_id=reg_club_norte`, { headers: PK_NORTE })
     expect(storefront.body.product.variants[0]).toMatchObject({ inventory_quantity: 9, calculated_price: { calculated_amount: 90000 } })
 
-    const updated = await b.call('POST', `/admin/products/${product.id}`, { headers: admin, body: { description: 'Batería de 2 h', metadata: { origen: 'importado' } } })
+    const updated = await b.call('POST', `/admin/products/${product.id}`, {
+      headers: admin, body: { description: 'Batería de 2 h', metadata: { origen: 'importado' } }
+    })
     expect(updated.body.product).toMatchObject({ description: 'Batería de 2 h', metadata: { origen: 'importado' } })
     const bad = await b.call('POST', '/admin/products', { headers: admin, body: { foo: 1 } })
     expect(bad.body).toEqual({ type: 'invalid_data', message: "Invalid request: Field 'title' is required; Unrecognized fields: 'foo'" })
@@ -229,7 +254,12 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
     const token = admin.authorization?.slice('Bearer '.length) as string
     const [, payload] = token.split('.')
     const claims = JSON.parse(Buffer.from(payload as string, 'base64url').toString())
-    expect(claims).toMatchObject({ actor_id: 'user_admin_norte', actor_type: 'user', auth_identity_id: expect.stringMatching(/^authid_/), app_metadata: { role: 'admin', tenants: ['club-norte'], user_id: 'user_admin_norte' } })
+    expect(claims).toMatchObject({
+      actor_id: 'user_admin_norte',
+      actor_type: 'user',
+      auth_identity_id: expect.stringMatching(/^authid_/),
+      app_metadata: { role: 'admin', tenants: ['club-norte'], user_id: 'user_admin_norte' }
+    })
     expect(claims.exp - claims.iat).toBe(24 * 3600)
     expect(await verifyAccessToken(TEST_SECRETS.JWT_SECRET, token)).toMatchObject({ sub: 'user_admin_norte', role: 'admin', tenants: ['club-norte'] })
 

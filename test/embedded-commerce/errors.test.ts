@@ -11,7 +11,8 @@ describe.each(['redis', 'memory'] as const)('commerce errors (%s)', (store) => {
   beforeAll(async () => { ({ b, ana, admin } = await startWithLogins(store)) })
   afterAll(async () => { await b.close() })
 
-  const emptyCart = async (): Promise<string> => (await b.call('POST', '/store/carts', { headers: PK_NORTE, body: { region_id: 'reg_club_norte' } })).body.cart.id
+  const emptyCart = async (): Promise<string> =>
+    (await b.call('POST', '/store/carts', { headers: PK_NORTE, body: { region_id: 'reg_club_norte' } })).body.cart.id
 
   it.each([
     ['store_nopk', 400, () => b.call('GET', '/store/products')],
@@ -22,8 +23,14 @@ describe.each(['redis', 'memory'] as const)('commerce errors (%s)', (store) => {
     ['auth_bad', 401, () => b.call('POST', '/auth/user/emailpass', { body: { email: 'nobody@example.com', password: 'demo-password' } })],
     ['unauth_admin', 401, () => b.call('GET', '/admin/orders')],
     ['unauth_admin', 401, () => b.call('GET', '/admin/orders', { headers: { authorization: 'Bearer not.a.jwt' } })],
-    ['li_bad', 400, async () => b.call('POST', `/store/carts/${await emptyCart()}/line-items`, { headers: PK_NORTE, body: { variant_id: 'variant_nope', quantity: 1 } })],
-    ['ship_bad', 400, async () => b.call('POST', `/store/carts/${await emptyCart()}/shipping-methods`, { headers: PK_NORTE, body: { option_id: 'so_club_sur_pickup' } })],
+    [
+      'li_bad', 400,
+      async () => b.call('POST', `/store/carts/${await emptyCart()}/line-items`, { headers: PK_NORTE, body: { variant_id: 'variant_nope', quantity: 1 } })
+    ],
+    [
+      'ship_bad', 400,
+      async () => b.call('POST', `/store/carts/${await emptyCart()}/shipping-methods`, { headers: PK_NORTE, body: { option_id: 'so_club_sur_pickup' } })
+    ],
     ['complete_nopay', 400, async () => b.call('POST', `/store/carts/${await emptyCart()}/complete`, { headers: PK_NORTE })],
   ])('%s', async (name, status, run) => {
     const res = await run()
@@ -42,7 +49,9 @@ describe.each(['redis', 'memory'] as const)('commerce errors (%s)', (store) => {
     const res = await b.call('POST', '/store/carts', { headers: PK_NORTE, body: { region_id: 123 } })
     expect(res.status).toBe(400)
     expect(res.body).toEqual({ type: 'invalid_data', message: "Invalid request: Expected type: 'string' for field 'region_id', got: '123'" })
-    const malformed = await fetch(`${b.url}/store/carts`, { method: 'POST', headers: { ...PK_NORTE, 'content-type': 'application/json' }, body: '{"region_id":' })
+    const malformed = await fetch(`${b.url}/store/carts`, {
+      method: 'POST', headers: { ...PK_NORTE, 'content-type': 'application/json' }, body: '{"region_id":'
+    })
     expect(malformed.status).toBe(400)
     expect((await malformed.json()).type).toBe('invalid_data')
     const limit = await b.call('GET', '/store/products?limit=-1', { headers: PK_NORTE })
@@ -65,7 +74,9 @@ describe.each(['redis', 'memory'] as const)('commerce errors (%s)', (store) => {
   it('a payment provider the region does not offer is refused', async () => {
     const cart = await emptyCart()
     const pc = await b.call('POST', '/store/payment-collections', { headers: PK_NORTE, body: { cart_id: cart } })
-    const res = await b.call('POST', `/store/payment-collections/${pc.body.payment_collection.id}/payment-sessions`, { headers: PK_NORTE, body: { provider_id: 'pp_stripe' } })
+    const res = await b.call('POST', `/store/payment-collections/${pc.body.payment_collection.id}/payment-sessions`, {
+      headers: PK_NORTE, body: { provider_id: 'pp_stripe' }
+    })
     expect(res.status).toBe(400)
     expect(res.body.type).toBe('invalid_data')
   })
@@ -78,9 +89,13 @@ describe.each(['redis', 'memory'] as const)('commerce errors (%s)', (store) => {
     expect((await b.call('POST', `/store/carts/${first}/complete`, { headers: PK_NORTE })).status).toBe(200)
     const lost = await b.call('POST', `/store/carts/${second}/complete`, { headers: PK_NORTE })
     expect(lost.status).toBe(400)
-    expect(lost.body).toEqual({ code: 'insufficient_inventory', type: 'not_allowed', message: `Not enough stock available for item ${variant.inventoryItemId} at location sloc_club_norte` })
+    expect(lost.body).toEqual({
+      code: 'insufficient_inventory', type: 'not_allowed', message: `Not enough stock available for item ${variant.inventoryItemId} at location sloc_club_norte`
+    })
     expect(Object.keys(sample('c2_complete') as object).every((k) => k in lost.body)).toBe(true)
-    const lowered = await b.call('POST', `/admin/inventory-items/${variant.inventoryItemId}/location-levels/sloc_club_norte`, { headers: admin, body: { stocked_quantity: 0 } })
+    const lowered = await b.call('POST', `/admin/inventory-items/${variant.inventoryItemId}/location-levels/sloc_club_norte`, {
+      headers: admin, body: { stocked_quantity: 0 }
+    })
     expect(lowered.status).toBe(400)
   })
 })

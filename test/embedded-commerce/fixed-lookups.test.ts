@@ -36,7 +36,9 @@ describe('lookups kept by the embedded backend (redis, MONITOR)', () => {
   })
 
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(url + path, { method, headers: { ...PK_NORTE, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+    const res = await fetch(url + path, {
+      method, headers: { ...PK_NORTE, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined
+    })
     return { status: res.status, body: await res.json() as any }
   }
   /** The commands `run` made the backend send: up to a marker read after it, which MONITOR passes on after them. */

@@ -1,7 +1,9 @@
 import { expect } from 'vitest'
 import { PK_NORTE, type Backend } from './harness.ts'
 
-export const SHIPPING = { first_name: 'Ana', last_name: 'Pereyra', address_1: 'Av. Cabildo 1300', city: 'Buenos Aires', postal_code: 'C1426', country_code: 'ar', phone: '+541100000000' }
+export const SHIPPING = {
+  first_name: 'Ana', last_name: 'Pereyra', address_1: 'Av. Cabildo 1300', city: 'Buenos Aires', postal_code: 'C1426', country_code: 'ar', phone: '+541100000000'
+}
 
 /** The first variant of a demo product of club-norte, by handle. */
 export async function variantOf (b: Backend, handle: string): Promise<{ id: string, inventoryItemId: string, price: number }> {
@@ -11,7 +13,9 @@ export async function variantOf (b: Backend, handle: string): Promise<{ id: stri
 }
 
 /** A club-norte cart with one line, an address, a shipping method and a payment session: ready to complete. */
-export async function readyCart (b: Backend, headers: Record<string, string>, variantId: string, quantity: number, option = 'so_club_norte_delivery'): Promise<string> {
+export async function readyCart (
+  b: Backend, headers: Record<string, string>, variantId: string, quantity: number, option = 'so_club_norte_delivery'
+): Promise<string> {
   const h = { ...PK_NORTE, ...headers }
   const created = await b.call('POST', '/store/carts', { headers: h, body: { region_id: 'reg_club_norte', email: 'ana@example.com' } })
   expect(created.status).toBe(200)
@@ -26,7 +30,9 @@ export async function readyCart (b: Backend, headers: Record<string, string>, va
     expect(res.status, res.text).toBe(200)
   }
   const pc = await b.call('POST', '/store/payment-collections', { headers: h, body: { cart_id: id } })
-  const ps = await b.call('POST', `/store/payment-collections/${pc.body.payment_collection.id}/payment-sessions`, { headers: h, body: { provider_id: 'pp_system_default' } })
+  const ps = await b.call('POST', `/store/payment-collections/${pc.body.payment_collection.id}/payment-sessions`, {
+    headers: h, body: { provider_id: 'pp_system_default' }
+  })
   expect(ps.status, ps.text).toBe(200)
   return id
 }

@@ -12,7 +12,9 @@ describe.each(['redis', 'memory'] as const)('commerce plugin (%s)', (store) => {
       expect(await (await fetch(`${url}/health`)).text()).toBe('OK')
       const products = await (await fetch(`${url}/store/products`, { headers: { 'x-publishable-api-key': 'pk_club_norte' } })).json()
       expect(products.count).toBeGreaterThanOrEqual(4)
-      const login = await fetch(`${url}/auth/user/emailpass`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'grower@club-norte.test', password: 'demo-password' }) })
+      const login = await fetch(`${url}/auth/user/emailpass`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'grower@club-norte.test', password: 'demo-password' })
+      })
       const { token } = await login.json()
       expect(await verifyAccessToken(t.config.jwtSecret, token)).toMatchObject({ sub: 'user_grower_norte', role: 'grower', tenants: ['club-norte'] })
     } finally {

@@ -5,7 +5,9 @@ import { fulfillmentStatus, paymentStatus } from '../../src/embedded-commerce/ca
 import { mergeDeltas, type StockDelta } from '../../src/embedded-commerce/store/port.ts'
 import type { Fulfillment, OrderLineItem, PaymentCollection } from '../../src/embedded-commerce/model.ts'
 
-const answer = fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.oneof(fc.integer(), fc.string(), fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.integer())))
+const answer = fc.dictionary(
+  fc.string({ minLength: 1, maxLength: 6 }), fc.oneof(fc.integer(), fc.string(), fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.integer()))
+)
 
 describe('fields parser (outside input)', () => {
   it('never throws and never invents keys', () => {
@@ -27,7 +29,9 @@ describe('fields parser (outside input)', () => {
 
   it('selects inside relations', () => {
     const order = { id: 'o', status: 'pending', items: [{ id: 'i', quantity: 2, title: 't' }], fulfillments: [{ id: 'f' }] }
-    expect(project(order, parseFields('status,items.quantity,*fulfillments'))).toEqual({ id: 'o', status: 'pending', items: [{ id: 'i', quantity: 2 }], fulfillments: [{ id: 'f' }] })
+    expect(project(order, parseFields('status,items.quantity,*fulfillments'))).toEqual({
+      id: 'o', status: 'pending', items: [{ id: 'i', quantity: 2 }], fulfillments: [{ id: 'f' }]
+    })
     expect(project(order, parseFields('-items'))).toEqual({ id: 'o', status: 'pending', fulfillments: [{ id: 'f' }] })
   })
 })
@@ -81,7 +85,9 @@ const fulfillment = (itemId: string, step: Step): Fulfillment => ({
 // An order as the order services keep it: each fulfillment packs one unit of a line; a line's fulfilled
 // quantity counts its live (uncanceled) fulfillments and never exceeds what was ordered.
 const order = fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 3 }).chain((quantities) =>
-  fc.array(fc.record({ item: fc.nat({ max: quantities.length - 1 }), step: fc.constantFrom<Step>('packed', 'shipped', 'delivered', 'canceled') }), { maxLength: 6 })
+  fc.array(fc.record({ item: fc.nat({ max: quantities.length - 1 }), step: fc.constantFrom<Step>('packed', 'shipped', 'delivered', 'canceled') }), {
+    maxLength: 6
+  })
     .map((wanted) => {
       const packed = quantities.map(() => 0)
       const kept = wanted.filter(({ item, step }) => step === 'canceled' || (packed[item] = (packed[item] ?? 0) + 1) <= (quantities[item] ?? 0))
@@ -109,44 +115,53 @@ describe('order statuses computed on read', () => {
   })
 
   it('payment_status follows authorized, captured and refunded amounts', () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 0, max: 1000 }), fc.boolean(), (amount, rawCaptured, rawRefund, canceled) => {
-      const captured = Math.min(rawCaptured, amount)
-      const refunded = Math.min(rawRefund, captured)
-      const pc: PaymentCollection = {
-        id: 'pc',
-        currency_code: 'ars',
-        amount,
-        completed_at: null,
-        payment_sessions: [],
-        metadata: null,
-        created_at: '',
-        updated_at: '',
-        payments: [{
-          id: 'p',
-          provider_id: 'pp',
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 0, max: 1000 }), fc.boolean(), (
+        amount, rawCaptured, rawRefund, canceled
+      ) => {
+        const captured = Math.min(rawCaptured, amount)
+        const refunded = Math.min(rawRefund, captured)
+        const pc: PaymentCollection = {
+          id: 'pc',
           currency_code: 'ars',
           amount,
-          payment_session_id: 's',
-          captured_at: null,
-          canceled_at: canceled && captured === 0 ? 'now' : null,
-          captures: captured ? [{ id: 'c', amount: captured, created_by: null, created_at: '' }] : [],
-          refunds: refunded ? [{ id: 'r', amount: refunded, created_by: null, created_at: '' }] : [],
+          completed_at: null,
+          payment_sessions: [],
+          metadata: null,
           created_at: '',
           updated_at: '',
-        }],
-      }
-      const result = paymentStatus({ status: canceled ? 'canceled' : 'pending', payment_collections: [pc] })
-      if (refunded > 0) expect(result).toBe(refunded >= captured ? 'refunded' : 'partially_refunded')
-      else if (canceled && captured === 0) expect(result).toBe('canceled')
-      else if (captured > 0) expect(result).toBe(captured >= amount ? 'captured' : 'partially_captured')
-      else expect(result).toBe('authorized')
-    }))
+          payments: [{
+            id: 'p',
+            provider_id: 'pp',
+            currency_code: 'ars',
+            amount,
+            payment_session_id: 's',
+            captured_at: null,
+            canceled_at: canceled && captured === 0 ? 'now' : null,
+            captures: captured ? [{ id: 'c', amount: captured, created_by: null, created_at: '' }] : [],
+            refunds: refunded ? [{ id: 'r', amount: refunded, created_by: null, created_at: '' }] : [],
+            created_at: '',
+            updated_at: '',
+          }],
+        }
+        const result = paymentStatus({ status: canceled ? 'canceled' : 'pending', payment_collections: [pc] })
+        if (refunded > 0) expect(result).toBe(refunded >= captured ? 'refunded' : 'partially_refunded')
+        else if (canceled && captured === 0) expect(result).toBe('canceled')
+        else if (captured > 0) expect(result).toBe(captured >= amount ? 'captured' : 'partially_captured')
+        else expect(result).toBe('authorized')
+      })
+    )
   })
 })
 
 describe('stock deltas', () => {
   it('merging keeps every level\'s total change', () => {
-    const delta = fc.record({ inventoryItemId: fc.constantFrom('a', 'b'), locationId: fc.constantFrom('x', 'y'), stocked: fc.integer({ min: -5, max: 5 }), reserved: fc.integer({ min: -5, max: 5 }) })
+    const delta = fc.record({
+      inventoryItemId: fc.constantFrom('a', 'b'),
+      locationId: fc.constantFrom('x', 'y'),
+      stocked: fc.integer({ min: -5, max: 5 }),
+      reserved: fc.integer({ min: -5, max: 5 })
+    })
     fc.assert(fc.property(fc.array(delta), (deltas) => {
       const merged = mergeDeltas(deltas)
       for (const item of ['a', 'b']) {

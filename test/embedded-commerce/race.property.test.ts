@@ -19,7 +19,9 @@ describe.each(['redis', 'memory'] as const)('concurrent cart completion (%s)', (
 
   const setAvailable = async (available: number): Promise<number> => {
     const { reserved } = await stockOf(b, admin, variant.inventoryItemId)
-    const res = await b.call('POST', `/admin/inventory-items/${variant.inventoryItemId}/location-levels/sloc_club_norte`, { headers: admin, body: { stocked_quantity: reserved + available } })
+    const res = await b.call('POST', `/admin/inventory-items/${variant.inventoryItemId}/location-levels/sloc_club_norte`, {
+      headers: admin, body: { stocked_quantity: reserved + available }
+    })
     expect(res.status).toBe(200)
     return reserved
   }

@@ -8,7 +8,9 @@ import { testRedis } from '../helper.ts'
 // The same cases against both implementations of the commerce store port.
 const NOW = '2026-01-01T00:00:00.000Z'
 
-const region = (id: string): RegionDoc => ({ id, name: id, currency_code: 'ars', countries: ['ar'], payment_providers: [], automatic_taxes: true, metadata: null, created_at: NOW, updated_at: NOW })
+const region = (id: string): RegionDoc => ({
+  id, name: id, currency_code: 'ars', countries: ['ar'], payment_providers: [], automatic_taxes: true, metadata: null, created_at: NOW, updated_at: NOW
+})
 const cart = (id: string): CartDoc => ({
   id,
   region_id: 'r',
@@ -91,13 +93,17 @@ describe.each(['redis', 'memory'] as const)('commerce store contract (%s)', (kin
 
   it('sets stocked quantities, never below what is reserved, and applies deltas all or nothing', async () => {
     expect(await store.setStocked('item1', 'loc', 5, 'lev1', NOW)).toBe('ok')
-    expect(await store.stock('item1')).toEqual([{ id: 'lev1', location_id: 'loc', stocked_quantity: 5, reserved_quantity: 0, created_at: NOW, updated_at: NOW }])
+    expect(
+      await store.stock('item1')
+    ).toEqual([{ id: 'lev1', location_id: 'loc', stocked_quantity: 5, reserved_quantity: 0, created_at: NOW, updated_at: NOW }])
     await store.create('order', order('o-stock'), [], [])
     const fits = await store.replace('order', 1, order('o-stock'), { stock: [{ inventoryItemId: 'item1', locationId: 'loc', stocked: 0, reserved: 3 }] })
     expect(fits).toBe('ok')
     expect(await store.setStocked('item1', 'loc', 2, 'other', NOW)).toBe('below_reserved')
     const tooMuch = await store.replace('order', 2, order('o-stock'), {
-      stock: [{ inventoryItemId: 'item1', locationId: 'loc', stocked: -2, reserved: -2 }, { inventoryItemId: 'item1', locationId: 'loc', stocked: -4, reserved: 0 }],
+      stock: [
+        { inventoryItemId: 'item1', locationId: 'loc', stocked: -2, reserved: -2 }, { inventoryItemId: 'item1', locationId: 'loc', stocked: -4, reserved: 0 }
+      ],
     })
     expect(tooMuch).toBe('stock')
     expect((await store.stock('item1'))[0]).toMatchObject({ id: 'lev1', stocked_quantity: 5, reserved_quantity: 3 })

@@ -14,7 +14,9 @@ describe.each(['redis', 'memory'] as const)('store flow (%s)', (store) => {
   afterAll(async () => { await b.close() })
 
   it('lists the club\'s products with prices in the region and stock, honouring fields, q, limit and offset', async () => {
-    const res = await b.call('GET', '/store/products?region_id=reg_club_norte&fields=*variants.calculated_price,%2Bvariants.inventory_quantity', { headers: PK_NORTE })
+    const res = await b.call('GET', '/store/products?region_id=reg_club_norte&fields=*variants.calculated_price,%2Bvariants.inventory_quantity', {
+      headers: PK_NORTE
+    })
     expect(res.status).toBe(200)
     expect(shapeDiff(res.body, sample('store_products'))).toEqual([])
     expect(res.body.count).toBe(5)
@@ -69,7 +71,9 @@ describe.each(['redis', 'memory'] as const)('store flow (%s)', (store) => {
     const pc = await b.call('POST', '/store/payment-collections', { headers: h, body: { cart_id: id } })
     expect(shapeDiff(pc.body, sample('pc'))).toEqual([])
     expect(pc.body.payment_collection.amount).toBe(65500)
-    const ps = await b.call('POST', `/store/payment-collections/${pc.body.payment_collection.id}/payment-sessions`, { headers: h, body: { provider_id: 'pp_cash' } })
+    const ps = await b.call('POST', `/store/payment-collections/${pc.body.payment_collection.id}/payment-sessions`, {
+      headers: h, body: { provider_id: 'pp_cash' }
+    })
     expect(shapeDiff(ps.body, sample('ps'))).toEqual([])
 
     const read = await b.call('GET', `/store/carts/${id}`, { headers: h })
@@ -79,7 +83,9 @@ describe.each(['redis', 'memory'] as const)('store flow (%s)', (store) => {
     const done = await b.call('POST', `/store/carts/${id}/complete`, { headers: h })
     expect(done.status).toBe(200)
     expect(shapeDiff(done.body, sample('complete'), DEEP)).toEqual([])
-    expect(done.body.order).toMatchObject({ status: 'pending', payment_status: 'authorized', fulfillment_status: 'not_fulfilled', total: 65500, customer_id: 'cus_ana', email: 'ana@example.com' })
+    expect(done.body.order).toMatchObject({
+      status: 'pending', payment_status: 'authorized', fulfillment_status: 'not_fulfilled', total: 65500, customer_id: 'cus_ana', email: 'ana@example.com'
+    })
     expect(Number.isInteger(done.body.order.display_id)).toBe(true)
     expect(await stockOf(b, admin, variant.inventoryItemId)).toEqual({ stocked: before.stocked, reserved: before.reserved + 2 })
 
@@ -126,7 +132,9 @@ describe.each(['redis', 'memory'] as const)('store flow (%s)', (store) => {
     // The country is compared as sent: upper case is not the region's.
     for (const code of ['AR', 'uy']) {
       const refused = await set({ first_name: 'Ana', country_code: code })
-      expect([refused.status, refused.body]).toEqual([400, { type: 'invalid_data', message: `Country with code ${code} is not within region Argentina (Club Norte)` }])
+      expect([refused.status, refused.body]).toEqual([
+        400, { type: 'invalid_data', message: `Country with code ${code} is not within region Argentina (Club Norte)` }
+      ])
     }
   })
 
@@ -154,7 +162,9 @@ describe.each(['redis', 'memory'] as const)('store flow (%s)', (store) => {
     const email = `new-${store}@example.com`
     const reg = await b.call('POST', '/auth/customer/emailpass/register', { body: { email, password: 'demo-password' } })
     expect(reg.status).toBe(200)
-    const created = await b.call('POST', '/store/customers', { headers: { ...PK_SUR, authorization: `Bearer ${reg.body.token}` }, body: { email, first_name: 'Nueva', last_name: 'Socia' } })
+    const created = await b.call('POST', '/store/customers', {
+      headers: { ...PK_SUR, authorization: `Bearer ${reg.body.token}` }, body: { email, first_name: 'Nueva', last_name: 'Socia' }
+    })
     expect(created.status, created.text).toBe(200)
     expect(created.body.customer).toMatchObject({ email, has_account: true, metadata: { clubs: ['club-sur'] } })
     const again = await b.call('POST', '/auth/customer/emailpass/register', { body: { email, password: 'x' } })

@@ -13,7 +13,8 @@ describe('VerifiedTokens', () => {
     const tokens = new VerifiedTokens(async (token) => { checks++; return await verifyAccessToken(secret, token) }, max, () => now)
     return { tokens, checks: () => checks, advance: (ms: number) => { now += ms } }
   }
-  const member = async (sub = 'cus_ana', expiresIn = 3600) => `Bearer ${await signAccessToken(secret, { sub, role: 'member', tenants: ['club-norte'] }, expiresIn)}`
+  const member = async (sub = 'cus_ana', expiresIn = 3600) =>
+    `Bearer ${await signAccessToken(secret, { sub, role: 'member', tenants: ['club-norte'] }, expiresIn)}`
 
   it('checks a token once until it expires, then checks it again', async () => {
     const { tokens, checks, advance } = setup()

@@ -46,7 +46,9 @@ describe('CLUB_SELECT', () => {
       },
     })
     expect(onClubSelect({ club_id: 'club-north' }, clubs).data).toMatchObject({ lang: 'en', password_label: 'Password', cta: 'Log in' })
-    expect(onClubSelect({ club_id: 'club-x', lang: 'en' }, clubs).data).toMatchObject({ error_message: 'Choose a club from the list', heading: 'Which club are you a member of?' })
+    expect(onClubSelect({ club_id: 'club-x', lang: 'en' }, clubs).data).toMatchObject({
+      error_message: 'Choose a club from the list', heading: 'Which club are you a member of?'
+    })
   })
 
   it('an unknown or missing club shows the list again with an error', () => {
@@ -72,27 +74,41 @@ describe('LOGIN', () => {
     expect(answer({ club_id: 'club-norte', email: '', password: 'x' })).toMatchObject({ has_error: true, error_message: 'Ingresá tu email y tu contraseña' })
     expect(answer({ club_id: 'club-north', password: 'x' })).toMatchObject({ has_error: true, error_message: 'Enter your email and password' })
     expect(answer({ club_id: 'club-norte', email: 'ana', password: 'x' })).toMatchObject({ has_error: true, error_message: 'Ingresá un email válido' })
-    expect(answer({ club_id: 'club-norte', email: 'ana@example.com', password: 'x'.repeat(300) })).toMatchObject({ has_error: true, error_message: 'Email o contraseña incorrectos' })
+    expect(answer({ club_id: 'club-norte', email: 'ana@example.com', password: 'x'.repeat(300) })).toMatchObject({
+      has_error: true, error_message: 'Email o contraseña incorrectos'
+    })
     expect(answer({ club_id: 'nope', email: 'ana@example.com', password: 'x' })).toMatchObject({ has_error: true, error_message: 'Elegí un club de la lista' })
   })
 
   it('words each outcome in the club locale', () => {
     expect(onLoginOutcome(norte, { kind: 'linked', memberName: 'Ana Pereyra' })).toMatchObject({
-      version: '3.0', screen: 'SUCCESS', data: { member_name: 'Ana Pereyra', club_name: 'Club Norte', lang: 'es', heading: '¡Listo! Tu cuenta quedó vinculada.' },
+      version: '3.0',
+      screen: 'SUCCESS',
+      data: { member_name: 'Ana Pereyra', club_name: 'Club Norte', lang: 'es', heading: '¡Listo! Tu cuenta quedó vinculada.' },
     })
-    expect(onLoginOutcome(norte, { kind: 'rejected' }).data).toMatchObject({ club_id: 'club-norte', club_name: 'Club Norte', error_message: 'Email o contraseña incorrectos', has_error: true })
+    expect(onLoginOutcome(norte, { kind: 'rejected' }).data).toMatchObject({
+      club_id: 'club-norte', club_name: 'Club Norte', error_message: 'Email o contraseña incorrectos', has_error: true
+    })
     expect(onLoginOutcome(north, { kind: 'rejected' }).data).toMatchObject({ error_message: 'Incorrect email or password' })
     expect(onLoginOutcome(norte, { kind: 'not-member' }).data).toMatchObject({ error_message: 'Tu cuenta no es socia de Club Norte' })
-    expect(onLoginOutcome(norte, { kind: 'rate-limited', retryAfterMs: 14 * 60_000 + 1 }).data).toMatchObject({ error_message: 'Demasiados intentos. Probá de nuevo en 15 min.' })
-    expect(onLoginOutcome(norte, { kind: 'rate-limited', retryAfterMs: 10 }).data).toMatchObject({ error_message: 'Demasiados intentos. Probá de nuevo en 1 min.' })
+    expect(onLoginOutcome(norte, { kind: 'rate-limited', retryAfterMs: 14 * 60_000 + 1 }).data).toMatchObject({
+      error_message: 'Demasiados intentos. Probá de nuevo en 15 min.'
+    })
+    expect(onLoginOutcome(norte, { kind: 'rate-limited', retryAfterMs: 10 }).data).toMatchObject({
+      error_message: 'Demasiados intentos. Probá de nuevo en 1 min.'
+    })
     expect(onLoginOutcome(norte, { kind: 'unavailable' }).data).toMatchObject({ has_error: true })
   })
 })
 
 describe('COMPLETE', () => {
   it('answers SUCCESS, echoing the names when given', () => {
-    expect(onComplete({ member_name: 'Ana', club_name: 'Club Norte' })).toMatchObject({ version: '3.0', screen: 'SUCCESS', data: { member_name: 'Ana', club_name: 'Club Norte', lang: 'es' } })
-    expect(onComplete({ member_name: 'Ann', club_name: 'North Club', lang: 'en' }).data).toMatchObject({ heading: 'Done! Your account is linked.', cta: 'Done' })
+    expect(onComplete({ member_name: 'Ana', club_name: 'Club Norte' })).toMatchObject({
+      version: '3.0', screen: 'SUCCESS', data: { member_name: 'Ana', club_name: 'Club Norte', lang: 'es' }
+    })
+    expect(
+      onComplete({ member_name: 'Ann', club_name: 'North Club', lang: 'en' }).data
+    ).toMatchObject({ heading: 'Done! Your account is linked.', cta: 'Done' })
     expect(onComplete(undefined)).toMatchObject({ version: '3.0', screen: 'SUCCESS', data: { member_name: '', club_name: '' } })
   })
 })
@@ -100,7 +116,14 @@ describe('COMPLETE', () => {
 describe('properties: the handlers read outside data', () => {
   const anyData = fc.oneof(
     fc.anything(),
-    fc.record({ club_id: fc.oneof(fc.constantFrom('club-norte', 'club-north'), fc.anything()), email: fc.oneof(fc.emailAddress(), fc.anything()), password: fc.anything() }, { requiredKeys: [] })
+    fc.record(
+      {
+        club_id: fc.oneof(fc.constantFrom('club-norte', 'club-north'), fc.anything()),
+        email: fc.oneof(fc.emailAddress(), fc.anything()),
+        password: fc.anything()
+      },
+      { requiredKeys: [] }
+    )
   )
   const outcome: fc.Arbitrary<LoginOutcome> = fc.oneof(
     fc.record({ kind: fc.constant('linked' as const), memberName: fc.string() }),

@@ -58,7 +58,11 @@ describe('auth and tenant guard', () => {
   it.each([
     ['a malformed header', async () => 'Token abc'],
     ['garbage', async () => 'Bearer not.a.jwt'],
-    ['a wrong signature', async () => `Bearer ${await sign({ sub: 'u', role: 'admin', tenants: ['club-norte'] }, { secret: new TextEncoder().encode('another-secret-of-enough-length') })}`],
+    [
+      'a wrong signature',
+      async () =>
+        `Bearer ${await sign({ sub: 'u', role: 'admin', tenants: ['club-norte'] }, { secret: new TextEncoder().encode('another-secret-of-enough-length') })}`
+    ],
     ['another algorithm', async () => `Bearer ${await sign({ sub: 'u', role: 'admin', tenants: ['club-norte'] }, { alg: 'HS512' })}`],
     ['no exp', async () => `Bearer ${await sign({ sub: 'u', role: 'admin', tenants: ['club-norte'] }, { exp: null })}`],
     ['an unknown role', async () => `Bearer ${await sign({ sub: 'u', role: 'root', tenants: ['club-norte'] })}`],
@@ -97,7 +101,9 @@ describe('auth and tenant guard', () => {
   })
 
   it('a route without tenant scope needs only a valid token', async () => {
-    const res = await t.app.inject({ url: '/api/probe-any', headers: { authorization: `Bearer ${await t.token('member', ['club-norte', 'club-sur'], { sub: 'm1' })}` } })
+    const res = await t.app.inject({
+      url: '/api/probe-any', headers: { authorization: `Bearer ${await t.token('member', ['club-norte', 'club-sur'], { sub: 'm1' })}` }
+    })
     expect(res.json()).toEqual({ sub: 'm1' })
   })
 })

@@ -42,7 +42,9 @@ describe('readiness with a commerce backend that does not answer', () => {
     t = await buildTestApp()
     const norte = await t.app.tenants.get('club-norte')
     if (!norte?.commerce) throw new Error('demo club-norte has no commerce settings')
-    await t.app.tenants.put({ ...norte, id: 'club-mute', commerce: { ...norte.commerce, baseUrl: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` } })
+    await t.app.tenants.put({
+      ...norte, id: 'club-mute', commerce: { ...norte.commerce, baseUrl: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` }
+    })
     await t.app.tenants.put({ ...norte, id: 'club-closed', commerce: { ...norte.commerce, baseUrl: `http://127.0.0.1:${closedPort}` } })
     await t.app.tenants.put({ ...norte, id: 'club-new', commerce: undefined })
   })

@@ -76,12 +76,17 @@ describe('the import graph', () => {
       }
     }
     const found = cycles(graph)
-    const explain = found.map((group) => [group.join(' <-> '), ...edges.filter((e) => group.some((a) => e.startsWith(`src/${a}`)) && group.some((b) => e.includes(`-> src/${b}`) && !e.startsWith(`src/${b}`)))].join('\n  '))
+    const explain = found.map((group) =>
+      [
+        group.join(' <-> '),
+        ...edges.filter((e) => group.some((a) => e.startsWith(`src/${a}`)) && group.some((b) => e.includes(`-> src/${b}`) && !e.startsWith(`src/${b}`)))
+      ].join('\n  '))
     expect(explain).toEqual([])
   })
 
   it.each(['machines', 'flows'])('%s/ imports nothing from src/', (folder) => {
-    const reaching = tsFiles(join(root, folder)).flatMap((file) => importsOf(file).filter((t) => nodeOf(t) !== undefined).map((t) => `${relative(root, file)} -> ${relative(root, t)}`))
+    const reaching = tsFiles(join(root, folder)).flatMap((file) =>
+      importsOf(file).filter((t) => nodeOf(t) !== undefined).map((t) => `${relative(root, file)} -> ${relative(root, t)}`))
     expect(reaching).toEqual([])
   })
 

@@ -21,7 +21,9 @@ describe('logged errors', () => {
     const err = Object.assign(new Error('upstream failed', { cause }), { statusCode: 502, response: { body: 'session=upstream-secret' } })
     log.error({ err }, 'failed')
     const line = JSON.parse(lines.join(''))
-    expect(line.err).toMatchObject({ type: 'Error', message: 'upstream failed', statusCode: 502, cause: { message: 'connect ECONNREFUSED', code: 'ECONNREFUSED' } })
+    expect(line.err).toMatchObject({
+      type: 'Error', message: 'upstream failed', statusCode: 502, cause: { message: 'connect ECONNREFUSED', code: 'ECONNREFUSED' }
+    })
     expect(line.err.stack).toContain('upstream failed')
     for (const leaked of ['cause-token', 'upstream-secret']) expect(lines.join('')).not.toContain(leaked)
   })

@@ -23,7 +23,9 @@ describe('production start from the build', () => {
   beforeAll(async () => {
     await promisify(execFile)('npm', ['run', 'build'], { timeout: 240_000 })
     // Production refuses SEED=demo: the clubs are laid into its Redis beforehand, as an operator's would be.
-    const seeder = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SEED: 'demo', REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: prefix, ...TEST_SECRETS }))
+    const seeder = await buildApp(
+      loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SEED: 'demo', REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: prefix, ...TEST_SECRETS })
+    )
     await seeder.ready()
     await seeder.close()
   }, 240_000)

@@ -15,7 +15,9 @@ function operations (doc: { paths: Record<string, Record<string, Record<string, 
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
       if (SKIP.has(`${method.toUpperCase()} ${path}`)) continue
-      const body = (op.requestBody as { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } | undefined)?.content?.['application/json']?.schema
+      const body = (op.requestBody as {
+        content?: Record<string, { schema?: { properties?: Record<string, unknown> } }>
+      } | undefined)?.content?.['application/json']?.schema
       const params = (op.parameters as Array<{ in: string, name: string }> | undefined) ?? []
       out.push({
         method: method.toUpperCase(),
@@ -28,7 +30,10 @@ function operations (doc: { paths: Record<string, Record<string, Record<string, 
   return out
 }
 
-const value = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.string(), fc.integer(), fc.double(), fc.constantFrom('', 'club-norte', 'crop_norte_gelato', '2026-01-01T00:00:00Z', -1, 0, 1e308))
+const value = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }), fc.string(), fc.integer(), fc.double(),
+  fc.constantFrom('', 'club-norte', 'crop_norte_gelato', '2026-01-01T00:00:00Z', -1, 0, 1e308)
+)
 
 function isErrorShape (status: number, body: unknown): boolean {
   if (typeof body !== 'object' || body === null) return false
@@ -61,7 +66,9 @@ describe('route fuzz', () => {
     const statuses = new Map<number, number>()
     for (const op of ops) {
       const arbitrary = fc.record({
-        params: fc.array(fc.oneof(fc.string({ minLength: 1 }), fc.constantFrom('crop_norte_gelato', 'x'.repeat(300), '..', '%00')), { minLength: 4, maxLength: 4 }),
+        params: fc.array(fc.oneof(fc.string({ minLength: 1 }), fc.constantFrom('crop_norte_gelato', 'x'.repeat(300), '..', '%00')), {
+          minLength: 4, maxLength: 4
+        }),
         query: fc.dictionary(fc.constantFrom(...op.queryFields, 'limit', 'offset', 'page'), fc.oneof(fc.string(), fc.integer().map(String))),
         body: fc.oneof(
           fc.dictionary(fc.constantFrom(...op.bodyFields, 'extra'), value),
@@ -81,7 +88,11 @@ describe('route fuzz', () => {
         })
         statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1)
         if (res.statusCode >= 500) throw new Error(`${op.method} ${url}?${qs} ${JSON.stringify(body)} -> ${res.statusCode} ${res.body}`)
-        if (res.statusCode >= 400 && !isErrorShape(res.statusCode, res.json())) throw new Error(`${op.method} ${url} -> ${res.statusCode} not an error shape: ${res.body}`)
+        if (res.statusCode >= 400 && !isErrorShape(res.statusCode, res.json())) {
+          throw new Error(
+          `${op.method} ${url} -> ${res.statusCode} not an error shape: ${res.body}`
+          )
+        }
       }), { numRuns: 25 })
     }
     // the inputs reach past validation: some succeed, some are refused by the services (404, 409, 422)

@@ -47,13 +47,20 @@ describe('server process', () => {
       expect(ready).toEqual({ status: 'ready', redis: 'memory', commerce: { 'club-norte': 'up', 'club-sur': 'up' } })
       // a request in flight when SIGTERM arrives still gets its whole answer: the one-call order takes nine
       // upstream steps, and the signal comes while they run
-      const login = await fetch(`${base}/auth/user/emailpass`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@club-norte.test', password: 'demo-password' }) })
+      const login = await fetch(`${base}/auth/user/emailpass`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@club-norte.test', password: 'demo-password' })
+      })
       const headers = { authorization: `Bearer ${(await login.json()).token}`, 'tenant-id': 'club-norte', 'content-type': 'application/json' }
       const products = await (await fetch(`${base}/store/products`, { headers })).json()
       const order = fetch(`${base}/api/orders/create-and-process`, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ customer: { email: 'ana@example.com' }, items: [{ variantId: products.products[0].variants[0].id, quantity: 1 }], shippingMethod: 'pickup', paymentMethod: 'cash' }),
+        body: JSON.stringify({
+          customer: { email: 'ana@example.com' },
+          items: [{ variantId: products.products[0].variants[0].id, quantity: 1 }],
+          shippingMethod: 'pickup',
+          paymentMethod: 'cash'
+        }),
       })
       await new Promise((resolve) => setTimeout(resolve, 15))
       child.kill('SIGTERM')

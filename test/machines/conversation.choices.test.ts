@@ -7,7 +7,9 @@ import type { MenuItem } from '../../machines/conversation.types.ts'
 // reads back as the same choice, and any other text is either a choice the bot could offer or nothing.
 
 const id = fc.string({ minLength: 1, maxLength: 30 })
-const menuItem = fc.constantFrom<MenuItem>('browse', 'cart', 'repeat', 'orders', 'notifications', 'crops', 'switch-club', 'person', 'language', 'unlink', 'updates-off', 'updates-on')
+const menuItem = fc.constantFrom<MenuItem>(
+  'browse', 'cart', 'repeat', 'orders', 'notifications', 'crops', 'switch-club', 'person', 'language', 'unlink', 'updates-off', 'updates-on'
+)
 const choiceArb: fc.Arbitrary<Choice> = fc.oneof(
   fc.constantFrom('login' as const, 'code' as const).map((what) => ({ kind: 'link' as const, what })),
   id.map((tenantId) => ({ kind: 'tenant' as const, tenantId })),
@@ -37,6 +39,8 @@ describe('conversation choices', () => {
   })
 
   it('ids the bot never offers are nothing', () => {
-    for (const text of ['menu:nope', 'link:', ':x', 'cart:pay', 'confirm:maybe', 'order:', 'nothing', 'products:last']) expect(parseChoice(text)).toBeUndefined()
+    for (const text of [
+      'menu:nope', 'link:', ':x', 'cart:pay', 'confirm:maybe', 'order:', 'nothing', 'products:last'
+    ]) expect(parseChoice(text)).toBeUndefined()
   })
 })

@@ -25,7 +25,8 @@ export const TEXTS = [
 export const MORE_TEXTS = ['8', '10', '99', 'help', 'cancel', 'español', 'Club Sur', 'asdfgh', 'quiero 2 gelato', 'flores 5g', 'yes', 'hi']
 export const REPLIES = [
   'link:login', 'link:code', 'tenant:club-norte', 'tenant:club-sur', 'tenant:club-x',
-  'menu:browse', 'menu:cart', 'menu:repeat', 'menu:orders', 'menu:notifications', 'menu:crops', 'menu:switch-club', 'menu:language', 'menu:unlink', 'menu:updates-off',
+  'menu:browse', 'menu:cart', 'menu:repeat', 'menu:orders', 'menu:notifications', 'menu:crops', 'menu:switch-club', 'menu:language', 'menu:unlink',
+  'menu:updates-off',
   'product:p1', 'product:p2', 'product:p3', 'product:p4', 'variant:v2a', 'variant:v2b', 'products:more', 'products:first',
   'cart:checkout', 'cart:browse', 'cart:edit', 'cart:all', 'cart:clear', 'line:v1', 'line:remove', 'confirm:yes', 'confirm:no',
   'order:confirm', 'order:cancel',
@@ -90,7 +91,9 @@ export function eventsAt (at: number, accounts: AccountRef[], selectedVariantId:
     { type: 'LINKED', at, accounts: [NORTE] },
     { type: 'LINKED', at, accounts: [NORTE, SUR] },
     // the member has turned chat updates off: the menu offers them on again (7th for a grower of one club)
-    ...[{ type: 'REPLY' as const, id: 'menu:updates-on', title: '' }, { type: 'TEXT' as const, text: 'menu' }, { type: 'TEXT' as const, text: '7' }].map((e) => ({ ...e, at, accounts: accounts.map((a) => ({ ...a, updates: false })) })),
+    ...[
+      { type: 'REPLY' as const, id: 'menu:updates-on', title: '' }, { type: 'TEXT' as const, text: 'menu' }, { type: 'TEXT' as const, text: '7' }
+    ].map((e) => ({ ...e, at, accounts: accounts.map((a) => ({ ...a, updates: false })) })),
     ...results(selectedVariantId),
   ]
 }

@@ -57,7 +57,8 @@ function reachable (adjacency: AdjacencyMap<ConversationSnapshot, ConversationEv
 /** Replies that ask for typed input: the member is not stuck without buttons after them. */
 const ASKS_FOR_TEXT = new Set(['askCode', 'askQuantity', 'askLineQuantity', 'badQuantity'])
 const STUCK_INPUTS = (at: number, accounts: AccountRef[]): Array<[string, ConversationEvent]> => [
-  ...['ayuda', 'help', 'menu', 'cancelar', 'cancel', 'asdf qwerty', '🙂🙂'].map((text): [string, ConversationEvent] => [text, { type: 'TEXT', text, at, accounts }]),
+  ...['ayuda', 'help', 'menu', 'cancelar', 'cancel', 'asdf qwerty', '🙂🙂'].map((text): [string, ConversationEvent] =>
+    [text, { type: 'TEXT', text, at, accounts }]),
   ['image', { type: 'UNSUPPORTED', messageType: 'image', at, accounts }],
 ]
 

@@ -14,7 +14,12 @@ const accountsArb = fc.constantFrom<AccountRef[]>([], [NORTE], [NORTE, SUR], [EX
 const gapArb = fc.oneof(fc.integer({ min: 0, max: 60_000 }), fc.constant(IDLE_RESET_MS + 1))
 const textArb = fc.oneof(fc.constantFrom(...TEXTS, ...MORE_TEXTS), fc.string({ maxLength: 40 }), fc.integer({ min: -5, max: 200 }).map(String))
 
-type Step = { kind: 'inbound', gap: number, accounts: AccountRef[], input: { type: 'TEXT', text: string } | { type: 'REPLY', id: string } | { type: 'UNSUPPORTED' } | { type: 'LINKED' } }
+type Step = {
+  kind: 'inbound',
+  gap: number,
+  accounts: AccountRef[],
+  input: { type: 'TEXT', text: string } | { type: 'REPLY', id: string } | { type: 'UNSUPPORTED' } | { type: 'LINKED' }
+}
   | { kind: 'result', pick: number }
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
@@ -76,32 +81,40 @@ describe('conversation machine, properties', () => {
     }), { numRuns: 400 })
   })
 
-  it('never loses or duplicates a cart line: one line per variant; only adds, a repeat and a line edit change it, only clear, order (placed or its answer lost) or another club empties it', () => {
-    fc.assert(fc.property(fc.array(stepArb, { maxLength: 60 }), (steps) => {
-      run(steps, (before, event, after) => {
-        const variants = after.context.cart.map((l) => l.variantId)
-        expect(new Set(variants).size).toBe(variants.length)
-        const was = quantities(before.context.cart)
-        const now = quantities(after.context.cart)
-        if (now === was && after.context.cart.length === before.context.cart.length) return
-        // an add to another cart than the one held (that one became an order) starts the cart afresh
-        if (event.type === 'ADDED') return expect(now).toBe((before.context.cartId === undefined || before.context.cartId === event.cartId ? was : 0) + event.quantity)
-        if (event.type === 'REPEATED') return expect(now).toBe(was + quantities(event.lines))
-        if (event.type === 'LINE_SET') {
-          const line = before.context.cart.find((l) => l.variantId === event.variantId)
-          return expect(now).toBe(was - (line?.quantity ?? 0) + (line ? event.quantity : 0))
-        }
-        expect(after.context.cart).toEqual([])
-        const move = `${String(before.value)}>${String(after.value)}`
-        const clubChanged = after.context.tenantId !== before.context.tenantId
-        const allowed = clubChanged ||
+  it(
+    'never loses or duplicates a cart line: one line per variant; only adds, a repeat and a line edit change it, only clear, ' +
+      'order (placed or its answer lost) or another club empties it',
+    () => {
+      fc.assert(fc.property(fc.array(stepArb, { maxLength: 60 }), (steps) => {
+        run(steps, (before, event, after) => {
+          const variants = after.context.cart.map((l) => l.variantId)
+          expect(new Set(variants).size).toBe(variants.length)
+          const was = quantities(before.context.cart)
+          const now = quantities(after.context.cart)
+          if (now === was && after.context.cart.length === before.context.cart.length) return
+          // an add to another cart than the one held (that one became an order) starts the cart afresh
+          if (event.type === 'ADDED') {
+            return expect(now).toBe(
+              (before.context.cartId === undefined || before.context.cartId === event.cartId ? was : 0) + event.quantity
+            )
+          }
+          if (event.type === 'REPEATED') return expect(now).toBe(was + quantities(event.lines))
+          if (event.type === 'LINE_SET') {
+            const line = before.context.cart.find((l) => l.variantId === event.variantId)
+            return expect(now).toBe(was - (line?.quantity ?? 0) + (line ? event.quantity : 0))
+          }
+          expect(after.context.cart).toEqual([])
+          const move = `${String(before.value)}>${String(after.value)}`
+          const clubChanged = after.context.tenantId !== before.context.tenantId
+          const allowed = clubChanged ||
           ((event.type === 'ORDER_PLACED' || event.type === 'ORDER_UNKNOWN') && move === 'CONFIRMING_ORDER>MAIN_MENU') ||
           // an empty cart or unlink only on a "yes" to the question asked
           ('at' in event && before.context.pending !== undefined && (move === 'VIEWING_CART>MAIN_MENU' || move === 'MAIN_MENU>UNLINKED'))
-        expect(allowed, `${event.type} ${move}`).toBe(true)
-      })
-    }), { numRuns: 400 })
-  })
+          expect(allowed, `${event.type} ${move}`).toBe(true)
+        })
+      }), { numRuns: 400 })
+    }
+  )
 
   it('the cart survives a save and restore at every step', () => {
     fc.assert(fc.property(fc.array(stepArb, { maxLength: 40 }), (steps) => {

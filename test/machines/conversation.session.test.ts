@@ -18,7 +18,9 @@ describe('conversation session codec', () => {
   })
 
   it('an older version with a club and a cart resumes at MAIN_MENU with the cart kept', () => {
-    const old = JSON.stringify({ machineVersion: MACHINE_VERSION - 1, state: 'PICKING_STRAIN', tenantId: 'club-norte', cart: [line], cartId: 'cart_1', lastActivity: 3 })
+    const old = JSON.stringify({
+      machineVersion: MACHINE_VERSION - 1, state: 'PICKING_STRAIN', tenantId: 'club-norte', cart: [line], cartId: 'cart_1', lastActivity: 3
+    })
     const { snapshot, migrated } = restoreSession(old, phone, 10)
     expect(migrated).toBe(true)
     expect(snapshot.value).toBe('MAIN_MENU')
@@ -73,7 +75,9 @@ describe('conversation session codec', () => {
     const asking = restoreSession(JSON.stringify(v1), phone, 10)
     expect(asking.migrated).toBe(true)
     expect(asking.snapshot.value).toBe('AWAITING_QUANTITY')
-    expect(asking.snapshot.context).toMatchObject({ product: page[1], selectedVariantId: 'v2a', shown: ['p1', 'p2'], catalogOffset: 9, cart: [line], cartId: 'cart_1' })
+    expect(asking.snapshot.context).toMatchObject({
+      product: page[1], selectedVariantId: 'v2a', shown: ['p1', 'p2'], catalogOffset: 9, cart: [line], cartId: 'cart_1'
+    })
     const back = JSON.parse(encodeSession(asking.snapshot))
     expect(back).toMatchObject({ machineVersion: MACHINE_VERSION })
     expect(back.catalog).toBeUndefined()
@@ -93,9 +97,17 @@ describe('conversation session codec', () => {
   })
 
   it('any stored text restores to an active snapshot without throwing', () => {
-    fc.assert(fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify({ machineVersion: MACHINE_VERSION, state: 'MAIN_MENU', tenantId: 'club-norte', cart: v }))), (raw) => {
-      const { snapshot } = restoreSession(raw, phone, 1)
-      expect(snapshot.status).toBe('active')
-    }))
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(), fc.json(),
+          fc.jsonValue().map((v) => JSON.stringify({ machineVersion: MACHINE_VERSION, state: 'MAIN_MENU', tenantId: 'club-norte', cart: v }))
+        ),
+        (raw) => {
+          const { snapshot } = restoreSession(raw, phone, 1)
+          expect(snapshot.status).toBe('active')
+        }
+      )
+    )
   })
 })

@@ -93,7 +93,9 @@ describe('crop machine', () => {
   })
 
   it('closes the open entry at the moment of the move and opens the next one', () => {
-    const life = moveStatus({ status: 'VEGETATING', statusHistory: startHistory('VEGETATING', '2024-01-01T00:00:00.000Z') }, 'FLOWERING', '2024-02-01T10:00:00.000Z')
+    const life = moveStatus(
+      { status: 'VEGETATING', statusHistory: startHistory('VEGETATING', '2024-01-01T00:00:00.000Z') }, 'FLOWERING', '2024-02-01T10:00:00.000Z'
+    )
     expect(life?.statusHistory).toEqual([
       { status: 'VEGETATING', start: '2024-01-01T00:00:00.000Z', end: '2024-02-01T10:00:00.000Z' },
       { status: 'FLOWERING', start: '2024-02-01T10:00:00.000Z', end: '' },

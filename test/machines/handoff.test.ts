@@ -26,7 +26,9 @@ describe('handoff flag', () => {
   })
 
   it('recognises a person asked for in either language, not product words', () => {
-    for (const t of ['persona', 'Quiero hablar con un HUMANO', 'agent please', 'agénte', 'human', 'Talk to a person', 'person', 'can I talk to people?']) expect(asksForPerson(t)).toBe(true)
+    for (const t of [
+      'persona', 'Quiero hablar con un HUMANO', 'agent please', 'agénte', 'human', 'Talk to a person', 'person', 'can I talk to people?'
+    ]) expect(asksForPerson(t)).toBe(true)
     for (const t of ['hola', 'quiero 2 aceite', 'personal', 'agenda', '']) expect(asksForPerson(t)).toBe(false)
   })
 
@@ -45,7 +47,9 @@ describe('handoff flag', () => {
     fc.record({ status: fc.constant('taken' as const), by: fc.constantFrom('user_a', 'user_b'), at: fc.nat(1e9) })
   )
   type Op = { op: 'request' | 'take' | 'back', who: string, dt: number }
-  const opArb: fc.Arbitrary<Op> = fc.record({ op: fc.constantFrom('request', 'take', 'back'), who: fc.constantFrom('user_a', 'user_b'), dt: fc.nat(TIMEOUT * 2) })
+  const opArb: fc.Arbitrary<Op> = fc.record({
+    op: fc.constantFrom('request', 'take', 'back'), who: fc.constantFrom('user_a', 'user_b'), dt: fc.nat(TIMEOUT * 2)
+  })
 
   it('property: any sequence keeps one holder at most, a holder is only replaced after a hand back, and the flag survives its encoding', () => {
     fc.assert(fc.property(flagArb, fc.array(opArb, { maxLength: 30 }), (start, ops) => {

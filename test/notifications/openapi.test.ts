@@ -8,7 +8,10 @@ describe('OpenAPI document', () => {
 
   it('describes the notification and content routes from their schemas', async () => {
     const doc = (await t.app.inject('/openapi.json')).json()
-    for (const path of ['/api/notifications', '/api/notifications/unread-count', '/api/notifications/mark-read', '/api/notifications/stream', '/api/notifications/generate-reminders', '/api/appointments', '/api/tasks/{taskId}']) {
+    for (const path of [
+      '/api/notifications', '/api/notifications/unread-count', '/api/notifications/mark-read', '/api/notifications/stream',
+      '/api/notifications/generate-reminders', '/api/appointments', '/api/tasks/{taskId}'
+    ]) {
       expect(doc.paths).toHaveProperty([path])
     }
     const list = doc.paths['/api/notifications'].get

@@ -37,7 +37,9 @@ describe.each(['redis', 'memory'] as const)('order changes notify the member, th
     const notices = await orderNotices(ana, orderId)
     expect(notices.map((n) => n.event)).toEqual(['order.shipped', 'order.paymentConfirmed', 'order.placed'])
     for (const n of notices) {
-      expect(n).toMatchObject({ domain: 'orders', source: 'event', recipientRole: 'member', resourceType: 'order', actionUrl: `/orders/${orderId}`, isRead: false })
+      expect(n).toMatchObject({
+        domain: 'orders', source: 'event', recipientRole: 'member', resourceType: 'order', actionUrl: `/orders/${orderId}`, isRead: false
+      })
     }
     expect(await orderNotices(bruno, orderId)).toEqual([])
   })

@@ -17,10 +17,19 @@ describe.each(['redis', 'memory'] as const)('order events become member notifica
     const tenant = demoTenants[0]!
     const order = { id: `order_${event.replace('.', '_')}`, displayId: '17', customerId: 'cus_ana' }
     await notifyMember(t.app.notifier, t.app.log, tenant, order, event)
-    const listed = (await t.app.inject({ url: '/api/notifications?domain=orders&source=event', headers: await t.auth('member', 'club-norte', { sub: 'cus_ana' }) })).json()
+    const listed = (await t.app.inject({
+      url: '/api/notifications?domain=orders&source=event', headers: await t.auth('member', 'club-norte', { sub: 'cus_ana' })
+    })).json()
     const n = (listed.notifications as Notification[]).find((x) => x.resourceId === order.id)
     expect(n).toMatchObject({
-      event, domain: 'orders', source: 'event', recipientId: 'cus_ana', recipientRole: 'member', resourceType: 'order', actionUrl: `/orders/${order.id}`, isRead: false,
+      event,
+      domain: 'orders',
+      source: 'event',
+      recipientId: 'cus_ana',
+      recipientRole: 'member',
+      resourceType: 'order',
+      actionUrl: `/orders/${order.id}`,
+      isRead: false,
     })
     expect(n?.body).toContain('#17')
   })

@@ -123,7 +123,9 @@ describe.each(['redis', 'memory'] as const)('reminder job run twice at once (%s)
     const tasks = reports.reduce((sum, r) => sum + r.reminders.tasks, 0)
     // two days on, four open demo tasks are due: each reminded once whichever run got there first
     expect(tasks).toBe(4)
-    const grower = (await t.app.inject({ url: '/api/notifications?limit=100', headers: await t.auth('grower', 'club-norte', { sub: 'user_grower_norte' }) })).json()
+    const grower = (await t.app.inject({
+      url: '/api/notifications?limit=100', headers: await t.auth('grower', 'club-norte', { sub: 'user_grower_norte' })
+    })).json()
     const perTask = new Map<string, number>()
     for (const n of grower.notifications as Notification[]) perTask.set(n.resourceId ?? '', (perTask.get(n.resourceId ?? '') ?? 0) + 1)
     expect(perTask.get('task_demo_norte_water')).toBe(2)

@@ -54,7 +54,10 @@ describe.each(['redis', 'memory'] as const)('notification routes (%s)', (store) 
     expect(body.notifications.map((n: Notification) => n.title)).toEqual(created.map((n) => n.title).reverse())
     for (const n of body.notifications) {
       expect(n).toMatchObject({ tenantId: 'club-norte', recipientId: ANA, recipientRole: 'member' })
-      expect(Object.keys(n).sort()).toEqual(['body', 'createdAt', 'domain', 'event', 'expiresAt', 'externalId', 'id', 'isRead', 'metadata', 'readAt', 'recipientId', 'recipientRole', 'severity', 'source', 'tenantId', 'title', 'updatedAt'])
+      expect(Object.keys(n).sort()).toEqual([
+        'body', 'createdAt', 'domain', 'event', 'expiresAt', 'externalId', 'id', 'isRead', 'metadata', 'readAt', 'recipientId', 'recipientRole', 'severity',
+        'source', 'tenantId', 'title', 'updatedAt'
+      ])
       expect(n.isRead).toBe(n.readAt !== null)
     }
   })
@@ -202,7 +205,9 @@ describe.each(['redis', 'memory'] as const)('unread count and mark-read (%s)', (
   it('rejects a missing or malformed body with 400, not 500', async () => {
     const empty = await t.app.inject({ method: 'POST', url: '/api/notifications/mark-read', headers: ana })
     expect(empty.statusCode).toBe(400)
-    const bad = await t.app.inject({ method: 'POST', url: '/api/notifications/mark-read', headers: { ...ana, 'content-type': 'application/json' }, payload: '{"all":' })
+    const bad = await t.app.inject({
+      method: 'POST', url: '/api/notifications/mark-read', headers: { ...ana, 'content-type': 'application/json' }, payload: '{"all":'
+    })
     expect(bad.statusCode).toBe(400)
     expect(bad.json().error.code).toBe('INVALID_REQUEST')
   })

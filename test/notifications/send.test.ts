@@ -40,7 +40,9 @@ describe.each(['redis', 'memory'] as const)('admin sends a manual notification (
   })
 
   it('to a role: everyone of that role in the tenant gets their own copy, once, with its own read state', async () => {
-    const res = await send({ recipientRole: 'member', domain: 'memberships', event: 'membership.expiring', title: 'Renovación', body: 'Renová tu membresía.', severity: 'warning' })
+    const res = await send({
+      recipientRole: 'member', domain: 'memberships', event: 'membership.expiring', title: 'Renovación', body: 'Renová tu membresía.', severity: 'warning'
+    })
     expect(res.status).toBe(201)
     expect(res.body.broadcast).toMatchObject({ recipientRole: 'member', tenantId: 'club-norte', source: 'manual', event: 'membership.expiring' })
     const ana = await inbox('member', 'cus_ana')
@@ -55,7 +57,9 @@ describe.each(['redis', 'memory'] as const)('admin sends a manual notification (
     const anaHeaders = await t.auth('member', 'club-norte', { sub: 'cus_ana' })
     const anaCopy = ana.notifications.find((n: { event: string }) => n.event === 'membership.expiring')
     await t.app.inject({ method: 'POST', url: '/api/notifications/mark-read', headers: anaHeaders, payload: { notificationId: anaCopy.externalId } })
-    const carlaCount = (await t.app.inject({ url: '/api/notifications/unread-count', headers: await t.auth('member', 'club-norte', { sub: 'cus_carla_new' }) })).json()
+    const carlaCount = (await t.app.inject({
+      url: '/api/notifications/unread-count', headers: await t.auth('member', 'club-norte', { sub: 'cus_carla_new' })
+    })).json()
     expect(carlaCount.count).toBe(1)
     // other roles and other tenants get nothing
     expect((await inbox('grower', 'user_grower_norte')).count).toBe(0)

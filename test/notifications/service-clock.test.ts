@@ -9,7 +9,9 @@ describe('broadcast delivery and the clock', () => {
     const t0 = Date.parse('2026-11-21T12:00:00Z')
     // each read of the clock moves it on: first while the broadcast is found, then past its expiry
     let ticks = [t0, t0 + 5]
-    const service = new NotificationService({ store: new MemoryNotificationStore(), live: new MemoryLiveHub(), now: () => ticks.shift() ?? t0 + 20, onPushError: () => {} })
+    const service = new NotificationService({
+      store: new MemoryNotificationStore(), live: new MemoryLiveHub(), now: () => ticks.shift() ?? t0 + 20, onPushError: () => {}
+    })
     await service.broadcast({
       tenantId: 'club-norte',
       recipientRole: 'member',

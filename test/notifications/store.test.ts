@@ -69,7 +69,9 @@ describe.each(['redis', 'cluster', 'memory'] as const)('notification store contr
 
   it('round-trips every field, metadata included', async () => {
     fresh()
-    const n = record(tenant, 'u1', { actionUrl: '/orders/1', resourceId: 'order_1', resourceType: 'order', metadata: { a: { b: [1, 'x'] }, empty: {}, list: [] } })
+    const n = record(tenant, 'u1', {
+      actionUrl: '/orders/1', resourceId: 'order_1', resourceType: 'order', metadata: { a: { b: [1, 'x'] }, empty: {}, list: [] }
+    })
     expect(await store.create(n, T0)).toEqual({ created: true, unreadCount: 1 })
     const { notifications, total } = await store.list(scope('u1'), ALL, T0)
     expect(total).toBe(1)
@@ -187,7 +189,13 @@ describe.each(['redis', 'cluster', 'memory'] as const)('notification store contr
   // Property: whatever creates and mark-reads happen, the count, the unread filter and the list agree.
   it('unread count always equals the unread records the list returns', async () => {
     const op = fc.oneof(
-      fc.record({ kind: fc.constant('create' as const), who: fc.constantFrom('u1', 'u2'), domain: fc.constantFrom('orders', 'tasks' as const), source: fc.constantFrom('event', 'reminder' as const), ext: fc.option(fc.constantFrom('e1', 'e2', 'e3'), { nil: undefined }) }),
+      fc.record({
+        kind: fc.constant('create' as const),
+        who: fc.constantFrom('u1', 'u2'),
+        domain: fc.constantFrom('orders', 'tasks' as const),
+        source: fc.constantFrom('event', 'reminder' as const),
+        ext: fc.option(fc.constantFrom('e1', 'e2', 'e3'), { nil: undefined })
+      }),
       fc.record({ kind: fc.constant('read' as const), who: fc.constantFrom('u1', 'u2'), pick: fc.nat() }),
       fc.record({ kind: fc.constant('readAll' as const), who: fc.constantFrom('u1', 'u2') })
     )

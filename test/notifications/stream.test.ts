@@ -56,7 +56,9 @@ describe.each(['redis', 'cluster'] as const)('live updates across instances shar
     expect(pushed.data).toMatchObject({ id: created?.id, title: 'Pedido enviado', recipientId: 'cus_ana' })
     await client.waitFor(isCount(1))
     // mark-read on the other instance lowers the count here
-    await b.inject({ method: 'POST', url: '/api/notifications/mark-read', headers: await a.auth('member', 'club-norte', { sub: 'cus_ana' }), payload: { all: true } })
+    await b.inject({
+      method: 'POST', url: '/api/notifications/mark-read', headers: await a.auth('member', 'club-norte', { sub: 'cus_ana' }), payload: { all: true }
+    })
     await client.waitFor((e) => isCount(0)(e) && client.events.indexOf(e) > client.events.indexOf(pushed))
   })
 
@@ -74,7 +76,9 @@ describe.each(['redis', 'cluster'] as const)('live updates across instances shar
   it('delivers a role notice sent on another instance to a connected member', async () => {
     const carla = await connect(await a.auth('member', 'club-norte', { sub: 'cus_carla' }))
     await carla.waitFor(isCount(0))
-    const sent = await b.inject({ method: 'POST', url: '/api/notifications', headers: await a.auth('admin'), payload: { recipientRole: 'member', title: 'Aviso', body: 'Cerrado el lunes.' } })
+    const sent = await b.inject({
+      method: 'POST', url: '/api/notifications', headers: await a.auth('admin'), payload: { recipientRole: 'member', title: 'Aviso', body: 'Cerrado el lunes.' }
+    })
     expect(sent.statusCode).toBe(201)
     const got = await carla.waitFor((e) => e.event === 'notification')
     expect(got.data).toMatchObject({ title: 'Aviso', recipientId: 'cus_carla', source: 'manual' })
@@ -99,9 +103,22 @@ describe.each(['redis', 'cluster'] as const)('live updates across instances shar
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })
     try {
       // role notices to copy make the first count take a while: the client leaves during it
-      for (let i = 0; i < 300; i++) await a.app.notifications.broadcast({ tenantId: 'club-norte', recipientRole: 'grower', domain: 'system', event: 'manual.message', title: `n${i}`, body: 'b', severity: 'info', source: 'manual' })
+      for (let i = 0; i < 300; i++) {
+        await a.app.notifications.broadcast({
+          tenantId: 'club-norte',
+          recipientRole: 'grower',
+          domain: 'system',
+          event: 'manual.message',
+          title: `n${i}`,
+          body: 'b',
+          severity: 'info',
+          source: 'manual'
+        })
+      }
       const abort = new AbortController()
-      const res = await fetch(`${base}/api/notifications/stream`, { headers: await a.auth('grower', 'club-norte', { sub: 'user_grower_gone' }), signal: abort.signal })
+      const res = await fetch(`${base}/api/notifications/stream`, {
+        headers: await a.auth('grower', 'club-norte', { sub: 'user_grower_gone' }), signal: abort.signal
+      })
       let seen = ''
       for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
         seen += Buffer.from(chunk).toString()

@@ -58,7 +58,8 @@ export async function startCountingProxy (): Promise<CountingProxy> {
     proxy.calls.push({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams })
     const fault = proxy.faults.find((f) => f.method === req.method && url.pathname.startsWith(f.path) && url.pathname.endsWith(f.pathEnds ?? ''))
     if (fault?.times !== undefined && --fault.times <= 0) proxy.faults.splice(proxy.faults.indexOf(fault), 1)
-    const failed = (status: number) => res.writeHead(status, { 'content-type': 'application/json' }).end('{"type":"unknown_error","message":"An unknown error occurred."}')
+    const failed = (status: number) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end('{"type":"unknown_error","message":"An unknown error occurred."}')
     if (fault && !fault.landed) {
       req.resume()
       failed(fault.status)

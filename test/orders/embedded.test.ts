@@ -29,12 +29,16 @@ describe.each(['redis', 'memory'] as const)('orders against the embedded backend
     const variant = products.json().products[0].variants[0]
     expect(variant.prices[0].currencyCode).toBe('ARS')
     const cart = (await t.app.inject({ method: 'POST', url: '/store/carts', headers: ana, payload: {} })).json().cart
-    const added = await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/line-items`, headers: ana, payload: { variantId: variant.id, quantity: 2 } })
+    const added = await t.app.inject({
+      method: 'POST', url: `/store/carts/${cart.id}/line-items`, headers: ana, payload: { variantId: variant.id, quantity: 2 }
+    })
     expect(added.json().cart.items[0]).toMatchObject({ variantId: variant.id, quantity: 2 })
     const options = (await t.app.inject({ url: `/store/shipping-options?cartId=${cart.id}`, headers: ana })).json().shippingOptions
     expect(options.map((o: { name: string }) => o.name).sort()).toEqual(['delivery', 'pickup'])
     const pickup = options.find((o: { name: string }) => o.name === 'pickup')
-    expect((await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/shipping-methods`, headers: ana, payload: { optionId: pickup.id } })).statusCode).toBe(200)
+    expect(
+      (await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/shipping-methods`, headers: ana, payload: { optionId: pickup.id } })).statusCode
+    ).toBe(200)
     const paid = await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/payment-sessions`, headers: ana, payload: { providerId: 'cash' } })
     expect(paid.json().cart.paymentCollection.paymentSessions[0].providerId).toBe('pp_cash')
     const done = await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/complete`, headers: ana })
@@ -87,7 +91,8 @@ describe.each(['redis', 'memory'] as const)('orders against the embedded backend
   })
 
   it('admin steps: capture, fulfill, ship, invoice, with activities; cancel after shipping is 409', async () => {
-    const post = (path: string, payload?: object) => t.app.inject({ method: 'POST', url: `/api/orders/${orderId}/${path}`, headers: admin, ...(payload ? { payload } : {}) })
+    const post = (path: string, payload?: object) =>
+      t.app.inject({ method: 'POST', url: `/api/orders/${orderId}/${path}`, headers: admin, ...(payload ? { payload } : {}) })
     expect((await post('capture')).json().order.paymentStatus).toBe('captured')
     const fulfilled = (await post('fulfill', {})).json()
     expect(fulfilled.order.fulfillmentStatus).toBe('fulfilled')
@@ -107,10 +112,17 @@ describe.each(['redis', 'memory'] as const)('orders against the embedded backend
 
   it('cancels an order not yet shipped', async () => {
     const products = (await t.app.inject({ url: '/store/products', headers: admin })).json().products
-    const res = await t.app.inject({ method: 'POST', url: '/api/orders/create-and-process', headers: admin, payload: { ...oneCall, items: [{ variantId: products[1].variants[0].id, quantity: 1 }] } })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/orders/create-and-process',
+      headers: admin,
+      payload: { ...oneCall, items: [{ variantId: products[1].variants[0].id, quantity: 1 }] }
+    })
     expect(res.statusCode).toBe(200)
     const cart = (await t.app.inject({ method: 'POST', url: '/store/carts', headers: ana, payload: {} })).json().cart
-    await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/line-items`, headers: ana, payload: { variantId: products[0].variants[0].id, quantity: 1 } })
+    await t.app.inject({
+      method: 'POST', url: `/store/carts/${cart.id}/line-items`, headers: ana, payload: { variantId: products[0].variants[0].id, quantity: 1 }
+    })
     const options = (await t.app.inject({ url: `/store/shipping-options?cartId=${cart.id}`, headers: ana })).json().shippingOptions
     await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/shipping-methods`, headers: ana, payload: { optionId: options[0].id } })
     await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/payment-sessions`, headers: ana, payload: { providerId: 'transfer' } })
@@ -144,7 +156,12 @@ describe.each(['redis', 'memory'] as const)('orders against the embedded backend
     expect(first.statusCode).toBe(200)
     expect(first.json().order).toMatchObject({ status: 'completed', paymentStatus: 'captured', fulfillmentStatus: 'shipped' })
     expect(second.json().order.id).toBe(first.json().order.id)
-    const reused = await t.app.inject({ method: 'POST', url: '/api/orders/create-and-process', headers: { ...admin, 'idempotency-key': `k-${store}` }, payload: { ...payload, paymentMethod: 'transfer' } })
+    const reused = await t.app.inject({
+      method: 'POST',
+      url: '/api/orders/create-and-process',
+      headers: { ...admin, 'idempotency-key': `k-${store}` },
+      payload: { ...payload, paymentMethod: 'transfer' }
+    })
     expect(reused.statusCode).toBe(409)
     const stream = await t.app.inject({ method: 'POST', url: '/api/orders/create-and-process-stream', headers: admin, payload })
     expect(stream.body.trim().split('\n\n').at(-1)).toMatch(/"success":true/)
@@ -153,18 +170,25 @@ describe.each(['redis', 'memory'] as const)('orders against the embedded backend
   it('one call naming the member\'s account (customer.id): she is told under her own login; an id of another email is 422', async () => {
     const products = (await t.app.inject({ url: '/store/products', headers: admin })).json().products
     const items = [{ variantId: products[2].variants[0].id, quantity: 1 }]
-    const res = await t.app.inject({ method: 'POST', url: '/api/orders/create-and-process', headers: admin, payload: { ...oneCall, customer: { ...oneCall.customer, id: 'cus_ana' }, items } })
+    const res = await t.app.inject({
+      method: 'POST', url: '/api/orders/create-and-process', headers: admin, payload: { ...oneCall, customer: { ...oneCall.customer, id: 'cus_ana' }, items }
+    })
     expect(res.statusCode, res.body).toBe(200)
     const order = res.json().order
     // As in Medusa, a cart for the email of an account belongs to that account.
     expect(order.customerId).toBe('cus_ana')
     const inbox = (await t.app.inject({ url: '/api/notifications?domain=orders&limit=100', headers: ana })).json().notifications
-    expect(inbox.filter((n: { resourceId?: string }) => n.resourceId === order.id).map((n: { event: string, recipientId: string }) => [n.event, n.recipientId]).sort())
+    expect(
+      inbox.filter((n: { resourceId?: string }) =>
+        n.resourceId === order.id).map((n: { event: string, recipientId: string }) => [n.event, n.recipientId]).sort()
+    )
       .toEqual([['order.completed', 'cus_ana'], ['order.placed', 'cus_ana'], ['order.shipped', 'cus_ana']])
 
     const bruno = await login('customer', 'bruno@example.com', 'club-norte')
     for (const id of ['cus_bruno', 'cus_nobody']) {
-      const wrong = await t.app.inject({ method: 'POST', url: '/api/orders/create-and-process', headers: admin, payload: { ...oneCall, customer: { ...oneCall.customer, id }, items } })
+      const wrong = await t.app.inject({
+        method: 'POST', url: '/api/orders/create-and-process', headers: admin, payload: { ...oneCall, customer: { ...oneCall.customer, id }, items }
+      })
       expect([wrong.statusCode, wrong.json().error.code]).toEqual([422, 'VALIDATION_ERROR'])
       expect(wrong.json().error.details).toEqual({ errors: { 'customer.id': [expect.stringContaining('ana@example.com')] }, step: 'creating_cart' })
     }

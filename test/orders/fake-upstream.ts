@@ -29,7 +29,9 @@ export async function startFakeUpstream (): Promise<FakeUpstream> {
   order.sales_channel_id = 'sc_club_norte'
   order.customer_id = 'cus_ana'
   const address = { id: 'caaddr_1', first_name: null, last_name: null, country_code: 'ar' }
-  const cart: Record<string, unknown> = { id: 'cart_1', region_id: 'reg_club_norte', sales_channel_id: 'sc_club_norte', email: 'ana@example.com', items: [], total: 0, shipping_address: address }
+  const cart: Record<string, unknown> = {
+    id: 'cart_1', region_id: 'reg_club_norte', sales_channel_id: 'sc_club_norte', email: 'ana@example.com', items: [], total: 0, shipping_address: address
+  }
   const payment = order.payment_collections[0].payments[0]
   const hanging = new Set<ServerResponse>()
 
@@ -76,7 +78,13 @@ export async function startFakeUpstream (): Promise<FakeUpstream> {
       return { order }
     },
     [`POST /admin/orders/${order.id}/fulfillments`]: (body) => {
-      order.fulfillments = [{ id: 'ful_1', location_id: body.location_id, created_at: new Date().toISOString(), shipped_at: null, items: body.items.map((i: any) => ({ id: `fulit_${i.id}`, line_item_id: i.id, quantity: i.quantity })) }]
+      order.fulfillments = [{
+        id: 'ful_1',
+        location_id: body.location_id,
+        created_at: new Date().toISOString(),
+        shipped_at: null,
+        items: body.items.map((i: any) => ({ id: `fulit_${i.id}`, line_item_id: i.id, quantity: i.quantity }))
+      }]
       for (const item of order.items) item.detail.fulfilled_quantity = item.quantity
       order.fulfillment_status = 'fulfilled'
       return { order }
@@ -104,8 +112,11 @@ export async function startFakeUpstream (): Promise<FakeUpstream> {
       return
     }
     const answer = handler(raw ? JSON.parse(raw) : {}, req)
-    if (answer === UNAUTHORIZED) res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'unauthorized', message: 'Invalid email or password' }))
-    else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer))
+    if (answer === UNAUTHORIZED) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end(
+        JSON.stringify({ type: 'unauthorized', message: 'Invalid email or password' })
+      )
+    } else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer))
   }
 
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -125,7 +136,9 @@ export async function startFakeUpstream (): Promise<FakeUpstream> {
         return
       }
       if (fault) {
-        res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers }).end(fault.body ?? JSON.stringify({ type: 'unexpected_state', message: 'boom' }))
+        res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers }).end(
+          fault.body ?? JSON.stringify({ type: 'unexpected_state', message: 'boom' })
+        )
         return
       }
       respond(req, res, route, raw)

@@ -33,7 +33,11 @@ describe('upstream faults', () => {
     await t.close()
     await fake.close()
   })
-  afterEach(() => { for (const r of [ORDER_ROUTE, 'POST /store/carts/cart_1/line-items', `POST /admin/payments/${'pay_01M7ZB9M9PXDA2CMB3W0VXN0NZ'}/capture`, 'POST /store/carts']) fake.fault(r, undefined) })
+  afterEach(() => {
+    for (const r of [
+      ORDER_ROUTE, 'POST /store/carts/cart_1/line-items', `POST /admin/payments/${'pay_01M7ZB9M9PXDA2CMB3W0VXN0NZ'}/capture`, 'POST /store/carts'
+    ]) fake.fault(r, undefined)
+  })
 
   const getOrder = () => t.app.inject({ url: `/api/orders/${ORDER}`, headers: admin })
 
@@ -88,12 +92,17 @@ describe('upstream faults', () => {
 
   it('out of stock is 409 CONFLICT, other rejections 422 VALIDATION_ERROR', async () => {
     const member = await t.auth('member', 'club-norte', { sub: 'cus_ana', email: 'ana@example.com' })
-    const add = () => t.app.inject({ method: 'POST', url: '/store/carts/cart_1/line-items', headers: member, payload: { variantId: 'variant_1', quantity: 500 } })
-    fake.fault('POST /store/carts/cart_1/line-items', { status: 400, body: JSON.stringify({ code: 'insufficient_inventory', type: 'not_allowed', message: 'Some variant does not have the required inventory' }) })
+    const add = () =>
+      t.app.inject({ method: 'POST', url: '/store/carts/cart_1/line-items', headers: member, payload: { variantId: 'variant_1', quantity: 500 } })
+    fake.fault('POST /store/carts/cart_1/line-items', {
+      status: 400, body: JSON.stringify({ code: 'insufficient_inventory', type: 'not_allowed', message: 'Some variant does not have the required inventory' })
+    })
     let res = await add()
     expect(res.statusCode).toBe(409)
     expect(res.json().error).toEqual({ code: 'CONFLICT', message: 'Not enough stock for one of the items' })
-    fake.fault('POST /store/carts/cart_1/line-items', { status: 400, body: JSON.stringify({ type: 'invalid_data', message: 'Variants variant_1 do not exist' }) })
+    fake.fault('POST /store/carts/cart_1/line-items', {
+      status: 400, body: JSON.stringify({ type: 'invalid_data', message: 'Variants variant_1 do not exist' })
+    })
     res = await add()
     expect(res.statusCode).toBe(422)
     expect(res.json().error.code).toBe('VALIDATION_ERROR')
@@ -113,7 +122,9 @@ describe('upstream faults', () => {
 
   it('create-and-process failing part way answers the mapped error and leaves the failure in the order\'s log; a retry replays it', async () => {
     fake.fault('POST /admin/payments/pay_01M7ZB9M9PXDA2CMB3W0VXN0NZ/capture', { status: 500 })
-    const payload = { customer: { email: 'ana@example.com' }, items: [{ variantId: 'variant_1', quantity: 1 }], shippingMethod: 'pickup', paymentMethod: 'cash' }
+    const payload = {
+      customer: { email: 'ana@example.com' }, items: [{ variantId: 'variant_1', quantity: 1 }], shippingMethod: 'pickup', paymentMethod: 'cash'
+    }
     const call = () => t.app.inject({ method: 'POST', url: '/api/orders/create-and-process', headers: { ...admin, 'idempotency-key': 'fail-once' }, payload })
     const res = await call()
     expect(res.statusCode).toBe(502)
@@ -130,7 +141,9 @@ describe('upstream faults', () => {
 
   it('a failure before the order exists frees the Idempotency-Key for a retry', async () => {
     fake.fault('POST /store/carts', { status: 503 })
-    const payload = { customer: { email: 'ana@example.com' }, items: [{ variantId: 'variant_1', quantity: 1 }], shippingMethod: 'pickup', paymentMethod: 'cash' }
+    const payload = {
+      customer: { email: 'ana@example.com' }, items: [{ variantId: 'variant_1', quantity: 1 }], shippingMethod: 'pickup', paymentMethod: 'cash'
+    }
     const call = () => t.app.inject({ method: 'POST', url: '/api/orders/create-and-process', headers: { ...admin, 'idempotency-key': 'early-fail' }, payload })
     expect((await call()).json().error.details).toMatchObject({ step: 'creating_cart' })
     const carts = fake.calls.filter((c) => c.method === 'POST' && c.path === '/store/carts').length
@@ -154,7 +167,15 @@ describe('unreachable upstream', () => {
 
 describe('COMMERCE_TENANTS_FILE', () => {
   const dir = mkdtempSync(join(tmpdir(), 'club-tenants-'))
-  const settings = (baseUrl: string) => ({ baseUrl, publishableKey: 'pk_x', regionId: 'reg_x', salesChannelId: 'sc_club_norte', stockLocationId: 'sloc_x', adminEmail: 'ops@x.test', adminPassword: 'demo-password' })
+  const settings = (baseUrl: string) => ({
+    baseUrl,
+    publishableKey: 'pk_x',
+    regionId: 'reg_x',
+    salesChannelId: 'sc_club_norte',
+    stockLocationId: 'sloc_x',
+    adminEmail: 'ops@x.test',
+    adminPassword: 'demo-password'
+  })
 
   it('points a club at the backend the file names, with the file\'s admin login', async () => {
     const fake = await startFakeUpstream()

@@ -87,8 +87,10 @@ describe('a kept copy the backend no longer agrees with (redis, counting loopbac
 
   it('a shipping option it no longer offers: refused, the kept list dropped, the options read again and the order placed', async () => {
     const kept = new CatalogCache<UpstreamShippingOption[]>(30_000)
-    const store = new StoreFront(t.app.orders, t.app.commerce.sessions, new CatalogCache<Catalog>(30_000), new CatalogCache<string[]>(30_000), kept, t.app.orderDispensing,
-      { unsettled: createUnsettledStore(t.app.redis), locks: t.app.locks, tenants: t.app.tenants, log: t.app.log })
+    const store = new StoreFront(
+      t.app.orders, t.app.commerce.sessions, new CatalogCache<Catalog>(30_000), new CatalogCache<string[]>(30_000), kept, t.app.orderDispensing,
+      { unsettled: createUnsettledStore(t.app.redis), locks: t.app.locks, tenants: t.app.tenants, log: t.app.log }
+    )
     const { shopper, cartId } = await shopperWithCart(t, 'club-norte', store)
     await kept.get('club-norte', settingsKey(shopper.medusa.settings), async () => [{ id: 'so_gone', name: 'pickup' }])
     const calls = await proxy.during(async () => {
@@ -98,7 +100,10 @@ describe('a kept copy the backend no longer agrees with (redis, counting loopbac
     expect(calls.filter((c) => SHIP.test(c) || c === OPTIONS)).toEqual([expect.stringMatching(SHIP), OPTIONS, expect.stringMatching(SHIP)])
     // the list read then is kept: the next confirmation reads none
     const next = await shopperWithCart(t, 'club-norte', store)
-    expect((await proxy.during(async () => { await store.checkout(next.shopper, next.cartId, { shipping: 'pickup', payment: 'cash' }) })).filter((c) => c === OPTIONS)).toEqual([])
+    expect(
+      (await proxy.during(async () => { await store.checkout(next.shopper, next.cartId, { shipping: 'pickup', payment: 'cash' }) })).filter((c) =>
+        c === OPTIONS)
+    ).toEqual([])
   })
 
   it('a provider the region no longer offers: refused, the kept list dropped, the providers read again and the default used', async () => {

@@ -34,8 +34,12 @@ describe('mapping of real Medusa answers', () => {
       taxTotal: 0,
       total: 51500,
     })
-    expect(order.items[0]).toMatchObject({ id: 'ordli_01M7ZB9M58AGF1SFT605RBJ05C', variantId: 'variant_01M7ZB94N2Y4CXA5DKQP5J33QB', quantity: 2, unitPrice: 25000, total: 50000 })
-    expect(order.payments[0]).toMatchObject({ id: 'pay_01M7ZB9M9PXDA2CMB3W0VXN0NZ', amount: 51500, currency: 'ARS', status: 'awaiting', providerId: 'pp_system_default' })
+    expect(order.items[0]).toMatchObject({
+      id: 'ordli_01M7ZB9M58AGF1SFT605RBJ05C', variantId: 'variant_01M7ZB94N2Y4CXA5DKQP5J33QB', quantity: 2, unitPrice: 25000, total: 50000
+    })
+    expect(order.payments[0]).toMatchObject({
+      id: 'pay_01M7ZB9M9PXDA2CMB3W0VXN0NZ', amount: 51500, currency: 'ARS', status: 'awaiting', providerId: 'pp_system_default'
+    })
     expect(order.shippingAddress).toMatchObject({ firstName: 'Ana', address1: 'Calle Falsa 123', postalCode: 'C1000', countryCode: 'ar' })
     expect(orderSchema.safeParse(order).success).toBe(true)
     expect(snakeKeys(order)).toEqual([])
@@ -43,7 +47,8 @@ describe('mapping of real Medusa answers', () => {
 
   it('gives a customer without names (a guest made from the email) those of the order\'s shipping address; one with names keeps its own', () => {
     const placed = sample('admin_order').order
-    const withCustomer = (customer: object) => mapOrder(orderAnswer.parse({ order: { ...placed, customer: { id: 'cus_guest', email: 'ana@example.com', ...customer } } }).order).customer
+    const withCustomer = (customer: object) =>
+      mapOrder(orderAnswer.parse({ order: { ...placed, customer: { id: 'cus_guest', email: 'ana@example.com', ...customer } } }).order).customer
     expect(placed.shipping_address).toMatchObject({ first_name: 'Ana', last_name: 'Perez' })
     const fromAddress = { id: 'cus_guest', email: 'ana@example.com', firstName: 'Ana', lastName: 'Perez' }
     expect(withCustomer({ first_name: null, last_name: null })).toEqual(fromAddress)
@@ -52,7 +57,9 @@ describe('mapping of real Medusa answers', () => {
     expect(withCustomer({ first_name: 'Ana María', last_name: 'Pereyra' })).toMatchObject({ firstName: 'Ana María', lastName: 'Pereyra' })
     // Names come from one place: a customer with a first name only is not given the address's last name.
     expect(withCustomer({ first_name: 'Ana', last_name: null })).toMatchObject({ firstName: 'Ana', lastName: '' })
-    expect(mapOrder(orderAnswer.parse({ order: { ...placed, customer: null, shipping_address: null } }).order).customer).toMatchObject({ firstName: '', lastName: '' })
+    expect(mapOrder(orderAnswer.parse({ order: { ...placed, customer: null, shipping_address: null } }).order).customer).toMatchObject({
+      firstName: '', lastName: ''
+    })
   })
 
   it('maps delivered to shipped and a captured payment to captured', () => {
@@ -76,7 +83,9 @@ describe('mapping of real Medusa answers', () => {
     expect(cart.paymentCollection?.paymentSessions[0]?.providerId).toBe('pp_system_default')
     const product = mapProduct(productsAnswer.parse(sample('store_products')).products[0]!)
     expect(product.variants[0]).toMatchObject({ prices: [{ amount: 25000, currencyCode: 'ARS' }], inventoryQuantity: 100 })
-    expect(mapShippingOption(shippingOptionsAnswer.parse(sample('store_so')).shipping_options[0]!)).toEqual({ id: 'so_01M7ZB8ZQDK830Y81EZCQS8119', name: 'Envio estandar', amount: 1500 })
+    expect(mapShippingOption(shippingOptionsAnswer.parse(sample('store_so')).shipping_options[0]!)).toEqual({
+      id: 'so_01M7ZB8ZQDK830Y81EZCQS8119', name: 'Envio estandar', amount: 1500
+    })
     const level = mapInventoryLevel(upstreamInventoryItem.parse(sample('inv_level').inventory_item), 'sloc_01M7ZB8SS8ZKV38GZYZBQAA5JH')
     expect(level).toMatchObject({ sku: 'MATE-1', stockedQuantity: 100, availableQuantity: 100 })
     for (const value of [cart, product]) expect(snakeKeys(value)).toEqual([])
@@ -111,7 +120,18 @@ const upstreamOrderArb = fc.record({
   email: fc.option(fc.emailAddress(), { nil: null }),
   currency_code: fc.constantFrom('ars', 'usd', 'ARS'),
   customer_id: fc.option(id('cus'), { nil: null }),
-  items: fc.array(fc.record({ id: id('ordli'), title: fc.string(), variant_id: id('variant'), product_id: id('prod'), quantity: fc.integer({ min: 1, max: 50 }), unit_price: money, total: money }), { maxLength: 5 }),
+  items: fc.array(
+    fc.record({
+      id: id('ordli'),
+      title: fc.string(),
+      variant_id: id('variant'),
+      product_id: id('prod'),
+      quantity: fc.integer({ min: 1, max: 50 }),
+      unit_price: money,
+      total: money
+    }),
+    { maxLength: 5 }
+  ),
   payment_collections: fc.array(fc.record({
     id: id('pay_col'),
     payments: fc.array(fc.record({
@@ -125,7 +145,16 @@ const upstreamOrderArb = fc.record({
       refunds: fc.array(fc.record({ amount: money }), { maxLength: 2 }),
     }), { maxLength: 2 }),
   }), { maxLength: 2 }),
-  fulfillments: fc.array(fc.record({ id: id('ful'), location_id: id('sloc'), created_at: iso, shipped_at: fc.option(iso, { nil: null }), items: fc.array(fc.record({ id: id('fulit'), line_item_id: id('ordli'), quantity: fc.integer({ min: 1, max: 9 }) }), { maxLength: 3 }) }), { maxLength: 2 }),
+  fulfillments: fc.array(
+    fc.record({
+      id: id('ful'),
+      location_id: id('sloc'),
+      created_at: iso,
+      shipped_at: fc.option(iso, { nil: null }),
+      items: fc.array(fc.record({ id: id('fulit'), line_item_id: id('ordli'), quantity: fc.integer({ min: 1, max: 9 }) }), { maxLength: 3 })
+    }),
+    { maxLength: 2 }
+  ),
   subtotal: money,
   shipping_total: money,
   tax_total: money,
@@ -144,7 +173,9 @@ describe('mapping properties', () => {
       expect(PAYMENT_STATUSES).toContain(order.paymentStatus)
       expect(FULFILLMENT_STATUSES).toContain(order.fulfillmentStatus)
       for (const p of order.payments) expect(PAYMENT_STATUSES).toContain(p.status)
-      expect([order.total, order.subtotal, order.shippingTotal, order.taxTotal, order.discountTotal]).toEqual([raw.total, raw.subtotal, raw.shipping_total, raw.tax_total, raw.discount_total])
+      expect([order.total, order.subtotal, order.shippingTotal, order.taxTotal, order.discountTotal]).toEqual([
+        raw.total, raw.subtotal, raw.shipping_total, raw.tax_total, raw.discount_total
+      ])
       expect(order.id).toBe(raw.id)
       expect(order.displayId).toBe(String(raw.display_id))
       expect(order.items.map((i) => [i.id, i.variantId, i.unitPrice, i.quantity])).toEqual(raw.items.map((i) => [i.id, i.variant_id, i.unit_price, i.quantity]))

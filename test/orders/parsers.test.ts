@@ -41,14 +41,24 @@ describe('upstream error mapping', () => {
 })
 
 describe('COMMERCE_TENANTS_FILE parsing', () => {
-  const good = { baseUrl: 'http://127.0.0.1:9000', publishableKey: 'pk_1', regionId: 'reg_1', salesChannelId: 'sc_1', stockLocationId: 'sloc_1', adminEmail: 'a@b.c', adminPassword: 'secret-pw' }
+  const good = {
+    baseUrl: 'http://127.0.0.1:9000',
+    publishableKey: 'pk_1',
+    regionId: 'reg_1',
+    salesChannelId: 'sc_1',
+    stockLocationId: 'sloc_1',
+    adminEmail: 'a@b.c',
+    adminPassword: 'secret-pw'
+  }
 
   it('parses a valid file', () => {
     expect(parseTenantsFile(JSON.stringify({ 'club-norte': good }))).toEqual({ 'club-norte': good })
   })
 
   it('any other text is a TenantsFileError that never quotes a value', () => {
-    const mutated = fc.record({ key: fc.constantFrom(...Object.keys(good)), value: fc.oneof(fc.constant(''), fc.integer(), fc.constant(null), fc.constant('secret-pw-x')) })
+    const mutated = fc.record({
+      key: fc.constantFrom(...Object.keys(good)), value: fc.oneof(fc.constant(''), fc.integer(), fc.constant(null), fc.constant('secret-pw-x'))
+    })
     fc.assert(fc.property(fc.oneof(fc.string(), mutated.map(({ key, value }) => JSON.stringify({ 'club-norte': { ...good, [key]: value } }))), (text) => {
       try {
         parseTenantsFile(text)

@@ -11,8 +11,14 @@ export async function demoLogin (t: TestApp, actorType: 'customer' | 'user', ema
 /** A cart of `items` (variant id, quantity) with the first shipping option (or the one named), cash, completed: the answer. */
 export async function completeCart (t: TestApp, headers: Record<string, string>, items: Array<[string, number]>, shipping?: string) {
   const cart = (await t.app.inject({ method: 'POST', url: '/store/carts', headers, payload: {} })).json().cart
-  for (const [variantId, quantity] of items) await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/line-items`, headers, payload: { variantId, quantity } })
-  const options: Array<{ id: string, name: string }> = (await t.app.inject({ url: `/store/shipping-options?cartId=${cart.id}`, headers })).json().shippingOptions
+  for (const [variantId, quantity] of items) {
+    await t.app.inject({
+      method: 'POST', url: `/store/carts/${cart.id}/line-items`, headers, payload: { variantId, quantity }
+    })
+  }
+  const options: Array<{
+    id: string, name: string
+  }> = (await t.app.inject({ url: `/store/shipping-options?cartId=${cart.id}`, headers })).json().shippingOptions
   const option = shipping === undefined ? options[0] : options.find((o) => o.name === shipping)
   expect(option).toBeDefined()
   await t.app.inject({ method: 'POST', url: `/store/carts/${cart.id}/shipping-methods`, headers, payload: { optionId: option!.id } })

@@ -6,7 +6,13 @@ import { startFakeUpstream, type FakeUpstream } from './fake-upstream.ts'
 // The one-call routes' shape, stream framing and client disconnects, on a loopback backend (one order each test).
 
 const ORDER = 'order_01M7ZB9M562VXDN18E668Y98FY'
-const body = { customer: { id: 'cus_ana', email: 'ana@example.com', firstName: 'Ana', lastName: 'Pereyra' }, items: [{ variantId: 'variant_1', quantity: 2 }], shippingMethod: 'pickup', paymentMethod: 'cash', notes: 'Retira el viernes' }
+const body = {
+  customer: { id: 'cus_ana', email: 'ana@example.com', firstName: 'Ana', lastName: 'Pereyra' },
+  items: [{ variantId: 'variant_1', quantity: 2 }],
+  shippingMethod: 'pickup',
+  paymentMethod: 'cash',
+  notes: 'Retira el viernes'
+}
 
 function events (text: string): any[] {
   expect(text.endsWith('\n\n')).toBe(true)
@@ -37,7 +43,8 @@ describe('create-and-process over a loopback backend', () => {
     expect(order).toMatchObject({ id: ORDER, status: 'completed', paymentStatus: 'captured', fulfillmentStatus: 'shipped' })
     expect(timeline.map((e: any) => e.action)).toEqual(['ORDER_CREATED', 'PAYMENT_CAPTURED', 'FULFILLMENT_CREATED', 'ORDER_SHIPPED'])
     expect(order.metadata.activityLogs.map((e: any) => e.description)).toEqual([
-      'orders:activity.created', 'orders:activity.note', 'orders:activity.paymentConfirmed', 'orders:activity.fulfilled', 'orders:activity.shipped', 'orders:activity.completed',
+      'orders:activity.created', 'orders:activity.note', 'orders:activity.paymentConfirmed', 'orders:activity.fulfilled', 'orders:activity.shipped',
+      'orders:activity.completed',
     ])
     expect(order.metadata.activityLogs[0].author).toEqual({ id: 'user_admin_norte', firstName: 'Admin', lastName: 'Norte' })
     const paths = fake.calls.map((c) => `${c.method} ${c.path.split('?')[0]}`)
@@ -65,13 +72,23 @@ describe('create-and-process over a loopback backend', () => {
   })
 
   it('a bad body is 400 JSON before any event; a failing step is a final event with success false', async () => {
-    const bad = await t.app.inject({ method: 'POST', url: '/api/orders/create-and-process-stream', headers: admin, payload: { ...body, paymentMethod: 'bitcoin' } })
+    const bad = await t.app.inject({
+      method: 'POST', url: '/api/orders/create-and-process-stream', headers: admin, payload: { ...body, paymentMethod: 'bitcoin' }
+    })
     expect(bad.statusCode).toBe(400)
     expect(bad.json().error.details.errors).toHaveProperty('paymentMethod')
-    fake.fault(`POST /admin/orders/${ORDER}/fulfillments`, { status: 400, body: JSON.stringify({ type: 'invalid_data', message: 'Quantity to fulfill exceeds the reserved quantity' }) })
+    fake.fault(`POST /admin/orders/${ORDER}/fulfillments`, {
+      status: 400, body: JSON.stringify({ type: 'invalid_data', message: 'Quantity to fulfill exceeds the reserved quantity' })
+    })
     const res = await t.app.inject({ method: 'POST', url: '/api/orders/create-and-process-stream', headers: admin, payload: body })
     const last = events(res.body).at(-1)
-    expect(last).toEqual({ step: 'creating_fulfillment', message: 'The commerce backend rejected the request', progress: 85, success: false, error: 'The commerce backend rejected the request' })
+    expect(last).toEqual({
+      step: 'creating_fulfillment',
+      message: 'The commerce backend rejected the request',
+      progress: 85,
+      success: false,
+      error: 'The commerce backend rejected the request'
+    })
   })
 
   it('only admins may call it', async () => {
@@ -88,12 +105,15 @@ describe('create-and-process over a loopback backend', () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' })
     const { port } = t.app.server.address() as { port: number }
     const firstEvent = await new Promise<string>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/api/orders/create-and-process-stream', headers: { ...admin, 'content-type': 'application/json' } }, (res) => {
-        res.once('data', (chunk: Buffer) => {
-          req.destroy()
-          resolve(chunk.toString())
-        })
-      })
+      const req = httpRequest(
+        { host: '127.0.0.1', port, method: 'POST', path: '/api/orders/create-and-process-stream', headers: { ...admin, 'content-type': 'application/json' } },
+        (res) => {
+          res.once('data', (chunk: Buffer) => {
+            req.destroy()
+            resolve(chunk.toString())
+          })
+        }
+      )
       req.on('error', reject)
       req.end(JSON.stringify(body))
     })

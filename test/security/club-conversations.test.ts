@@ -78,7 +78,11 @@ describe('a member of two clubs: two conversations that never mix (redis, provid
   const member = async (): Promise<string> => {
     const phone = newPhone()
     const token = await t.token('member', [...CLUBS], { sub: 'cus_ana', name: 'Ana', email: 'ana@example.com' })
-    for (const c of CLUBS) await say(phone, { text: `LINK-${await linkCode(t, { customerId: 'cus_ana', email: 'ana@example.com', name: 'Ana', tenantId: c, token })}` })
+    for (const c of CLUBS) {
+      await say(phone, {
+        text: `LINK-${await linkCode(t, { customerId: 'cus_ana', email: 'ana@example.com', name: 'Ana', tenantId: c, token })}`
+      })
+    }
     await say(phone, { reply: 'tenant:club-norte' })
     return phone
   }
@@ -122,7 +126,9 @@ describe('a member of two clubs: two conversations that never mix (redis, provid
           // that club took the conversation over (or was asked for a person): the bot says nothing
           if (silent) expect(provider.to(phone).length).toBe(before)
         } else if (s.kind === 'staff') {
-          const res = await t.app.inject({ method: 'POST', url: `/api/chat/conversations/${phone}/messages`, headers: await staff(s.club), payload: { text: `from ${s.club}` } })
+          const res = await t.app.inject({
+            method: 'POST', url: `/api/chat/conversations/${phone}/messages`, headers: await staff(s.club), payload: { text: `from ${s.club}` }
+          })
           // a club that never talked with the phone has no conversation to write in: 404, whatever the other club has
           if (res.statusCode === 404) expect(await history(s.club, phone)).toBeUndefined()
           // nor free text to a member who never wrote to this club (its conversation holds only its order updates)
@@ -140,7 +146,10 @@ describe('a member of two clubs: two conversations that never mix (redis, provid
           const other = s.club === 'club-norte' ? 'club-sur' : 'club-norte'
           const before = await listed(other, phone)
           const id = `ord_${s.club}_${++orders}`
-          await notifyMember(t.app.notifier, t.app.log, (await t.app.tenants.get(s.club))!, { id, displayId: String(orders), customerId: 'cus_ana', shippingMethod: 'pickup' }, 'order.cancelled')
+          await notifyMember(
+            t.app.notifier, t.app.log, (await t.app.tenants.get(s.club))!, { id, displayId: String(orders), customerId: 'cus_ana', shippingMethod: 'pickup' },
+            'order.cancelled'
+          )
           await t.app.chatWorker.idle(phone)
           await eventually(s.club, phone, (m) => m.some((x) => x.author === 'system' && x.id.includes(id)))
           for (const m of (await history(s.club, phone)) ?? []) if (m.id.includes(id)) updates.get(s.club)!.add(m.id)
@@ -165,7 +174,10 @@ describe('a member of two clubs: two conversations that never mix (redis, provid
     await say(phone, { text: 'menu' })
     expect(provider.to(phone).length).toBeGreaterThan(before)
     // an order update from the other club moves neither the conversation nor its handoff
-    await notifyMember(t.app.notifier, t.app.log, (await t.app.tenants.get('club-sur'))!, { id: 'ord_sur_takeover', displayId: '9', customerId: 'cus_ana', shippingMethod: 'pickup' }, 'order.cancelled')
+    await notifyMember(
+      t.app.notifier, t.app.log, (await t.app.tenants.get('club-sur'))!,
+      { id: 'ord_sur_takeover', displayId: '9', customerId: 'cus_ana', shippingMethod: 'pickup' }, 'order.cancelled'
+    )
     await t.app.chatWorker.idle(phone)
     await eventually('club-sur', phone, (m) => m.some((x) => x.id.includes('ord_sur_takeover')))
     expect((await listed('club-norte', phone))?.handoff).toMatchObject({ status: 'taken', by: ADMIN['club-norte'] })

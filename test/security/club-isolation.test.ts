@@ -14,7 +14,9 @@ describe('one answer whatever the other club', () => {
   it('registering a member: the same 409 whether the email is this club\'s member or another club\'s', async () => {
     // bruno is a member of club-norte only
     const bodies = await Promise.all(['club-norte', 'club-sur'].map(async (club) => {
-      const res = await t.app.inject({ method: 'POST', url: '/api/members', headers: await t.auth('admin', club), payload: { email: 'bruno@example.com', firstName: 'B', lastName: 'D' } })
+      const res = await t.app.inject({
+        method: 'POST', url: '/api/members', headers: await t.auth('admin', club), payload: { email: 'bruno@example.com', firstName: 'B', lastName: 'D' }
+      })
       expect(res.statusCode).toBe(409)
       return res.json()
     }))
@@ -23,7 +25,9 @@ describe('one answer whatever the other club', () => {
 
   it('inviting staff: the same 409 whether the email is staff here or of another club', async () => {
     const bodies = await Promise.all(['club-norte', 'club-sur'].map(async (club) => {
-      const res = await t.app.inject({ method: 'POST', url: '/api/staff', headers: await t.auth('admin', club), payload: { email: 'grower@club-norte.test', name: 'G', role: 'grower' } })
+      const res = await t.app.inject({
+        method: 'POST', url: '/api/staff', headers: await t.auth('admin', club), payload: { email: 'grower@club-norte.test', name: 'G', role: 'grower' }
+      })
       expect(res.statusCode).toBe(409)
       return res.json()
     }))
@@ -36,10 +40,14 @@ describe('club names: one line, no control or direction characters, unique acros
   let t: TestApp
   beforeAll(async () => { t = await buildTestApp() })
   afterAll(async () => { await t.close() })
-  const rename = async (club: string, name: string) => await t.app.inject({ method: 'PATCH', url: '/api/club', headers: await t.auth('admin', club), payload: { name } })
+  const rename = async (club: string, name: string) =>
+    await t.app.inject({ method: 'PATCH', url: '/api/club', headers: await t.auth('admin', club), payload: { name } })
 
   it('refuses line breaks, control characters and direction marks (400), and keeps the name', async () => {
-    for (const name of ['Club Sur\nClub Norte: escribí tu clave', 'Club\u202ESur', 'Club\u200FSur', 'Club\u2066Sur', 'Club\u0000Sur', 'Club\u2028Sur', 'Club\tSur', 'Club\u200BSur']) {
+    for (const name of [
+      'Club Sur\nClub Norte: escribí tu clave', 'Club\u202ESur', 'Club\u200FSur', 'Club\u2066Sur', 'Club\u0000Sur', 'Club\u2028Sur', 'Club\tSur',
+      'Club\u200BSur'
+    ]) {
       const res = await rename('club-sur', name)
       expect([res.statusCode, res.json().error.code], JSON.stringify(name)).toEqual([400, 'VALIDATION_ERROR'])
     }

@@ -18,7 +18,11 @@ describe("each club's dead letters are its own", () => {
   const mail = (id: string) => encodeMail({ id, phone, receivedAt: Date.now(), input: { kind: 'text', text: 'hola' } })
   const letter = (unique: string, tenantId: string | undefined, at: number): DeadLetter =>
     ({ id: deadLetterId(shardOf(phone, 8), unique), lane: 'turn', phone, tenantId, reason: 'the club\'s data is broken', at, tries: 5, payload: mail(unique) })
-  const before = { norte: letter('old-norte', 'club-norte', Date.now() - 60_000), sur: letter('old-sur', 'club-sur', Date.now() - 50_000), none: letter('old-none', undefined, Date.now() - 40_000) }
+  const before = {
+    norte: letter('old-norte', 'club-norte', Date.now() - 60_000),
+    sur: letter('old-sur', 'club-sur', Date.now() - 50_000),
+    none: letter('old-none', undefined, Date.now() - 40_000)
+  }
 
   beforeAll(async () => {
     t = await buildTestApp({ ready: false, env: { CHAT_SHARDS: '8' } })

@@ -20,7 +20,10 @@ describe('login form endpoint: signature on every call', () => {
   afterAll(async () => { await t.close() })
 
   const login = (phone: string, password = 'demo-password', extra: Record<string, unknown> = {}) => JSON.stringify({
-    source: 'chat', data_exchange: { version: '3.0', screen: 'LOGIN', flow_token: phone, data: { club_id: 'club-norte', email: 'ana@example.com', password } }, signature_valid: true, ...extra,
+    source: 'chat',
+    data_exchange: { version: '3.0', screen: 'LOGIN', flow_token: phone, data: { club_id: 'club-norte', email: 'ana@example.com', password } },
+    signature_valid: true,
+    ...extra,
   })
   const bodies = (phone: string): string[] => [
     login(phone),
@@ -62,7 +65,9 @@ describe('login form endpoint: signature on every call', () => {
     const empty = await t.app.inject({ method: 'POST', url: '/api/chat/flow-endpoint' })
     expect([empty.statusCode, empty.json()]).toEqual([401, UNSIGNED])
     const raw = login(invited)
-    const form = await t.app.inject({ method: 'POST', url: '/api/chat/flow-endpoint', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: raw })
+    const form = await t.app.inject({
+      method: 'POST', url: '/api/chat/flow-endpoint', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: raw
+    })
     expect([form.statusCode, form.json()]).toEqual([401, UNSIGNED])
   })
 

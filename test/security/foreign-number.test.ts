@@ -31,7 +31,9 @@ describe('a signed message for another business number is acknowledged, dropped 
   it('in a batch beside one of ours: only ours is answered', async () => {
     const before = await foreignCount()
     const [ours, theirs] = [newPhone(), newPhone()]
-    const res = await postWebhook(t.app, { batch: true, data: [messageBody(ours, { text: 'hola' }), { ...messageBody(theirs, { text: 'hola' }), phone_number_id: '1' }] })
+    const res = await postWebhook(t.app, {
+      batch: true, data: [messageBody(ours, { text: 'hola' }), { ...messageBody(theirs, { text: 'hola' }), phone_number_id: '1' }]
+    })
     expect(res.statusCode).toBe(200)
     expect(await answered(ours)).toBeGreaterThan(0)
     expect(await answered(theirs)).toBe(0)

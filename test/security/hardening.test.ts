@@ -38,7 +38,9 @@ describe('security headers', () => {
   })
 
   it('CORS is off by default: no origin is allowed, not even in a preflight', async () => {
-    const preflight = await t.app.inject({ method: 'OPTIONS', url: '/api/crops', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } })
+    const preflight = await t.app.inject({
+      method: 'OPTIONS', url: '/api/crops', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' }
+    })
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined()
     const get = await t.app.inject({ url: '/health', headers: { origin: 'https://evil.example' } })
     expect(get.headers['access-control-allow-origin']).toBeUndefined()
@@ -51,7 +53,12 @@ describe('CORS_ORIGINS', () => {
   afterAll(async () => { await t.close() })
 
   it('allows exactly the listed origins', async () => {
-    const ask = (origin: string) => t.app.inject({ method: 'OPTIONS', url: '/api/crops', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,tenant-id' } })
+    const ask = (origin: string) =>
+      t.app.inject({
+        method: 'OPTIONS',
+        url: '/api/crops',
+        headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,tenant-id' }
+      })
     const allowed = await ask('https://admin.club.example')
     expect(allowed.headers['access-control-allow-origin']).toBe('https://admin.club.example')
     expect(allowed.headers['access-control-allow-headers']).toContain('tenant-id')

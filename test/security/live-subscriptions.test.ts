@@ -43,7 +43,9 @@ describe('live subscriptions never leave a listener without its Redis subscripti
   })
 
   it('any interleaving of opens, closes and re-opens leaves exactly the open listeners subscribed', async () => {
-    const op = fc.record({ channel: fc.constantFrom('x', 'y', 'z'), delay: fc.integer({ min: 0, max: 3 }), closeAfter: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }) })
+    const op = fc.record({
+      channel: fc.constantFrom('x', 'y', 'z'), delay: fc.integer({ min: 0, max: 3 }), closeAfter: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined })
+    })
     await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 12 }), async (ops) => {
       const hub = new RedisLiveHub(redis, prefix, () => {})
       const counts = ops.map(() => 0)

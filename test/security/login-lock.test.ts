@@ -62,7 +62,11 @@ describe.each(['redis', 'cluster'] as const)('login lock under parallel guessing
     await t.app.loginFormInvites.markSent(phone)
     const before = checks('customer')
     const answers = await Promise.all(Array.from({ length: PARALLEL }, async (_, i) => await t.app.inject(signedPost('/api/chat/flow-endpoint', {
-      source: 'chat', data_exchange: { version: '3.0', screen: 'LOGIN', flow_token: phone, data: { club_id: 'club-norte', email: `guess${i}@example.com`, password: 'demo-password' } }, signature_valid: true,
+      source: 'chat',
+      data_exchange: {
+        version: '3.0', screen: 'LOGIN', flow_token: phone, data: { club_id: 'club-norte', email: `guess${i}@example.com`, password: 'demo-password' }
+      },
+      signature_valid: true,
     }))))
     expect(answers.every((a) => a.statusCode === 200 && a.json().screen === 'LOGIN')).toBe(true)
     expect(checks('customer') - before).toBe(LOGIN_ATTEMPT_LIMIT)

@@ -41,7 +41,9 @@ describe('login timing: known and unknown emails', () => {
       }
     }
     const ratio = median(times.unknown) / median(times.known)
-    console.info(`${actor} login medians: known ${median(times.known).toFixed(1)} ms, unknown ${median(times.unknown).toFixed(1)} ms, ratio ${ratio.toFixed(2)}`)
+    console.info(
+      `${actor} login medians: known ${median(times.known).toFixed(1)} ms, unknown ${median(times.unknown).toFixed(1)} ms, ratio ${ratio.toFixed(2)}`
+    )
     expect(ratio).toBeGreaterThan(0.5)
     expect(ratio).toBeLessThan(2)
   })

@@ -27,7 +27,10 @@ describe('no credential reaches the log', () => {
     used.push(member, staff, upstream)
 
     // link codes: one consumed, one left unused, one never issued, and a code in an unknown route's path
-    const link = async () => (await t.app.inject({ method: 'POST', url: '/api/chat/link', payload: { customerId: 'cus_ana', tenantId: 'club-norte', email: 'ana@example.com', name: 'Ana', token: member } })).json().code as string
+    const link = async () =>
+      (await t.app.inject({
+        method: 'POST', url: '/api/chat/link', payload: { customerId: 'cus_ana', tenantId: 'club-norte', email: 'ana@example.com', name: 'Ana', token: member }
+      })).json().code as string
     const consumed = await link()
     const unused = await link()
     const unknown = randomUUID()
@@ -55,13 +58,23 @@ describe('no credential reaches the log', () => {
     // the login form and the webhook, signed
     const phone = `549${randomInt(1e9, 1e10 - 1)}`
     await t.app.loginFormInvites.markSent(phone)
-    const form = signedPost('/api/chat/flow-endpoint', { source: 'chat', data_exchange: { version: '3.0', screen: 'LOGIN', flow_token: phone, data: { club_id: 'club-norte', email: 'ana@example.com', password: 'demo-password' } }, signature_valid: true })
+    const form = signedPost('/api/chat/flow-endpoint', {
+      source: 'chat',
+      data_exchange: {
+        version: '3.0', screen: 'LOGIN', flow_token: phone, data: { club_id: 'club-norte', email: 'ana@example.com', password: 'demo-password' }
+      },
+      signature_valid: true
+    })
     expect((await t.app.inject(form)).json().screen).toBe('SUCCESS')
     used.push(form.headers['x-webhook-signature'], (await t.app.linkedAccounts.list(phone))[0]?.token ?? 'missing linked token')
-    const webhookBody = JSON.stringify({ message: { id: randomUUID(), from: phone, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: 'hola' } } })
+    const webhookBody = JSON.stringify({
+      message: { id: randomUUID(), from: phone, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: 'hola' } }
+    })
     const signature = signWebhookBody(TEST_SECRETS.CHAT_WEBHOOK_SECRET, webhookBody)
     used.push(signature)
-    await t.app.inject({ method: 'POST', url: '/api/chat/webhook', headers: { 'content-type': 'application/json', 'x-webhook-signature': signature }, payload: webhookBody })
+    await t.app.inject({
+      method: 'POST', url: '/api/chat/webhook', headers: { 'content-type': 'application/json', 'x-webhook-signature': signature }, payload: webhookBody
+    })
     await t.app.inject({ method: 'POST', url: '/api/notifications/generate-reminders', headers: { authorization: `Bearer ${TEST_SECRETS.CRON_API_SECRET}` } })
 
     const text = log.text()

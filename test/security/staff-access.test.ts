@@ -28,7 +28,9 @@ describe('a staff change takes effect on the next request, and ends the streams 
   const hire = async (email: string, role: 'admin' | 'grower', by: string): Promise<{ id: string, token: string }> => {
     const invited = await t.app.inject({ method: 'POST', url: '/api/staff', headers: bearer(by), payload: { email, name: 'Hired', role } })
     expect(invited.statusCode, invited.body).toBe(201)
-    const accepted = await t.app.inject({ method: 'POST', url: '/api/staff/invites/accept', payload: { token: invited.json().token, password: `${role}-password` } })
+    const accepted = await t.app.inject({
+      method: 'POST', url: '/api/staff/invites/accept', payload: { token: invited.json().token, password: `${role}-password` }
+    })
     expect(accepted.statusCode, accepted.body).toBe(201)
     return { id: accepted.json().staff.id, token: await login(email, `${role}-password`) }
   }
@@ -64,10 +66,14 @@ describe('a staff change takes effect on the next request, and ends the streams 
     for (const app of [t.app, other]) {
       const listed = await app.inject({ url: '/api/staff', headers: bearer(eva.token) })
       expect([listed.statusCode, listed.json().error.code]).toEqual([401, 'INVALID_TOKEN'])
-      const invite = await app.inject({ method: 'POST', url: '/api/staff', headers: bearer(eva.token), payload: { email: 'mole@club-norte.test', name: 'Mole', role: 'admin' } })
+      const invite = await app.inject({
+        method: 'POST', url: '/api/staff', headers: bearer(eva.token), payload: { email: 'mole@club-norte.test', name: 'Mole', role: 'admin' }
+      })
       expect(invite.statusCode).toBe(401)
     }
-    expect((await t.app.inject({ url: '/api/staff', headers: bearer(admin) })).json().staff.map((s: { email: string }) => s.email)).not.toContain('mole@club-norte.test')
+    expect((await t.app.inject({ url: '/api/staff', headers: bearer(admin) })).json().staff.map((s: { email: string }) => s.email)).not.toContain(
+      'mole@club-norte.test'
+    )
   })
 
   it('a demoted admin\'s old token can neither promote itself back nor demote who demoted it; a new login is a grower', async () => {

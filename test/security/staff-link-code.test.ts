@@ -22,7 +22,9 @@ describe('a staff-made link code links only the member\'s phone on record, and a
     admin = await t.auth('admin', 'club-norte')
     // the record's phone written the way people write it: spaces and dashes
     const written = `+${memberPhone.slice(0, 2)} ${memberPhone.slice(2, 6)} ${memberPhone.slice(6)}`
-    const res = await t.app.inject({ method: 'POST', url: '/api/members', headers: admin, payload: { email: 'lia@example.com', firstName: 'Lía', lastName: 'Mora', phone: written } })
+    const res = await t.app.inject({
+      method: 'POST', url: '/api/members', headers: admin, payload: { email: 'lia@example.com', firstName: 'Lía', lastName: 'Mora', phone: written }
+    })
     expect(res.statusCode, res.body).toBe(201)
     memberId = res.json().member.id
   })
@@ -52,9 +54,13 @@ describe('a staff-made link code links only the member\'s phone on record, and a
   })
 
   it('a code a member makes after a web login still works from any phone (their own token made it)', async () => {
-    const login = await t.app.inject({ method: 'POST', url: '/auth/customer/emailpass', headers: { 'tenant-id': 'club-norte' }, payload: { email: 'ana@example.com', password: 'demo-password' } })
+    const login = await t.app.inject({
+      method: 'POST', url: '/auth/customer/emailpass', headers: { 'tenant-id': 'club-norte' }, payload: { email: 'ana@example.com', password: 'demo-password' }
+    })
     const token = login.json().token as string
-    const made = await t.app.inject({ method: 'POST', url: '/api/chat/link', payload: { customerId: 'cus_ana', tenantId: 'club-norte', email: 'ana@example.com', name: 'Ana', token } })
+    const made = await t.app.inject({
+      method: 'POST', url: '/api/chat/link', payload: { customerId: 'cus_ana', tenantId: 'club-norte', email: 'ana@example.com', name: 'Ana', token }
+    })
     expect(made.statusCode).toBe(201)
     const phone = newPhone()
     await say(t, phone, { text: `LINK-${made.json().code as string}` })

@@ -20,7 +20,9 @@ describe('body fields checked against the credential', () => {
 
   it('another member, another club or another email in the body is refused, and no code is stored', async () => {
     const before = await redisState(t)
-    const bodies: Array<Record<string, string>> = [{ customerId: 'cus_bruno' }, { tenantId: 'club-sur' }, { email: 'bruno@example.com' }, { token: `${token}x` }]
+    const bodies: Array<Record<string, string>> = [
+      { customerId: 'cus_bruno' }, { tenantId: 'club-sur' }, { email: 'bruno@example.com' }, { token: `${token}x` }
+    ]
     for (const body of bodies) {
       const res = await link(body)
       expect([res.statusCode, res.json().error], JSON.stringify(body)).toEqual([401, expect.any(String)])

@@ -48,7 +48,9 @@ describe('upstream refusals are answered in our words', () => {
   })
 
   it('a cart the backend could not complete, with its own error text', async () => {
-    fake.fault(CART_COMPLETE, { status: 200, body: JSON.stringify({ type: 'cart', cart: null, error: { message: LEAK, type: 'payment_authorization_error' } }) })
+    fake.fault(CART_COMPLETE, {
+      status: 200, body: JSON.stringify({ type: 'cart', cart: null, error: { message: LEAK, type: 'payment_authorization_error' } })
+    })
     const [, , complete] = await calls()
     expect(complete?.statusCode).toBe(409)
     expect(complete?.json().error).toEqual({ code: 'CONFLICT', message: 'The cart could not be completed' })

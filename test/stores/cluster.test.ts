@@ -24,7 +24,10 @@ describe('REDIS_CLUSTER_NODES', () => {
     [{ REDIS_CLUSTER_NODES: 'redis://10.0.0.1:7000', COMMERCE_URL: 'http://m:9000' }, /REDIS_CLUSTER_NODES must list host:port seeds/],
     [{ REDIS_CLUSTER_NODES: '10.0.0.1:70000', COMMERCE_URL: 'http://m:9000' }, /REDIS_CLUSTER_NODES must give ports between 1 and 65535/],
     [{ REDIS_CLUSTER_NODES: ' , ', COMMERCE_URL: 'http://m:9000' }, /REDIS_CLUSTER_NODES must list at least one host:port/],
-    [{ REDIS_CLUSTER_NODES: NODES, REDIS_URL: 'redis://127.0.0.1:6379', COMMERCE_URL: 'http://m:9000' }, /set REDIS_URL \(one Redis\) or REDIS_CLUSTER_NODES \(a Redis Cluster\), not both/],
+    [
+      { REDIS_CLUSTER_NODES: NODES, REDIS_URL: 'redis://127.0.0.1:6379', COMMERCE_URL: 'http://m:9000' },
+      /set REDIS_URL \(one Redis\) or REDIS_CLUSTER_NODES \(a Redis Cluster\), not both/
+    ],
     [{ REDIS_CLUSTER_NODES: NODES }, /embedded commerce backend does not run on a Redis Cluster; with REDIS_CLUSTER_NODES set COMMERCE_URL/],
     [{ REDIS_KEY_PREFIX: 'club:{a}:' }, /REDIS_KEY_PREFIX must not contain \{ or \}/],
   ])('refuses %o', (env, message) => {
@@ -32,7 +35,9 @@ describe('REDIS_CLUSTER_NODES', () => {
   })
 
   it('satisfies production in place of REDIS_URL', () => {
-    const config = loadConfig({ NODE_ENV: 'production', ...TEST_SECRETS, JWT_SECRET: 'another-jwt-secret-0123456789', REDIS_CLUSTER_NODES: NODES, COMMERCE_URL: 'http://m:9000' })
+    const config = loadConfig({
+      NODE_ENV: 'production', ...TEST_SECRETS, JWT_SECRET: 'another-jwt-secret-0123456789', REDIS_CLUSTER_NODES: NODES, COMMERCE_URL: 'http://m:9000'
+    })
     expect(config.redisClusterNodes).toHaveLength(2)
   })
 

@@ -51,9 +51,11 @@ const groups: Record<string, string[]> = {
 
 // Builders whose keys no script, MULTI or pipeline combines with another key: they need no shared tag.
 const alone = new Set([
-  'staff.roster', 'staff.byEmail', 'staff.revokedBefore', 'staff.accessChanged', 'oneUseToken', 'orders.idempotency', 'orders.upstreamToken', 'orders.metadataLock', 'orders.unsettled', 'orders.completionLock', 'accounts.loginAttempts',
+  'staff.roster', 'staff.byEmail', 'staff.revokedBefore', 'staff.accessChanged', 'oneUseToken', 'orders.idempotency', 'orders.upstreamToken',
+  'orders.metadataLock', 'orders.unsettled', 'orders.completionLock', 'accounts.loginAttempts',
   'notifications.remindersLock', 'notifications.recipient.broadcastCursor', 'crops.batchSeq', 'crops.catalog', 'batches.stockLock',
-  'chat.instances', 'chat.conversationsMoved', 'chat.linking.code', 'chat.linking.accounts', 'chat.linking.invite', 'chat.linking.attempts', 'chat.linking.members',
+  'chat.instances', 'chat.conversationsMoved', 'chat.linking.code', 'chat.linking.accounts', 'chat.linking.invite', 'chat.linking.attempts',
+  'chat.linking.members',
   // roots of a domain (for tools), pub/sub channels (no slot: live hub, chat wake-up by SPUBLISH to its shard)
   'notifications.root', 'chat.root', 'rateLimit', 'notifications.liveRecipient', 'notifications.liveRole', 'chat.bot.wake',
   // a club's conversation index (a MULTI on that key alone) and its activity channel
@@ -109,7 +111,9 @@ describe('key slots of every script on a Redis Cluster', () => {
   })
 
   it('spreads different clubs and shards over different slots (a tag is not one slot for everything)', async () => {
-    const slots = await Promise.all(['club-norte', 'club-sur', 'club-este', 'club-oeste'].map(async (club) => await node.cluster('KEYSLOT', PREFIX + c.index(club))))
+    const slots = await Promise.all(
+      ['club-norte', 'club-sur', 'club-este', 'club-oeste'].map(async (club) => await node.cluster('KEYSLOT', PREFIX + c.index(club)))
+    )
     expect(new Set(slots).size).toBeGreaterThan(1)
   })
 })

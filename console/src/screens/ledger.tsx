@@ -79,7 +79,10 @@ export function Ledger () {
           <table>
             <caption>{t.entriesOf(offset + 1, offset + listing.entries.length, listing.count)}</caption>
             <thead>
-              <tr><th scope='col'>{t.day}</th><th scope='col'>{t.customer}</th><th scope='col'>{t.items}</th><th scope='col'>{t.gramsTitle}</th><th scope='col'>THC / CBD</th><th scope='col'>{t.order}</th><th scope='col'>{t.staff}</th></tr>
+              <tr>
+                <th scope='col'>{t.day}</th><th scope='col'>{t.customer}</th><th scope='col'>{t.items}</th><th scope='col'>{t.gramsTitle}</th>
+                <th scope='col'>THC / CBD</th><th scope='col'>{t.order}</th><th scope='col'>{t.staff}</th>
+              </tr>
             </thead>
             <tbody>
               {listing.entries.map((e) => (
@@ -99,7 +102,9 @@ export function Ledger () {
         {listing && (offset > 0 || offset + listing.entries.length < listing.count) && (
           <div class='actions'>
             <button type='button' disabled={offset === 0} onClick={() => { load(Math.max(0, offset - PAGE)).catch(shown) }}>{t.previous}</button>
-            <button type='button' disabled={offset + listing.entries.length >= listing.count} onClick={() => { load(offset + PAGE).catch(shown) }}>{t.next}</button>
+            <button type='button' disabled={offset + listing.entries.length >= listing.count} onClick={() => { load(offset + PAGE).catch(shown) }}>
+              {t.next}
+            </button>
           </div>
         )}
       </section>
@@ -113,7 +118,9 @@ export function Ledger () {
         )}
         <h2>{t.yearReport}</h2>
         <form class='actions' onSubmit={(e) => { yearly(e).catch(shown) }}>
-          <label>{t.year} <input type='number' min={2000} max={2999} value={year} onInput={(e) => setYear((e.currentTarget as HTMLInputElement).value)} /></label>
+          <label>
+            {t.year} <input type='number' min={2000} max={2999} value={year} onInput={(e) => setYear((e.currentTarget as HTMLInputElement).value)} />
+          </label>
           <button type='submit'>{t.showReport}</button>
         </form>
         {report && (

@@ -36,7 +36,9 @@ export async function batchRoutes (fastify: FastifyInstance, { service }: { serv
 
   app.post('/api/batches/:batchNumber/lab-results', {
     onRequest,
-    schema: { tags, summary: 'Record a lab analysis (THC and CBD percent, report reference)', params: batchParams, body: labBody, response: { 201: batchResponses.one } },
+    schema: {
+      tags, summary: 'Record a lab analysis (THC and CBD percent, report reference)', params: batchParams, body: labBody, response: { 201: batchResponses.one }
+    },
   }, async (request, reply) => {
     const batch = await service.addLab(request.actor, request.params.batchNumber, request.body)
     return reply.status(201).send({ batch: batchView(batch) })
@@ -53,7 +55,9 @@ export async function batchRoutes (fastify: FastifyInstance, { service }: { serv
     },
   }, async (request, reply) => {
     const { batch, packaging, stocked } = await service.package(request.actor, request.params.batchNumber, request.body)
-    return reply.status(201).send({ batch: batchView(batch), packaging: { id: packaging.id, variantId: packaging.variantId, units: packaging.units, grams: toGrams(packaging.mg) }, stocked })
+    return reply.status(201).send({
+      batch: batchView(batch), packaging: { id: packaging.id, variantId: packaging.variantId, units: packaging.units, grams: toGrams(packaging.mg) }, stocked
+    })
   })
 
   app.post('/api/batches/:batchNumber/destroy', {

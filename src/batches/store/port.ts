@@ -76,7 +76,9 @@ export interface BatchStore {
    * asked (with the order's draw when `order` is given) and answers them changed (same numbers), and the draw;
    * whatever it throws is thrown.
    */
-  update<T> (tenantId: string, batchNumbers: string[], change: (batches: Batch[], draw: string | null) => BatchChange<T>, order?: string): Promise<T | undefined>
+  update<T> (
+    tenantId: string, batchNumbers: string[], change: (batches: Batch[], draw: string | null) => BatchChange<T>, order?: string
+  ): Promise<T | undefined>
   /** What a handover drew for this order (JSON), if anything. */
   drawOf (tenantId: string, orderId: string): Promise<string | null>
   /** Batch numbers with units of this variant on sale, earliest best-before first. */

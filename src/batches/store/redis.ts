@@ -2,7 +2,9 @@ import type { RedisClient } from '../../stores/redis-client.ts'
 import { AppError } from '../../errors.ts'
 import { keys } from '../../stores/keys.ts'
 import { summarize, type Batch, type BatchSummary } from '../model.ts'
-import { MAX_CHANGE_ATTEMPTS, indexScore, narrows, offered, pageOf, touchedVariants, type BatchChange, type BatchPage, type BatchQuery, type BatchStore } from './port.ts'
+import {
+  MAX_CHANGE_ATTEMPTS, indexScore, narrows, offered, pageOf, touchedVariants, type BatchChange, type BatchPage, type BatchQuery, type BatchStore
+} from './port.ts'
 import { writeBatches } from './scripts.ts'
 
 interface Write {
@@ -27,9 +29,12 @@ export class RedisBatchStore implements BatchStore {
         ops.push(batchKeys.length + 2 + variantKeys.length, now.get(variantId) ?? '', after.batchNumber)
       }
     }
-    const args = writes.flatMap(({ version, after }) => [version, JSON.stringify(after), JSON.stringify(summarize(after)), indexScore(after), after.batchNumber])
+    const args = writes.flatMap(({ version, after }) =>
+      [version, JSON.stringify(after), JSON.stringify(summarize(after)), indexScore(after), after.batchNumber])
     const draw = order ? [order.id, order.expected ?? '', order.next ?? ''] : ['', '', '']
-    const written = await writeBatches(this.redis, [...batchKeys, k.index(tenantId), k.draws(tenantId), ...variantKeys], writes.length, ...args, ...draw, ...ops)
+    const written = await writeBatches(
+      this.redis, [...batchKeys, k.index(tenantId), k.draws(tenantId), ...variantKeys], writes.length, ...args, ...draw, ...ops
+    )
     return written === 0
   }
 

@@ -75,7 +75,13 @@ export function cloudEvents (body: z.infer<typeof cloudWebhookBody>): CloudEvent
         events.push({
           type: MESSAGE_EVENT,
           message: m,
-          conversation: { ...(phone ? { phone_number: phone } : {}), ...(userId ? { business_scoped_user_id: userId } : {}), ...(username ? { username } : {}) },
+          conversation: {
+            ...(phone
+              ? { phone_number: phone }
+              : {}),
+            ...(userId ? { business_scoped_user_id: userId } : {}),
+            ...(username ? { username } : {})
+          },
           ...(phoneNumberId ? { phone_number_id: phoneNumberId } : {}),
         })
       }

@@ -20,8 +20,10 @@ const V2 = 2
 const DICTIONARY = Buffer.from([
   'Hi! To use the bot, link your club account: log in right here or send the code you see on the club\'s website.',
   '¡Hola! Para usar el bot vinculá tu cuenta del club: iniciá sesión acá mismo o enviá el código que ves en la web del club.',
-  '[Browse products | My cart | Repeat last order | My orders | Notifications | Crops | Switch club | Talk to a person | Español | Turn updates off | Turn updates on | Unlink]',
-  ': what would you like to do?\n[Browse products | My cart | Repeat last order | My orders | Notifications | Turn updates off | Talk to a person | Español | Unlink]',
+  '[Browse products | My cart | Repeat last order | My orders | Notifications | Crops | Switch club | Talk to a person | Español | Turn updates off | Turn ' +
+    'updates on | Unlink]',
+  ': what would you like to do?\n[Browse products | My cart | Repeat last order | My orders | Notifications | Turn updates off | Talk to a person | Español ' +
+    '| Unlink]',
   'Products 1-5 of 5. Pick one:\n',
   '[Check out | Keep shopping | Edit cart | See all | Confirm | Back]',
   'Your cart:\n2 × ',
@@ -31,7 +33,8 @@ const DICTIONARY = Buffer.from([
   'Added: 2 × ',
   'Done! Order #21 placed ($ 13.000,00). We will let you know when it is ready for pickup.',
   'Hi ! Your account is linked.',
-  '[Ver productos | Mi carrito | Repetir último pedido | Mis pedidos | Notificaciones | Cultivos | Cambiar de club | Hablar con una persona | English | Apagar avisos | Encender avisos | Desvincular]',
+  '[Ver productos | Mi carrito | Repetir último pedido | Mis pedidos | Notificaciones | Cultivos | Cambiar de club | Hablar con una persona | English | ' +
+    'Apagar avisos | Encender avisos | Desvincular]',
   'Productos 1-5 de 5. Elegí uno:\n',
   '[Confirmar pedido | Editar carrito | Seguir comprando | Ver todo]',
   'Tu carrito:\n2 × ',
@@ -42,7 +45,8 @@ const DICTIONARY = Buffer.from([
   '¡Listo! Pedido #21 realizado ($ 13.000,00). Te avisamos cuando esté para retirar.',
   '¡Hola, ! Tu cuenta quedó vinculada.',
   '"interactive","menu:browse","menu:cart","cart:checkout","order:confirm","product:prod_',
-  ': ¿qué querés hacer?\n[Ver productos | Mi carrito | Repetir último pedido | Mis pedidos | Notificaciones | Apagar avisos | Hablar con una persona | English | Desvincular]',
+  ': ¿qué querés hacer?\n[Ver productos | Mi carrito | Repetir último pedido | Mis pedidos | Notificaciones | Apagar avisos | Hablar con una persona | ' +
+    'English | Desvincular]',
   // the packed array's own skeleton (a provider's ids start with "wamid.")
   '",0,[["",0,"<member","text","hola"],[0,0,">bot","text","¡Hola, ',
   '["wamid.',
@@ -85,7 +89,9 @@ function idBytes (id: string): Buffer {
   const rest = id.startsWith(WAMID) ? id.slice(WAMID.length) : undefined
   if (rest !== undefined && UUID.test(rest)) return Buffer.concat([Buffer.of(IdKind.Uuid), Buffer.from(rest.replaceAll('-', ''), 'hex')])
   const bytes = rest === undefined ? undefined : Buffer.from(rest, 'base64')
-  if (bytes && bytes.length > 0 && bytes.length < 256 && bytes.toString('base64') === rest) return Buffer.concat([Buffer.of(IdKind.Base64, bytes.length), bytes])
+  if (bytes && bytes.length > 0 && bytes.length < 256 && bytes.toString(
+    'base64'
+  ) === rest) return Buffer.concat([Buffer.of(IdKind.Base64, bytes.length), bytes])
   const text = Buffer.from(id, 'utf8')
   const length = Buffer.alloc(2)
   length.writeUInt16BE(text.length)

@@ -25,7 +25,9 @@ export interface MoveDeps {
 
 const b = keys.chat.bot
 
-export async function moveConversations ({ redis, tenants, linkedAccounts, shards, limits, log }: MoveDeps): Promise<{ moved: number, historiesDropped: number }> {
+export async function moveConversations (
+  { redis, tenants, linkedAccounts, shards, limits, log }: MoveDeps
+): Promise<{ moved: number, historiesDropped: number }> {
   if (await redis.exists(keys.chat.conversationsMoved()) === 1) return { moved: 0, historiesDropped: 0 }
   let moved = 0
   let historiesDropped = 0
@@ -35,8 +37,11 @@ export async function moveConversations ({ redis, tenants, linkedAccounts, shard
       if (await redis.hget(b.legacyConversation(s, phone), 'tenantId') !== tenant.id) continue
       const clubs = new Set((await linkedAccounts.list(phone)).map((a) => a.tenantId))
       const keep = [...clubs].every((c) => c === tenant.id)
-      if (await moveConversation(redis, [b.legacyHistory(s, phone), b.legacyConversation(s, phone), b.history(s, tenant.id, phone), b.conversation(s, tenant.id, phone), b.handoffDue(s)],
-        tenant.id, phone, keep ? '1' : '0', limits.historyMax)) {
+      if (await moveConversation(
+        redis,
+        [b.legacyHistory(s, phone), b.legacyConversation(s, phone), b.history(s, tenant.id, phone), b.conversation(s, tenant.id, phone), b.handoffDue(s)],
+        tenant.id, phone, keep ? '1' : '0', limits.historyMax
+      )) {
         moved++
         if (!keep) historiesDropped++
       }

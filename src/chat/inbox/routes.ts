@@ -64,7 +64,9 @@ function deliveryView (r: Receipt): NonNullable<z.infer<typeof message>['deliver
     ...(r.failure ? { failure: { at: iso(r.failure.at), ...(r.failure.code !== undefined ? { code: r.failure.code } : {}), reason: r.failure.title } } : {}),
   }
 }
-const messageView = ({ receipt, ...m }: ShownMessage): z.infer<typeof message> => ({ ...m, at: iso(m.at), ...(receipt ? { delivery: deliveryView(receipt) } : {}) })
+const messageView = ({ receipt, ...m }: ShownMessage): z.infer<typeof message> => ({
+  ...m, at: iso(m.at), ...(receipt ? { delivery: deliveryView(receipt) } : {})
+})
 const handoffView = (h: Handoff | undefined): z.infer<typeof handoff> => h === undefined
   ? null
   : h.status === 'taken' ? { status: 'taken', by: h.by, since: iso(h.at) } : { status: 'requested', since: iso(h.at), deadline: iso(h.deadline) }

@@ -98,7 +98,9 @@ export class ChatInbox {
    */
   async say (phone: string, tenantId: string, author: Author, messages: OutboundMessage[], key: string): Promise<HistoryMessage[]> {
     const at = this.deps.clock()
-    const entries: OutboxEntry[] = messages.map((m, i) => ({ id: `${key}:${i}`, phone, tenantId, at, body: sendBodyFor(phone, m), ...(author === 'bot' ? {} : { author }) }))
+    const entries: OutboxEntry[] = messages.map((m, i) => ({
+      id: `${key}:${i}`, phone, tenantId, at, body: sendBodyFor(phone, m), ...(author === 'bot' ? {} : { author })
+    }))
     await this.deps.chat.enqueue(phone, entries.map((e) => JSON.stringify(e)))
     this.deps.queued(phone)
     const recorded = entries.map((e) => outboundHistory(e, author))
@@ -226,7 +228,9 @@ export class ChatInbox {
    * back by its turn): handoff-deadlines.ts, called by an instance running the lanes.
    */
   startExpiry (shards: number): void {
-    this.deadlines ??= new HandoffDeadlines({ store: this.deps.store, expire: async (shard) => await this.expireDue(shard), shards, clock: this.deps.clock, log: this.deps.log })
+    this.deadlines ??= new HandoffDeadlines({
+      store: this.deps.store, expire: async (shard) => await this.expireDue(shard), shards, clock: this.deps.clock, log: this.deps.log
+    })
     this.deadlines.start()
   }
 
@@ -308,7 +312,9 @@ export class ChatInbox {
     const c = await this.owned(tenantId, phone)
     const now = this.deps.clock()
     if (!insideReplyWindow(c.lastInboundAt, now)) {
-      throw conflict('The member wrote more than 24 hours ago: the provider takes only a template message now, not free text', { lastInboundAt: c.lastInboundAt === undefined ? null : new Date(c.lastInboundAt).toISOString() })
+      throw conflict('The member wrote more than 24 hours ago: the provider takes only a template message now, not free text', {
+        lastInboundAt: c.lastInboundAt === undefined ? null : new Date(c.lastInboundAt).toISOString()
+      })
     }
     await this.takeOver(tenantId, phone, staffId)
     const [sent] = await this.say(phone, tenantId, `staff:${staffId}`, [{ type: 'text', text: { body: text } }], key)

@@ -30,7 +30,9 @@ const exchangeSchema = z.looseObject({
   version: z.string().optional(),
   screen: z.string({ error: (i) => required(i, 'a string') }).optional(),
   action: z.string({ error: (i) => required(i, 'a string') }).optional(),
-  flow_token: z.string({ error: (i) => required(i, 'a string') }).refine(isAddressToken, 'Must be the phone number in E.164 digits or a business-scoped user id').optional(),
+  flow_token: z.string({ error: (i) => required(i, 'a string') }).refine(
+    isAddressToken, 'Must be the phone number in E.164 digits or a business-scoped user id'
+  ).optional(),
   data: z.record(z.string(), z.unknown(), { error: (i) => required(i, 'an object') }).optional(),
 }, { error: (i) => required(i, 'an object') })
 
@@ -54,11 +56,18 @@ export const flowRequestSchema = z.looseObject({
   if (x.flow_token === undefined) missing(['data_exchange', 'flow_token'])
   const action = (x.action ?? 'DATA_EXCHANGE').toUpperCase() as FlowAction
   if (!ACTIONS.includes(action)) {
-    ctx.addIssue({ code: 'custom', path: ['data_exchange', 'action'], message: `Unknown action ${x.action}: expected ${ACTIONS.join(', ')} or ping`, input: x.action })
+    ctx.addIssue({
+      code: 'custom', path: ['data_exchange', 'action'], message: `Unknown action ${x.action}: expected ${ACTIONS.join(', ')} or ping`, input: x.action
+    })
   }
   const screen = x.screen as FormScreen
   if (action === 'DATA_EXCHANGE' && !FORM_SCREENS.includes(screen)) {
-    ctx.addIssue({ code: 'custom', path: ['data_exchange', 'screen'], message: x.screen === undefined ? 'Required' : `Unknown screen ${x.screen}: expected ${FORM_SCREENS.join(' or ')}`, input: x.screen })
+    ctx.addIssue({
+      code: 'custom',
+      path: ['data_exchange', 'screen'],
+      message: x.screen === undefined ? 'Required' : `Unknown screen ${x.screen}: expected ${FORM_SCREENS.join(' or ')}`,
+      input: x.screen
+    })
   }
   if (ctx.issues.length > 0 || !isString(x.flow_token) || body.signature_valid === undefined) return z.NEVER
   const common = { kind: 'exchange' as const, phone: x.flow_token.replace(/^\+/, ''), data: x.data ?? {}, signatureValid: body.signature_valid }

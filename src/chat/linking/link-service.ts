@@ -39,5 +39,7 @@ export async function createLinkCode (deps: LinkServiceDeps, request: LinkReques
 export async function consumeLinkCode (codes: LinkCodeStore, code: string, phone?: string): Promise<LinkRecord> {
   const record = await codes.consume(code, phone)
   if (!record) throw new AppError('NOT_FOUND', 'Link code not found')
-  return { customerId: record.customerId, tenantId: record.tenantId, tenantName: record.tenantName, email: record.email, name: record.name, token: record.token }
+  return {
+    customerId: record.customerId, tenantId: record.tenantId, tenantName: record.tenantName, email: record.email, name: record.name, token: record.token
+  }
 }

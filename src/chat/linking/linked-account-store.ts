@@ -73,7 +73,9 @@ const encodeAccount = (a: LinkedAccount): string =>
 function decodeAccount (tenantId: string, raw: string): LinkedAccount {
   const stored = JSON.parse(raw) as unknown
   if (!Array.isArray(stored)) return linkedAccountSchema.parse({ ...stored as object, tenantId })
-  const [, tenantName, customerId, email, name, role, linkedAt, expiresAt, locale, token] = stored as [2, string, string, string, string, LinkedAccount['role'], number, number, string, PackedToken | string]
+  const [, tenantName, customerId, email, name, role, linkedAt, expiresAt, locale, token] = stored as [
+    2, string, string, string, string, LinkedAccount['role'], number, number, string, PackedToken | string
+  ]
   const account = { tenantId, tenantName, customerId, email, name, role, linkedAt, expiresAt, token: '', ...(locale ? { locale } : {}) }
   return linkedAccountSchema.parse({ ...account, token: typeof token === 'string' ? token : unpackToken(account as LinkedAccount, token) })
 }
@@ -201,7 +203,9 @@ export class RedisLinkedAccountStore implements LinkedAccountStore {
 
   async put (phone: string, account: LinkedAccount) {
     await this.redis.sadd(keys.chat.linking.members(account.tenantId, account.customerId), phone)
-    const before = await putPieces(this.redis, [keys.chat.linking.accounts(phone)], account.tenantId, '', ...pieces(encodeAccount(linkedAccountSchema.parse(account))))
+    const before = await putPieces(
+      this.redis, [keys.chat.linking.accounts(phone)], account.tenantId, '', ...pieces(encodeAccount(linkedAccountSchema.parse(account)))
+    )
     const customerId = before ? decodeAccount(account.tenantId, before).customerId : undefined
     if (customerId !== undefined && customerId !== account.customerId) await this.redis.srem(keys.chat.linking.members(account.tenantId, customerId), phone)
   }

@@ -65,7 +65,9 @@ export type FailureOutcome =
  * reason, one that failed on the way stays failed in the history (a template would answer a question nobody asks
  * any more). A refusal that no template can mend (131026, any other permanent one) is a dead letter at once.
  */
-export function failureOutcome (input: { kind: 'update' | 'reply', source: 'refused' | 'failed', windowOpen: boolean, errorClass: ErrorClass | undefined }): FailureOutcome {
+export function failureOutcome (
+  input: { kind: 'update' | 'reply', source: 'refused' | 'failed', windowOpen: boolean, errorClass: ErrorClass | undefined }
+): FailureOutcome {
   const { kind, source, windowOpen, errorClass } = input
   if (source === 'refused' && errorClass === 'permanent') return 'dead-letter'
   if (kind === 'reply') return source === 'refused' ? 'dead-letter' : 'history'

@@ -24,7 +24,9 @@ export function receiptMetrics (registry: Registry): ReceiptMetrics {
       labelNames: ['status', 'club'],
       registers,
     }),
-    unknown: new Counter({ name: 'club_chat_reply_statuses_unknown_total', help: 'Status events for message ids this service did not send (dropped)', registers }),
+    unknown: new Counter({
+      name: 'club_chat_reply_statuses_unknown_total', help: 'Status events for message ids this service did not send (dropped)', registers
+    }),
   }
 }
 

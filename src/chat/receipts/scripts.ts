@@ -13,6 +13,8 @@ export type RawReceipt = [meta: string | null, sent: string | null, delivered: s
 const rawList = (raw: unknown): Array<RawReceipt | null> =>
   (raw as Array<Array<string | null> | null>).map((r) => Array.isArray(r) && r[0] !== null ? r as RawReceipt : null)
 
-export const apply = defineScript<string[], Array<RawReceipt | null>>({ name: 'chatReceiptApply', keys: 'list', lua: loadLua(DIR, 'apply-list'), decode: rawList })
+export const apply = defineScript<string[], Array<RawReceipt | null>>({
+  name: 'chatReceiptApply', keys: 'list', lua: loadLua(DIR, 'apply-list'), decode: rawList
+})
 
 export const read = defineScript<[], Array<RawReceipt | null>>({ name: 'chatReceiptRead', keys: 'list', lua: loadLua(DIR, 'read-list'), decode: rawList })

@@ -36,7 +36,9 @@ function choices (body: string, options: Row[], listButton: string): OutboundMes
   if (asButtons) {
     return {
       type: 'interactive',
-      interactive: { type: 'button', body: { text: bodyText }, action: { buttons: options.map((o) => ({ type: 'reply', reply: { id: o.id, title: o.title } })) } },
+      interactive: {
+        type: 'button', body: { text: bodyText }, action: { buttons: options.map((o) => ({ type: 'reply', reply: { id: o.id, title: o.title } })) }
+      },
     }
   }
   const rows = options.slice(0, LIMITS.rows).map((o) => ({
@@ -111,7 +113,9 @@ export function compose (reply: Reply, voice: Voice): OutboundMessage[] {
   const fmt = (n: number) => money(n, voice.currency, voice.locale)
   switch (reply.id) {
     case 'welcome':
-      return [choices(copy.welcome, [row({ kind: 'link', what: 'login' }, copy.loginButton), row({ kind: 'link', what: 'code' }, copy.codeButton)], copy.loginButton)]
+      return [
+        choices(copy.welcome, [row({ kind: 'link', what: 'login' }, copy.loginButton), row({ kind: 'link', what: 'code' }, copy.codeButton)], copy.loginButton)
+      ]
     case 'sessionExpired':
       return [choices(copy.sessionExpired, [row({ kind: 'link', what: 'login' }, copy.loginButton)], copy.loginButton)]
     case 'askCode': return [text(copy.askCode)]
@@ -137,7 +141,8 @@ export function compose (reply: Reply, voice: Voice): OutboundMessage[] {
     }
     case 'noMatch': return [text(copy.noMatch(clip(reply.query, 60)))]
     case 'variants': {
-      const rows = reply.product.variants.slice(0, MAX_LIST_ROWS).map((v) => row({ kind: 'variant', variantId: v.id }, v.title, copy.priceStock(fmt(v.price), v.stock)))
+      const rows = reply.product.variants.slice(0, MAX_LIST_ROWS).map((v) =>
+        row({ kind: 'variant', variantId: v.id }, v.title, copy.priceStock(fmt(v.price), v.stock)))
       return [list(copy.variants(reply.product.title), rows, copy.variantsButton)]
     }
     case 'noProducts': return [text(copy.noProducts)]
@@ -156,7 +161,8 @@ export function compose (reply: Reply, voice: Voice): OutboundMessage[] {
     case 'cartAll':
       return [text([copy.cart, ...reply.items.map((l) => cartLine(l, copy, fmt)), copy.total(fmt(cartTotal(reply.items)))].join('\n'))]
     case 'editCart': {
-      const rows = reply.items.slice(0, MAX_LIST_ROWS - 1).map((l) => row({ kind: 'line', variantId: l.variantId }, l.title, copy.lineRow(l.quantity, fmt(l.unitPrice * l.quantity))))
+      const rows = reply.items.slice(0, MAX_LIST_ROWS - 1).map((l) =>
+        row({ kind: 'line', variantId: l.variantId }, l.title, copy.lineRow(l.quantity, fmt(l.unitPrice * l.quantity))))
       return [list(copy.editCart, [...rows, row({ kind: 'cart', what: 'clear' }, copy.clearRow, copy.clearDescription)], copy.cartButtons.edit)]
     }
     case 'askLineQuantity':
@@ -172,7 +178,12 @@ export function compose (reply: Reply, voice: Voice): OutboundMessage[] {
     case 'cartCleared': return [text(copy.cartCleared)]
     case 'summary': {
       const options = (optionsOf(reply) ?? []).map((choice) => cartButton(choice, copy))
-      return [choices(cartBody(copy.summary, reply.items, [copy.pickupCash, ...(voice.pickup ? [copy.pickupAt(voice.pickup.address, voice.pickup.hours)] : [])], copy, fmt), options, copy.menuButton)]
+      return [
+        choices(
+          cartBody(copy.summary, reply.items, [copy.pickupCash, ...(voice.pickup ? [copy.pickupAt(voice.pickup.address, voice.pickup.hours)] : [])], copy, fmt),
+          options, copy.menuButton
+        )
+      ]
     }
     case 'repeated': return [text(copy.repeated(reply.missing))]
     case 'repeatFailed': return [text(copy.repeatFailed(reply.reason))]
@@ -222,7 +233,9 @@ export function loginForm (phone: string, flowId: string, clubs: Array<{ id: str
 /** `club`: the orders API lists an admin every order of the club, not their own (growers and members see their own). */
 export function ordersReport (orders: Array<{ displayId: string | number, status: string, total: number }>, voice: Voice, club = false): OutboundMessage {
   const copy = COPY[voice.locale]
-  return text(copy.orders(orders.map((o) => copy.orderLine(String(o.displayId), statusName(copy, o.status), money(o.total, voice.currency, voice.locale))), club))
+  return text(
+    copy.orders(orders.map((o) => copy.orderLine(String(o.displayId), statusName(copy, o.status), money(o.total, voice.currency, voice.locale))), club)
+  )
 }
 
 export function notificationsReport (unread: number, latest: Array<{ title: string, isRead: boolean }>, voice: Voice): OutboundMessage {

@@ -171,10 +171,12 @@ const es: Copy = {
   priceStock: (price, stock) => stock === null ? price : `${price} · stock ${stock}`,
   fromPrice: (price) => `desde ${price}`,
   outOfStock: (title) => `${title} no tiene stock disponible.`,
-  askQuantity: (title, price, stock, max) => `${title}: ${price} c/u${stock === null ? '' : `, stock ${stock}`}. ¿Cuántas unidades querés? Respondé un número del 1 al ${max}.`,
+  askQuantity: (title, price, stock, max) =>
+    `${title}: ${price} c/u${stock === null ? '' : `, stock ${stock}`}. ¿Cuántas unidades querés? Respondé un número del 1 al ${max}.`,
   badQuantity: (max) => `Necesito un número del 1 al ${max} (por ejemplo 2 o "dos"). Escribí "menu" para volver.`,
   added: (quantity, title) => `Agregado: ${quantity} × ${title}.`,
-  addFailed: (reason) => reason === 'stock' ? 'No hay stock suficiente para esa cantidad.' : 'No pudimos agregarlo al carrito ahora. Probá de nuevo en un momento.',
+  addFailed: (reason) =>
+    reason === 'stock' ? 'No hay stock suficiente para esa cantidad.' : 'No pudimos agregarlo al carrito ahora. Probá de nuevo en un momento.',
   cart: 'Tu carrito:',
   cartLine: (quantity, title, total) => `${quantity} × ${title}: ${total}`,
   total: (total) => `Total: ${total}`,
@@ -187,7 +189,8 @@ const es: Copy = {
   askLineQuantity: (title, quantity, max) => `${title}: tenés ${quantity}. Escribí la nueva cantidad (0 a ${max}; 0 lo quita).`,
   removeButton: 'Quitar',
   lineSet: (title, quantity) => quantity === 0 ? `Quitamos ${title} del carrito.` : `Listo: ${quantity} × ${title}.`,
-  lineFailed: (reason) => reason === 'stock' ? 'No hay stock suficiente para esa cantidad.' : 'No pudimos cambiar el carrito ahora. Probá de nuevo en un momento.',
+  lineFailed: (reason) =>
+    reason === 'stock' ? 'No hay stock suficiente para esa cantidad.' : 'No pudimos cambiar el carrito ahora. Probá de nuevo en un momento.',
   confirmClear: '¿Vaciar el carrito? Se quitan todos los productos.',
   confirmUnlink: (club) => `¿Desvincular este teléfono de ${club}? Vas a tener que volver a vincularlo para pedir.`,
   yesNo: { clearCart: 'Sí, vaciar', unlink: 'Sí, desvincular', no: 'No' },
@@ -204,7 +207,9 @@ const es: Copy = {
   pickupCash: 'Retiro en el club, pago en efectivo.',
   pickupAt: (address, hours) => `Retirás en ${address} (${hours}).`,
   confirmButtons: { confirm: 'Confirmar', cancel: 'Volver' },
-  orderPlaced: (id, total) => `¡Listo! Pedido #${id} realizado (${total}). Te avisamos cuando esté para retirar. La hoja informativa de cada lote (peso, cosecha, vencimiento, THC y CBD) va impresa con tu pedido; pedila en el club si te falta.`,
+  orderPlaced: (id, total) =>
+    `¡Listo! Pedido #${id} realizado (${total}). Te avisamos cuando esté para retirar. La hoja informativa de cada lote (peso, cosecha, vencimiento, ` +
+      'THC y CBD) va impresa con tu pedido; pedila en el club si te falta.',
   orderFailed: (reason) => reason === 'stock'
     ? 'No pudimos confirmar el pedido: falta stock de algún producto. Tu carrito sigue guardado.'
     : 'No pudimos confirmar el pedido ahora. Tu carrito sigue guardado; probá de nuevo en un momento.',
@@ -216,18 +221,25 @@ const es: Copy = {
     suspended: 'Tu membresía está suspendida: hablá con el club.',
     lapsed: 'Tu membresía venció: renovala con el club (por ejemplo tu registro) para volver a pedir.',
     ended: 'Tu membresía terminó: hablá con el club si querés volver.',
-  } as Record<string, string>)[status] ?? 'Por ahora no podés hacer pedidos: hablá con el club.'} Podés seguir escribiendo, o pedir una persona escribiendo "persona".`,
+  } as Record<string, string>)[status] ?? ('Por ahora no podés hacer pedidos: hablá con el ' +
+    'club.')} Podés seguir escribiendo, o pedir una persona escribiendo "persona".`,
   addRefused: (refusal, grams, units) => {
     const when = ({ day: 'hoy', month: 'este mes', year: 'este año' })[refusal.period]
     const limit = `tu límite ${({ day: 'diario', month: 'mensual', year: 'anual' })[refusal.period]}`
     return units === 0 || refusal.remaining <= 0
       ? `Con esa cantidad pasás ${limit}: no podés sumar más ${when}. Tu carrito sigue como estaba.`
-      : `Con esa cantidad pasás ${limit}: podés sumar hasta ${grams} g más ${when}${units === undefined ? '' : ` (${units} ${units === 1 ? 'unidad' : 'unidades'})`}.`
+      : `Con esa cantidad pasás ${limit}: podés sumar hasta ${grams} g más ${when}${units === undefined
+        ? ''
+        : ` (${units} ${units === 1 ? 'unidad' : 'unidades'})`}.`
   },
   orderRefused: (refusal, grams) => refusal.kind === 'limit'
     ? refusal.remaining > 0
-      ? `Este pedido pasa tu límite ${({ day: 'diario', month: 'mensual', year: 'anual' })[refusal.period]}: te quedan ${grams(refusal.remaining)} g ${({ day: 'hoy', month: 'este mes', year: 'este año' })[refusal.period]}. Bajá la cantidad en "Editar carrito" y confirmá de nuevo.`
-      : `Ya llegaste a tu límite ${({ day: 'diario', month: 'mensual', year: 'anual' })[refusal.period]}: no te quedan gramos ${({ day: 'hoy', month: 'este mes', year: 'este año' })[refusal.period]}. Tu carrito sigue guardado.`
+      ? `Este pedido pasa tu límite ${({ day: 'diario', month: 'mensual', year: 'anual' })[refusal.period]}: te quedan ${grams(refusal.remaining)} g ${({
+        day: 'hoy', month: 'este mes', year: 'este año'
+      })[refusal.period]}. Bajá la cantidad en "Editar carrito" y confirmá de nuevo.`
+      : `Ya llegaste a tu límite ${({ day: 'diario', month: 'mensual', year: 'anual' })[refusal.period]}: no te quedan gramos ${({
+        day: 'hoy', month: 'este mes', year: 'este año'
+      })[refusal.period]}. Tu carrito sigue guardado.`
     : ({
         registration: 'Tu registro venció: renovalo y avisá al club para volver a pedir.',
         minAge: 'El club no entrega a menores de la edad mínima.',
@@ -251,13 +263,16 @@ const es: Copy = {
   },
   hint: 'No entendí eso.',
   help: {
-    UNLINKED: 'Para empezar, vinculá tu cuenta del club: tocá "Iniciar sesión" para entrar con tu email y contraseña, o "Tengo un código" si ya tenés el código de la web del club.',
+    UNLINKED: 'Para empezar, vinculá tu cuenta del club: tocá "Iniciar sesión" para entrar con tu email y contraseña, ' +
+      'o "Tengo un código" si ya tenés el código de la web del club.',
     AWAITING_LINK_CODE: 'Pegá el código que ves en la web del club después de iniciar sesión (se ve como LINK-1234abcd-…). Escribí "cancelar" para volver.',
     AWAITING_TENANT_SELECTION: 'Elegí un club de la lista, respondé su número o escribí su nombre. "menu" vuelve al menú del club actual.',
-    MAIN_MENU: 'Elegí una opción o respondé su número. También podés escribir lo que buscás ("gelato", "quiero 2 amnesia"), "carrito", "repetir" para repetir tu último pedido, o "English".',
+    MAIN_MENU: 'Elegí una opción o respondé su número. También podés escribir lo que buscás ("gelato", "quiero 2 amnesia"), "carrito", ' +
+      '"repetir" para repetir tu último pedido, o "English".',
     BROWSING_PRODUCTS: 'Elegí un producto o respondé su número, o escribí lo que buscás ("2 gelato 5g"). "menu" vuelve al menú.',
     AWAITING_QUANTITY: 'Respondé cuántas unidades querés, con número o letras ("2" o "dos"). "cancelar" vuelve al menú.',
-    VIEWING_CART: 'Confirmá el pedido, editá el carrito para cambiar cantidades o quitar productos, o seguí comprando. "menu" vuelve al menú; tu carrito queda guardado.',
+    VIEWING_CART: 'Confirmá el pedido, editá el carrito para cambiar cantidades o quitar productos, o seguí comprando. "menu" vuelve al menú; ' +
+      'tu carrito queda guardado.',
     CONFIRMING_ORDER: 'Tocá "Confirmar" (o escribí "sí") para hacer el pedido, o "Volver" para cambiar el carrito. Se retira en el club y se paga en efectivo.',
   },
   reportFailed: 'No pudimos traer esa información ahora. Probá de nuevo en un momento.',
@@ -266,7 +281,10 @@ const es: Copy = {
     : `${club ? 'Últimos pedidos del club' : 'Tus últimos pedidos'}:\n${lines.join('\n')}`,
   orderLine: (id, status, total) => `#${id} · ${status} · ${total}`,
   notifications: (unread, lines) => `Tenés ${unread} notificación(es) sin leer.${lines.length ? `\n${lines.join('\n')}` : ''}`,
-  crops: (groups) => groups.length === 0 ? 'No hay cultivos.' : `Cultivos por estado:\n${groups.map((g) => `${g.status} (${g.names.length}): ${g.names.join(', ')}`).join('\n')}`,
+  crops: (groups) =>
+    groups.length === 0
+      ? 'No hay cultivos.'
+      : `Cultivos por estado:\n${groups.map((g) => `${g.status} (${g.names.length}): ${g.names.join(', ')}`).join('\n')}`,
   statusNames: {
     pending: 'pendiente',
     requires_action: 'requiere atención',
@@ -283,7 +301,10 @@ const es: Copy = {
     FINISHED: 'Finalizado',
   },
   handoff: {
-    requested: (club, hours) => `Listo, le avisamos a ${club}. Una persona del club te va a responder por acá${hours ? ` (horario: ${hours})` : ' en cuanto pueda'}. Mientras tanto el bot no contesta.`,
+    requested: (club, hours) =>
+      `Listo, le avisamos a ${club}. Una persona del club te va a responder por acá${hours
+        ? ` (horario: ${hours})`
+        : ' en cuanto pueda'}. Mientras tanto el bot no contesta.`,
     back: 'Volvés a hablar con el bot. Escribí "menu" para ver las opciones.',
     timedOut: 'Perdón, nadie del club pudo responder a tiempo. Seguís con el bot; podés volver a pedir una persona cuando quieras.',
   },
@@ -339,10 +360,12 @@ const en: Copy = {
   priceStock: (price, stock) => stock === null ? price : `${price} · ${stock} in stock`,
   fromPrice: (price) => `from ${price}`,
   outOfStock: (title) => `${title} is out of stock.`,
-  askQuantity: (title, price, stock, max) => `${title}: ${price} each${stock === null ? '' : `, ${stock} in stock`}. How many would you like? Reply with a number from 1 to ${max}.`,
+  askQuantity: (title, price, stock, max) =>
+    `${title}: ${price} each${stock === null ? '' : `, ${stock} in stock`}. How many would you like? Reply with a number from 1 to ${max}.`,
   badQuantity: (max) => `I need a number from 1 to ${max} (for example 2 or "two"). Type "menu" to go back.`,
   added: (quantity, title) => `Added: ${quantity} × ${title}.`,
-  addFailed: (reason) => reason === 'stock' ? 'There is not enough stock for that quantity.' : 'We could not add it to your cart right now. Please try again in a moment.',
+  addFailed: (reason) =>
+    reason === 'stock' ? 'There is not enough stock for that quantity.' : 'We could not add it to your cart right now. Please try again in a moment.',
   cart: 'Your cart:',
   cartLine: (quantity, title, total) => `${quantity} × ${title}: ${total}`,
   total: (total) => `Total: ${total}`,
@@ -355,7 +378,8 @@ const en: Copy = {
   askLineQuantity: (title, quantity, max) => `${title}: you have ${quantity}. Type the new quantity (0 to ${max}; 0 removes it).`,
   removeButton: 'Remove',
   lineSet: (title, quantity) => quantity === 0 ? `Removed ${title} from your cart.` : `Done: ${quantity} × ${title}.`,
-  lineFailed: (reason) => reason === 'stock' ? 'There is not enough stock for that quantity.' : 'We could not change your cart right now. Please try again in a moment.',
+  lineFailed: (reason) =>
+    reason === 'stock' ? 'There is not enough stock for that quantity.' : 'We could not change your cart right now. Please try again in a moment.',
   confirmClear: 'Empty your cart? Every product will be removed.',
   confirmUnlink: (club) => `Unlink this phone from ${club}? You will need to link it again to order.`,
   yesNo: { clearCart: 'Yes, empty it', unlink: 'Yes, unlink', no: 'No' },
@@ -372,7 +396,9 @@ const en: Copy = {
   pickupCash: 'Pickup at the club, cash payment.',
   pickupAt: (address, hours) => `Pick it up at ${address} (${hours}).`,
   confirmButtons: { confirm: 'Confirm', cancel: 'Back' },
-  orderPlaced: (id, total) => `Done! Order #${id} placed (${total}). We will let you know when it is ready for pickup. The info sheet of each batch (weight, harvest, best-before, THC and CBD) comes printed with your order; ask at the club if it is missing.`,
+  orderPlaced: (id, total) =>
+    `Done! Order #${id} placed (${total}). We will let you know when it is ready for pickup. The info sheet of each batch (weight, harvest, best-before, ` +
+      'THC and CBD) comes printed with your order; ask at the club if it is missing.',
   orderFailed: (reason) => reason === 'stock'
     ? 'We could not place the order: a product is short of stock. Your cart is kept.'
     : 'We could not place the order right now. Your cart is kept; please try again in a moment.',
@@ -390,12 +416,18 @@ const en: Copy = {
     const limit = `your ${({ day: 'daily', month: 'monthly', year: 'yearly' })[refusal.period]} limit`
     return units === 0 || refusal.remaining <= 0
       ? `That quantity is over ${limit}: you cannot add more ${when}. Your cart is as it was.`
-      : `That quantity is over ${limit}: you can add up to ${grams} g more ${when}${units === undefined ? '' : ` (${units} ${units === 1 ? 'unit' : 'units'})`}.`
+      : `That quantity is over ${limit}: you can add up to ${grams} g more ${when}${units === undefined
+        ? ''
+        : ` (${units} ${units === 1 ? 'unit' : 'units'})`}.`
   },
   orderRefused: (refusal, grams) => refusal.kind === 'limit'
     ? refusal.remaining > 0
-      ? `This order is over your ${({ day: 'daily', month: 'monthly', year: 'yearly' })[refusal.period]} limit: ${grams(refusal.remaining)} g left ${({ day: 'today', month: 'this month', year: 'this year' })[refusal.period]}. Lower the quantity in "Edit cart" and confirm again.`
-      : `You have reached your ${({ day: 'daily', month: 'monthly', year: 'yearly' })[refusal.period]} limit: no grams left ${({ day: 'today', month: 'this month', year: 'this year' })[refusal.period]}. Your cart is still saved.`
+      ? `This order is over your ${({ day: 'daily', month: 'monthly', year: 'yearly' })[refusal.period]} limit: ${grams(refusal.remaining)} g left ${({
+        day: 'today', month: 'this month', year: 'this year'
+      })[refusal.period]}. Lower the quantity in "Edit cart" and confirm again.`
+      : `You have reached your ${({ day: 'daily', month: 'monthly', year: 'yearly' })[refusal.period]} limit: no grams left ${({
+        day: 'today', month: 'this month', year: 'this year'
+      })[refusal.period]}. Your cart is still saved.`
     : ({
         registration: 'Your registration has expired: renew it and tell the club to order again.',
         minAge: 'The club does not dispense below its minimum age.',
@@ -419,10 +451,12 @@ const en: Copy = {
   },
   hint: 'I did not get that.',
   help: {
-    UNLINKED: 'To start, link your club account: tap "Log in" to sign in with your email and password, or "I have a code" if you already have the code from the club\'s website.',
+    UNLINKED: 'To start, link your club account: tap "Log in" to sign in with your email and password, ' +
+      'or "I have a code" if you already have the code from the club\'s website.',
     AWAITING_LINK_CODE: 'Paste the code you see on the club\'s website after logging in (it looks like LINK-1234abcd-…). Type "cancel" to go back.',
     AWAITING_TENANT_SELECTION: 'Pick a club from the list, reply with its number or type its name. "menu" goes back to the current club\'s menu.',
-    MAIN_MENU: 'Pick an option or reply with its number. You can also type what you are looking for ("gelato", "2 amnesia"), "cart", "repeat" to repeat your last order, or "Español".',
+    MAIN_MENU: 'Pick an option or reply with its number. You can also type what you are looking for ("gelato", "2 amnesia"), "cart", ' +
+      '"repeat" to repeat your last order, or "Español".',
     BROWSING_PRODUCTS: 'Pick a product or reply with its number, or type what you are looking for ("2 gelato 5g"). "menu" goes back to the menu.',
     AWAITING_QUANTITY: 'Reply how many you want, as a number or a word ("2" or "two"). "cancel" goes back to the menu.',
     VIEWING_CART: 'Check out, edit your cart to change quantities or remove products, or keep shopping. "menu" goes back to the menu; your cart is kept.',
@@ -434,7 +468,8 @@ const en: Copy = {
     : `${club ? 'The club\'s latest orders' : 'Your latest orders'}:\n${lines.join('\n')}`,
   orderLine: (id, status, total) => `#${id} · ${status} · ${total}`,
   notifications: (unread, lines) => `You have ${unread} unread notification(s).${lines.length ? `\n${lines.join('\n')}` : ''}`,
-  crops: (groups) => groups.length === 0 ? 'There are no crops.' : `Crops by status:\n${groups.map((g) => `${g.status} (${g.names.length}): ${g.names.join(', ')}`).join('\n')}`,
+  crops: (groups) =>
+    groups.length === 0 ? 'There are no crops.' : `Crops by status:\n${groups.map((g) => `${g.status} (${g.names.length}): ${g.names.join(', ')}`).join('\n')}`,
   statusNames: {
     pending: 'pending',
     requires_action: 'needs attention',
@@ -451,7 +486,10 @@ const en: Copy = {
     FINISHED: 'Finished',
   },
   handoff: {
-    requested: (club, hours) => `Done, ${club} has been told. A person from the club will answer you here${hours ? ` (hours: ${hours})` : ' as soon as they can'}. Until then the bot stays quiet.`,
+    requested: (club, hours) =>
+      `Done, ${club} has been told. A person from the club will answer you here${hours
+        ? ` (hours: ${hours})`
+        : ' as soon as they can'}. Until then the bot stays quiet.`,
     back: 'You are talking to the bot again. Type "menu" to see the options.',
     timedOut: 'Sorry, nobody from the club could answer in time. The bot is back; you can ask for a person again whenever you like.',
   },

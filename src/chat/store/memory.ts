@@ -99,7 +99,9 @@ export class MemoryChatStore implements ChatStore {
   private turnWork (phone: string, others: string[]): TurnWork {
     const p = this.phone(phone)
     const { version, doc, applied, lastError } = p.session
-    return { phone, message: p.mailbox.items[0] as string, session: { version, doc, applied: [...applied] }, tries: p.mailbox.tries + 1, lastError, open: others }
+    return {
+      phone, message: p.mailbox.items[0] as string, session: { version, doc, applied: [...applied] }, tries: p.mailbox.tries + 1, lastError, open: others
+    }
   }
 
   async takeTurn (phone: string, owner: string, leaseMs: number): Promise<Taken<TurnWork>> {
@@ -131,7 +133,9 @@ export class MemoryChatStore implements ChatStore {
     const q = p.mailbox
     if (q.owner !== owner || q.items[0] !== commit.message || p.session.version !== commit.expected) return { kind: 'lost' }
     if (commit.doc !== undefined) {
-      Object.assign(p.session, { version: commit.expected + 1, doc: commit.doc, applied: commit.applied.map(appliedMark), expiresAt: this.now() + SESSION_TTL_MS })
+      Object.assign(p.session, {
+        version: commit.expected + 1, doc: commit.doc, applied: commit.applied.map(appliedMark), expiresAt: this.now() + SESSION_TTL_MS
+      })
     }
     p.session.lastError = undefined
     if (commit.record) this.recorder().append(phone, commit.record.tenantId, commit.record.messages)

@@ -98,7 +98,10 @@ export class RedisChatStore implements ChatStore {
     const r = await scripts.commit(this.redis,
       [b.session(s, phone), b.mailbox(s, phone), b.outbox(s, phone), b.ready(s), b.owners(s), b.sendable(s), b.senders(s), b.sendTries(s),
         b.history(s, club, phone), b.conversation(s, club, phone), ...links],
-      phone, owner, c.expected, c.doc ? packSession(c.doc) : '', packMarks(c.applied), c.message, leaseMs, SESSION_TTL_MS, c.sender ?? '', c.replies.length, ...c.replies, ...(c.record ? historyArgs(c.record, this.recorder()) : ['']))
+      phone, owner, c.expected, c.doc
+        ? packSession(c.doc)
+        : '', packMarks(c.applied), c.message, leaseMs, SESSION_TTL_MS, c.sender ?? '', c.replies.length, ...c.replies,
+      ...(c.record ? historyArgs(c.record, this.recorder()) : ['']))
     const result = withPhone(r, (h) => turnWork(phone, h))
     if (r.send) return { ...result, send: sendWork(phone, r.send) }
     return r.senderDue === true ? { ...result, senderDue: true } : result
@@ -136,7 +139,10 @@ export class RedisChatStore implements ChatStore {
 
   async release (lane: Lane, phone: string, owner: string, delayMs: number, failed: boolean, error?: string) {
     const k = this.laneKeys(lane, phone)
-    await scripts.release(this.redis, [k.zset, k.owners, k.meta], phone, owner, Math.max(0, Math.round(delayMs)), lane, failed ? '1' : '0', error === undefined ? '0' : '1', error ?? '')
+    await scripts.release(
+      this.redis, [k.zset, k.owners, k.meta], phone, owner, Math.max(0, Math.round(delayMs)), lane, failed ? '1' : '0', error === undefined ? '0' : '1',
+      error ?? ''
+    )
   }
 
   async endAttempts (phone: string, message: string, owners: string[], counted: boolean) {

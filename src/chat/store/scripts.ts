@@ -96,10 +96,15 @@ const isOne = (raw: unknown): boolean => raw === 1
 export function historyArgs ({ tenantId, messages }: Recorded, limits: InboxLimits): [Buffer, string, string, string, string, string, string] {
   const last = messages.at(-1) as HistoryMessage
   const inbound = messages.filter((m) => m.direction === 'in')
-  return [encodeHistory(messages), tenantId, String(last.at), String(inbound.at(-1)?.at ?? ''), String(inbound.length), String(limits.historyMax), String(limits.historyMs)]
+  return [
+    encodeHistory(messages), tenantId, String(last.at), String(inbound.at(-1)?.at ?? ''), String(inbound.length), String(limits.historyMax),
+    String(limits.historyMs)
+  ]
 }
 
-export const accept = chatScript<[phone: string, dedupeSeconds: number, at: string, deliveryKey: string, ...idsAndBodies: string[]], { stored: number, due: boolean }>(
+export const accept = chatScript<[phone: string, dedupeSeconds: number, at: string, deliveryKey: string, ...idsAndBodies: string[]], {
+  stored: number, due: boolean
+}>(
   'accept-3', (raw) => { const r = reply(raw); return { stored: Number(r[0] ?? 0), due: r[1] === 1 } })
 
 export const due = chatScript<[turnLimit: number, sendLimit: number], Record<Lane, Waiting[]>>(
@@ -118,7 +123,9 @@ export const commit = chatScript<[phone: string, owner: string, expected: number
 export const pop = chatScript<[phone: string, owner: string, head: string, leaseMs: number, lane: Lane, deadId: string, deadRecord: string, deadKept: number],
   Next<Head>>('pop-6', headNext)
 
-export const delivered = chatScript<[phone: string, owner: string, entry: string, leaseMs: number, messageId: string, replyId: string, receipt: string, receiptTtlMs: number],
+export const delivered = chatScript<[
+  phone: string, owner: string, entry: string, leaseMs: number, messageId: string, replyId: string, receipt: string, receiptTtlMs: number
+],
   Next<Head>>('delivered-6', headNext)
 
 export const release = chatScript<[phone: string, owner: string, delayMs: number, lane: Lane, failed: string, hasError: string, error: string], boolean>(

@@ -24,7 +24,9 @@ export async function catalogRoutes (fastify: FastifyInstance, { catalog }: { ca
       const items = await catalog.list(request.actor.tenant.id, kind)
       return { [kind]: items, count: items.length } as z.infer<typeof list>
     })
-    app.post(`/api/${kind}`, { onRequest, schema: { tags, summary: `Add one of the club's ${kind}`, body, response: { 201: created } } }, async (request, reply) => {
+    app.post(`/api/${kind}`, {
+      onRequest, schema: { tags, summary: `Add one of the club's ${kind}`, body, response: { 201: created } }
+    }, async (request, reply) => {
       const item = await catalog.add(request.actor.tenant.id, kind, request.body as Parameters<CatalogService['add']>[2])
       return reply.status(201).send({ [one]: item } as z.infer<typeof created>)
     })

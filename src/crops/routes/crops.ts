@@ -64,6 +64,12 @@ export async function cropRoutes (fastify: FastifyInstance, { service }: CropRou
     schema: { tags, summary: 'A crop with spaces, strain, harvests and stats', params: cropParams, response: { 200: cropResponses.complete } },
   }, async (request) => {
     const details = await service.complete(request.actor, request.params.cropId)
-    return { crop: completeCropView(details), strain: details.strain, harvests: details.crop.harvests, batches: details.batches, stats: cropStats(details.crop, new Date()) }
+    return {
+      crop: completeCropView(details),
+      strain: details.strain,
+      harvests: details.crop.harvests,
+      batches: details.batches,
+      stats: cropStats(details.crop, new Date())
+    }
   })
 }

@@ -21,7 +21,13 @@ export async function plantAndHarvestRoutes (fastify: FastifyInstance, { service
 
   app.post('/api/crops/:cropId/plants', {
     onRequest,
-    schema: { tags, summary: 'Add plants with codes prefix + number (409 in a frozen crop)', params: cropParams, body: plantsBody, response: { 201: cropResponses.plants } },
+    schema: {
+      tags,
+      summary: 'Add plants with codes prefix + number (409 in a frozen crop)',
+      params: cropParams,
+      body: plantsBody,
+      response: { 201: cropResponses.plants }
+    },
   }, async (request, reply) => {
     const plants = await service.addPlants(request.actor, request.params.cropId, request.body)
     return reply.status(201).send({ plants, count: plants.length })
@@ -37,7 +43,9 @@ export async function plantAndHarvestRoutes (fastify: FastifyInstance, { service
 
   app.post('/api/crops/:cropId/harvest', {
     onRequest,
-    schema: { tags, summary: 'Record a harvest (FLOWERING or HARVESTING only)', params: cropParams, body: harvestBody, response: { 201: cropResponses.harvested } },
+    schema: {
+      tags, summary: 'Record a harvest (FLOWERING or HARVESTING only)', params: cropParams, body: harvestBody, response: { 201: cropResponses.harvested }
+    },
   }, async (request, reply) => {
     const { harvest, crop, message } = await service.harvest(request.actor, request.params.cropId, request.body)
     return reply.status(201).send({ harvest, crop: { id: crop.id, status: crop.status }, message })
@@ -45,7 +53,13 @@ export async function plantAndHarvestRoutes (fastify: FastifyInstance, { service
 
   app.patch('/api/crops/:cropId/harvest/:harvestId', {
     onRequest,
-    schema: { tags, summary: 'Record dry weight, moisture, quality or status of a harvest', params: harvestParams, body: patchHarvestBody, response: { 200: cropResponses.harvestPatched } },
+    schema: {
+      tags,
+      summary: 'Record dry weight, moisture, quality or status of a harvest',
+      params: harvestParams,
+      body: patchHarvestBody,
+      response: { 200: cropResponses.harvestPatched }
+    },
   }, async (request) => {
     const harvest = await service.updateHarvest(request.actor, request.params.cropId, request.params.harvestId, request.body)
     return { harvest }

@@ -3,7 +3,10 @@ import { isActive, type CropStatus } from '../../../machines/crop.machine.ts'
 import { AppError } from '../../errors.ts'
 import { keys } from '../../stores/keys.ts'
 import { summarize, type CatalogItems, type CatalogKind, type CropRecord, type CropSummary, type Plant } from '../model.ts'
-import { MAX_CHANGE_ATTEMPTS, narrows, pageOf, type AddPlantsResult, type CatalogStore, type CreateCropResult, type CropChange, type CropPage, type CropQuery, type CropStore } from './port.ts'
+import {
+  MAX_CHANGE_ATTEMPTS, narrows, pageOf, type AddPlantsResult, type CatalogStore, type CreateCropResult, type CropChange, type CropPage, type CropQuery,
+  type CropStore
+} from './port.ts'
 import * as script from './scripts.ts'
 
 const flag = (status: CropStatus) => isActive(status) ? '1' : '0'
@@ -69,7 +72,9 @@ export class RedisCropStore implements CropStore {
       const [doc, version] = await this.redis.hmget(key, 'doc', 'v')
       if (!doc || !version) return undefined
       const { crop, result } = change(JSON.parse(doc) as CropRecord)
-      const written = await script.updateCrop(this.redis, [key, keys.crops.active(tenantId)], version, JSON.stringify(crop), crop.status, cropId, flag(crop.status), JSON.stringify(summarize(crop)))
+      const written = await script.updateCrop(
+        this.redis, [key, keys.crops.active(tenantId)], version, JSON.stringify(crop), crop.status, cropId, flag(crop.status), JSON.stringify(summarize(crop))
+      )
       if (written === 1) return result
       if (written === 0) return undefined
     }

@@ -10,7 +10,9 @@ type Reply = Array<string | number>
  * KEYS: crop hash, tenant index, active set, plants list, plant codes.
  * ARGV: id, doc, status, active ('1'|'0'), maxActive, score, summary, then code/plant JSON pairs.
  */
-export const createCrop = defineScript<[id: string, doc: string, status: string, active: '1' | '0', maxActive: number, score: number, summary: string, ...plants: string[]], CreateCropResult>({
+export const createCrop = defineScript<[
+  id: string, doc: string, status: string, active: '1' | '0', maxActive: number, score: number, summary: string, ...plants: string[]
+], CreateCropResult>({
   name: 'cropCreate',
   keys: 5,
   lua: `

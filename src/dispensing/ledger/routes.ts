@@ -13,10 +13,21 @@ import { RECORD_KEEPERS, type LedgerService } from './service.ts'
 const entryParams = z.object({ entryId: z.string().min(1).max(40) })
 const verification = z.union([
   z.object({ ok: z.literal(true), entries: z.number(), head: z.string() }),
-  z.object({ ok: z.literal(false), entries: z.number(), broken: z.object({ id: z.string(), seq: z.number(), problem: z.enum(['missing', 'content', 'link']) }) }),
+  z.object({
+    ok: z.literal(false), entries: z.number(), broken: z.object({ id: z.string(), seq: z.number(), problem: z.enum(['missing', 'content', 'link']) })
+  }),
 ])
-const strainReport = z.object({ productId: z.string().nullable(), product: z.string(), grams: z.number(), thcPercent: z.number().nullable(), cbdPercent: z.number().nullable(), dispensations: z.number() })
-const memberReport = z.object({ memberId: z.string(), memberName: z.string(), memberBirthYear: z.number().nullable(), grams: z.number(), dispensations: z.number() })
+const strainReport = z.object({
+  productId: z.string().nullable(),
+  product: z.string(),
+  grams: z.number(),
+  thcPercent: z.number().nullable(),
+  cbdPercent: z.number().nullable(),
+  dispensations: z.number()
+})
+const memberReport = z.object({
+  memberId: z.string(), memberName: z.string(), memberBirthYear: z.number().nullable(), grams: z.number(), dispensations: z.number()
+})
 
 /** CSV when the caller asks for it before (or without) JSON. */
 function wantsCsv (accept: string | undefined): boolean {
@@ -42,21 +53,32 @@ export async function ledgerRoutes (fastify: FastifyInstance, { ledger }: { ledg
         from: calendarDay.optional(),
         to: calendarDay.optional(),
       }),
-      response: { 200: z.union([z.object({ entries: z.array(ledgerEntrySchema), count: z.number(), offset: z.number(), limit: z.number() }), z.string().describe('text/csv')]), ...errors },
+      response: {
+        200: z.union([
+          z.object({ entries: z.array(ledgerEntrySchema), count: z.number(), offset: z.number(), limit: z.number() }), z.string().describe('text/csv')
+        ]),
+        ...errors
+      },
     },
   }, async (request, reply) => {
     const q = request.query
     const { entries, count } = await ledger.list(request.actor, q)
     if (wantsCsv(request.headers.accept)) {
       // the text as it is: the route's JSON serializer is for the JSON answer
-      return await reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="dispensing.csv"').serializer(String).send(toCsv(entries))
+      return await reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="dispensing.csv"').serializer(String).send(
+        toCsv(entries)
+      )
     }
     return { entries, count, offset: q.offset, limit: q.limit }
   })
 
   app.get('/api/dispensing/verify', {
     onRequest: keepers,
-    schema: { tags, summary: 'Checks the whole hash chain: ok with the head hash, or the first entry missing, changed or out of chain', response: { 200: verification, ...errors } },
+    schema: {
+      tags,
+      summary: 'Checks the whole hash chain: ok with the head hash, or the first entry missing, changed or out of chain',
+      response: { 200: verification, ...errors }
+    },
   }, async (request) => await ledger.verify(request.actor))
 
   app.get('/api/dispensing/:entryId', {

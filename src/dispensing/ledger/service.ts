@@ -37,7 +37,9 @@ export interface ListFilter {
   offset: number
 }
 
-export interface StrainReport { productId: string | null, product: string, grams: number, thcPercent: number | null, cbdPercent: number | null, dispensations: number }
+export interface StrainReport {
+  productId: string | null, product: string, grams: number, thcPercent: number | null, cbdPercent: number | null, dispensations: number
+}
 export interface MemberReport { memberId: string, memberName: string, memberBirthYear: number | null, grams: number, dispensations: number }
 
 const entrySeq = (id: string): number | undefined => {
@@ -169,7 +171,11 @@ export class LedgerService {
     requireRole(actor, RECORD_KEEPERS)
     const head = await this.store.head(actor.tenant.id)
     const raw: Array<string | null> = []
-    for (let s = head.firstSeq; s <= head.seq; s += VERIFY_CHUNK) raw.push(...await this.store.raw(actor.tenant.id, s, Math.min(head.seq, s + VERIFY_CHUNK - 1)))
+    for (let s = head.firstSeq; s <= head.seq; s += VERIFY_CHUNK) {
+      raw.push(
+        ...await this.store.raw(actor.tenant.id, s, Math.min(head.seq, s + VERIFY_CHUNK - 1))
+      )
+    }
     return verify(head, raw)
   }
 
@@ -177,7 +183,9 @@ export class LedgerService {
   async yearReport (actor: Actor, year: number): Promise<{ year: number, strains: StrainReport[], grams: number }> {
     requireRole(actor, RECORD_KEEPERS)
     const entries = await this.entriesBetween(actor.tenant, `${year}-01-01`, `${year}-12-31`)
-    const by = new Map<string, { productId: string | null, product: string, grams: number, thc: number, thcGrams: number, cbd: number, cbdGrams: number, n: number }>()
+    const by = new Map<string, {
+      productId: string | null, product: string, grams: number, thc: number, thcGrams: number, cbd: number, cbdGrams: number, n: number
+    }>()
     for (const e of entries) {
       const k = e.productId ?? e.product
       const s = by.get(k) ?? { productId: e.productId, product: e.product, grams: 0, thc: 0, thcGrams: 0, cbd: 0, cbdGrams: 0, n: 0 }

@@ -105,7 +105,10 @@ function verdictOf (raw: unknown): Verdict {
     case 'min-days': return { ok: false, refusal: { kind: 'min-days', memberSince: String(a) } }
     case 'allowance': return { ok: false, refusal: { kind: 'allowance' } }
     case 'thc': return { ok: false, refusal: { kind: 'thc' } }
-    case 'limit': return { ok: false, refusal: { kind: 'limit', period: (PERIODS as readonly string[]).includes(String(a)) ? a as Period : 'day', current: Number(b), limit: Number(c) } }
+    case 'limit': return {
+      ok: false,
+      refusal: { kind: 'limit', period: (PERIODS as readonly string[]).includes(String(a)) ? a as Period : 'day', current: Number(b), limit: Number(c) }
+    }
     default: throw new Error(`unexpected quota script reply ${String(kind)}`)
   }
 }
@@ -177,7 +180,9 @@ return 1`,
   decode: (raw) => Number(raw),
 })
 
-export const putStandingScript = defineScript<[expected: string, doc: string, status: string, birthDate: string, memberSince: string, validUntil: string, allowance: string, updatedAt: string], boolean>({
+export const putStandingScript = defineScript<[
+  expected: string, doc: string, status: string, birthDate: string, memberSince: string, validUntil: string, allowance: string, updatedAt: string
+], boolean>({
   name: 'dispensingPutStanding',
   keys: 1,
   lua: `

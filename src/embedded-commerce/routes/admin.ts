@@ -14,7 +14,9 @@ import { regionView } from '../views/common.ts'
 import { capturedPaymentView } from '../views/payments.ts'
 import { customerView, userView } from '../views/people.ts'
 import { clubsOf, createAdminCustomer, getCustomer, getUser, listCustomers, updateCustomer } from '../services/accounts.ts'
-import { buildProduct, getInventoryItem, getProduct, listInventoryItems, listProducts, matchesQuery, saveProduct, setStockLevel, updateProduct, updateVariant } from '../services/catalog.ts'
+import {
+  buildProduct, getInventoryItem, getProduct, listInventoryItems, listProducts, matchesQuery, saveProduct, setStockLevel, updateProduct, updateVariant
+} from '../services/catalog.ts'
 import {
   cancelFulfillment, cancelOrder, capturePayment, completeOrder, createFulfillment, createShipment, getOrder, markDelivered, matchesOrder,
   orderMissing, ordersOfChannels, ordersOfCustomer, sortOrders, updateOrder,
@@ -119,11 +121,13 @@ export async function adminRoutes (fastify: FastifyInstance, { ctx }: RouteDeps)
 
   app.post('/admin/payments/:id/capture', { schema: { params: idParams, body: captureBody } }, async (request) => {
     const scope = await scopeOf(request)
-    const { payment, collectionId } = await capturePayment(ctx, scope.actor, request.params.id, request.body, (o) => scope.channelIds.includes(o.sales_channel_id))
+    const { payment, collectionId } = await capturePayment(ctx, scope.actor, request.params.id, request.body, (o) =>
+      scope.channelIds.includes(o.sales_channel_id))
     return { payment: capturedPaymentView(payment, collectionId) }
   })
 
-  const visibleProduct = (scope: Scope) => (p: ProductDoc): boolean => p.sales_channel_ids.length === 0 || p.sales_channel_ids.some((c) => scope.channelIds.includes(c))
+  const visibleProduct = (scope: Scope) =>
+    (p: ProductDoc): boolean => p.sales_channel_ids.length === 0 || p.sales_channel_ids.some((c) => scope.channelIds.includes(c))
   const productAnswer = async (product: ProductDoc, scope: Scope, fields: string | undefined) =>
     one('product', (await renderProducts(ctx, [product], scope.locationIds, undefined))[0], fields)
 
@@ -170,7 +174,9 @@ export async function adminRoutes (fastify: FastifyInstance, { ctx }: RouteDeps)
     return await productAnswer(product, scope, request.query.fields)
   })
 
-  app.post('/admin/products/:id/variants/:variant_id', { schema: { params: variantParams, querystring: fieldsQuery, body: updateVariantBody } }, async (request) => {
+  app.post('/admin/products/:id/variants/:variant_id', {
+    schema: { params: variantParams, querystring: fieldsQuery, body: updateVariantBody }
+  }, async (request) => {
     const { id, variant_id: variantId } = request.params
     const scope = await scopeOf(request)
     if (!visibleProduct(scope)(await getProduct(ctx, id))) throw notFound(`Product with id: ${id} was not found`)
@@ -212,7 +218,9 @@ export async function adminRoutes (fastify: FastifyInstance, { ctx }: RouteDeps)
       (!q.id?.length || q.id.includes(i.id)) &&
       (!needle || [i.sku, i.title].some((t) => t?.toLowerCase().includes(needle))))
     const locations = q.location_id?.length ? scope.locationIds.filter((l) => q.location_id?.includes(l)) : scope.locationIds
-    const views = await Promise.all(items.map(async (i) => inventoryItemView(i, (await ctx.store.stock(i.id)).filter((l) => locations.includes(l.location_id)))))
+    const views = await Promise.all(
+      items.map(async (i) => inventoryItemView(i, (await ctx.store.stock(i.id)).filter((l) => locations.includes(l.location_id))))
+    )
     const shown = q.location_id?.length ? views.filter((v) => v.location_levels.length > 0) : views
     return many('inventory_items', shown, q)
   })
@@ -230,8 +238,11 @@ export async function adminRoutes (fastify: FastifyInstance, { ctx }: RouteDeps)
   app.post('/admin/inventory-items/:id/location-levels', { schema: { ...byId, body: newLevelBody } }, async (request) =>
     await setLevel(request, request.params.id, request.body.location_id, request.body.stocked_quantity, request.query.fields))
 
-  app.post('/admin/inventory-items/:id/location-levels/:location_id', { schema: { params: levelParams, querystring: fieldsQuery, body: stockedQuantityBody } }, async (request) =>
-    await setLevel(request, request.params.id, request.params.location_id, request.body.stocked_quantity, request.query.fields))
+  app.post(
+    '/admin/inventory-items/:id/location-levels/:location_id', { schema: { params: levelParams, querystring: fieldsQuery, body: stockedQuantityBody } },
+    async (request) =>
+      await setLevel(request, request.params.id, request.params.location_id, request.body.stocked_quantity, request.query.fields)
+  )
 
   // Members of the staff's clubs; and a guest (the customer a cart's email makes, as in Medusa, whose admins see
   // every customer) once it has an order in the staff's channels, so that a member's guest orders can be found.
@@ -264,7 +275,8 @@ export async function adminRoutes (fastify: FastifyInstance, { ctx }: RouteDeps)
     const scope = await scopeOf(request)
     // Embedded only: staff register members into their own clubs.
     const clubs = request.body.metadata?.clubs
-    if (Array.isArray(clubs) && clubs.some((c) => typeof c !== 'string' || !scope.actor.tenants.includes(c))) throw invalidData('Customers are registered only into your own clubs')
+    if (Array.isArray(clubs) && clubs.some((c) =>
+      typeof c !== 'string' || !scope.actor.tenants.includes(c))) throw invalidData('Customers are registered only into your own clubs')
     return one('customer', customerView(await createAdminCustomer(ctx, request.body)), request.query.fields)
   })
 
@@ -278,7 +290,8 @@ export async function adminRoutes (fastify: FastifyInstance, { ctx }: RouteDeps)
 
   app.get('/admin/users/me', async (request) => ({ user: userView(await getUser(ctx, actorOf(request).id)) }))
 
-  app.get('/admin/regions', { schema: { querystring: listQuery(20) } }, async (request) => many('regions', (await listRegions(ctx)).map(regionView), request.query))
+  app.get('/admin/regions', { schema: { querystring: listQuery(20) } }, async (request) =>
+    many('regions', (await listRegions(ctx)).map(regionView), request.query))
 
   app.get('/admin/regions/:id', { schema: byId }, async (request) =>
     one('region', regionView(await getRegion(ctx, request.params.id)), request.query.fields))

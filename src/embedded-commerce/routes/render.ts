@@ -29,7 +29,9 @@ export async function renderOrder (ctx: CommerceContext, order: OrderDoc) {
 }
 
 /** Products with their channels, `inventory_quantity` at `locationIds` (all when undefined) and prices in `currencyCode`. */
-export async function renderProducts (ctx: CommerceContext, products: readonly ProductDoc[], locationIds: readonly string[] | undefined, currencyCode: string | undefined) {
+export async function renderProducts (
+  ctx: CommerceContext, products: readonly ProductDoc[], locationIds: readonly string[] | undefined, currencyCode: string | undefined
+) {
   const [channels, stock] = await Promise.all([listSalesChannels(ctx), stockOf(ctx, products)])
   const inventoryQuantity = quantityFrom(stock, locationIds)
   return products.map((p) => productView(p, channels.filter((c) => p.sales_channel_ids.includes(c.id)), { inventoryQuantity, currencyCode }))

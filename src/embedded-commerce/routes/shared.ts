@@ -31,7 +31,9 @@ export function one (name: string, value: unknown, fields: string | undefined): 
 }
 
 /** An already cut page (`items`) of `count` records, with `fields` applied to each. */
-export function paged (name: string, items: readonly unknown[], count: number, q: { offset: number, limit: number, fields?: string | undefined }): Record<string, unknown> {
+export function paged (
+  name: string, items: readonly unknown[], count: number, q: { offset: number, limit: number, fields?: string | undefined }
+): Record<string, unknown> {
   const selection = parseFields(q.fields)
   return { [name]: items.map((v) => project(v, selection)), count, offset: q.offset, limit: q.limit }
 }

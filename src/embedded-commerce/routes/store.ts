@@ -50,7 +50,9 @@ export async function storeRoutes (fastify: FastifyInstance, { ctx }: RouteDeps)
   app.get('/store/regions/:id', { schema: { params: idParams, querystring: fieldsQuery } }, async (request) =>
     one('region', regionView(await getRegion(ctx, request.params.id)), request.query.fields))
 
-  const productQuery = listQuery(50).extend({ region_id: z.string().optional(), q: z.string().optional(), id: filterValues, handle: filterValues, sales_channel_id: filterValues })
+  const productQuery = listQuery(50).extend({
+    region_id: z.string().optional(), q: z.string().optional(), id: filterValues, handle: filterValues, sales_channel_id: filterValues
+  })
 
   app.get('/store/products', { schema: { querystring: productQuery } }, async (request) => {
     const q = request.query
@@ -68,7 +70,8 @@ export async function storeRoutes (fastify: FastifyInstance, { ctx }: RouteDeps)
     const { id } = request.params
     const q = request.query
     const product = await getProduct(ctx, id)
-    if (product.status !== 'published' || !product.sales_channel_ids.some((c) => request.commerceChannels.includes(c))) throw notFound(`Product with id: ${id} was not found`)
+    if (product.status !== 'published' || !product.sales_channel_ids.some((c) =>
+      request.commerceChannels.includes(c))) throw notFound(`Product with id: ${id} was not found`)
     const region = q.region_id ? await getRegion(ctx, q.region_id) : undefined
     const [view] = await renderProducts(ctx, [product], await locationsOf(request.commerceChannels), region?.currency_code)
     return one('product', view, q.fields)

@@ -30,10 +30,14 @@ async function tokenFor (ctx: CommerceContext, identity: AuthIdentityDoc): Promi
   if (!identity.actor_id) return await signActorToken(ctx.jwtSecret, { ...base, actorId: '' })
   if (identity.actor_type === 'customer') {
     const customer = await loadDoc(ctx.store, 'customer', identity.actor_id, () => customerMissing(identity.actor_id as string))
-    return await signActorToken(ctx.jwtSecret, { ...base, actorId: customer.id, role: 'member', tenants: clubsOf(customer), name: fullName(customer.first_name, customer.last_name) })
+    return await signActorToken(ctx.jwtSecret, {
+      ...base, actorId: customer.id, role: 'member', tenants: clubsOf(customer), name: fullName(customer.first_name, customer.last_name)
+    })
   }
   const user = await loadDoc(ctx.store, 'user', identity.actor_id, () => notFound(`User with id: ${identity.actor_id} was not found`))
-  return await signActorToken(ctx.jwtSecret, { ...base, actorId: user.id, role: user.role, tenants: user.tenants, name: fullName(user.first_name, user.last_name) })
+  return await signActorToken(ctx.jwtSecret, {
+    ...base, actorId: user.id, role: user.role, tenants: user.tenants, name: fullName(user.first_name, user.last_name)
+  })
 }
 
 /** POST /auth/{actor}/emailpass: a wrong email and a wrong password answer alike, after the same work. */
@@ -45,10 +49,14 @@ export async function login (ctx: CommerceContext, actorType: ActorType, { email
 }
 
 /** Creates an email/password identity (no actor yet); false when the email has one. */
-export async function createIdentity (ctx: CommerceContext, actorType: ActorType, email: string, password: string, actorId: string | null): Promise<AuthIdentityDoc | undefined> {
+export async function createIdentity (
+  ctx: CommerceContext, actorType: ActorType, email: string, password: string, actorId: string | null
+): Promise<AuthIdentityDoc | undefined> {
   if (await identityOf(ctx, actorType, email)) return undefined
   const now = nowIso()
-  const identity: AuthIdentityDoc = { id: newId('authid'), actor_type: actorType, email, password_hash: await hashPassword(password), actor_id: actorId, created_at: now, updated_at: now }
+  const identity: AuthIdentityDoc = {
+    id: newId('authid'), actor_type: actorType, email, password_hash: await hashPassword(password), actor_id: actorId, created_at: now, updated_at: now
+  }
   return await ctx.store.create('auth_identity', identity, [], [{ name: LOOKUP.authIdentity(actorType), value: email }]) ? identity : undefined
 }
 
@@ -140,7 +148,9 @@ export async function createAdminCustomer (ctx: CommerceContext, body: CreateCus
 
 /** Stores a registered customer; false when the id or the email is taken. */
 export async function saveCustomer (ctx: CommerceContext, customer: CustomerDoc): Promise<boolean> {
-  return await ctx.store.create('customer', customer, [{ index: INDEX.customers, score: score(customer.created_at) }], [{ name: LOOKUP.customerEmail, value: customer.email }])
+  return await ctx.store.create('customer', customer, [{ index: INDEX.customers, score: score(customer.created_at) }], [{
+    name: LOOKUP.customerEmail, value: customer.email
+  }])
 }
 
 export async function saveUser (ctx: CommerceContext, user: UserDoc): Promise<boolean> {
@@ -169,7 +179,9 @@ export async function customerForCart (ctx: CommerceContext, actor: AuthContext 
   const existing = await ctx.store.lookup(LOOKUP.guestEmail, email)
   if (existing) return await getCustomer(ctx, existing)
   const now = nowIso()
-  const guest: CustomerDoc = { id: newId('cus'), email, first_name: null, last_name: null, phone: null, has_account: false, metadata: null, created_at: now, updated_at: now }
+  const guest: CustomerDoc = {
+    id: newId('cus'), email, first_name: null, last_name: null, phone: null, has_account: false, metadata: null, created_at: now, updated_at: now
+  }
   if (!await ctx.store.create('customer', guest, [{ index: INDEX.customers, score: score(now) }], [{ name: LOOKUP.guestEmail, value: email }])) {
     return await getCustomer(ctx, await ctx.store.lookup(LOOKUP.guestEmail, email) ?? guest.id)
   }

@@ -74,7 +74,8 @@ async function pricedLine (ctx: CommerceContext, cart: CartDoc, variantId: strin
   const price = variant.prices.find((p) => p.currency_code === cart.currency_code)
   if (!price) throw invalidData(`Variants with IDs ${variantId} do not have a price`)
   if (variant.manage_inventory && !variant.allow_backorder) {
-    if (await availableAt(ctx, variant, locations.map((l) => l.id)) < quantity) throw notAllowed('Some variant does not have the required inventory', 'insufficient_inventory')
+    if (await availableAt(ctx, variant, locations.map((l) =>
+      l.id)) < quantity) throw notAllowed('Some variant does not have the required inventory', 'insufficient_inventory')
   }
   const now = nowIso()
   return {
@@ -104,7 +105,9 @@ async function pricedLine (ctx: CommerceContext, cart: CartDoc, variantId: strin
  * A change to a cart that has not been completed; the change's checks hold for the revision replaced. With
  * `channelIds`, a cart of another sales channel is not found (as cartOfChannels), checked on the same read.
  */
-async function changeCart (ctx: CommerceContext, id: string, change: (cart: CartDoc) => Promise<void> | void, channelIds?: readonly string[]): Promise<CartDoc> {
+async function changeCart (
+  ctx: CommerceContext, id: string, change: (cart: CartDoc) => Promise<void> | void, channelIds?: readonly string[]
+): Promise<CartDoc> {
   for (let attempt = 0; attempt < 20; attempt++) {
     // read together: one round trip to the store
     const [found, completed] = await Promise.all([ctx.store.get('cart', id), ctx.store.cartOrder(id)])
@@ -121,14 +124,18 @@ async function changeCart (ctx: CommerceContext, id: string, change: (cart: Cart
   throw conflict(`Cart ${id} is being changed by another request, try again`)
 }
 
-async function addLine (ctx: CommerceContext, cart: CartDoc, variantId: string, quantity: number, metadata: Record<string, unknown> | null | undefined): Promise<void> {
+async function addLine (
+  ctx: CommerceContext, cart: CartDoc, variantId: string, quantity: number, metadata: Record<string, unknown> | null | undefined
+): Promise<void> {
   const existing = cart.items.find((i) => i.variant_id === variantId)
   const line = await pricedLine(ctx, cart, variantId, (existing?.quantity ?? 0) + quantity, existing)
   if (metadata) line.metadata = { ...line.metadata, ...metadata }
   cart.items = existing ? cart.items.map((i) => i.id === existing.id ? line : i) : [...cart.items, line]
 }
 
-export async function createCart (ctx: CommerceContext, channelIds: readonly string[], actor: AuthContext | undefined, body: CreateCartInput): Promise<CartDoc> {
+export async function createCart (
+  ctx: CommerceContext, channelIds: readonly string[], actor: AuthContext | undefined, body: CreateCartInput
+): Promise<CartDoc> {
   const salesChannelId = body.sales_channel_id ?? channelIds[0] as string
   if (!channelIds.includes(salesChannelId)) throw invalidData(`Sales channel ${salesChannelId} is not associated with the publishable key`)
   // the channel and a region asked for are read together; a guest customer is made only once the region is known good
@@ -230,7 +237,17 @@ export async function paymentCollectionFor (ctx: CommerceContext, channelIds: re
   const cart = await changeCart(ctx, cartId, (c) => {
     if (c.payment_collection) return
     const now = nowIso()
-    c.payment_collection = { id: newId('pay_col'), currency_code: c.currency_code, amount: 0, completed_at: null, payment_sessions: [], payments: [], metadata: null, created_at: now, updated_at: now }
+    c.payment_collection = {
+      id: newId('pay_col'),
+      currency_code: c.currency_code,
+      amount: 0,
+      completed_at: null,
+      payment_sessions: [],
+      payments: [],
+      metadata: null,
+      created_at: now,
+      updated_at: now
+    }
   }, channelIds)
   const pc = cart.payment_collection as PaymentCollection
   await ctx.store.claim(LOOKUP.paymentCollection, pc.id, cartId)
@@ -238,7 +255,9 @@ export async function paymentCollectionFor (ctx: CommerceContext, channelIds: re
 }
 
 /** POST /store/payment-collections/{id}/payment-sessions: one pending session with the chosen provider. */
-export async function startPaymentSession (ctx: CommerceContext, channelIds: readonly string[], collectionId: string, body: PaymentSessionInput): Promise<PaymentCollection> {
+export async function startPaymentSession (
+  ctx: CommerceContext, channelIds: readonly string[], collectionId: string, body: PaymentSessionInput
+): Promise<PaymentCollection> {
   const missing = (): MedusaError => notFound(`Payment collection with id: ${collectionId} was not found`)
   const cartId = await ctx.store.lookup(LOOKUP.paymentCollection, collectionId)
   if (!cartId) throw missing()
@@ -249,7 +268,17 @@ export async function startPaymentSession (ctx: CommerceContext, channelIds: rea
     const pc = c.payment_collection
     if (!pc) throw missing()
     const now = nowIso()
-    pc.payment_sessions = [{ id: newId('payses'), provider_id: body.provider_id, currency_code: pc.currency_code, amount: 0, status: 'pending', authorized_at: null, data: body.data ?? {}, created_at: now, updated_at: now }]
+    pc.payment_sessions = [{
+      id: newId('payses'),
+      provider_id: body.provider_id,
+      currency_code: pc.currency_code,
+      amount: 0,
+      status: 'pending',
+      authorized_at: null,
+      data: body.data ?? {},
+      created_at: now,
+      updated_at: now
+    }]
     pc.updated_at = now
   })
   return cart.payment_collection as PaymentCollection
@@ -273,7 +302,9 @@ function orderFromCart (cart: CartDoc, stockLocationId: string, now: string): Or
     customer_id: cart.customer_id,
     email: cart.email,
     currency_code: cart.currency_code,
-    items: cart.items.map((i) => ({ ...i, id: newId('ordli'), created_at: now, updated_at: now, fulfilled_quantity: 0, shipped_quantity: 0, delivered_quantity: 0 })),
+    items: cart.items.map((i) => ({
+      ...i, id: newId('ordli'), created_at: now, updated_at: now, fulfilled_quantity: 0, shipped_quantity: 0, delivered_quantity: 0
+    })),
     shipping_methods: cart.shipping_methods.map((m) => ({ ...m, id: newId('ordsm'), created_at: now, updated_at: now })),
     shipping_address: address(cart.shipping_address),
     billing_address: address(cart.billing_address),
@@ -328,7 +359,8 @@ export async function completeCart (ctx: CommerceContext, channelIds: readonly s
     if (!location) throw invalidData(`Sales channel ${cart.sales_channel_id} has no stock location`)
     const now = nowIso()
     const order = orderFromCart(cart, location.id, now)
-    const reservations: Reservation[] = order.items.flatMap((i) => i.inventory_item_id ? [{ inventoryItemId: i.inventory_item_id, locationId: location.id, quantity: i.quantity }] : [])
+    const reservations: Reservation[] = order.items.flatMap((i) =>
+      i.inventory_item_id ? [{ inventoryItemId: i.inventory_item_id, locationId: location.id, quantity: i.quantity }] : [])
     const result = await ctx.store.completeCart({
       cartId: id,
       cartRev: found.rev,

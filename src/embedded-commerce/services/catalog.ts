@@ -95,7 +95,9 @@ export function buildProduct (body: CreateProductInput, now = nowIso(), ids: { p
     let inventoryItemId: string | null = null
     if (v.manage_inventory) {
       inventoryItemId = newId('iitem')
-      inventoryItems.push({ id: inventoryItemId, sku: v.sku ?? null, title: v.title, description: v.title, requires_shipping: true, metadata: null, created_at: now, updated_at: now })
+      inventoryItems.push({
+        id: inventoryItemId, sku: v.sku ?? null, title: v.title, description: v.title, requires_shipping: true, metadata: null, created_at: now, updated_at: now
+      })
     }
     return {
       id: variantId,

@@ -38,7 +38,16 @@ export async function createInvite (ctx: CommerceContext, actor: AuthContext, bo
     throw invalidData(`User account for following email(s) already exist: ${body.email}`)
   }
   const now = nowIso()
-  const invite: InviteDoc = { id: newId('invite'), email: body.email, accepted: false, token: newToken(), expires_at: expiry(), metadata: body.metadata ?? null, created_at: now, updated_at: now }
+  const invite: InviteDoc = {
+    id: newId('invite'),
+    email: body.email,
+    accepted: false,
+    token: newToken(),
+    expires_at: expiry(),
+    metadata: body.metadata ?? null,
+    created_at: now,
+    updated_at: now
+  }
   if (!await ctx.store.create('invite', invite, [{ index: INDEX.invites, score: score(now) }], [{ name: LOOKUP.inviteToken, value: invite.token }])) {
     throw unknownError('Invite could not be stored')
   }
@@ -59,7 +68,9 @@ export async function resendInvite (ctx: CommerceContext, actor: AuthContext, id
 }
 
 /** POST /admin/invites/accept?token=: a registration token's identity becomes the invited user, once. */
-export async function acceptInvite (ctx: CommerceContext, registration: { authIdentityId: string }, token: string | undefined, body: AcceptInviteInput): Promise<UserDoc> {
+export async function acceptInvite (
+  ctx: CommerceContext, registration: { authIdentityId: string }, token: string | undefined, body: AcceptInviteInput
+): Promise<UserDoc> {
   const id = token ? await ctx.store.lookup(LOOKUP.inviteToken, token) : undefined
   const invite = id ? (await ctx.store.get('invite', id))?.doc : undefined
   if (!invite || invite.token !== token || invite.accepted) throw unauthorized('Invalid invite token')

@@ -82,7 +82,9 @@ function findPayment (order: OrderDoc, paymentId: string): { pc: PaymentCollecti
  * POST /admin/payments/{id}/capture: captures `amount` (default: what is left). Capturing again when all is
  * captured answers the payment as it is (capture_again.json); more than is left is 400 (capture_over.json).
  */
-export async function capturePayment (ctx: CommerceContext, actor: AuthContext, paymentId: string, body: CaptureInput, visible: (order: OrderDoc) => boolean): Promise<{ payment: Payment, collectionId: string }> {
+export async function capturePayment (
+  ctx: CommerceContext, actor: AuthContext, paymentId: string, body: CaptureInput, visible: (order: OrderDoc) => boolean
+): Promise<{ payment: Payment, collectionId: string }> {
   const missing = (): MedusaError => notFound(`Payment with id: ${paymentId} was not found`)
   const orderId = await ctx.store.lookup(LOOKUP.payment, paymentId)
   if (!orderId || !visible(await getOrder(ctx, orderId))) throw missing()
@@ -135,10 +137,22 @@ export async function createFulfillment (ctx: CommerceContext, actor: AuthContex
     for (const wanted of body.items) {
       const item = order.items.find((i) => i.id === wanted.id)
       if (!item) throw invalidData(`Item ${wanted.id} does not belong to order ${id}`)
-      if (item.fulfilled_quantity + wanted.quantity > item.quantity) throw invalidData(`Quantity to fulfill exceeds the reserved quantity for the item: ${item.id}`)
+      if (item.fulfilled_quantity + wanted.quantity > item.quantity) {
+        throw invalidData(
+        `Quantity to fulfill exceeds the reserved quantity for the item: ${item.id}`
+        )
+      }
       item.fulfilled_quantity += wanted.quantity
       item.updated_at = now
-      fulfillment.items.push({ id: newId('fulit'), line_item_id: item.id, inventory_item_id: item.inventory_item_id, title: item.variant_title, sku: item.variant_sku, quantity: wanted.quantity, created_at: now })
+      fulfillment.items.push({
+        id: newId('fulit'),
+        line_item_id: item.id,
+        inventory_item_id: item.inventory_item_id,
+        title: item.variant_title,
+        sku: item.variant_sku,
+        quantity: wanted.quantity,
+        created_at: now
+      })
       if (item.inventory_item_id) {
         deltas.push({ inventoryItemId: item.inventory_item_id, locationId: order.stock_location_id, stocked: 0, reserved: -wanted.quantity })
         deltas.push({ inventoryItemId: item.inventory_item_id, locationId, stocked: -wanted.quantity, reserved: 0 })
@@ -249,7 +263,11 @@ export async function cancelOrder (ctx: CommerceContext, actor: AuthContext, id:
     const now = nowIso()
     const deltas: StockDelta[] = []
     for (const item of order.items) {
-      if (item.inventory_item_id && item.quantity > 0) deltas.push({ inventoryItemId: item.inventory_item_id, locationId: order.stock_location_id, stocked: 0, reserved: -item.quantity })
+      if (item.inventory_item_id && item.quantity > 0) {
+        deltas.push({
+          inventoryItemId: item.inventory_item_id, locationId: order.stock_location_id, stocked: 0, reserved: -item.quantity
+        })
+      }
     }
     for (const pc of order.payment_collections) {
       for (const p of pc.payments) {

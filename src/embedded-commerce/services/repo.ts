@@ -53,7 +53,9 @@ export async function mutate<K extends Kind> (
     const doc = found.doc
     const result = change(doc) ?? {}
     doc.updated_at = options.now?.() ?? new Date().toISOString()
-    const outcome = await store.replace(kind, found.rev, doc as DocKinds[K] & { id: string }, { stock: result.stock, unlessCartCompleted: options.unlessCartCompleted })
+    const outcome = await store.replace(kind, found.rev, doc as DocKinds[K] & { id: string }, {
+      stock: result.stock, unlessCartCompleted: options.unlessCartCompleted
+    })
     if (outcome === 'ok') return doc
     if (outcome === 'completed') throw invalidData(`Cart ${id} is already completed`)
     if (outcome === 'stock') throw notAllowed('Not enough stock to apply this change', 'insufficient_inventory')

@@ -32,7 +32,8 @@ export const listRegions = async (ctx: CommerceContext): Promise<RegionDoc[]> =>
 export const listSalesChannels = async (ctx: CommerceContext): Promise<SalesChannelDoc[]> => await listDocs(ctx.store, 'sales_channel', INDEX.salesChannels)
 export const listApiKeys = async (ctx: CommerceContext): Promise<ApiKeyDoc[]> => await listDocs(ctx.store, 'api_key', INDEX.apiKeys)
 export const listStockLocations = async (ctx: CommerceContext): Promise<StockLocationDoc[]> => await listDocs(ctx.store, 'stock_location', INDEX.stockLocations)
-export const listShippingOptions = async (ctx: CommerceContext): Promise<ShippingOptionDoc[]> => await listDocs(ctx.store, 'shipping_option', INDEX.shippingOptions)
+export const listShippingOptions = async (ctx: CommerceContext): Promise<ShippingOptionDoc[]> =>
+  await listDocs(ctx.store, 'shipping_option', INDEX.shippingOptions)
 
 /** The sales channels a publishable key opens; a missing, unknown or revoked key is 400 not_allowed. */
 export async function channelsOfKey (ctx: CommerceContext, token: string | undefined): Promise<string[]> {

@@ -80,7 +80,9 @@ export type CompleteCartReply =
   /** `level`: the position (0-based) among the stock hashes of the one that falls short. */
   | { kind: 'insufficient', level: number }
 
-type CompleteCartArgs = [cartRev: number, orderJson: string, orderId: string, score: number, now: string, indexCount: number, lookupCount: number, ...levels: ScriptArg[]]
+type CompleteCartArgs = [
+  cartRev: number, orderJson: string, orderId: string, score: number, now: string, indexCount: number, lookupCount: number, ...levels: ScriptArg[]
+]
 
 export const completeCart = defineScript<CompleteCartArgs, CompleteCartReply>({
   name: 'commerceCompleteCart',

@@ -26,7 +26,9 @@ export class RedisCommerceStore implements CommerceStore {
   }
 
   async create<K extends Kind> (kind: K, doc: DocKinds[K] & { id: string }, indexes: IndexEntry[], lookups: Lookup[]): Promise<boolean> {
-    const keyList = [keys.commerce.doc(kind, doc.id), ...indexes.map((i) => keys.commerce.index(i.index)), ...lookups.map((l) => keys.commerce.lookup(l.name, l.value))]
+    const keyList = [
+      keys.commerce.doc(kind, doc.id), ...indexes.map((i) => keys.commerce.index(i.index)), ...lookups.map((l) => keys.commerce.lookup(l.name, l.value))
+    ]
     const score = indexes[0]?.score ?? 0
     return await createDoc(this.redis, keyList, JSON.stringify(doc), doc.id, score, indexes.length)
   }

@@ -5,7 +5,16 @@ import type {
 const NO_DIMENSIONS = { weight: null, length: null, height: null, width: null, hs_code: null, origin_country: null, mid_code: null, material: null }
 
 export function salesChannelView (sc: SalesChannelDoc) {
-  return { id: sc.id, name: sc.name, description: sc.description, is_disabled: sc.is_disabled, metadata: sc.metadata, created_at: sc.created_at, updated_at: sc.updated_at, deleted_at: null }
+  return {
+    id: sc.id,
+    name: sc.name,
+    description: sc.description,
+    is_disabled: sc.is_disabled,
+    metadata: sc.metadata,
+    created_at: sc.created_at,
+    updated_at: sc.updated_at,
+    deleted_at: null
+  }
 }
 
 export function apiKeyView (key: ApiKeyDoc, channels: SalesChannelDoc[]) {
@@ -103,7 +112,20 @@ export function shippingOptionView (option: ShippingOptionDoc, location: StockLo
       { attribute: 'is_return', value: 'false', operator: 'eq' },
     ],
     calculated_price: calculatedPrice(option.price_set_id, option.price_id, option.amount, option.currency_code),
-    prices: [{ id: option.price_id, title: null, currency_code: option.currency_code, amount: option.amount, min_quantity: null, max_quantity: null, price_set_id: option.price_set_id, price_list_id: null, price_list: null, price_rules: [], rules_count: 0, ...at }],
+    prices: [{
+      id: option.price_id,
+      title: null,
+      currency_code: option.currency_code,
+      amount: option.amount,
+      min_quantity: null,
+      max_quantity: null,
+      price_set_id: option.price_set_id,
+      price_list_id: null,
+      price_list: null,
+      price_rules: [],
+      rules_count: 0,
+      ...at
+    }],
     amount: option.amount,
     is_tax_inclusive: false,
     insufficient_inventory: false,
@@ -165,7 +187,17 @@ function variantView (product: ProductDoc, variant: VariantDoc, ctx: VariantCont
         ...optionStamps,
       }]
     }),
-    prices: variant.prices.map((p) => ({ id: p.id, amount: p.amount, currency_code: p.currency_code, min_quantity: null, max_quantity: null, variant_id: variant.id, rules: {}, created_at: variant.created_at, updated_at: variant.updated_at })),
+    prices: variant.prices.map((p) => ({
+      id: p.id,
+      amount: p.amount,
+      currency_code: p.currency_code,
+      min_quantity: null,
+      max_quantity: null,
+      variant_id: variant.id,
+      rules: {},
+      created_at: variant.created_at,
+      updated_at: variant.updated_at
+    })),
     ...(ctx.currencyCode ? { calculated_price: price ? calculatedPrice(variant.price_set_id, price.id, price.amount, price.currency_code) : null } : {}),
     inventory_quantity: ctx.inventoryQuantity(variant),
     inventory_items: variant.inventory_item_id ? [{ inventory_item_id: variant.inventory_item_id, variant_id: variant.id, required_quantity: 1 }] : [],

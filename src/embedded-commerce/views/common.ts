@@ -42,7 +42,9 @@ export function regionView (region: RegionDoc) {
   }
 }
 
-const ADDRESS_FIELDS = ['id', 'first_name', 'last_name', 'company', 'address_1', 'address_2', 'city', 'postal_code', 'country_code', 'province', 'phone'] as const
+const ADDRESS_FIELDS = [
+  'id', 'first_name', 'last_name', 'company', 'address_1', 'address_2', 'city', 'postal_code', 'country_code', 'province', 'phone'
+] as const
 
 export function cartAddressView (address: StoredAddress | null) {
   if (!address) return null

@@ -168,7 +168,9 @@ export function orderView (order: OrderDoc, customer: CustomerDoc | undefined) {
     })),
     payment_collections: order.payment_collections.map((pc) => collectionView(pc, true)),
     fulfillments: order.fulfillments.map(fulfillmentView),
-    customer: customer ? { id: customer.id, email: customer.email, first_name: customer.first_name, last_name: customer.last_name, phone: customer.phone } : null,
+    customer: customer
+      ? { id: customer.id, email: customer.email, first_name: customer.first_name, last_name: customer.last_name, phone: customer.phone }
+      : null,
     payment_status: paymentStatus(order),
     fulfillment_status: fulfillmentStatus(order),
   }

@@ -36,8 +36,27 @@ function paymentView (p: Payment, collectionId: string) {
     updated_at: p.updated_at,
     deleted_at: null,
     amount: p.amount,
-    captures: p.captures.map((c) => ({ id: c.id, payment_id: p.id, metadata: null, created_by: c.created_by, created_at: c.created_at, updated_at: c.created_at, deleted_at: null, amount: c.amount })),
-    refunds: p.refunds.map((r) => ({ id: r.id, payment_id: p.id, metadata: null, created_by: r.created_by, created_at: r.created_at, updated_at: r.created_at, deleted_at: null, amount: r.amount, note: null })),
+    captures: p.captures.map((c) => ({
+      id: c.id,
+      payment_id: p.id,
+      metadata: null,
+      created_by: c.created_by,
+      created_at: c.created_at,
+      updated_at: c.created_at,
+      deleted_at: null,
+      amount: c.amount
+    })),
+    refunds: p.refunds.map((r) => ({
+      id: r.id,
+      payment_id: p.id,
+      metadata: null,
+      created_by: r.created_by,
+      created_at: r.created_at,
+      updated_at: r.created_at,
+      deleted_at: null,
+      amount: r.amount,
+      note: null
+    })),
   }
 }
 

@@ -64,7 +64,9 @@ const recipientScript = <Rest extends readonly ScriptArg[], Result>(name: string
 export type StoredFields = [data: string, readAt: string, updatedAt: string]
 
 /** ARGV[3..10]: id, externalId, createdAtMs, expiresAtMs, domain, source, data, createdAt ISO. Answers {created 1|0, unread}. */
-export const create = recipientScript<[id: string, externalId: string, createdAtMs: number, expiresAtMs: number, domain: string, source: string, data: string, createdAt: string], [number, number]>('notificationsCreate', `
+export const create = recipientScript<[
+  id: string, externalId: string, createdAtMs: number, expiresAtMs: number, domain: string, source: string, data: string, createdAt: string
+], [number, number]>('notificationsCreate', `
 purge()
 local id, ext = ARGV[3], ARGV[4]
 if redis.call('HEXISTS', EXT, ext) == 1 then return {0, redis.call('ZCARD', UNREAD)} end

@@ -23,12 +23,18 @@ describe('Cloud API webhook body', () => {
       }],
     })
     expect(events(buttonReply).events[0]).toMatchObject({ message: { type: 'interactive', interactive: { button_reply: { id: 'menu:browse' } } } })
-    expect(events(listReply).events[0]).toMatchObject({ message: { interactive: { type: 'list_reply', list_reply: { id: 'product:prod_1', title: 'Aceite CBD' } } } })
+    expect(events(listReply).events[0]).toMatchObject({
+      message: { interactive: { type: 'list_reply', list_reply: { id: 'product:prod_1', title: 'Aceite CBD' } } }
+    })
   })
 
   it('turns statuses into the provider\'s status events, errors included', () => {
     expect(events(statuses).events).toEqual([
-      { type: 'chat.message.delivered', message: expect.objectContaining({ id: 'wamid.sent.1', status: 'delivered', timestamp: '1700000010' }), phone_number_id: '106540352242922' },
+      {
+        type: 'chat.message.delivered',
+        message: expect.objectContaining({ id: 'wamid.sent.1', status: 'delivered', timestamp: '1700000010' }),
+        phone_number_id: '106540352242922'
+      },
       {
         type: 'chat.message.failed',
         message: expect.objectContaining({ id: 'wamid.sent.2', errors: [expect.objectContaining({ code: 131047, title: 'Re-engagement message' })] }),
@@ -55,19 +61,25 @@ describe('Cloud API webhook body', () => {
   it('refuses what is not Meta\'s body, and never throws on the inside of one', () => {
     expect(cloudWebhookBody.safeParse({ object: 'page', entry: [] }).success).toBe(false)
     expect(cloudWebhookBody.safeParse({ message: { id: 'x' } }).success).toBe(false)
-    fc.assert(fc.property(fc.array(fc.record({ id: fc.string(), changes: fc.array(fc.record({ field: fc.constantFrom('messages', 'x'), value: fc.anything() })) })), (entry) => {
-      const read = cloudEvents(cloudWebhookBody.parse({ object: 'whatsapp_business_account', entry }))
-      for (const e of read.events) {
-        expect(e.type).toMatch(/^chat\.message\./)
-        expect(typeof (e.message as { id: unknown }).id).toBe('string')
-      }
-    }))
+    fc.assert(
+      fc.property(fc.array(fc.record({ id: fc.string(), changes: fc.array(fc.record({ field: fc.constantFrom('messages', 'x'), value: fc.anything() })) })), (
+        entry
+      ) => {
+        const read = cloudEvents(cloudWebhookBody.parse({ object: 'whatsapp_business_account', entry }))
+        for (const e of read.events) {
+          expect(e.type).toMatch(/^chat\.message\./)
+          expect(typeof (e.message as { id: unknown }).id).toBe('string')
+        }
+      })
+    )
   })
 })
 
 describe('webhook verification handshake', () => {
   it('answers the challenge exactly when the mode is subscribe and the token is the configured one', () => {
-    expect(verificationChallenge({ 'hub.mode': 'subscribe', 'hub.verify_token': 'verify-me-please', 'hub.challenge': '1158201444' }, 'verify-me-please')).toBe('1158201444')
+    expect(verificationChallenge({ 'hub.mode': 'subscribe', 'hub.verify_token': 'verify-me-please', 'hub.challenge': '1158201444' }, 'verify-me-please')).toBe(
+      '1158201444'
+    )
     fc.assert(fc.property(fc.constantFrom('subscribe', 'unsubscribe', undefined), fc.string(), fc.string({ minLength: 1 }), (mode, token, challenge) => {
       const answer = verificationChallenge({ 'hub.mode': mode, 'hub.verify_token': token, 'hub.challenge': challenge }, 'verify-me-please')
       expect(answer).toBe(mode === 'subscribe' && token === 'verify-me-please' ? challenge : undefined)

@@ -49,7 +49,9 @@ describe('login form data endpoint with Meta directly', () => {
   afterAll(async () => { await t.close() })
 
   const post = async (raw: string, signature = `sha256=${signWebhookBody(APP_SECRET, raw)}`) =>
-    await t.app.inject({ method: 'POST', url: '/api/chat/flow-endpoint', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, payload: raw })
+    await t.app.inject({
+      method: 'POST', url: '/api/chat/flow-endpoint', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, payload: raw
+    })
 
   it('answers a ping, encrypted', async () => {
     const { body, open } = encrypt({ version: '3.0', action: 'ping' })
@@ -62,7 +64,13 @@ describe('login form data endpoint with Meta directly', () => {
   it('logs a member in through the same form, and the answer decrypts back', async () => {
     const phone = `549${randomInt(1e9, 1e10 - 1)}`
     await t.app.loginFormInvites.markSent(phone)
-    const { body, open } = encrypt({ version: '3.0', action: 'data_exchange', screen: 'LOGIN', flow_token: phone, data: { club_id: 'club-norte', email: 'ana@example.com', password: 'demo-password' } })
+    const { body, open } = encrypt({
+      version: '3.0',
+      action: 'data_exchange',
+      screen: 'LOGIN',
+      flow_token: phone,
+      data: { club_id: 'club-norte', email: 'ana@example.com', password: 'demo-password' }
+    })
     const res = await post(JSON.stringify(body))
     expect(res.statusCode).toBe(200)
     expect(open(res.body)).toMatchObject({ version: '3.0', screen: 'SUCCESS', data: { member_name: 'Ana Pereyra', club_name: 'Club Norte' } })
@@ -84,12 +92,21 @@ describe('login form data endpoint with Meta directly', () => {
   it('a body that does not decrypt is 421, and nothing is stored', async () => {
     const phone = `549${randomInt(1e9, 1e10 - 1)}`
     await t.app.loginFormInvites.markSent(phone)
-    const { body } = encrypt({ version: '3.0', action: 'data_exchange', screen: 'LOGIN', flow_token: phone, data: { club_id: 'club-norte', email: 'ana@example.com', password: 'demo-password' } })
+    const { body } = encrypt({
+      version: '3.0',
+      action: 'data_exchange',
+      screen: 'LOGIN',
+      flow_token: phone,
+      data: { club_id: 'club-norte', email: 'ana@example.com', password: 'demo-password' }
+    })
     const data = Buffer.from(body.encrypted_flow_data, 'base64')
     data[0] = (data[0] ?? 0) ^ 1
     const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey
     const foreignKey = publicEncrypt({ key: other, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, randomBytes(16)).toString('base64')
-    for (const bad of [{ ...body, encrypted_flow_data: data.toString('base64') }, { ...body, encrypted_aes_key: foreignKey }, { encrypted_flow_data: body.encrypted_flow_data }, 'plain text']) {
+    for (const bad of [
+      { ...body, encrypted_flow_data: data.toString('base64') }, { ...body, encrypted_aes_key: foreignKey }, { encrypted_flow_data: body.encrypted_flow_data },
+      'plain text'
+    ]) {
       const res = await post(typeof bad === 'string' ? bad : JSON.stringify(bad))
       expect(res.statusCode).toBe(421)
       expect(res.json().error.message).toMatch(/^The request cannot be decrypted/)

@@ -59,7 +59,12 @@ export const statuses = envelope({
       status: 'failed',
       timestamp: '1700000011',
       recipient_id: '5491100000002',
-      errors: [{ code: 131047, title: 'Re-engagement message', message: 'Re-engagement message', error_data: { details: 'Message failed to send because more than 24 hours have passed since the customer last replied to this number.' } }],
+      errors: [{
+        code: 131047,
+        title: 'Re-engagement message',
+        message: 'Re-engagement message',
+        error_data: { details: 'Message failed to send because more than 24 hours have passed since the customer last replied to this number.' }
+      }],
     },
   ],
 })
@@ -86,7 +91,13 @@ export const severalEntries = {
             messaging_product: 'whatsapp',
             metadata,
             contacts: [contact('5491100000003', 'Cy')],
-            messages: [{ from: '5491100000003', id: 'wamid.img.1', timestamp: '1700000004', type: 'image', image: { id: 'media1', mime_type: 'image/jpeg', caption: 'esto' } }],
+            messages: [{
+              from: '5491100000003',
+              id: 'wamid.img.1',
+              timestamp: '1700000004',
+              type: 'image',
+              image: { id: 'media1', mime_type: 'image/jpeg', caption: 'esto' }
+            }],
             statuses: [{ id: 'wamid.sent.3', status: 'read', timestamp: '1700000012', recipient_id: '5491100000003' }],
           },
         },

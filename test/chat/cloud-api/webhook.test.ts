@@ -32,7 +32,12 @@ describe('Cloud API webhook', () => {
   })
   const post = async (body: unknown, signature?: string) => {
     const raw = typeof body === 'string' ? body : JSON.stringify(body)
-    return await t.app.inject({ method: 'POST', url: '/api/chat/webhook', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature ?? `sha256=${signWebhookBody(APP_SECRET, raw)}` }, payload: raw })
+    return await t.app.inject({
+      method: 'POST',
+      url: '/api/chat/webhook',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature ?? `sha256=${signWebhookBody(APP_SECRET, raw)}` },
+      payload: raw
+    })
   }
 
   it('answers the verification handshake with the challenge, and 403 to a wrong token', async () => {

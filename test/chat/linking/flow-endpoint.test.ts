@@ -45,13 +45,21 @@ describe.each(['redis', 'memory'] as const)('login form data endpoint (%s)', (st
   const post = async (payload: unknown, headers: Record<string, string> = {}) => {
     const raw = typeof payload === 'string' ? payload : JSON.stringify(payload)
     const signature = signWebhookBody(TEST_SECRETS.CHAT_WEBHOOK_SECRET, raw)
-    return await t.app.inject({ method: 'POST', url: '/api/chat/flow-endpoint', headers: { 'content-type': 'application/json', 'x-webhook-signature': signature, ...headers }, payload: raw })
+    return await t.app.inject({
+      method: 'POST',
+      url: '/api/chat/flow-endpoint',
+      headers: { 'content-type': 'application/json', 'x-webhook-signature': signature, ...headers },
+      payload: raw
+    })
   }
-  const login = async (phone: string, email: string, password: string, club = 'club-norte') => await post(exchange(phone, 'LOGIN', { club_id: club, email, password }))
+  const login = async (phone: string, email: string, password: string, club = 'club-norte') =>
+    await post(exchange(phone, 'LOGIN', { club_id: club, email, password }))
 
   describe('health check', () => {
     it('answers a ping, top level or inside data_exchange, without a flow token', async () => {
-      for (const ping of [{ action: 'ping' }, { version: '3.0', action: 'PING' }, { source: 'chat', data_exchange: { action: 'ping' }, signature_valid: true }]) {
+      for (const ping of [
+        { action: 'ping' }, { version: '3.0', action: 'PING' }, { source: 'chat', data_exchange: { action: 'ping' }, signature_valid: true }
+      ]) {
         const res = await post(ping)
         expect(res.statusCode).toBe(200)
         expect(res.json()).toEqual({ data: { status: 'active' } })
@@ -74,7 +82,9 @@ describe.each(['redis', 'memory'] as const)('login form data endpoint (%s)', (st
       const raw = JSON.stringify(exchange(await invitedPhone(), 'CLUB_SELECT', { club_id: 'club-norte' }))
       const good = await post(raw, { 'x-webhook-signature': signWebhookBody(TEST_SECRETS.CHAT_WEBHOOK_SECRET, raw) })
       expect(good.statusCode).toBe(200)
-      expect((await post(raw, { 'x-webhook-signature': `sha256=${signWebhookBody(TEST_SECRETS.CHAT_WEBHOOK_SECRET, raw).toUpperCase()}` })).statusCode).toBe(200)
+      expect((await post(raw, { 'x-webhook-signature': `sha256=${signWebhookBody(TEST_SECRETS.CHAT_WEBHOOK_SECRET, raw).toUpperCase()}` })).statusCode).toBe(
+        200
+      )
       // the same JSON with other spacing is other bytes
       const respaced = await post(JSON.stringify(JSON.parse(raw), null, 1), { 'x-webhook-signature': signWebhookBody(TEST_SECRETS.CHAT_WEBHOOK_SECRET, raw) })
       expect(respaced.statusCode).toBe(401)
@@ -119,7 +129,9 @@ describe.each(['redis', 'memory'] as const)('login form data endpoint (%s)', (st
     })
 
     it('a flow token that is not a phone, or fields of the wrong type, are 400', async () => {
-      expect((await post(exchange('not-a-phone', 'LOGIN'))).json().error.details.errors).toEqual({ 'data_exchange.flow_token': ['Must be the phone number in E.164 digits or a business-scoped user id'] })
+      expect((await post(exchange('not-a-phone', 'LOGIN'))).json().error.details.errors).toEqual({
+        'data_exchange.flow_token': ['Must be the phone number in E.164 digits or a business-scoped user id']
+      })
       const wrong = await post({ source: 1, data_exchange: { screen: 'LOGIN', flow_token: '5491100000000', data: [] }, signature_valid: 'yes' })
       expect(wrong.statusCode).toBe(400)
       expect(Object.keys(wrong.json().error.details.errors).sort()).toEqual(['data_exchange.data', 'signature_valid', 'source'])
@@ -181,7 +193,11 @@ describe.each(['redis', 'memory'] as const)('login form data endpoint (%s)', (st
     it('LOGIN with a wrong password stays on LOGIN with the Spanish message, and links nothing', async () => {
       const phone = await invitedPhone()
       const res = await login(phone, 'ana@example.com', 'wrong-password')
-      expect(res.json()).toMatchObject({ version: '3.0', screen: 'LOGIN', data: { club_id: 'club-norte', club_name: 'Club Norte', error_message: 'Email o contraseña incorrectos', has_error: true } })
+      expect(res.json()).toMatchObject({
+        version: '3.0',
+        screen: 'LOGIN',
+        data: { club_id: 'club-norte', club_name: 'Club Norte', error_message: 'Email o contraseña incorrectos', has_error: true }
+      })
       expect(await t.app.linkedAccounts.list(phone)).toEqual([])
       expect(linked).not.toContain(phone)
     })

@@ -26,7 +26,9 @@ describe.each(['redis', 'memory'] as const)('link codes over HTTP (%s)', (store)
     expect(code).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     const first = await consume(code)
     expect(first.statusCode).toBe(200)
-    expect(first.json()).toEqual({ customerId: 'cus_ana', tenantId: 'club-norte', tenantName: 'Club Norte', email: 'ana@example.com', name: 'Ana Pereyra', token: body.token })
+    expect(first.json()).toEqual({
+      customerId: 'cus_ana', tenantId: 'club-norte', tenantName: 'Club Norte', email: 'ana@example.com', name: 'Ana Pereyra', token: body.token
+    })
     const again = await consume(code)
     expect(again.statusCode).toBe(404)
     expect(again.json()).toEqual({ error: 'Link code not found' })
@@ -81,7 +83,14 @@ describe.each(['redis', 'memory'] as const)('link codes over HTTP (%s)', (store)
       [{ token: await anaToken(['club-sur']) }, 'Token is not valid for this tenant'],
       [{ token: await anaToken(['club-norte'], -10) }, 'Token has expired'],
       [{ token: 'garbage' }, 'Token is invalid'],
-      [{ token: await new SignJWT({ role: 'member', tenants: ['club-norte'] }).setProtectedHeader({ alg: 'HS256' }).setSubject('cus_ana').setExpirationTime('1h').sign(new TextEncoder().encode('another-secret-0123456789abcdef')) }, 'Token is invalid'],
+      [
+        {
+          token: await new SignJWT({ role: 'member', tenants: ['club-norte'] }).setProtectedHeader({ alg: 'HS256' }).setSubject('cus_ana').setExpirationTime(
+            '1h'
+          ).sign(new TextEncoder().encode('another-secret-0123456789abcdef'))
+        },
+        'Token is invalid'
+      ],
     ]
     for (const [change, message] of cases) {
       const res = await create(await linkBody(change))
@@ -123,11 +132,15 @@ describe('link codes across instances (redis)', () => {
     const a = await buildTestApp({ store: 'redis' })
     try {
       const token = await a.token('member', ['club-norte'], { sub: 'cus_bruno', email: 'bruno@example.com' })
-      const { code } = (await a.app.inject({ method: 'POST', url: '/api/chat/link', payload: { customerId: 'cus_bruno', tenantId: 'club-norte', email: 'bruno@example.com', name: 'Bruno', token } })).json()
+      const { code } = (await a.app.inject({
+        method: 'POST', url: '/api/chat/link', payload: { customerId: 'cus_bruno', tenantId: 'club-norte', email: 'bruno@example.com', name: 'Bruno', token }
+      })).json()
       // a second app on the same Redis and prefix: a second instance of the service
       const b = await buildApp(a.config, { redis: a.redis ?? undefined, logger: false })
       await b.ready()
-      const results = await Promise.all([a, { app: b }].flatMap(({ app }) => Array.from({ length: 10 }, async () => (await app.inject(`/api/chat/link/${code}`)).statusCode)))
+      const results = await Promise.all(
+        [a, { app: b }].flatMap(({ app }) => Array.from({ length: 10 }, async () => (await app.inject(`/api/chat/link/${code}`)).statusCode))
+      )
       expect(results.filter((s) => s === 200)).toHaveLength(1)
       await b.close()
     } finally {

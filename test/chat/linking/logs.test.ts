@@ -20,13 +20,19 @@ describe('chat linking logs', () => {
 
   it('holds no password, member token or webhook secret', async () => {
     const token = await signAccessToken(TEST_SECRETS.JWT_SECRET, { sub: 'cus_ana', role: 'member', tenants: ['club-norte'] })
-    const { code } = (await app.inject({ method: 'POST', url: '/api/chat/link', payload: { customerId: 'cus_ana', tenantId: 'club-norte', email: 'ana@example.com', name: 'Ana', token } })).json()
+    const { code } = (await app.inject({
+      method: 'POST', url: '/api/chat/link', payload: { customerId: 'cus_ana', tenantId: 'club-norte', email: 'ana@example.com', name: 'Ana', token }
+    })).json()
     await app.inject(`/api/chat/link/${code}`)
-    await app.inject({ method: 'POST', url: '/api/chat/link', payload: { customerId: 'cus_bruno', tenantId: 'club-norte', email: 'x@example.com', name: 'X', token } })
+    await app.inject({
+      method: 'POST', url: '/api/chat/link', payload: { customerId: 'cus_bruno', tenantId: 'club-norte', email: 'x@example.com', name: 'X', token }
+    })
     const phone = '5491155550000'
     await app.loginFormInvites.markSent(phone)
     const login = (password: string) => app.inject(signedPost('/api/chat/flow-endpoint', {
-      source: 'chat', data_exchange: { screen: 'LOGIN', flow_token: phone, data: { club_id: 'club-norte', email: 'ana@example.com', password } }, signature_valid: true,
+      source: 'chat',
+      data_exchange: { screen: 'LOGIN', flow_token: phone, data: { club_id: 'club-norte', email: 'ana@example.com', password } },
+      signature_valid: true,
     }))
     expect((await login('a-wrong-password-123')).json().data.has_error).toBe(true)
     expect((await login('demo-password')).json().screen).toBe('SUCCESS')

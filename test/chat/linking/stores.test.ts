@@ -48,7 +48,9 @@ const backends: Record<'memory' | 'redis', () => Backend> = {
   }),
 }
 
-const record = (): LinkRecord => ({ customerId: 'cus_ana', tenantId: 'club-norte', tenantName: 'Club Norte', email: 'ana@example.com', name: 'Ana Pereyra', token: 'jwt.value.here' })
+const record = (): LinkRecord => ({
+  customerId: 'cus_ana', tenantId: 'club-norte', tenantName: 'Club Norte', email: 'ana@example.com', name: 'Ana Pereyra', token: 'jwt.value.here'
+})
 const account = (tenantId: string, extra: Partial<LinkedAccount> = {}): LinkedAccount => ({
   tenantId, tenantName: tenantId, customerId: 'cus_ana', email: 'ana@example.com', name: 'Ana', role: 'member', token: 't', linkedAt: 1, expiresAt: 2, ...extra,
 })
@@ -195,10 +197,16 @@ describe('linked accounts as Redis keeps them', () => {
   it('a token of ours is kept as its claims\' order, issue time and signature, and read back exactly; others whole', async () => {
     const store = new RedisLinkedAccountStore(redis)
     const p = phone()
-    const ours = await signAccessToken('a-secret-of-at-least-32-characters!', { sub: 'cus_bruno', role: 'member', tenants: ['club-norte'], email: 'bruno@example.com', name: 'Bruno' })
-    const mine = account('club-norte', { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', token: ours, expiresAt: Date.now() + 60_000, locale: 'es' })
+    const ours = await signAccessToken('a-secret-of-at-least-32-characters!', {
+      sub: 'cus_bruno', role: 'member', tenants: ['club-norte'], email: 'bruno@example.com', name: 'Bruno'
+    })
+    const mine = account('club-norte', {
+      customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', token: ours, expiresAt: Date.now() + 60_000, locale: 'es'
+    })
     // a token of ours for another club than its account's, and one that is not a JWT: kept whole
-    const foreign = account('club-sur', { token: await signAccessToken('a-secret-of-at-least-32-characters!', { sub: 'cus_ana', role: 'member', tenants: ['club-norte'] }) })
+    const foreign = account('club-sur', {
+      token: await signAccessToken('a-secret-of-at-least-32-characters!', { sub: 'cus_ana', role: 'member', tenants: ['club-norte'] })
+    })
     const opaque = account('club-oeste', { token: 'opaque-token' })
     for (const a of [mine, foreign, opaque]) await store.put(p, a)
     expect(await store.list(p)).toEqual([mine, opaque, foreign])
@@ -222,7 +230,9 @@ describe('linked accounts as Redis keeps them', () => {
   it('keeps an account in pieces of at most 64 bytes, so that Redis keeps the hash a compact listpack', async () => {
     const store = new RedisLinkedAccountStore(redis)
     const p = phone()
-    const ours = await signAccessToken('a-secret-of-at-least-32-characters!', { sub: 'cus_bruno', role: 'member', tenants: ['club-norte'], email: 'bruno@example.com', name: 'Bruno' })
+    const ours = await signAccessToken('a-secret-of-at-least-32-characters!', {
+      sub: 'cus_bruno', role: 'member', tenants: ['club-norte'], email: 'bruno@example.com', name: 'Bruno'
+    })
     await store.put(p, account('club-norte', { customerId: 'cus_bruno', email: 'bruno@example.com', name: 'Bruno', tenantName: 'Club Norte', token: ours }))
     await store.setUpdates(p, 'club-norte', false)
     const fields = await redis.hgetall(keys.chat.linking.accounts(p))
@@ -237,7 +247,9 @@ describe('linked accounts as Redis keeps them', () => {
   it('reads back any account put, again and again, with no piece of an earlier, longer one left (property)', async () => {
     const store = new RedisLinkedAccountStore(redis)
     const text = fc.string({ unit: 'grapheme', maxLength: 120 })
-    const anAccount = fc.record({ tenantName: text, email: text, name: text, token: fc.oneof(text, fc.constant('opaque')), locale: fc.constantFrom(undefined, 'es' as const, 'en' as const) })
+    const anAccount = fc.record({
+      tenantName: text, email: text, name: text, token: fc.oneof(text, fc.constant('opaque')), locale: fc.constantFrom(undefined, 'es' as const, 'en' as const)
+    })
     await fc.assert(fc.asyncProperty(fc.array(anAccount, { minLength: 1, maxLength: 4 }), async (puts) => {
       const p = phone()
       await store.put(p, account('club-sur'))

@@ -20,11 +20,15 @@ describe('error classes', () => {
   })
 
   it('is total: any code and status get one class, and 4xx without a known code is permanent', () => {
-    fc.assert(fc.property(fc.option(fc.integer({ min: 100, max: 599 }), { nil: undefined }), fc.option(fc.integer({ min: 0, max: 200_000 }), { nil: undefined }), (httpStatus, code) => {
-      const c = classifyError({ httpStatus, code })
-      expect(['pair-rate', 'window-closed', 'throughput', 'transient', 'permanent']).toContain(c)
-      if (code === undefined && httpStatus !== undefined && httpStatus >= 400 && httpStatus < 500 && httpStatus !== 429) expect(c).toBe('permanent')
-    }))
+    fc.assert(
+      fc.property(fc.option(fc.integer({ min: 100, max: 599 }), { nil: undefined }), fc.option(fc.integer({ min: 0, max: 200_000 }), { nil: undefined }), (
+        httpStatus, code
+      ) => {
+        const c = classifyError({ httpStatus, code })
+        expect(['pair-rate', 'window-closed', 'throughput', 'transient', 'permanent']).toContain(c)
+        if (code === undefined && httpStatus !== undefined && httpStatus >= 400 && httpStatus < 500 && httpStatus !== 429) expect(c).toBe('permanent')
+      })
+    )
   })
 
   it('reads the code of an answer body, never its text', () => {

@@ -10,10 +10,16 @@ const NOW = 1_800_000_000_000
 
 describe('status events', () => {
   it('reads the status, the time and the errors of each of the four events', () => {
-    const body = { message: { id: 'wamid.9', status: 'failed', timestamp: '1700000000', errors: [{ code: 131047, title: 'Re-engagement message' }] }, phone_number_id: '1' }
-    expect(readStatusEvent(body, 'chat.message.failed', NOW)).toEqual([{ messageId: 'wamid.9', status: 'failed', at: 1_700_000_000_000, errors: [{ code: 131047, title: 'Re-engagement message' }] }])
+    const body = {
+      message: { id: 'wamid.9', status: 'failed', timestamp: '1700000000', errors: [{ code: 131047, title: 'Re-engagement message' }] }, phone_number_id: '1'
+    }
+    expect(readStatusEvent(body, 'chat.message.failed', NOW)).toEqual([{
+      messageId: 'wamid.9', status: 'failed', at: 1_700_000_000_000, errors: [{ code: 131047, title: 'Re-engagement message' }]
+    }])
     for (const status of ['sent', 'delivered', 'read'] as const) {
-      expect(readStatusEvent({ message: { id: 'w', timestamp: 1_700_000_000 } }, `chat.message.${status}`, NOW)).toEqual([{ messageId: 'w', status, at: 1_700_000_000_000, errors: [] }])
+      expect(readStatusEvent({ message: { id: 'w', timestamp: 1_700_000_000 } }, `chat.message.${status}`, NOW)).toEqual([{
+        messageId: 'w', status, at: 1_700_000_000_000, errors: []
+      }])
     }
   })
 
@@ -48,14 +54,29 @@ describe('status events', () => {
   })
 
   it('never throws on any body, and what it reads has a known status and a time', () => {
-    const messageish = fc.record({ id: fc.oneof(fc.string(), fc.integer()), status: fc.string(), timestamp: fc.oneof(fc.string(), fc.integer(), fc.double()), errors: fc.anything(), kapso: fc.anything() }, { requiredKeys: [] })
-    fc.assert(fc.property(fc.oneof(fc.anything(), fc.record({ message: messageish })), fc.option(fc.constantFrom('chat.message.read', 'chat.message.failed', 'x'), { nil: undefined }), (body, event) => {
-      const updates = readStatusEvent(body, event, NOW)
-      for (const u of updates ?? []) {
-        expect(['sent', 'delivered', 'read', 'failed']).toContain(u.status)
-        expect(Number.isFinite(u.at)).toBe(true)
-      }
-    }))
+    const messageish = fc.record(
+      {
+        id: fc.oneof(fc.string(), fc.integer()),
+        status: fc.string(),
+        timestamp: fc.oneof(fc.string(), fc.integer(), fc.double()),
+        errors: fc.anything(),
+        kapso: fc.anything()
+      },
+      { requiredKeys: [] }
+    )
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.anything(), fc.record({ message: messageish })),
+        fc.option(fc.constantFrom('chat.message.read', 'chat.message.failed', 'x'), { nil: undefined }),
+        (body, event) => {
+          const updates = readStatusEvent(body, event, NOW)
+          for (const u of updates ?? []) {
+            expect(['sent', 'delivered', 'read', 'failed']).toContain(u.status)
+            expect(Number.isFinite(u.at)).toBe(true)
+          }
+        }
+      )
+    )
   })
 
   it('takes Unix seconds, milliseconds and ISO dates as times', () => {
@@ -68,33 +89,45 @@ describe('status events', () => {
 })
 
 describe('authors', () => {
-  const bsuid = fc.tuple(fc.constantFrom('AR', 'UY', 'DE', 'ES'), fc.boolean(), fc.stringMatching(/^[A-Za-z0-9]{1,40}$/)).map(([cc, ent, rest]) => `${cc}.${ent ? 'ENT.' : ''}${rest}`)
+  const bsuid = fc.tuple(fc.constantFrom('AR', 'UY', 'DE', 'ES'), fc.boolean(), fc.stringMatching(/^[A-Za-z0-9]{1,40}$/)).map(([cc, ent, rest]) =>
+    `${cc}.${ent ? 'ENT.' : ''}${rest}`)
   const phone = fc.stringMatching(/^[1-9]\d{7,13}$/)
 
   it('is keyed by the phone when there is one, else by the business-scoped user id; never by the username', () => {
-    fc.assert(fc.property(fc.option(phone, { nil: undefined }), fc.option(bsuid, { nil: undefined }), fc.option(fc.string({ minLength: 1, maxLength: 20 }), { nil: undefined }), (p, id, username) => {
-      const author = authorOf({ from: p, userId: id, username })
-      if (p === undefined && id === undefined) {
-        expect(author).toBeUndefined()
-        return
-      }
-      expect(author?.address).toBe(p ?? id)
-      expect(isAddress(author?.address ?? '')).toBe(true)
-      expect(recipientOf(author?.address ?? '')).toEqual(p ? { to: p } : { recipient: id })
-    }))
+    fc.assert(
+      fc.property(
+        fc.option(phone, { nil: undefined }), fc.option(bsuid, { nil: undefined }), fc.option(fc.string({ minLength: 1, maxLength: 20 }), { nil: undefined }),
+        (p, id, username) => {
+          const author = authorOf({ from: p, userId: id, username })
+          if (p === undefined && id === undefined) {
+            expect(author).toBeUndefined()
+            return
+          }
+          expect(author?.address).toBe(p ?? id)
+          expect(isAddress(author?.address ?? '')).toBe(true)
+          expect(recipientOf(author?.address ?? '')).toEqual(p ? { to: p } : { recipient: id })
+        }
+      )
+    )
   })
 
   it('falls back to the conversation\'s phone, drops a plus, and refuses what is neither', () => {
     expect(authorOf({ phoneNumber: '+5491100000001' })).toEqual({ address: '5491100000001', phone: '5491100000001' })
-    expect(authorOf({ userId: 'AR.1502576394655843', username: '@ana' })).toEqual({ address: 'AR.1502576394655843', userId: 'AR.1502576394655843', username: '@ana' })
+    expect(authorOf({ userId: 'AR.1502576394655843', username: '@ana' })).toEqual({
+      address: 'AR.1502576394655843', userId: 'AR.1502576394655843', username: '@ana'
+    })
     expect(authorOf({ userId: 'ar.1502576394655843', username: '@ana' })).toBeUndefined()
-    fc.assert(fc.property(fc.anything(), fc.anything(), fc.anything(), (from, userId, username) => { expect(() => authorOf({ from, userId, username })).not.toThrow() }))
+    fc.assert(
+      fc.property(fc.anything(), fc.anything(), fc.anything(), (from, userId, username) => { expect(() => authorOf({ from, userId, username })).not.toThrow() })
+    )
   })
 })
 
 describe('media', () => {
   it('a voice note with a transcript is what the member said; without one, audio', () => {
-    expect(mediaContent({ type: 'audio', audio: { id: 'a', voice: true }, kapso: { transcript: { text: ' quiero ver el menú ' } } })).toEqual({ kind: 'voice', text: 'quiero ver el menú' })
+    expect(mediaContent({ type: 'audio', audio: { id: 'a', voice: true }, kapso: { transcript: { text: ' quiero ver el menú ' } } })).toEqual({
+      kind: 'voice', text: 'quiero ver el menú'
+    })
     expect(mediaContent({ type: 'audio', kapso: { transcript: { text: '   ' } } })).toEqual({ kind: 'media', media: 'audio' })
     expect(mediaContent({ type: 'audio' })).toEqual({ kind: 'media', media: 'audio' })
     expect(mediaContent({ type: 'voice', kapso: { transcript: 'hola' } })).toEqual({ kind: 'voice', text: 'hola' })

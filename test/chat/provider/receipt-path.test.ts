@@ -10,7 +10,9 @@ import type { Failure, StatusUpdate } from '../../../src/chat/provider/receipts.
 // that turns failed, a bound on what waits, and a retry when the store fails.
 
 const A = '5491100000001'
-const reply = (messageId: string, tenantId = 'club-norte'): SentReply => ({ address: A, messageId, replyId: `r.${messageId}`, tenantId, kind: 'update', update: 'order_ready_pickup', at: 1 })
+const reply = (messageId: string, tenantId = 'club-norte'): SentReply => ({
+  address: A, messageId, replyId: `r.${messageId}`, tenantId, kind: 'update', update: 'order_ready_pickup', at: 1
+})
 const u = (messageId: string, status: StatusUpdate['status'], at: number, code?: number): StatusUpdate =>
   ({ messageId, status, at, errors: status === 'failed' ? [{ code, title: 'Message undeliverable' }] : [] })
 
@@ -46,7 +48,9 @@ describe('receipt path', () => {
       [{ status: 'delivered', club: 'club-norte' }, 1],
       [{ status: 'read', club: 'club-sur' }, 1],
     ]))
-    expect(await store.receiptsOfReplies(A, ['r.w1'])).toEqual(new Map([['r.w1', { progress: 'delivered', progressAt: 5, failure: { at: 2, code: 131026, title: 'Message undeliverable' } }]]))
+    expect(await store.receiptsOfReplies(A, ['r.w1'])).toEqual(
+      new Map([['r.w1', { progress: 'delivered', progressAt: 5, failure: { at: 2, code: 131026, title: 'Message undeliverable' } }]])
+    )
   })
 
   it('refuses beyond its bound, so that the webhook can answer 503', async () => {
@@ -76,23 +80,30 @@ describe('receipt path', () => {
 
   it('statuses in any order and split into any offers end in the one result, none lost', async () => {
     const ids = ['p1', 'p2', 'p3']
-    const update = fc.record({ id: fc.constantFrom(...ids), status: fc.constantFrom('sent', 'delivered', 'read', 'failed') as fc.Arbitrary<StatusUpdate['status']>, at: fc.integer({ min: 2, max: 50 }) })
+    const update = fc.record({
+      id: fc.constantFrom(...ids),
+      status: fc.constantFrom('sent', 'delivered', 'read', 'failed') as fc.Arbitrary<StatusUpdate['status']>,
+      at: fc.integer({ min: 2, max: 50 })
+    })
       .map(({ id, status, at }) => u(id, status, at, 131026))
-    await fc.assert(fc.asyncProperty(fc.array(update, { minLength: 1, maxLength: 12 }), fc.array(fc.nat(3), { minLength: 12, maxLength: 12 }), async (updates, cuts) => {
-      const expected = createReceiptStore(null, { shards: 4, ttlMs: 60_000 })
-      for (const id of ids) await expected.recordSent(reply(id))
-      for (const x of [...updates].sort((a, b) => a.at - b.at)) await expected.apply(A, [x])
-      const { store, path } = setup()
-      for (const id of ids) await store.recordSent(reply(id))
-      const reversed = [...updates].reverse()
-      for (let i = 0, c = 0; i < reversed.length; c++) {
-        const size = 1 + (cuts[c] ?? 0)
-        expect(path.offer(A, reversed.slice(i, i + size))).toBe(true)
-        i += size
-      }
-      await path.drained()
-      const replyIds = ids.map((id) => `r.${id}`)
-      expect(await store.receiptsOfReplies(A, replyIds)).toEqual(await expected.receiptsOfReplies(A, replyIds))
-    }), { numRuns: 40 })
+    await fc.assert(
+      fc.asyncProperty(fc.array(update, { minLength: 1, maxLength: 12 }), fc.array(fc.nat(3), { minLength: 12, maxLength: 12 }), async (updates, cuts) => {
+        const expected = createReceiptStore(null, { shards: 4, ttlMs: 60_000 })
+        for (const id of ids) await expected.recordSent(reply(id))
+        for (const x of [...updates].sort((a, b) => a.at - b.at)) await expected.apply(A, [x])
+        const { store, path } = setup()
+        for (const id of ids) await store.recordSent(reply(id))
+        const reversed = [...updates].reverse()
+        for (let i = 0, c = 0; i < reversed.length; c++) {
+          const size = 1 + (cuts[c] ?? 0)
+          expect(path.offer(A, reversed.slice(i, i + size))).toBe(true)
+          i += size
+        }
+        await path.drained()
+        const replyIds = ids.map((id) => `r.${id}`)
+        expect(await store.receiptsOfReplies(A, replyIds)).toEqual(await expected.receiptsOfReplies(A, replyIds))
+      }),
+      { numRuns: 40 }
+    )
   })
 })

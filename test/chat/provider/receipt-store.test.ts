@@ -7,7 +7,9 @@ import { contractStore } from '../../helper.ts'
 // The receipt store on Redis, on the test cluster and in memory: each keeps what the merge says, whatever the
 // order and the batching of the events, and tells unknown message ids apart without writing anything for them.
 
-const sent = (address: string, messageId: string): SentReply => ({ address, messageId, replyId: `in.${messageId}:0`, tenantId: 'club-norte', kind: 'reply', at: 1 })
+const sent = (address: string, messageId: string): SentReply => ({
+  address, messageId, replyId: `in.${messageId}:0`, tenantId: 'club-norte', kind: 'reply', at: 1
+})
 const update: fc.Arbitrary<StatusUpdate> = fc.record({
   messageId: fc.constantFrom('wamid.a', 'wamid.b', 'wamid.unknown'),
   status: fc.constantFrom('sent' as const, 'delivered' as const, 'read' as const, 'failed' as const),
@@ -23,7 +25,9 @@ describe.each(['redis', 'cluster', 'memory'] as const)('receipt store (%s)', (ki
     await store().recordSent({ ...sent('5491100000001', 'wamid.1'), replyId: 'other' })
     expect(await store().receiptsOfReplies('5491100000001', ['in.wamid.1:0', 'in.none:0'])).toEqual(new Map([['in.wamid.1:0', {}]]))
     const [applied] = await store().apply('5491100000001', [{ messageId: 'wamid.1', status: 'delivered', at: 5, errors: [] }])
-    expect(applied).toEqual({ messageId: 'wamid.1', known: true, sent: sent('5491100000001', 'wamid.1'), before: {}, after: { progress: 'delivered', progressAt: 5 } })
+    expect(applied).toEqual({
+      messageId: 'wamid.1', known: true, sent: sent('5491100000001', 'wamid.1'), before: {}, after: { progress: 'delivered', progressAt: 5 }
+    })
   })
 
   it('keeps what the merge keeps for any events in any batches; unknown ids are answered unknown and never stored', async () => {
@@ -47,7 +51,9 @@ describe.each(['redis', 'cluster', 'memory'] as const)('receipt store (%s)', (ki
           expected.set(a.messageId, after)
         }
       }
-      expect(await store().receiptsOfReplies(address, ['in.wamid.a:0', 'in.wamid.b:0', 'in.wamid.unknown:0'])).toEqual(new Map([...expected].map(([id, r]) => [`in.${id}:0`, r])))
+      expect(await store().receiptsOfReplies(address, ['in.wamid.a:0', 'in.wamid.b:0', 'in.wamid.unknown:0'])).toEqual(
+        new Map([...expected].map(([id, r]) => [`in.${id}:0`, r]))
+      )
     }), { numRuns: 25 })
   })
 })

@@ -8,17 +8,24 @@ const update: fc.Arbitrary<StatusUpdate> = fc.record({
   messageId: fc.constant('wamid.1'),
   status: fc.constantFrom('sent' as const, 'delivered' as const, 'read' as const, 'failed' as const),
   at: fc.integer({ min: 1_700_000_000_000, max: 1_700_000_100_000 }),
-  errors: fc.array(fc.record({ code: fc.option(fc.constantFrom(131026, 131047, 131056, 131000), { nil: undefined }), title: fc.string({ maxLength: 20 }) }), { maxLength: 2 }),
+  errors: fc.array(fc.record({ code: fc.option(fc.constantFrom(131026, 131047, 131056, 131000), { nil: undefined }), title: fc.string({ maxLength: 20 }) }), {
+    maxLength: 2
+  }),
 })
 const fold = (updates: StatusUpdate[]): Receipt => updates.reduce(mergeReceipt, {})
 const RANK = { accepted: 0, sent: 1, failed: 1, delivered: 2, read: 3 }
 
 describe('receipts', () => {
   it('any order of the same events, and each event twice, give the same receipt', () => {
-    fc.assert(fc.property(fc.array(update, { maxLength: 12 }).chain((u) => fc.tuple(fc.constant(u), fc.shuffledSubarray(u, { minLength: u.length, maxLength: u.length }))), ([updates, shuffled]) => {
-      expect(fold(shuffled)).toEqual(fold(updates))
-      expect(fold([...updates, ...shuffled])).toEqual(fold(updates))
-    }))
+    fc.assert(
+      fc.property(
+        fc.array(update, { maxLength: 12 }).chain((u) => fc.tuple(fc.constant(u), fc.shuffledSubarray(u, { minLength: u.length, maxLength: u.length }))),
+        ([updates, shuffled]) => {
+          expect(fold(shuffled)).toEqual(fold(updates))
+          expect(fold([...updates, ...shuffled])).toEqual(fold(updates))
+        }
+      )
+    )
   })
 
   it('progress never goes back, a failure once seen stays, and delivered or read win over it', () => {

@@ -17,7 +17,10 @@ function indexKeys (tenantId: string, entries: ReadonlyArray<LedgerEntry | undef
     return FIXED_KEYS + i + 1
   }
   const places = entries.map((e): [number, number] => e
-    ? [place(keys.dispensing.ledgerIndex(tenantId, 'member', e.memberId)), e.productId ? place(keys.dispensing.ledgerIndex(tenantId, 'product', e.productId)) : 0]
+    ? [
+        place(keys.dispensing.ledgerIndex(tenantId, 'member', e.memberId)),
+        e.productId ? place(keys.dispensing.ledgerIndex(tenantId, 'product', e.productId)) : 0
+      ]
     : [0, 0])
   return { keys: extra, places }
 }
@@ -46,7 +49,9 @@ export class RedisLedgerStore implements LedgerStore {
     const ids = guard.reverses ? last.id : JSON.stringify(entries.map((e) => e.id))
     const index = indexKeys(tenantId, entries)
     const flat = entries.flatMap((e, i) => [String(e.seq), Date.parse(e.at), JSON.stringify(e), ...index.places[i] as [number, number]])
-    return await appendScript(this.redis, [...this.k(tenantId).all, ...index.keys], expectedSeq, last.seq, last.hash, guard.orderId ?? '', guard.reverses ?? '', ids, ...flat)
+    return await appendScript(
+      this.redis, [...this.k(tenantId).all, ...index.keys], expectedSeq, last.seq, last.hash, guard.orderId ?? '', guard.reverses ?? '', ids, ...flat
+    )
   }
 
   async get (tenantId: string, seq: number) {

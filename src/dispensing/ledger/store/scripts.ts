@@ -5,7 +5,9 @@ import type { AppendOutcome } from './port.ts'
 // member and product indexes the entries touch (same tag); an entry names its indexes by their place in KEYS.
 
 /** ARGV[7..]: per entry seq, ms, JSON, its member index's place in KEYS, its product index's (0: no product). */
-export const appendScript = defineScript<[expectedSeq: number, seq: number, hash: string, orderId: string, reverses: string, ids: string, ...entries: Array<string | number>], AppendOutcome>({
+export const appendScript = defineScript<[
+  expectedSeq: number, seq: number, hash: string, orderId: string, reverses: string, ids: string, ...entries: Array<string | number>
+], AppendOutcome>({
   name: 'ledgerAppend',
   keys: 'list',
   lua: `
@@ -72,7 +74,9 @@ return removed`,
  * product id the entries must also have ('' none: a member's index filtered by product). Reply: the count of
  * matching entries, then the page's entry texts in sequence (false where one is missing).
  */
-export const pageScript = defineScript<[fromMs: number, toMs: number, offset: number, limit: number, productId: string], { count: number, texts: Array<string | null> }>({
+export const pageScript = defineScript<[fromMs: number, toMs: number, offset: number, limit: number, productId: string], {
+  count: number, texts: Array<string | null>
+}>({
   name: 'ledgerPage',
   keys: 2,
   lua: `
