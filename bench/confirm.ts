@@ -162,35 +162,27 @@ export async function run (): Promise<{ costs: TurnCost[], targets: Target[] }> 
     const warm = phones.map((_, i) => webhook(phoneOf(4_500_000, i), { text: 'hola' }))
     await closedLoop(service.pool, warm.length, IN_FLIGHT, (i) => warm[i] as Request)
     await drained(service, warm.length)
+    // every counter a step's cost is the difference of, read before and after it
+    const reading = async () => ({
+      service: cpuUs(servicePid),
+      writes: writes(servicePid),
+      waited: waitedUs(servicePid),
+      backend: cpuUs(commerce.pid),
+      calls: (await commerce.received()).total,
+      scripts: sum(await commandStats(serviceRedis), SCRIPTS),
+      backendCommands: sum(await commandStats(backendRedis)),
+      replies: provider.sent.length,
+      at: nowUs()
+    })
     for (const step of steps) {
       const n = step.requests.length
       const base = (await scrape(service, [TURNS_APPLIED]))[TURNS_APPLIED] ?? 0
-      const before = {
-        service: cpuUs(servicePid),
-        writes: writes(servicePid),
-        waited: waitedUs(servicePid),
-        backend: cpuUs(commerce.pid),
-        calls: (await commerce.received()).total,
-        scripts: sum(await commandStats(serviceRedis), SCRIPTS),
-        backendCommands: sum(await commandStats(backendRedis)),
-        replies: provider.sent.length,
-        at: nowUs()
-      }
+      const before = await reading()
       const started = performance.now()
       await closedLoop(service.pool, n, IN_FLIGHT, (i) => step.requests[i] as Request)
       await drained(service, base + n)
       const seconds = (performance.now() - started) / 1000
-      const after = {
-        service: cpuUs(servicePid),
-        writes: writes(servicePid),
-        waited: waitedUs(servicePid),
-        backend: cpuUs(commerce.pid),
-        calls: (await commerce.received()).total,
-        scripts: sum(await commandStats(serviceRedis), SCRIPTS),
-        backendCommands: sum(await commandStats(backendRedis)),
-        replies: provider.sent.length,
-        at: nowUs()
-      }
+      const after = await reading()
       costs.push({
         kind: step.kind,
         turns: n,

@@ -15,6 +15,7 @@
   Output:
     how many were moved
 ]]
+--- @include "trim-dead"
 local moved = 0
 for i = 3, #ARGV do
   local id = ARGV[i]
@@ -26,10 +27,5 @@ for i = 3, #ARGV do
     moved = moved + 1
   end
 end
-local over = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[2])
-if over > 0 then
-  local old = redis.call('ZRANGE', KEYS[3], 0, over - 1)
-  redis.call('ZREMRANGEBYRANK', KEYS[3], 0, over - 1)
-  redis.call('HDEL', KEYS[1], unpack(old))
-end
+trimDead(KEYS[1], KEYS[3], ARGV[2])
 return moved

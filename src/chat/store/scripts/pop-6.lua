@@ -25,6 +25,7 @@
 --- @include "now"
 --- @include "phone-record"
 --- @include "next-head"
+--- @include "trim-dead"
 if redis.call('HGET', KEYS[3], ARGV[1]) ~= ARGV[2] then return {'lost'} end
 local due = redis.call('ZSCORE', KEYS[2], ARGV[1])
 -- fenced by the owner, not by the clock: a lease whose time ran out is still the owner's until another takes the
@@ -35,12 +36,7 @@ redis.call('LPOP', KEYS[1])
 if ARGV[6] ~= '' then
   redis.call('HSET', KEYS[5], ARGV[6], ARGV[7])
   redis.call('ZADD', KEYS[6], now, ARGV[6])
-  local over = redis.call('ZCARD', KEYS[6]) - tonumber(ARGV[8])
-  if over > 0 then
-    local old = redis.call('ZRANGE', KEYS[6], 0, over - 1)
-    redis.call('ZREMRANGEBYRANK', KEYS[6], 0, over - 1)
-    redis.call('HDEL', KEYS[5], unpack(old))
-  end
+  trimDead(KEYS[5], KEYS[6], ARGV[8])
 end
 if ARGV[5] == 'turn' then
   local r = load(KEYS[4])
