@@ -185,7 +185,9 @@ export class Sender implements SendStage {
     if (delivery.kind === 'ok') {
       this.opts.crashPoint('send-before-ack')
       this.opts.metrics.sent.inc()
-      log.info({ replyId: entry.id, type: entry.body.type, ms, tries: work.tries + 1, outcome: 'sent' }, 'chat reply sent')
+      // at debug: the turn's line names its replies, club_chat_replies_sent_total counts them and the receipt follows
+      // each one; a reply not sent is a warning (docs/operations.md, Logs)
+      log.debug({ replyId: entry.id, type: entry.body.type, ms, tries: work.tries + 1, outcome: 'sent' }, 'chat reply sent')
       const receipt = delivery.messageId ? this.opts.receiptOf(entry, delivery.messageId) : undefined
       return await this.record(phone, { entry: work.entry, replyId: entry.id, receipt }, log)
     }

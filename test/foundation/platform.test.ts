@@ -55,6 +55,46 @@ describe('logging', () => {
     for (const leaked of ['abc.def.ghi', 'hunter2', 'tok-123', 's3cr3t']) expect(out).not.toContain(leaked)
     expect(out).toContain('[redacted]')
   })
+
+  // A secret-named field anywhere down to four levels (a request's headers, a body, a config, a list of them) is
+  // censored whatever its letter case and whatever sits beside it; what the caller logged is left as it was; a line
+  // holding no such name is written exactly as logged (the censor copies nothing then).
+  const names = fc.constantFrom('authorization', 'Cookie', 'x-webhook-signature', 'X-Hub-Signature-256', 'password', 'adminPassword',
+    'token', 'TOKEN', 'secret', 'apiKey', 'apikey')
+  const plainKey = fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !/password|token|secret|apikey|cookie|authorization|signature/i.test(k) &&
+    !['err', 'req', 'res', 'level', 'time', 'pid', 'hostname', 'msg', '__proto__', 'constructor'].includes(k))
+  const plain = fc.dictionary(plainKey, fc.jsonValue({ maxDepth: 3 }).filter((v) => !/password|token|secret|apikey|cookie|authorization|signature/i
+    .test(JSON.stringify(v))), { maxKeys: 4 })
+  const logged = (fields: object) => {
+    const lines: string[] = []
+    const log = pino(loggerOptions('info'), new Writable({ write (chunk, _enc, done) { lines.push(String(chunk)); done() } }))
+    log.info(fields, 'line')
+    return JSON.parse(lines.join('')) as Record<string, unknown>
+  }
+
+  it('censors a secret at any depth to four, in objects and lists, and changes nothing logged', () => {
+    const below = fc.array(fc.oneof(plainKey, fc.constant(0)), { maxLength: 2 })
+    fc.assert(fc.property(plain, fc.option(plainKey, { nil: undefined }), below, names, (fields, top, path, name) => {
+      const secret = `s3cr3t-${path.length}-${name}`
+      // the secret's field at level 1 (top undefined), or under `top` and then each step of `path` (0: a list)
+      let value: unknown = { [name]: secret }
+      for (const step of [...path].reverse()) value = step === 0 ? [value] : { [step]: value }
+      const input = top === undefined ? { ...fields, [name]: secret } : { ...fields, [top]: value }
+      const before = structuredClone(input)
+      const out = JSON.stringify(logged(input))
+      expect(out).not.toContain(secret)
+      expect(out).toContain('[redacted]')
+      expect(input).toEqual(before)
+    }))
+  })
+
+  it('writes a line without a secret exactly as logged', () => {
+    fc.assert(fc.property(plain, (fields) => {
+      const { level, time, pid, hostname, msg, ...rest } = logged(fields)
+      expect(rest).toEqual(JSON.parse(JSON.stringify(fields)))
+      expect([level, msg]).toEqual([30, 'line'])
+    }))
+  })
 })
 
 describe('bearer header parser', () => {
