@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { Cluster, Redis } from 'ioredis'
 import { ConfigError } from '../config.ts'
-import { defineScriptsOn } from '../stores/define-script.ts'
 import type { RedisClient } from '../stores/redis-client.ts'
 
 declare module 'fastify' {
@@ -26,19 +25,13 @@ interface RedisPluginOptions {
 const CONNECT_TIMEOUT_MS = 5_000
 const retryStrategy = (times: number): number => Math.min(times * 200, 2_000)
 
-/** Every script is defined before the first command: see defineScriptsOn. */
-function withScripts<C extends RedisClient> (client: C): C {
-  defineScriptsOn(client)
-  return client
-}
-
 /**
  * Opens a client the way every part of the service wants it: fail fast while disconnected, never queue forever.
  * Commands issued in the same tick (many webhooks and turns in flight) share one socket write (auto-pipelining):
  * the bench's profile found one write per command the largest single cost. Order per connection is unchanged.
  */
 export function createRedis (url: string, keyPrefix: string): Redis {
-  return withScripts(new Redis(url, {
+  return new Redis(url, {
     keyPrefix,
     lazyConnect: true,
     enableAutoPipelining: true,
@@ -46,7 +39,7 @@ export function createRedis (url: string, keyPrefix: string): Redis {
     enableOfflineQueue: true,
     connectTimeout: CONNECT_TIMEOUT_MS,
     retryStrategy,
-  }))
+  })
 }
 
 /**
@@ -57,7 +50,7 @@ export function createRedis (url: string, keyPrefix: string): Redis {
  * (test/chat-faults/cluster.test.ts).
  */
 export function createRedisCluster (nodes: readonly RedisNode[], keyPrefix: string): Cluster {
-  return withScripts(new Cluster(nodes.map((n) => ({ ...n })), {
+  return new Cluster(nodes.map((n) => ({ ...n })), {
     keyPrefix,
     lazyConnect: true,
     enableOfflineQueue: true,
@@ -72,7 +65,7 @@ export function createRedisCluster (nodes: readonly RedisNode[], keyPrefix: stri
     shardedSubscribers: true,
     clusterRetryStrategy: (times) => times > 3 ? null : retryStrategy(times),
     redisOptions: { maxRetriesPerRequest: 2, connectTimeout: CONNECT_TIMEOUT_MS },
-  }))
+  })
 }
 
 const describeNodes = (nodes: readonly RedisNode[]): string => nodes.map((n) => `${n.host}:${n.port}`).join(', ')

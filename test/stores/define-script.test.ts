@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import { afterAll, describe, expect, inject, it } from 'vitest'
-import { deleteKeysWithPrefix } from '../../scripts/lib/redis-server.ts'
+import { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { deleteKeysWithPrefix, startRedisServer, type RedisServer } from '../../scripts/lib/redis-server.ts'
 import { createRedis } from '../../src/plugins/redis.ts'
 import { defineScript } from '../../src/stores/define-script.ts'
+import { testRedisCluster } from '../helper.ts'
 
 // The service's clients auto-pipeline (src/plugins/redis.ts): a script's first call on a client, in the same tick
 // as other commands, goes in the same batch and each caller gets its own answer.
@@ -11,6 +13,23 @@ const append = defineScript<[suffix: string], string>({
   keys: 1,
   lua: "return redis.call('APPEND', KEYS[1], ARGV[1]) .. ':' .. redis.call('GET', KEYS[1])",
   decode: (raw) => String(raw),
+})
+
+// Lua no Redis has seen yet (a fresh comment each run): its first call on each node is answered NOSCRIPT.
+const unseen = `-- ${randomUUID()}\n`
+
+const move = defineScript<[amount: number], [number, number]>({
+  name: 'testDefineScriptMove',
+  keys: 2,
+  lua: `${unseen}return { redis.call('DECRBY', KEYS[1], ARGV[1]), redis.call('INCRBY', KEYS[2], ARGV[1]) }`,
+  decode: (raw) => raw as [number, number],
+})
+
+const count = defineScript<[], number>({
+  name: 'testDefineScriptCount',
+  keys: 'list',
+  lua: `${unseen}return #KEYS`,
+  decode: (raw) => Number(raw),
 })
 
 describe('defineScript on an auto-pipelining client', () => {
@@ -25,5 +44,80 @@ describe('defineScript on an auto-pipelining client', () => {
     await redis.connect()
     const [set, appended, got] = await Promise.all([redis.set('k', 'a'), append(redis, ['k'], 'b'), redis.get('k')])
     expect([set, appended, got]).toEqual(['OK', '2:ab', 'ab'])
+  })
+
+  it('refuses a call with another number of keys before Redis, and sends a list script its keys count', async () => {
+    await expect(move(redis, ['{m}a'], 1)).rejects.toThrow('script testDefineScriptMove takes 2 keys, was given 1')
+    expect(await count(redis, ['{c}a', '{c}b', '{c}c'])).toBe(3)
+  })
+
+  it('refuses a second script of the same name', () => {
+    expect(() => defineScript({ name: 'testDefineScriptAppend', keys: 0, lua: 'return 1' })).toThrow('defined twice')
+  })
+})
+
+describe('defineScript after Redis forgot its scripts (SCRIPT FLUSH, a restart, a failover)', () => {
+  let server: RedisServer
+  let redis: Redis
+  let admin: Redis
+  beforeAll(async () => {
+    server = await startRedisServer()
+    redis = createRedis(server.url, 'flushed:')
+    admin = new Redis(server.url)
+    await redis.connect()
+  })
+  afterAll(async () => {
+    await redis.quit()
+    admin.disconnect()
+    await server.stop()
+  })
+
+  /** Calls of EVALSHA (refused ones included) and EVAL since the last reset, from INFO commandstats. */
+  const calls = async (): Promise<{ evalsha: number, eval: number }> => {
+    const stats = await admin.info('commandstats')
+    const of = (name: string): number => Number(new RegExp(`^cmdstat_${name}:calls=(\\d+)`, 'm').exec(stats)?.[1] ?? 0)
+    return { evalsha: of('evalsha'), eval: of('eval') }
+  }
+
+  it('answers the call after a flush, loading the script again with one EVAL, then runs it by its sha', async () => {
+    expect(await append(redis, ['k'], 'a')).toBe('1:a')
+    await admin.script('FLUSH')
+    await admin.config('RESETSTAT')
+    const [first, second] = await Promise.all([append(redis, ['k'], 'b'), redis.get('k')])
+    expect([first, second]).toEqual(['2:ab', 'a'])
+    expect(await calls()).toEqual({ evalsha: 1, eval: 1 })
+    expect(await append(redis, ['k'], 'c')).toBe('3:abc')
+    expect(await calls()).toEqual({ evalsha: 2, eval: 1 })
+  })
+
+  it('fails a script whose Lua fails with Redis\'s error, not a second try', async () => {
+    const broken = defineScript<[], unknown>({ name: 'testDefineScriptBroken', keys: 1, lua: "return redis.call('INCR', KEYS[1])" })
+    await admin.set('flushed:text', 'not a number')
+    await admin.config('RESETSTAT')
+    await expect(broken(redis, ['text'])).rejects.toThrow(/not an integer/)
+    await expect(broken(redis, ['text'])).rejects.toThrow(/not an integer/)
+    expect(await calls()).toEqual({ evalsha: 1, eval: 1 })
+  })
+})
+
+describe('defineScript on a Redis Cluster', () => {
+  let cluster: Awaited<ReturnType<typeof testRedisCluster>>
+  beforeAll(async () => { cluster = await testRedisCluster() })
+  afterAll(async () => { await cluster.cleanup() })
+
+  it('routes each call by its keys to the master of their slot, under the key prefix, loading the script where it was missing', async () => {
+    const tags = Array.from({ length: 12 }, (_, i) => `{t${i}}`)
+    const moved = await Promise.all(tags.map(async (tag) => await move(cluster.redis, [`${tag}from`, `${tag}to`], 3)))
+    expect(moved).toEqual(tags.map(() => [-3, 3]))
+    // each pair sits on exactly one master, under the client's key prefix
+    const masters = cluster.redis.nodes('master')
+    for (const tag of tags) {
+      const slot = Number(await cluster.redis.cluster('KEYSLOT', tag))
+      const held = await Promise.all(masters.map(async (node) => Number(await node.cluster('COUNTKEYSINSLOT', slot))))
+      expect(held.sort()).toEqual([...masters.slice(1).map(() => 0), 2])
+      expect(await cluster.redis.mget(`${tag}from`, `${tag}to`)).toEqual(['-3', '3'])
+    }
+    expect(new Set(await Promise.all(tags.map(async (tag) => await cluster.redis.cluster('KEYSLOT', tag)))).size).toBeGreaterThan(1)
+    expect(await count(cluster.redis, ['{c}a', '{c}b'])).toBe(2)
   })
 })
