@@ -5,8 +5,7 @@ import { Medusa } from '../src/commerce/medusa.ts'
 import { resolveSettings } from '../src/commerce/settings.ts'
 import { demoTenants } from '../src/tenants/demo.ts'
 import { startCommerce } from './commerce.ts'
-import { cpuUs } from './confirm.ts'
-import { fmt, scaled } from './lib.ts'
+import { cpuClock, fmt, scaled } from './lib.ts'
 
 // CPU time per commerce call of a cart's life, the calls the service makes for the bot's add-to-cart and
 // confirmation, made by the service's own client (src/commerce) against the embedded backend alone (its own
@@ -26,9 +25,10 @@ async function main (): Promise<void> {
       `  ${count} carts, 16 calls in flight; CPU per call\n    ${'call'.padEnd(22)} ${'client µs'.padStart(9)} ${'backend µs'.padStart(10)}\n`
     )
     const totals = { client: 0, backend: 0 }
+    const backendCpu = cpuClock(commerce.pid)
     const each = async <T, R>(call: string, items: readonly T[], f: (item: T) => Promise<R>): Promise<R[]> => {
       const out: R[] = []
-      const before = { client: process.cpuUsage(), backend: cpuUs(commerce.pid) }
+      const before = { client: process.cpuUsage(), backend: backendCpu.read() }
       let next = 0
       await Promise.all(Array.from({ length: 16 }, async () => {
         while (next < items.length) {
@@ -38,7 +38,7 @@ async function main (): Promise<void> {
       }))
       const used = process.cpuUsage(before.client)
       const client = (used.user + used.system) / items.length
-      const backend = (cpuUs(commerce.pid) - before.backend) / items.length
+      const backend = (backendCpu.read() - before.backend) / items.length
       totals.client += client
       totals.backend += backend
       process.stdout.write(`    ${call.padEnd(22)} ${fmt(client).padStart(9)} ${fmt(backend).padStart(10)}\n`)

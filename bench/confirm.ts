@@ -8,32 +8,29 @@ import { signAccessToken } from '../src/auth/tokens.ts'
 import { demoIds } from '../src/embedded-commerce/demo.ts'
 import { startCommerce } from './commerce.ts'
 import {
-  closedLoop, drained, MEMBER_ROUND, fmt, phoneOf, printTargets, scaled, scrape, SECRETS, send, startChild, startProvider, startService, TURNS_APPLIED, waitFor,
-  webhook, type Child, type Request, type Target
+  closedLoop, cpuClock, drained, isDrained, MEMBER_ROUND, fmt, phoneOf, printTargets, scaled, scrape, SECRETS, send, sleep, startChild, startProvider,
+  startService, TURNS_APPLIED, waitFor, webhook, type Child, type Provider, type Request, type Target
 } from './lib.ts'
 import { busiestProfile, callers, frameName, readProfile, type CpuProfile } from './profile.ts'
 
 // CPU time per turn of each kind, the service's and the embedded commerce backend's apart, read from /proc
-// (utime + stime) around each step of `phones` phones typing the same input (64 in flight), beside the turn's
-// floor measured in the same run: bench/floor-server.ts doing the same HTTP exchanges (the webhook, each reply
-// to the provider, each commerce call) and running as many Redis scripts per turn as the service ran (EVALSHA
-// and EVAL in its Redis' INFO commandstats), and nothing else. The ratio service / floor is the service's own
-// work per turn. For the kinds with commerce calls, the three functions with the most self time in the
-// service's CPU profile during that step, per commerce call. `npx tsx bench/confirm.ts`; BENCH_SCALE scales
-// the phones.
+// (each thread's time on a core, in ns: lib.ts cpuClock) around each step of `phones` phones typing the same
+// input (64 in flight), beside the turn's floor measured in the same run: bench/floor-server.ts doing the same
+// HTTP exchanges (the webhook, each reply to the provider, each commerce call) and running as many Redis scripts
+// per turn as the service ran (EVALSHA and EVAL in its Redis' INFO commandstats), and nothing else. The ratio
+// service / floor is the service's own work per turn. For every kind, the three functions with the most self
+// time in the service's CPU profile during that step, per turn (and per commerce call for the kinds making
+// them). `npx tsx bench/confirm.ts`; BENCH_SCALE scales the phones.
 
-const TICK_US = 10_000
 const IN_FLIGHT = 64
+/** Phones typing each step: at the quiet machine's pace (about 500 turns a second) the run takes about a minute. */
+const PHONES = 1000
+/** Replies stopped arriving this long: the step is likely over, and the service is asked whether it is. */
+const QUIET_MS = 100
 /** Kinds below this many commerce calls per turn count as turns without any (a kept catalog read now and then). */
 const NO_CALLS = 0.5
 /** A turn without commerce calls costs at most this many times its floor (docs/performance.md). */
 const FLOOR_TARGET = 3
-
-/** CPU time of a process so far, in µs (user + system, at the kernel's 100 Hz tick). */
-export function cpuUs (pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  return (Number(fields[11]) + Number(fields[12])) * TICK_US
-}
 
 /** Write system calls of a process so far (/proc/<pid>/io): each socket write (a Redis batch, an HTTP message) is one. */
 const writes = (pid: number): number => Number(/syscw: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1])
@@ -72,6 +69,8 @@ export interface TurnCost {
   waitedUs: number
   /** µs per turn of the service's CPU profile not idle, in wall time (the CPU and the waits for a core within it). */
   profiledWallUs?: number
+  /** Asked too early whether the step was over (lib.ts isDrained): each ask, two /metrics scrapes, costs the step its CPU. */
+  early: number
   backendUs: number
   calls: number
   scripts: number
@@ -80,12 +79,31 @@ export interface TurnCost {
   rate: number
   window: [number, number]
   floorUs?: number
-  /** The service's largest self-time costs during the step, in µs of CPU per commerce call. */
-  costs?: Array<{ where: string, usPerCall: number, callers: Array<{ caller: string, usPerCall: number }> }>
+  /** The service's largest self-time costs during the step, in µs of CPU per turn. */
+  costs?: Array<{ where: string, usPerTurn: number, callers: Array<{ caller: string, usPerTurn: number }> }>
 }
 
 /** `count` spread over `n` turns as evenly as whole numbers allow: the i-th turn's share. */
 const share = (count: number, n: number, i: number): number => Math.floor(count * (i + 1) / n) - Math.floor(count * i / n)
+
+/**
+ * The end of a step, found without costing the process measured any CPU inside it: once the replies at the
+ * loopback provider (in this process) have stopped for QUIET_MS, the counters are read (`reading`) and only then
+ * the process is asked whether the step is over (`over`; the service's answer is two /metrics scrapes, some 2 ms
+ * of its CPU each, as much as 5 µs a turn). An ask answered "not yet" is counted (`early`): its cost is the step's.
+ */
+async function stepEnd<R> (provider: Provider, what: string, over: () => Promise<boolean>, reading: () => Promise<R>): Promise<{ after: R, early: number }> {
+  const deadline = Date.now() + 300_000
+  for (let early = 0; ; early++) {
+    for (let seen = -1; provider.sent.length !== seen;) {
+      seen = provider.sent.length
+      await sleep(QUIET_MS)
+    }
+    const after = await reading()
+    if (await over()) return { after, early }
+    if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}`)
+  }
+}
 
 /**
  * Where the service's CPU went between `from` and `to` (µs, the profile's clock): each function's share of the
@@ -138,7 +156,7 @@ export async function run (): Promise<{ costs: TurnCost[], targets: Target[] }> 
       ['--cpu-prof', '--cpu-prof-dir', profileDir]
     )
     children.push(service)
-    const phones = Array.from({ length: scaled(400, 20) }, (_, i) => phoneOf(3_000_000, i))
+    const phones = Array.from({ length: scaled(PHONES, 20) }, (_, i) => phoneOf(3_000_000, i))
     const member = { sub: 'cus_bruno', role: 'member' as const, tenants: ['club-norte'], email: 'bruno@example.com', name: 'Bruno' }
     const token = await signAccessToken(SECRETS.JWT_SECRET, member)
     // the link codes are the club website's calls, made before the step is counted
@@ -158,16 +176,18 @@ export async function run (): Promise<{ costs: TurnCost[], targets: Target[] }> 
       ...MEMBER_ROUND.map((step) => ({ kind: step.kind, requests: phones.map((p) => webhook(p, step.input(product))) })),
     ]
     const servicePid = service.process.pid as number
+    const serviceCpu = cpuClock(servicePid)
+    const backendCpu = cpuClock(commerce.pid)
     // warm, untimed: a process's first thousand or so turns cost it several times the later ones (code not yet optimised)
     const warm = phones.map((_, i) => webhook(phoneOf(4_500_000, i), { text: 'hola' }))
     await closedLoop(service.pool, warm.length, IN_FLIGHT, (i) => warm[i] as Request)
     await drained(service, warm.length)
     // every counter a step's cost is the difference of, read before and after it
     const reading = async () => ({
-      service: cpuUs(servicePid),
+      service: serviceCpu.read(),
       writes: writes(servicePid),
       waited: waitedUs(servicePid),
-      backend: cpuUs(commerce.pid),
+      backend: backendCpu.read(),
       calls: (await commerce.received()).total,
       scripts: sum(await commandStats(serviceRedis), SCRIPTS),
       backendCommands: sum(await commandStats(backendRedis)),
@@ -180,15 +200,15 @@ export async function run (): Promise<{ costs: TurnCost[], targets: Target[] }> 
       const before = await reading()
       const started = performance.now()
       await closedLoop(service.pool, n, IN_FLIGHT, (i) => step.requests[i] as Request)
-      await drained(service, base + n)
+      const { after, early } = await stepEnd(provider, `the service's ${step.kind} turns`, async () => await isDrained(service, base + n), reading)
       const seconds = (performance.now() - started) / 1000
-      const after = await reading()
       costs.push({
         kind: step.kind,
         turns: n,
         serviceUs: (after.service - before.service) / n,
         writes: (after.writes - before.writes) / n,
         waitedUs: (after.waited - before.waited) / n,
+        early,
         backendUs: (after.backend - before.backend) / n,
         calls: (after.calls - before.calls) / n,
         scripts: (after.scripts - before.scripts) / n,
@@ -203,6 +223,7 @@ export async function run (): Promise<{ costs: TurnCost[], targets: Target[] }> 
     // the floor of each kind: the same exchanges and scripts, counted above, at the same concurrency
     const floor = await startChild('bench/floor-server.ts', { REDIS_URL: floorRedis.url, PROVIDER_URL: provider.url, COMMERCE_URL: commerce.url })
     children.push(floor)
+    const floorCpu = cpuClock(floor.process.pid as number)
     const floorDone = async (): Promise<number> =>
       (JSON.parse((await send(floor.pool, { method: 'GET', path: '/floor/done', headers: {} })).body) as { done: number }).done
     await closedLoop(floor.pool, warm.length, IN_FLIGHT, (i) => ({ ...warm[i] as Request, headers: { ...(warm[i] as Request).headers, 'x-floor': '5,1,1' } }))
@@ -215,24 +236,26 @@ export async function run (): Promise<{ costs: TurnCost[], targets: Target[] }> 
         ...r, headers: { ...r.headers, 'x-floor': `${share(total.scripts, n, i)},${share(total.replies, n, i)},${share(total.calls, n, i)}` }
       }))
       const done = await floorDone()
-      const cpu = cpuUs(floor.process.pid as number)
+      const cpu = floorCpu.read()
       await closedLoop(floor.pool, n, IN_FLIGHT, (i) => posts[i] as Request)
-      await waitFor(`the floor's ${cost.kind} turns`, async () => await floorDone() >= done + n, 120_000, 50)
-      cost.floorUs = (cpuUs(floor.process.pid as number) - cpu) / n
+      const end = await stepEnd(provider, `the floor's ${cost.kind} turns`, async () => await floorDone() >= done + n, async () => floorCpu.read())
+      cost.floorUs = (end.after - cpu) / n
     }
+    const exited = serviceCpu.exited() + backendCpu.exited() + floorCpu.exited()
+    if (exited > 0) process.stdout.write(`  ${exited} threads of the processes measured exited: their last moments are not counted\n`)
 
-    // what the service's own CPU went to in the steps with commerce calls, per call
+    // what the service's own CPU went to in each step, per turn
     const profile = readProfile(busiestProfile(profileDir))
-    for (const cost of costs.filter((c) => c.calls >= NO_CALLS)) {
-      const calls = cost.calls * cost.turns
+    for (const cost of costs) {
       const { share, wallUs } = selfTimeBetween(profile, cost.window[0], cost.window[1])
       cost.profiledWallUs = wallUs / cost.turns
-      // each function's share of the samples taken while the process ran, of the CPU /proc counted
-      const perCall = cost.serviceUs * cost.turns / calls
+      // each function's share of the samples taken while the process ran, of the CPU /proc counted; its callers
+      // that brought a tenth of it or more
       cost.costs = [...share].sort((a, b) => b[1].share - a[1].share).slice(0, 3).map(([where, { share: s, by }]) => ({
         where,
-        usPerCall: s * perCall,
-        callers: [...by].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([caller, cs]) => ({ caller, usPerCall: cs * perCall })),
+        usPerTurn: s * cost.serviceUs,
+        callers: [...by].filter(([, cs]) => cs >= s / 10).sort((a, b) => b[1] - a[1]).slice(0, 3)
+          .map(([caller, cs]) => ({ caller, usPerTurn: cs * cost.serviceUs })),
       }))
     }
   } finally {
@@ -250,8 +273,9 @@ export async function run (): Promise<{ costs: TurnCost[], targets: Target[] }> 
 
 function report (costs: readonly TurnCost[]): void {
   const n = costs[0]?.turns ?? 0
+  const early = costs.filter((c) => c.early > 0).map((c) => `${c.kind} ${c.early}`)
   const lines = [
-    `  ${n} phones, each step typed by all of them (${IN_FLIGHT} in flight); CPU µs per turn, sending replies included; the floor does the`,
+    `  ${n} phones, each step typed by all of them (${IN_FLIGHT} in flight); CPU µs per turn (ns clock), sending replies included; the floor does the`,
     '  same HTTP exchanges and as many Redis scripts (bench/floor-server.ts); writes: the service\'s write system calls per turn;',
     '  waited: µs per turn its threads were ready to run and waited for a core (/proc schedstat: the machine\'s load)',
     `    ${'kind'.padEnd(
@@ -283,12 +307,15 @@ function report (costs: readonly TurnCost[]): void {
       )} ${c.calls.toFixed(1).padStart(
         6
       )} ${c.scripts.toFixed(1).padStart(8)} ${c.replies.toFixed(1).padStart(8)} ${c.backendCommands.toFixed(1).padStart(13)} ${fmt(c.rate).padStart(8)}`),
+    ...early.length > 0 ? [`  asked too early whether the step was over (its two /metrics scrapes counted in the step): ${early.join(', ')}`] : [],
+    '  the service\'s three largest costs in each kind, µs of its CPU per turn (per commerce call too, where it makes them):',
+    '  its CPU shared out as the profile\'s samples taken while it ran; under each, the callers that brought a tenth of it or more',
     ...costs.filter((c) => c.costs).flatMap((c) => [
-      `  the service's three largest costs in "${c.kind}", µs of its CPU per commerce call (${c.calls.toFixed(1)} calls a turn): its CPU`,
-      `  shared out as the profile's samples taken while it ran (its wall time ${fmt(c.profiledWallUs ?? NaN)} µs a turn, waits for a core included)`,
+      `    ${c.kind}: the profile's wall time ${fmt(c.profiledWallUs ?? NaN)} µs a turn, waits for a core included` +
+        (c.calls >= NO_CALLS ? `; ${c.calls.toFixed(1)} commerce calls a turn` : ''),
       ...(c.costs ?? []).flatMap((x) => [
-        `    ${fmt(x.usPerCall).padStart(7)}  ${x.where}`,
-        ...x.callers.map((by) => `      ${fmt(by.usPerCall).padStart(7)}  from ${by.caller || '(no caller of ours)'}`),
+        `      ${fmt(x.usPerTurn).padStart(7)}${c.calls >= NO_CALLS ? ` (${fmt(x.usPerTurn / c.calls).padStart(6)} a call)` : ''}  ${x.where}`,
+        ...x.callers.map((by) => `        ${fmt(by.usPerTurn).padStart(7)}  from ${by.caller || '(no caller of ours)'}`),
       ]),
     ]),
     '',

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { once } from 'node:events'
-import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -257,14 +257,17 @@ export async function turnsApplied (service: Service): Promise<number> {
   return counts.reduce((a, b) => a + b, 0)
 }
 
+/** Whether the service has applied `turns` turns in all and has no reply left to send (two scrapes: not free). */
+export async function isDrained (service: Service, turns: number): Promise<boolean> {
+  // turns first: an outbox read before the last commit would be empty with that commit's replies still to come
+  if (await turnsApplied(service) < turns) return false
+  // the outbox gauge counts from Redis: any instance tells it for all
+  return (await scrape(instancesOf(service)[0] as Child, [OUTBOX_PHONES]))[OUTBOX_PHONES] === 0
+}
+
 /** Waits until the service has applied `turns` turns in all and has no reply left to send. */
 export async function drained (service: Service, turns: number): Promise<void> {
-  await waitFor(`${turns} turns applied and every reply sent`, async () => {
-    // turns first: an outbox read before the last commit would be empty with that commit's replies still to come
-    if (await turnsApplied(service) < turns) return false
-    // the outbox gauge counts from Redis: any instance tells it for all
-    return (await scrape(instancesOf(service)[0] as Child, [OUTBOX_PHONES]))[OUTBOX_PHONES] === 0
-  }, 300_000, 100)
+  await waitFor(`${turns} turns applied and every reply sent`, async () => await isDrained(service, turns), 300_000, 100)
 }
 
 /**
@@ -294,6 +297,41 @@ export function cpuMicros (child: Child): number | undefined {
   } catch {
     return undefined
   }
+}
+
+/**
+ * A clock of the CPU time a process's threads have used, in µs read from nanoseconds: the sum of the first field
+ * of /proc/<pid>/task/<tid>/schedstat (time on a core, ns) over its threads. /proc/<pid>/stat's utime + stime
+ * count 10 ms ticks, too coarse for a floor of 125 µs a turn over 400 turns (5 ticks). A thread that exits takes
+ * its time out of that sum (/proc/<pid>/schedstat is the main thread's alone): its last reading is kept, and the
+ * clock counts the threads that exited (`exited`), whose time since the reading before is not counted.
+ */
+export interface CpuClock { read: () => number, exited: () => number }
+export function cpuClock (pid: number): CpuClock {
+  let seen = new Map<string, number>()
+  let gone = 0
+  let exited = 0
+  const read = (): number => {
+    const live = new Map<string, number>()
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        live.set(tid, Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ', 1)[0]))
+      } catch {
+        // exited between the listing and the read: counted as gone below
+      }
+    }
+    for (const [tid, ns] of seen) {
+      if (live.has(tid)) continue
+      gone += ns
+      exited++
+    }
+    seen = live
+    let ns = gone
+    for (const n of live.values()) ns += n
+    return ns / 1000
+  }
+  read()
+  return { read, exited: () => exited }
 }
 
 /** One line of the targets table. */

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url'
 // directory]` prints them; for a directory (default bench/.profiles), of the busiest .cpuprofile in it (tsx's
 // module loader thread writes a profile of its own, nearly all idle, next to the main thread's).
 
-interface ProfileNode { id: number, callFrame: { functionName: string, url: string, lineNumber: number }, children?: number[] }
+interface ProfileNode { id: number, callFrame: { functionName: string, url: string, lineNumber: number, columnNumber: number }, children?: number[] }
 /** `startTime` and `timeDeltas` in µs, on the monotonic clock process.hrtime reads. */
 export interface CpuProfile { nodes: ProfileNode[], samples: number[], timeDeltas: number[], startTime: number }
 
@@ -25,10 +25,20 @@ export function busiestProfile (dir: string): string {
   return best.f
 }
 
+const PACKAGES = '/node_modules/'
+
+/**
+ * A frame by its function and where it is: a package's file by its path in the package, ours relative to here; the
+ * column too on a first line (tsx compiles a source file to one line, so only the column tells its functions apart).
+ */
 export const frameName = (node: ProfileNode): string => {
-  const { functionName, url, lineNumber } = node.callFrame
-  const source = url.startsWith('file://') ? relative(process.cwd(), new URL(url).pathname) : url
-  return `${functionName || '(anonymous)'} ${source ? `${source}:${lineNumber + 1}` : ''}`.trim()
+  const { functionName, url, lineNumber, columnNumber } = node.callFrame
+  const path = url.startsWith('file://') ? new URL(url).pathname : url
+  const source = path.includes(PACKAGES)
+    ? path.slice(path.lastIndexOf(PACKAGES) + PACKAGES.length)
+    : path.startsWith('/') ? relative(process.cwd(), path) : path
+  const at = lineNumber === 0 ? `1:${columnNumber + 1}` : String(lineNumber + 1)
+  return `${functionName || '(anonymous)'} ${source ? `${source}:${at}` : ''}`.trim()
 }
 
 /** For each node of the profile, its first caller outside Node's internals (whose write, whose parse), by name. */
