@@ -17,7 +17,6 @@ const env = (name: string): string => {
   return value
 }
 
-// declared before the client is made, which defines every script declared so far on it
 const floorStep = defineScript<[n: string], number>({ name: 'floorStep', keys: 1, lua: "redis.call('SET', KEYS[1], ARGV[1]) return 1" })
 const redis = createRedis(env('REDIS_URL'), 'floor:')
 await redis.connect()
