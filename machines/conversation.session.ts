@@ -1,12 +1,44 @@
-import { initialTransition, type SnapshotFrom } from 'xstate'
+import { createActor, type AnyActorScope, type SnapshotFrom, type transition } from 'xstate'
 import { z } from 'zod'
 import { conversationMachine } from './conversation.machine.ts'
-import { CONVERSATION_STATES, MACHINE_VERSION, type ConversationContext, type ConversationState } from './conversation.types.ts'
+import { CONVERSATION_STATES, MACHINE_VERSION, type ConversationContext, type ConversationEvent, type ConversationState } from './conversation.types.ts'
 
 // The persisted Conversation session (spec) plus what the machine needs to resume, tagged with the machine
 // version. Only settled states are stored (no actors, no timers), so restoring never re-runs an effect.
 
 export type ConversationSnapshot = SnapshotFrom<typeof conversationMachine>
+export type ConversationStep = ReturnType<typeof transition<typeof conversationMachine>>
+
+/**
+ * XState's `transition()` builds a whole actor for every call, and with it the machine's initial context from no
+ * input (which throws, to be caught and kept as the actor's error: a stack trace per step). The chart spawns no
+ * actor, schedules no delayed event and emits nothing, so one inert scope, made once, serves every step: it only
+ * collects the actions a step hands back. Steps are synchronous, so they never share the collector.
+ */
+const self = createActor(conversationMachine, { input: { phone: '', at: 0 } })
+let collect: (action: ConversationStep[1][number]) => void = () => {}
+const scope: AnyActorScope = {
+  self,
+  id: '',
+  sessionId: '',
+  system: self.system,
+  logger: () => {},
+  defer: () => {},
+  emit: () => {},
+  stopChild: () => {},
+  actionExecutor: (action) => { collect(action as ConversationStep[1][number]) },
+}
+
+/** The machine's pure transition, as XState's `transition()`: the next snapshot and the actions to perform. */
+export function stepConversation (snapshot: ConversationSnapshot, event: ConversationEvent): ConversationStep {
+  const actions: ConversationStep[1] = []
+  collect = (action) => { actions.push(action) }
+  try {
+    return [conversationMachine.transition(snapshot, event, scope), actions]
+  } finally {
+    collect = () => {}
+  }
+}
 
 const variant = z.object({ id: z.string(), title: z.string(), price: z.number(), stock: z.number().nullable() })
 const product = z.object({ id: z.string(), title: z.string(), variants: z.array(variant) })
@@ -81,7 +113,7 @@ const salvage = z.object({
 }).loose()
 
 export function freshSession (phone: string, at: number): ConversationSnapshot {
-  return initialTransition(conversationMachine, { phone, at })[0]
+  return conversationMachine.getInitialSnapshot(scope, { phone, at })
 }
 
 export function encodeSession (snapshot: ConversationSnapshot): string {

@@ -1,7 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { transition } from 'xstate'
-import { conversationMachine } from '../../machines/conversation.machine.ts'
-import { encodeSession, restoreSession } from '../../machines/conversation.session.ts'
+import { encodeSession, restoreSession, stepConversation } from '../../machines/conversation.session.ts'
 import type { ConversationEvent, InboundEvent, AccountRef, ResultEvent } from '../../machines/conversation.types.ts'
 import { Effects, effectsOf, type EffectAction, type EffectDeps } from './effects.ts'
 import type { InboundInput, InboundMessage } from './inbound.ts'
@@ -9,7 +7,7 @@ import { TurnReplies } from './outbound/messages.ts'
 import type { OutboxEntry } from './outbound/transport.ts'
 import { APPLIED_KEPT, type ChatStore, type SessionState, type PhoneViewReader } from './store/index.ts'
 
-// One turn of a conversation, computed in memory: restore the session, run XState's pure `transition`, perform
+// One turn of a conversation, computed in memory: restore the session, run the machine's pure transition, perform
 // the I/O actions (each result comes back as the next event) and collect what the bot says. Nothing is saved
 // or sent here: the worker commits the session, the applied id and the replies in one atomic step. A turn
 // re-run after a crash before that step repeats its I/O, so every action that changes something outside is
@@ -58,7 +56,7 @@ export class ConversationRuntime {
     let event: ConversationEvent | undefined = inboundEvent(message.input, message.receivedAt, await effects.accounts())
     const linkCodes: string[] = []
     for (let step = 0; event && step < MAX_STEPS; step++) {
-      const [next, actions] = transition(conversationMachine, snapshot, event)
+      const [next, actions] = stepConversation(snapshot, event)
       if (next.status !== 'active') throw new Error(`conversation machine ended in status ${next.status}`)
       snapshot = next
       event = await this.perform(effects, phone, snapshot.context.tenantId, effectsOf(actions), linkCodes)

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { initialTransition, transition } from 'xstate'
 import { conversationMachine } from '../../machines/conversation.machine.ts'
 import { currentAccount } from '../../machines/conversation.logic.ts'
-import { encodeSession, restoreSession, type ConversationSnapshot } from '../../machines/conversation.session.ts'
+import { encodeSession, freshSession, restoreSession, stepConversation, type ConversationSnapshot } from '../../machines/conversation.session.ts'
 import { CONVERSATION_STATES, IDLE_RESET_MS, type AccountRef, type CartItem, type ConversationEvent } from '../../machines/conversation.types.ts'
 import { EXPIRED, MORE_TEXTS, NORTE, REPLIES, SUR, TEXTS, results } from './conversation.fixtures.ts'
 
@@ -125,5 +125,21 @@ describe('conversation machine, properties', () => {
         expect(snapshot.context).toEqual(JSON.parse(JSON.stringify(after.context)))
       })
     }), { numRuns: 100 })
+  })
+
+  it("the runtime's step (one scope for every step) answers as XState's transition(): the same snapshot and actions, in order", () => {
+    expect(freshSession('5491100000001', 1_000)).toEqual(initialTransition(conversationMachine, { phone: '5491100000001', at: 1_000 })[0])
+    const shape = (actions: ReadonlyArray<{ type: string, params?: unknown }>) => actions.map((a) => ({ type: a.type, params: a.params }))
+    fc.assert(fc.property(fc.array(stepArb, { maxLength: 60 }), (steps) => {
+      let ours = freshSession('5491100000001', 1_000)
+      run(steps, (before, event, after) => {
+        const [next, actions] = stepConversation(ours, event)
+        expect(next.value).toBe(after.value)
+        expect(next.context).toEqual(after.context)
+        expect(next.status).toBe(after.status)
+        expect(shape(actions)).toEqual(shape(transition(conversationMachine, before, event)[1]))
+        ours = next
+      })
+    }), { numRuns: 200 })
   })
 })
