@@ -16,7 +16,8 @@ export type ConversationStep = ReturnType<typeof transition<typeof conversationM
  * collects the actions a step hands back. Steps are synchronous, so they never share the collector.
  */
 const self = createActor(conversationMachine, { input: { phone: '', at: 0 } })
-let collect: (action: ConversationStep[1][number]) => void = () => {}
+/** Where the step under way collects its actions. */
+let collected: ConversationStep[1] | undefined
 const scope: AnyActorScope = {
   self,
   id: '',
@@ -26,17 +27,17 @@ const scope: AnyActorScope = {
   defer: () => {},
   emit: () => {},
   stopChild: () => {},
-  actionExecutor: (action) => { collect(action as ConversationStep[1][number]) },
+  actionExecutor: (action) => { collected?.push(action as ConversationStep[1][number]) },
 }
 
 /** The machine's pure transition, as XState's `transition()`: the next snapshot and the actions to perform. */
 export function stepConversation (snapshot: ConversationSnapshot, event: ConversationEvent): ConversationStep {
   const actions: ConversationStep[1] = []
-  collect = (action) => { actions.push(action) }
+  collected = actions
   try {
     return [conversationMachine.transition(snapshot, event, scope), actions]
   } finally {
-    collect = () => {}
+    collected = undefined
   }
 }
 

@@ -63,21 +63,40 @@ const WORDS: Record<Word, readonly string[]> = {
   spanish: ['espanol', 'spanish', 'castellano', 'en espanol', 'in spanish'],
 }
 
-function samePhrase (typed: string[], known: string): boolean {
-  const words = known.split(' ')
-  return words.length === typed.length && words.every((w, i) => sameWord(typed[i] ?? '', w))
+/** Each spelling split into its words once, grouped by how many words it has: only those as long as the message are compared. */
+const PHRASES: ReadonlyMap<number, ReadonlyArray<readonly [Word, string[]]>> = (() => {
+  const byLength = new Map<number, Array<readonly [Word, string[]]>>()
+  for (const [word, spellings] of Object.entries(WORDS) as Array<[Word, readonly string[]]>) {
+    for (const spelling of spellings) {
+      const words = spelling.split(' ')
+      byLength.set(words.length, [...byLength.get(words.length) ?? [], [word, words] as const])
+    }
+  }
+  return byLength
+})()
+
+function samePhrase (typed: string[], known: readonly string[]): boolean {
+  return known.every((w, i) => sameWord(typed[i] ?? '', w))
 }
 
 /** The control word a whole message is, if any. A one- or two-letter message must match exactly. */
 export function wordOf (text: string): Word | undefined {
+  // a turn's guards ask about the same message several times: the last answer is kept
+  if (text !== lastWord.text) lastWord = { text, word: findWord(text) }
+  return lastWord.word
+}
+
+let lastWord: { text: string, word: Word | undefined } = { text: '', word: undefined }
+
+function findWord (text: string): Word | undefined {
   const typed = tokens(text)
   if (typed.length === 0) return undefined
-  const joined = typed.join(' ')
-  for (const [word, spellings] of Object.entries(WORDS) as Array<[Word, readonly string[]]>) {
-    if (spellings.includes(joined)) return word
+  const phrases = PHRASES.get(typed.length) ?? []
+  for (const [word, known] of phrases) {
+    if (known.every((w, i) => w === typed[i])) return word
   }
-  for (const [word, spellings] of Object.entries(WORDS) as Array<[Word, readonly string[]]>) {
-    if (spellings.some((s) => samePhrase(typed, s))) return word
+  for (const [word, known] of phrases) {
+    if (samePhrase(typed, known)) return word
   }
   return undefined
 }
