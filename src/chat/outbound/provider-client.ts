@@ -1,4 +1,4 @@
-import { getGlobalDispatcher, request, type Dispatcher } from 'undici'
+import { getGlobalDispatcher, type Dispatcher } from 'undici'
 import { classifyError, errorCodeOf } from '../provider/error-classes.ts'
 import type { Delivery, OutboxEntry, SendFence, Transport } from './transport.ts'
 
@@ -48,85 +48,160 @@ function messageIdOf (answer: string): string | undefined {
 /** The request was not written: the fence said no when undici was about to write it. */
 class Fenced extends Error {}
 
-/**
- * Asks the fence when undici starts the request on a connection: synchronously before it writes the request's
- * bytes to the socket (undici's client-h1 calls onRequestStart, then writes the head and body), so after any wait
- * for a connection to open or to come free. Said no, the request is aborted before a byte leaves.
- */
-function fenceInterceptor (fence: SendFence): Dispatcher.DispatcherComposeInterceptor {
-  return (dispatch) => (options, handler) => dispatch(options, {
-    onRequestStart: (controller, context) => {
-      if (!fence()) {
-        controller.abort(new Fenced('the send fence said no before the request was written'))
-        return
-      }
-      handler.onRequestStart?.(controller, context)
-    },
-    onRequestUpgrade: (controller, statusCode, headers, socket) => { handler.onRequestUpgrade?.(controller, statusCode, headers, socket) },
-    onResponseStart: (controller, statusCode, headers, statusMessage) => { handler.onResponseStart?.(controller, statusCode, headers, statusMessage) },
-    onResponseData: (controller, chunk) => { handler.onResponseData?.(controller, chunk) },
-    onResponseEnd: (controller, trailers) => { handler.onResponseEnd?.(controller, trailers) },
-    onResponseError: (controller, error) => { handler.onResponseError?.(controller, error) },
-  })
-}
+/** What a send's call ends with: the provider's answer, or why there is none. */
+interface Answer { statusCode: number, headers: Record<string, string | string[] | undefined>, text: string }
 
 /**
- * A send's timeout that lets an answer already on the socket win. After a stall of the event loop (a process
- * paused with SIGSTOP, a long synchronous stretch), the timers phase runs before the poll phase reads the sockets,
- * so a plain timer would abort sends whose answers arrived meanwhile, and the reply the provider took would be
- * sent again. Due, it aborts only after a setImmediate: the check phase comes after this loop turn's poll phase,
- * which reads what is waiting (and one more turn, should the body come after the head).
+ * One send on the wire, as undici's handler of it: the request is dispatched straight to the dispatcher (no
+ * response stream, no AbortSignal, no interceptor composed per send) and its answer gathered here.
+ *
+ * The fence is asked when undici starts the request on a connection: synchronously before it writes the request's
+ * bytes to the socket (undici's client-h1 calls onRequestStart, then writes the head and body), so after any wait
+ * for a connection to open or to come free. Said no, the request is aborted before a byte leaves.
+ *
+ * Its timeout lets an answer already on the socket win. After a stall of the event loop (a process paused with
+ * SIGSTOP, a long synchronous stretch), the timers phase runs before the poll phase reads the sockets, so a plain
+ * timer would abort sends whose answers arrived meanwhile, and the reply the provider took would be sent again.
+ * Due, it aborts only after a setImmediate: the check phase comes after this loop turn's poll phase, which reads what
+ * is waiting (and one more turn, should the body come after the head).
  */
-function answerTimeout (ms: number): { signal: AbortSignal, readonly aborted: boolean, clear: () => void } {
-  const controller = new AbortController()
-  let immediate: NodeJS.Immediate | undefined
-  const abort = () => { controller.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError')) }
-  const timer = setTimeout(() => { immediate = setImmediate(() => { immediate = setImmediate(abort) }) }, ms)
-  return {
-    signal: controller.signal,
-    get aborted () { return controller.signal.aborted },
-    clear: () => { clearTimeout(timer); if (immediate) clearImmediate(immediate) },
+class Call implements Dispatcher.DispatchHandler {
+  timedOut = false
+  private statusCode = 0
+  private headers: Answer['headers'] = {}
+  private readonly chunks: Buffer[] = []
+  private controller: Dispatcher.DispatchController | undefined
+  /** Aborted before undici started the request: it is aborted as it starts. */
+  private reason: Error | undefined
+  private settled = false
+  private readonly timer: NodeJS.Timeout
+  private immediate: NodeJS.Immediate | undefined
+
+  constructor (
+    private readonly fence: SendFence | undefined,
+    private readonly timeoutMs: number,
+    private readonly resolve: (answer: Answer) => void,
+    private readonly reject: (err: Error) => void
+  ) {
+    // the call itself as the timer's argument: no closure per send
+    this.timer = setTimeout(due, timeoutMs, this)
   }
+
+  onRequestStart (controller: Dispatcher.DispatchController): void {
+    this.controller = controller
+    if (this.reason) controller.abort(this.reason)
+    else if (this.fence && !this.fence()) controller.abort(new Fenced('the send fence said no before the request was written'))
+  }
+
+  onResponseStart (_controller: Dispatcher.DispatchController, statusCode: number, headers: Answer['headers']): void {
+    this.statusCode = statusCode
+    this.headers = headers
+  }
+
+  onResponseData (_controller: Dispatcher.DispatchController, chunk: Buffer): void { this.chunks.push(chunk) }
+
+  onResponseEnd (): void {
+    if (!this.end()) return
+    const text = (this.chunks.length === 1 ? this.chunks[0] : undefined)?.toString() ?? Buffer.concat(this.chunks).toString()
+    this.resolve({ statusCode: this.statusCode, headers: this.headers, text })
+  }
+
+  onResponseError (_controller: Dispatcher.DispatchController, err: Error): void {
+    if (this.end()) this.reject(err)
+  }
+
+  /** Aborts the call: at once when undici started it, else as it starts (as undici's own signal handling does). */
+  abort (reason: Error): void {
+    if (this.settled) return
+    if (this.controller) this.controller.abort(reason)
+    else this.reason ??= reason
+  }
+
+  /** The timer fired: the answer may be waiting unread; two loop turns later, abort unless it was read. */
+  later (): void { this.immediate = setImmediate(late, this) }
+  lateAgain (): void { this.immediate = setImmediate(overdue, this) }
+  overdue (): void {
+    this.timedOut = true
+    this.abort(new DOMException(`no answer within ${this.timeoutMs} ms`, 'TimeoutError'))
+  }
+
+  private end (): boolean {
+    if (this.settled) return false
+    this.settled = true
+    clearTimeout(this.timer)
+    if (this.immediate) clearImmediate(this.immediate)
+    return true
+  }
+}
+
+const due = (call: Call): void => { call.later() }
+const late = (call: Call): void => { call.lateAgain() }
+const overdue = (call: Call): void => { call.overdue() }
+
+/** The sends in flight by the signal that cuts them short (the sender's shutdown): one listener per signal, not per send. */
+const inFlight = new WeakMap<AbortSignal, Set<Call>>()
+
+function watch (signal: AbortSignal, call: Call): void {
+  if (signal.aborted) {
+    call.abort(signal.reason as Error)
+    return
+  }
+  let calls = inFlight.get(signal)
+  if (!calls) {
+    const watched = new Set<Call>()
+    inFlight.set(signal, watched)
+    signal.addEventListener('abort', () => { for (const c of watched) c.abort(signal.reason as Error) }, { once: true })
+    calls = watched
+  }
+  calls.add(call)
 }
 
 /** The transport to the provider's send API. */
 export class ProviderClient implements Transport {
-  private readonly url: string
+  private readonly origin: string
+  private readonly path: string
+  private readonly authorization: string
 
   constructor (private readonly options: ProviderClientOptions) {
-    this.url = `${options.baseUrl.replace(/\/+$/, '')}/${encodeURIComponent(options.phoneNumberId)}/messages`
+    const url = new URL(`${options.baseUrl.replace(/\/+$/, '')}/${encodeURIComponent(options.phoneNumberId)}/messages`)
+    this.origin = url.origin
+    this.path = url.pathname + url.search
+    this.authorization = `Bearer ${options.apiKey}`
   }
 
   async deliver ({ body, id: idempotencyKey }: OutboxEntry, signal?: AbortSignal, fence?: SendFence): Promise<Delivery> {
-    const timeout = answerTimeout(this.options.timeoutMs)
-    const dispatcher = fence ? (this.options.dispatcher ?? getGlobalDispatcher()).compose(fenceInterceptor(fence)) : this.options.dispatcher
+    let call: Call | undefined
     try {
-      const res = await request(this.url, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${this.options.apiKey}`, 'content-type': 'application/json', 'x-idempotency-key': idempotencyKey },
-        body: JSON.stringify(body),
-        signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
-        dispatcher,
+      const answer = await new Promise<Answer>((resolve, reject) => {
+        call = new Call(fence, this.options.timeoutMs, resolve, reject)
+        if (signal) watch(signal, call)
+        ;(this.options.dispatcher ?? getGlobalDispatcher()).dispatch({
+          origin: this.origin,
+          path: this.path,
+          method: 'POST',
+          headers: { authorization: this.authorization, 'content-type': 'application/json', 'x-idempotency-key': idempotencyKey },
+          body: JSON.stringify(body),
+        }, call)
       })
-      const text = await res.body.text()
-      if (res.statusCode < 300) {
+      const { statusCode, headers, text } = answer
+      if (statusCode < 300) {
         const messageId = messageIdOf(text)
         return messageId ? { kind: 'ok', messageId } : { kind: 'ok' }
       }
       // the provider's own words help an admin reading the dead letter; the key is cut out should it echo it
-      const reason = `provider answered ${res.statusCode}: ${text.replaceAll(this.options.apiKey, '[redacted]').slice(0, 200)}`
-      const retryAfter = retryAfterMs(res.headers['retry-after'])
-      const throttled = res.statusCode === 429 ? 'number' : throttlingScope(text)
+      const reason = `provider answered ${statusCode}: ${text.replaceAll(this.options.apiKey, '[redacted]').slice(0, 200)}`
+      const retryAfter = retryAfterMs(headers['retry-after'])
+      const throttled = statusCode === 429 ? 'number' : throttlingScope(text)
       if (throttled) return { kind: 'throttled', scope: throttled, reason, retryAfterMs: retryAfter }
-      const errorClass = classifyError({ httpStatus: res.statusCode, code: errorCodeOf(text) })
+      const errorClass = classifyError({ httpStatus: statusCode, code: errorCodeOf(text) })
       if (errorClass === 'transient') return { kind: 'retry', reason, retryAfterMs: retryAfter }
       return errorClass === 'window-closed' ? { kind: 'refused', reason, windowClosed: true } : { kind: 'refused', reason }
     } catch (err) {
       if (err instanceof Fenced) return { kind: 'fenced' }
-      const reason = timeout.aborted ? `no answer within ${this.options.timeoutMs} ms` : (err as Error).message
+      const reason = call?.timedOut === true ? `no answer within ${this.options.timeoutMs} ms` : (err as Error).message
       return { kind: 'retry', reason, retryAfterMs: undefined }
     } finally {
-      timeout.clear()
+      if (signal && call) inFlight.get(signal)?.delete(call)
     }
   }
 }
