@@ -67,11 +67,20 @@ const RECORD_RETRY_MS = 100
 /** A reply the provider took whose record has not reached Redis yet. */
 interface Unrecorded { entry: string, replyId: string, receipt: SentReply | undefined }
 
+/**
+ * A send's work with when (performance clock) the script that leased the phone for it was asked (a take, a commit, the
+ * record of the reply before): the lease runs from then at the earliest. Undefined: not known, the send renews first.
+ */
+type Leased = SendWork & { leasedAt?: number }
+
+/** The next work, leased by a script asked at `asked`. */
+const leasedBy = (next: Next<SendWork>, asked: number): Next<Leased> => next.kind === 'more' ? { kind: 'more', work: { ...next.work, leasedAt: asked } } : next
+
 /** Exponential with jitter: 0.5 s, 1 s, 2 s ... at most a minute. */
 const sendBackoffMs = (tries: number): number => Math.min(60_000, 500 * 2 ** Math.min(tries, 10)) * (0.75 + Math.random() / 2)
 
 export class Sender implements SendStage {
-  readonly runner: LaneRunner<SendWork>
+  readonly runner: LaneRunner<Leased>
   /** Until when (epoch ms) this instance knows the number is held: a send whose turn came while the 429 was on its way waits too. */
   private heldUntil = 0
   private readonly gate: PaceGate
@@ -107,9 +116,12 @@ export class Sender implements SendStage {
    */
   spare (ms: number): void { this.spareUntil = Math.max(this.spareUntil, Date.now() + ms) }
 
-  /** Takes an outbox a commit filled: already leased to this sender (`send`), or to be taken. */
-  handOver (phone: string, send: SendWork | undefined): void {
-    if (send) this.runner.adopt(phone, send)
+  /**
+   * Takes an outbox a commit filled: already leased to this sender (`send`, by the commit asked at `leasedAt` on the
+   * performance clock), or to be taken.
+   */
+  handOver (phone: string, send: SendWork | undefined, leasedAt?: number): void {
+    if (send) this.runner.adopt(phone, leasedAt === undefined ? send : { ...send, leasedAt })
     else this.runner.offer([phone])
   }
 
@@ -117,10 +129,12 @@ export class Sender implements SendStage {
    * Takes the phone's outbox, sparing other instances' run-out leases while this instance spares. A take sent before
    * the connection dropped runs once it is back without sparing: a lease it took over then is given back, as it was.
    */
-  private async take (phone: string): Promise<Taken<SendWork>> {
+  private async take (phone: string): Promise<Taken<Leased>> {
+    const asked = performance.now()
     const taken = await this.store.takeSend(phone, this.opts.owner, this.opts.leaseMs, Math.max(0, this.spareUntil - Date.now()))
     const spareMs = this.spareUntil - Date.now()
-    if (taken.kind !== 'ok' || taken.work.from === undefined || spareMs <= 0) return taken
+    if (taken.kind !== 'ok') return taken
+    if (taken.work.from === undefined || spareMs <= 0) return { kind: 'ok', work: { ...taken.work, leasedAt: asked } }
     await this.store.spare(phone, this.opts.owner, taken.work.from)
     return { kind: 'busy', inMs: spareMs }
   }
@@ -140,7 +154,7 @@ export class Sender implements SendStage {
       'chat replies the provider took were not recorded before shutdown: whoever takes their phones sends them again, with the same idempotency id')
   }
 
-  private async send (work: SendWork, stopping: AbortSignal): Promise<Next<SendWork> | undefined> {
+  private async send (work: Leased, stopping: AbortSignal): Promise<Next<Leased> | undefined> {
     const { phone } = work
     const log = this.opts.log.child({ phone: maskPhone(phone) })
     const kept = this.unrecorded.get(phone)
@@ -167,7 +181,7 @@ export class Sender implements SendStage {
     if (held > 0) return await this.later(phone, held)
     // the commit is fenced by the lease, the send must be too: a process paused past its lease (and resumed) or
     // slowed by the pace may have lost the phone to another instance, which may have delivered this reply already
-    const until = await this.holds(phone)
+    const until = await this.holds(phone, work.leasedAt)
     if (until === undefined) {
       log.warn({ replyId: entry.id, outcome: 'lease-lost' }, 'chat reply not sent: the phone\'s lease was lost to another instance')
       return undefined
@@ -193,10 +207,11 @@ export class Sender implements SendStage {
     }
     if (delivery.kind === 'refused' && delivery.windowClosed && entry.template) {
       // an update outside the 24-hour window (131047): its template goes instead, behind the phone's other replies
+      const asked = performance.now()
       const next = await this.store.sent(phone, this.opts.owner, work.entry, this.opts.leaseMs)
       await this.opts.windowClosed(entry)
       log.warn({ replyId: entry.id, reason: delivery.reason, outcome: 'template' }, 'chat update refused outside the 24-hour window: its template is queued')
-      return next.kind === 'lost' ? undefined : next
+      return next.kind === 'lost' ? undefined : leasedBy(next, asked)
     }
     if (delivery.kind === 'refused') {
       const reason = delivery.windowClosed ? `the member's 24-hour window is closed (131047): ${delivery.reason}` : delivery.reason
@@ -237,8 +252,9 @@ export class Sender implements SendStage {
    * goes through (recordKept), and the error goes up (the lane looks at the phone again after a lease, and finds
    * the kept record before sending anything).
    */
-  private async record (phone: string, kept: Unrecorded, log: FastifyBaseLogger): Promise<Next<SendWork> | undefined> {
+  private async record (phone: string, kept: Unrecorded, log: FastifyBaseLogger): Promise<Next<Leased> | undefined> {
     let next: Next<SendWork>
+    const asked = performance.now()
     try {
       next = await this.store.delivered(phone, this.opts.owner, kept.entry, this.opts.leaseMs, kept.receipt)
     } catch (err) {
@@ -251,7 +267,7 @@ export class Sender implements SendStage {
       throw err
     }
     this.recorded(phone, kept, log)
-    return next.kind === 'lost' ? undefined : next
+    return next.kind === 'lost' ? undefined : leasedBy(next, asked)
   }
 
   private keep (phone: string, kept: Unrecorded): void {
@@ -282,20 +298,25 @@ export class Sender implements SendStage {
     await Promise.all([...this.unrecorded].map(async ([phone, kept]) => {
       const log = this.opts.log.child({ phone: maskPhone(phone) })
       try {
+        const asked = performance.now()
         const next = await this.store.delivered(phone, this.opts.owner, kept.entry, this.opts.leaseMs, kept.receipt)
         this.recorded(phone, kept, log)
-        if (next.kind === 'more' && !this.stopped) this.runner.adopt(phone, next.work)
+        if (next.kind === 'more' && !this.stopped) this.runner.adopt(phone, { ...next.work, leasedAt: asked })
       } catch {}
     }))
   }
 
   /**
-   * Renews the phone's send lease and answers until when (performance clock) this sender may send on it: three
-   * quarters of a lease from when the renewal was asked for (the lease runs from then at the earliest; the last
-   * quarter is a margin for the way to the provider), or undefined when the lease was lost. An answer that came back
-   * after that time may have sat unread while the process was paused, and the lease passed on since: ask again.
+   * Answers until when (performance clock) this sender may send on the phone: three quarters of a lease from when the
+   * script that last leased it was asked for (the lease runs from then at the earliest; the last quarter is a margin
+   * for the way to the provider), or undefined when the lease was lost. The lease the work came with does when it was
+   * asked for less than a quarter of a lease ago (at least half a lease left for the way to the socket, where the
+   * transport asks again); else it is renewed first. An answer that came back after its time may have sat unread
+   * while the process was paused, and the lease passed on since: ask again.
    */
-  private async holds (phone: string): Promise<number | undefined> {
+  private async holds (phone: string, leasedAt: number | undefined): Promise<number | undefined> {
+    const leaseMs = this.opts.leaseMs
+    if (leasedAt !== undefined && performance.now() - leasedAt < leaseMs / 4) return leasedAt + leaseMs * 3 / 4
     for (let ask = 0; ask < 3; ask++) {
       const until = performance.now() + this.opts.leaseMs * 3 / 4
       if (!await this.store.renew('send', phone, this.opts.owner, this.opts.leaseMs)) return undefined
@@ -311,7 +332,7 @@ export class Sender implements SendStage {
     return undefined
   }
 
-  private async bury (work: SendWork, entry: OutboxEntry | undefined, reason: string, log: FastifyBaseLogger): Promise<Next<SendWork> | undefined> {
+  private async bury (work: SendWork, entry: OutboxEntry | undefined, reason: string, log: FastifyBaseLogger): Promise<Next<Leased> | undefined> {
     const letter: DeadLetter = {
       id: deadLetterId(shardOf(work.phone, this.opts.shards), randomUUID()),
       lane: 'send',
@@ -322,10 +343,11 @@ export class Sender implements SendStage {
       tries: work.tries + 1,
       payload: work.entry,
     }
+    const asked = performance.now()
     const next = await this.store.sent(work.phone, this.opts.owner, work.entry, this.opts.leaseMs, letter)
     if (next.kind === 'lost') return undefined
     this.opts.metrics.deadLetters.inc({ lane: 'send' })
     log.error({ replyId: entry?.id, reason, deadLetter: letter.id, outcome: 'dead-letter' }, 'chat reply given up: kept as a dead letter')
-    return next
+    return leasedBy(next, asked)
   }
 }

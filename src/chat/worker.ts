@@ -49,8 +49,11 @@ export interface TurnHistory {
 export interface SendStage {
   /** The sender a commit may lease the outbox it wakes to (its owner), or undefined when it is busy. */
   leaseOwner (): string | undefined
-  /** A commit queued replies nobody was sending: `send` is the outbox head when the commit leased it to this sender. */
-  handOver (phone: string, send: SendWork | undefined): void
+  /**
+   * A commit queued replies nobody was sending: `send` is the outbox head when the commit (asked at `leasedAt`, on the
+   * performance clock) leased it to this sender.
+   */
+  handOver (phone: string, send: SendWork | undefined, leasedAt: number): void
 }
 
 /** Errors of the connection to Redis: they say nothing about the message, so they do not count as tries. */
@@ -106,6 +109,7 @@ export class TurnWorker {
       const result = await this.turns.run(message, work.session)
       this.opts.crashPoint('turn-before-commit')
       const record = this.history.turnRecord(message, result.doc, result.replies)
+      const asked = performance.now()
       const committed = this.commit(
         work,
         {
@@ -125,7 +129,7 @@ export class TurnWorker {
       if (next) {
         this.opts.metrics.applied.inc()
         log.info({ messageId: message.id, before: result.before, after: result.after, replies: result.replies.length, outcome: 'applied' }, 'chat turn')
-        if (next.senderDue || next.send) this.send.handOver(phone, next.send)
+        if (next.senderDue || next.send) this.send.handOver(phone, next.send, asked)
       }
       return next
     } catch (err) {

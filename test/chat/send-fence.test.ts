@@ -103,6 +103,43 @@ describe('the send lease fences the send', () => {
     expect(await store.pending(phone)).toBe(false)
   })
 
+  it('a send leased a moment ago goes without renewing its lease; one leased more than a quarter of a lease ago renews it first', async () => {
+    const renewals: string[] = []
+    const store = new (class extends RedisChatStore {
+      override async renew (lane: 'turn' | 'send', phone: string, owner: string, leaseMs: number) {
+        renewals.push(phone)
+        return await super.renew(lane, phone, owner, leaseMs)
+      }
+    })(t.redis, 16)
+    const leaseMs = 2_000
+    // what each send saw renewed before it was delivered (the lane's own renewals come a third of a lease later)
+    const seen: string[][] = []
+    const delivered: string[] = []
+    const transport: Transport = { deliver: async (entry) => { seen.push([...renewals]); delivered.push(entry.id); return { kind: 'ok' } } }
+    const a = sender(store, 'A', delivered, [], leaseMs, transport)
+    a.runner.start()
+    const fresh = await phoneWithReply(store)
+    const old = await phoneWithReply(store)
+    try {
+      const askedFresh = performance.now()
+      const taken = await store.takeSend(fresh, 'A', leaseMs)
+      if (taken.kind !== 'ok') throw new Error('the outbox was not taken')
+      a.handOver(fresh, taken.work, askedFresh)
+      await until(() => delivered.length === 1)
+      const askedOld = performance.now()
+      const takenOld = await store.takeSend(old, 'A', leaseMs)
+      if (takenOld.kind !== 'ok') throw new Error('the outbox was not taken')
+      await sleep(leaseMs / 4 + 50)
+      a.handOver(old, takenOld.work, askedOld)
+      await until(() => delivered.length === 2)
+    } finally {
+      await a.runner.stop(1_000)
+    }
+    expect(seen).toEqual([[], [old]])
+    expect(await store.pending(fresh)).toBe(false)
+    expect(await store.pending(old)).toBe(false)
+  })
+
   it('a send whose lease time passes before its request is written is not written; the phone goes back with no attempt counted', async () => {
     const store = new RedisChatStore(t.redis, 16)
     const phone = await phoneWithReply(store)
