@@ -132,8 +132,9 @@ export class ChatPipeline {
     try {
       if (result.due.length > 0) {
         this.offer('turn', result.due)
-        // more than this instance takes at once: let the others know
-        if (this.opts.chat.lanes && this.worker.runner.saturated) this.publish('turn', result.due)
+        // more than this instance takes at once: let the others know, if any beat (a single process would publish
+        // to its own subscription only)
+        if (this.opts.chat.lanes && this.worker.runner.saturated && !this.recovery.alone) this.publish('turn', result.due)
       }
     } catch (err) {
       this.opts.log.error({ err }, 'chat accepted messages not offered to the turn lane')

@@ -32,6 +32,14 @@ export interface RecoveryOptions {
 export class Recovery {
   private beat: NodeJS.Timeout | undefined
   private readonly followUps = new Set<NodeJS.Timeout>()
+  private othersBeating = true
+
+  /**
+   * True when no other instance beat in time at this one's last heartbeat: nobody runs lanes to hear a wake-up.
+   * False until the first beat answers. One that starts meanwhile is seen a beat later at most, and sweeps every
+   * shard as it starts.
+   */
+  get alone (): boolean { return !this.othersBeating }
 
   constructor (private readonly opts: RecoveryOptions) {}
 
@@ -67,7 +75,8 @@ export class Recovery {
 
   private async heartbeat (): Promise<void> {
     try {
-      const gone = await this.opts.store.heartbeat(this.opts.owner, GONE_AFTER_MS)
+      const { gone, others } = await this.opts.store.heartbeat(this.opts.owner, GONE_AFTER_MS)
+      this.othersBeating = others > 0
       if (gone.length > 0) this.sweepAll(`${gone.length} instance(s) stopped beating`)
     } catch (err) {
       this.opts.log.warn({ err }, 'chat heartbeat cannot reach the store')

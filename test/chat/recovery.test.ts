@@ -30,7 +30,7 @@ describe('chat recovery (redis)', () => {
     await t.app.chatWorker.idle(phone, 10_000)
     const replies = (await outbox(t, phone)).map((m) => textOf(m.body))
     expect(replies.length).toBeGreaterThan(0)
-    expect(await store.heartbeat(`probe-${randomUUID()}`, 60_000)).not.toContain(dead)
+    expect((await store.heartbeat(`probe-${randomUUID()}`, 60_000)).gone).not.toContain(dead)
   })
 
   it('an instance reported gone while only slow, which takes a phone and stops before its next beat: the phone is taken over', async () => {

@@ -375,11 +375,11 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     const [a, b, c] = [`a-${newPhone()}`, `b-${newPhone()}`, `c-${newPhone()}`]
     await store.heartbeat(a, 60_000)
     await store.heartbeat(b, 60_000)
-    expect(await store.heartbeat(c, 60_000)).not.toContain(a)
+    expect((await store.heartbeat(c, 60_000)).gone).not.toContain(a)
     await store.leave(a)
     const seen = await Promise.all([store.heartbeat(b, 60_000), store.heartbeat(c, 60_000)])
-    expect(seen.flat().filter((o) => o === a)).toEqual([a])
-    expect(await store.heartbeat(b, 60_000)).not.toContain(a)
+    expect(seen.flatMap((beat) => beat.gone).filter((o) => o === a)).toEqual([a])
+    expect((await store.heartbeat(b, 60_000)).gone).not.toContain(a)
   })
 
   it('an instance reported and still silent is reported once more a while later, then removed; one that beats again is not', async () => {
@@ -388,20 +388,35 @@ describe.each(stores)('chat store (%s)', (name, make) => {
     await store.heartbeat(a, 300)
     await store.heartbeat(d, 300)
     await sleep(350)
-    expect((await store.heartbeat(b, 1_000)).filter((o) => o === a || o === d).sort()).toEqual([a, d].sort())
+    expect((await store.heartbeat(b, 1_000)).gone.filter((o) => o === a || o === d).sort()).toEqual([a, d].sort())
     // marked reported: still gone to a taker, not reported again within the reporter's beat time
     expect(await store.gone([a, d])).toEqual([a, d])
-    expect(await store.heartbeat(c, 1_000)).not.toContain(a)
+    expect((await store.heartbeat(c, 1_000)).gone).not.toContain(a)
     // d beats again (it was only slow): alive, not reported later; a stays silent and is reported once more
     await store.heartbeat(d, 60_000)
     await sleep(1_100)
-    const second = await store.heartbeat(c, 1_000)
+    const second = (await store.heartbeat(c, 1_000)).gone
     expect(second).toContain(a)
     expect(second).not.toContain(d)
     expect(await store.gone([a, d])).toEqual([a])
     await sleep(1_100)
-    expect(await store.heartbeat(b, 60_000)).not.toContain(a)
-    expect(await store.heartbeat(c, 60_000)).not.toContain(a)
+    expect((await store.heartbeat(b, 60_000)).gone).not.toContain(a)
+    expect((await store.heartbeat(c, 60_000)).gone).not.toContain(a)
+  })
+
+  it('a heartbeat counts the other instances that beat in time: none when alone, not one that left', async () => {
+    // a store of its own: the other cases' instances are not listed
+    const own = await make()
+    try {
+      expect(await own.store.heartbeat('x', 60_000)).toEqual({ gone: [], others: 0 })
+      expect(await own.store.heartbeat('y', 60_000)).toEqual({ gone: [], others: 1 })
+      expect(await own.store.heartbeat('x', 60_000)).toEqual({ gone: [], others: 1 })
+      await own.store.leave('y')
+      expect(await own.store.heartbeat('x', 60_000)).toEqual({ gone: ['y'], others: 0 })
+      expect(await own.store.heartbeat('x', 60_000)).toEqual({ gone: [], others: 0 })
+    } finally {
+      await own.cleanup()
+    }
   })
 
   it('remembers applied ids as short marks, and still knows ids a session saved whole', () => {

@@ -307,8 +307,9 @@ export class MemoryChatStore implements ChatStore {
       if (until >= 0) this.live.set(o, -(this.now() + ttlMs))
       else this.live.delete(o)
     }
+    const others = [...this.live].filter(([o, until]) => o !== owner && until > this.now()).length
     this.live.set(owner, this.now() + ttlMs)
-    return gone.map(([o]) => o)
+    return { gone: gone.map(([o]) => o), others }
   }
 
   async leave (owner: string) { this.live.set(owner, 0) }

@@ -161,6 +161,14 @@ export interface DeadLetter {
   payload: string
 }
 
+/** What a heartbeat answers. */
+export interface Beat {
+  /** Instances whose time ran out, reported to this caller only. */
+  gone: string[]
+  /** Other instances that beat in time (0: this one is alone, and nobody listens to its wake-ups). */
+  others: number
+}
+
 export interface ChatStore {
   readonly shards: number
   /**
@@ -229,9 +237,9 @@ export interface ChatStore {
   lastInbound (phone: string): Promise<number | undefined>
   /**
    * This instance is alive for another `ttlMs`; answers the instances whose time ran out, each to one caller
-   * only (their leases run out and their phones must be looked for).
+   * only (their leases run out and their phones must be looked for), and how many others beat in time.
    */
-  heartbeat (owner: string, ttlMs: number): Promise<string[]>
+  heartbeat (owner: string, ttlMs: number): Promise<Beat>
   /** This instance stops: the others see it gone at their next heartbeat. */
   leave (owner: string): Promise<void>
   linkResult (phone: string, code: string): Promise<string | undefined>

@@ -2,7 +2,9 @@ import { defineScript, type Script, type ScriptArg } from '../../stores/define-s
 import { loadLua } from '../../stores/lua.ts'
 import { encodeHistory } from '../inbox/history-codec.ts'
 import { unpackSession } from '../session-codec.ts'
-import { appliedMark, type DeadLetter, type HistoryMessage, type InboxLimits, type Lane, type Next, type Recorded, type Taken, type Waiting } from './port.ts'
+import {
+  appliedMark, type Beat, type DeadLetter, type HistoryMessage, type InboxLimits, type Lane, type Next, type Recorded, type Taken, type Waiting
+} from './port.ts'
 
 // The chat's Redis scripts, one Lua file each in scripts/ (its keys, arguments and reply in its header; shared Lua in
 // scripts/includes/), declared here with the decode of its reply and the formats of what it is sent. A file's name
@@ -146,7 +148,10 @@ export const enqueue = chatScript<[phone: string, ...entries: string[]], boolean
 
 export const enqueueSystem = chatScript<[phone: string, entry: string, ttlMs: number], boolean>('enqueue-system-3', isOne)
 
-export const heartbeat = chatScript<[owner: string, ttlMs: number], string[]>('heartbeat-1', (raw) => reply(raw).map(str))
+export const heartbeat = chatScript<[owner: string, ttlMs: number], Beat>('heartbeat-1', (raw) => {
+  const [others, gone] = reply(raw)
+  return { others: Number(others), gone: reply(gone).map(str) }
+})
 
 export const record = chatScript<ReturnType<typeof historyArgs>, undefined>('record-2', () => undefined)
 

@@ -12,13 +12,15 @@
     ARGV[2] alive for, ms ('0' = leaving)
 
   Output:
-    the owners whose time ran out
+    {others, gone}: how many other instances beat in time (alive, not reported); the owners whose time ran out
 ]]
 --- @include "now"
 local gone, marked, ended = {}, {}, {}
+local others = 0
 local all = redis.call('HGETALL', KEYS[1])
 for i = 1, #all, 2 do
   local alive = tonumber(all[i + 1])
+  if all[i] ~= ARGV[1] and alive > now then others = others + 1 end
   if all[i] ~= ARGV[1] and math.abs(alive) <= now then
     gone[#gone + 1] = all[i]
     if alive >= 0 then
@@ -32,4 +34,4 @@ end
 if #ended > 0 then redis.call('HDEL', KEYS[1], unpack(ended)) end
 if #marked > 0 then redis.call('HSET', KEYS[1], unpack(marked)) end
 redis.call('HSET', KEYS[1], ARGV[1], now + tonumber(ARGV[2]))
-return gone
+return {others, gone}
