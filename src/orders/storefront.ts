@@ -315,18 +315,22 @@ export class StoreFront {
   }
 
   /**
-   * Completes the cart and records its order, one at a time per cart. The completion is noted first and forgotten
-   * once the order is recorded and staff told (or the backend refused it): whatever interrupts it (a lost answer,
-   * this process killed) leaves the note for settle().
+   * Completes the cart and records its order, one at a time per cart. The completion is noted first (with the
+   * lock) and forgotten once the order is recorded and staff told (with the lock's release; or after it, by
+   * reserved(), once the backend refused it): whatever interrupts it (a lost answer, this process killed) leaves
+   * the note for settle().
    */
   private async place (actor: ShopperActor, cartId: string, quota: OrderQuota): Promise<Order> {
     const { unsettled, locks } = this.completions
-    return await locks.withLock(keys.orders.completionLock(actor.tenant.id, cartId), COMPLETION_LOCK, async () => {
-      const earlier = await unsettled.get(actor.tenant.id, cartId) !== undefined
-      if (!earlier) await unsettled.note(actor.tenant.id, { cartId, memberId: quota.memberId, holdId: quota.holdId, by: completerOf(actor), at: Date.now() })
+    const entry = { cartId, memberId: quota.memberId, holdId: quota.holdId, by: completerOf(actor), at: Date.now() }
+    let settled = false
+    const hold = unsettled.completing(actor.tenant.id, entry, () => settled)
+    return await locks.withHold(keys.orders.completionLock(actor.tenant.id, cartId), COMPLETION_LOCK, hold, async ({ earlier }) => {
       const placed = await this.completion(actor, cartId)
       try {
-        return await this.recorded(actor, cartId, placed, quota, earlier)
+        const order = await this.recorded(actor, placed, quota, earlier)
+        settled = true
+        return order
       } catch (err) {
         if (!answerLost(err)) throw err
         // the order exists: the member is told so; settle() records it and tells staff once the backend answers
@@ -337,16 +341,15 @@ export class StoreFront {
   }
 
   /**
-   * The order's creation recorded once, staff told, the note forgotten. Staff are told when this call recorded it,
-   * or when an interrupted attempt left its note (it recorded the order but may not have told anyone: its answer
-   * was lost, or its process died, before the note was forgotten).
+   * The order's creation recorded once, staff told; the caller then forgets the note. Staff are told when this call
+   * recorded it, or when an interrupted attempt left its note (it recorded the order but may not have told anyone:
+   * its answer was lost, or its process died, before the note was forgotten).
    */
-  private async recorded (actor: Actor, cartId: string, placed: UpstreamOrder, quota: OrderQuota, interrupted: boolean): Promise<Order> {
+  private async recorded (actor: Actor, placed: UpstreamOrder, quota: OrderQuota, interrupted: boolean): Promise<Order> {
     const { order, added } = await this.orders.recordOnce(
       actor, placed.id, activity('orders:activity.created', 'success', authorOf(actor)), quotaMetadata(quota)
     )
     if (added || interrupted) await this.orders.notify(actor, order, 'order.placed')
-    await this.completions.unsettled.forget(actor.tenant.id, cartId)
     return order
   }
 
@@ -387,18 +390,25 @@ export class StoreFront {
     const tenant = await this.completions.tenants.get(tenantId)
     const done: Settled = { placed: 0, released: 0, unknown: 0 }
     if (!tenant) return done
-    for (const entry of await this.completions.unsettled.olderThan(tenantId, Date.now() - afterMs)) {
-      const ran = await this.completions.locks.tryLock(keys.orders.completionLock(tenantId, entry.cartId), COMPLETION_LOCK.ttlMs, async () =>
-        await this.settleOne(tenant, entry))
+    const { unsettled, locks } = this.completions
+    for (const { cartId } of await unsettled.olderThan(tenantId, Date.now() - afterMs)) {
+      let settled = false
+      const hold = unsettled.settling(tenantId, cartId, () => settled)
+      const ran = await locks.tryHold(keys.orders.completionLock(tenantId, cartId), COMPLETION_LOCK.ttlMs, hold, async ({ entry }) => {
+        // gone meanwhile: settled by the request itself or by another instance
+        if (entry === undefined) return 'placed'
+        const result = await this.settleOne(tenant, entry)
+        settled = result !== 'unknown'
+        return result
+      })
       if (ran.ran) done[ran.result]++
     }
     return done
   }
 
+  /** One interrupted completion read back: 'placed' and 'released' settle it (its note forgotten by the caller). */
   private async settleOne (tenant: Actor['tenant'], entry: Unsettled): Promise<keyof Settled> {
-    const { unsettled, log } = this.completions
-    // gone meanwhile: settled by the request itself or by another instance
-    if (await unsettled.get(tenant.id, entry.cartId) === undefined) return 'placed'
+    const { log } = this.completions
     const actor = await this.shopper({ ...entry.by, tenant }, undefined)
     const quota = { memberId: entry.memberId, holdId: entry.holdId }
     try {
@@ -407,7 +417,7 @@ export class StoreFront {
       const cart = await actor.medusa.getCart(entry.cartId, actor.upstreamToken)
       if (cart.completed_at) {
         const placed = orderOf(await actor.medusa.completeCart(entry.cartId, actor.upstreamToken))
-        await this.recorded(actor, entry.cartId, placed, quota, true)
+        await this.recorded(actor, placed, quota, true)
         log.info({ cartId: entry.cartId, orderId: placed.id }, 'interrupted completion settled: the order was placed')
         return 'placed'
       }
@@ -419,7 +429,6 @@ export class StoreFront {
       }
     }
     await this.dispense.release(tenant, quota)
-    await unsettled.forget(tenant.id, entry.cartId)
     log.info({ cartId: entry.cartId }, 'interrupted completion settled: no order, the reservation given back')
     return 'released'
   }

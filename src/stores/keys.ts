@@ -83,10 +83,13 @@ export const keys = {
     upstreamToken: (tenantId: string, subject: string) => `t:${tenantId}:orders:upstream-token:${subject}`,
     // held while an order's metadata (activity log, invoice flags) is read, changed and written back whole
     metadataLock: (tenantId: string, orderId: string) => `t:${tenantId}:orders:lock:${orderId}`,
-    // hash cart id -> JSON: a cart being completed whose outcome is not settled yet (src/orders/unsettled.ts)
-    unsettled: (tenantId: string) => `t:${tenantId}:orders:unsettled`,
+    // hash cart id -> JSON: a cart being completed whose outcome is not settled yet (src/orders/unsettled.ts); taken
+    // and given back with a cart's completion lock in one script, so under one tag
+    unsettled: (tenantId: string) => `{orders:${tenantId}}:unsettled`,
+    // the same hash before it had a tag: its notes are moved to the tagged one by each sweep
+    legacyUnsettled: (tenantId: string) => `t:${tenantId}:orders:unsettled`,
     // held while a cart is completed, or its completion settled: one at a time per cart, whatever the instance
-    completionLock: (tenantId: string, cartId: string) => `t:${tenantId}:orders:complete-lock:${cartId}`,
+    completionLock: (tenantId: string, cartId: string) => `{orders:${tenantId}}:complete-lock:${cartId}`,
   },
   accounts: {
     // logins of an email in the current lock window (taken before the password is tried)

@@ -14,11 +14,26 @@ export interface LockOptions {
   waitMs?: number
 }
 
+/**
+ * A lock taken and given back together with more of the caller's (a script of its own on keys in the lock's slot:
+ * one round trip for both). `take` answers what came with the lock, or undefined while another holder has it;
+ * `give` lets it go only while `token` still holds it. Without Redis, `take` is never refused: the process's own
+ * queue is the lock.
+ */
+export interface LockHold<A> {
+  take: (token: string, ttlMs: number) => Promise<A | undefined>
+  give: (token: string) => Promise<void>
+}
+
 export interface Locks {
   /** Runs `job` holding `key`, waiting up to `waitMs` for it. */
   withLock<T> (key: string, options: LockOptions, job: () => Promise<T>): Promise<T>
   /** Runs `job` only if `key` is free right now. */
   tryLock<T> (key: string, ttlMs: number, job: () => Promise<T>): Promise<{ ran: true, result: T } | { ran: false }>
+  /** withLock, the lock taken and given back by `hold`; `job` gets what came with it. */
+  withHold<A, T> (key: string, options: LockOptions, hold: LockHold<A>, job: (taken: A) => Promise<T>): Promise<T>
+  /** tryLock, the lock taken and given back by `hold`. */
+  tryHold<A, T> (key: string, ttlMs: number, hold: LockHold<A>, job: (taken: A) => Promise<T>): Promise<{ ran: true, result: T } | { ran: false }>
 }
 
 const busy = (key: string): AppError => new AppError('CONFLICT', 'Another request is changing this resource; retry shortly', { details: { lock: key } })
@@ -55,6 +70,26 @@ export class MemoryLocks implements Locks {
     if (this.queue.held(key)) return { ran: false as const }
     return { ran: true as const, result: await this.queue.run(key, job) }
   }
+
+  async withHold<A, T> (key: string, options: LockOptions, hold: LockHold<A>, job: (taken: A) => Promise<T>): Promise<T> {
+    return await this.withLock(key, options, async () => await held(key, hold, options.ttlMs, job))
+  }
+
+  async tryHold<A, T> (key: string, ttlMs: number, hold: LockHold<A>, job: (taken: A) => Promise<T>) {
+    return await this.tryLock(key, ttlMs, async () => await held(key, hold, ttlMs, job))
+  }
+}
+
+/** `job` between `hold`'s take and give, in this process's queue (which alone is the lock: a refusal is a bug). */
+async function held<A, T> (key: string, hold: LockHold<A>, ttlMs: number, job: (taken: A) => Promise<T>): Promise<T> {
+  const token = randomUUID()
+  const taken = await hold.take(token, ttlMs)
+  if (taken === undefined) throw busy(key)
+  try {
+    return await job(taken)
+  } finally {
+    await hold.give(token)
+  }
 }
 
 // Deletes the lock only while it is still ours (it may have expired and been taken by another holder).
@@ -72,38 +107,48 @@ export class RedisLocks implements Locks {
   constructor (private readonly redis: RedisClient) {}
 
   async withLock<T> (key: string, options: LockOptions, job: () => Promise<T>): Promise<T> {
+    return await this.withHold(key, options, this.plain(key), job)
+  }
+
+  async tryLock<T> (key: string, ttlMs: number, job: () => Promise<T>) {
+    return await this.tryHold(key, ttlMs, this.plain(key), job)
+  }
+
+  async withHold<A, T> (key: string, options: LockOptions, hold: LockHold<A>, job: (taken: A) => Promise<T>): Promise<T> {
     return await this.queue.run(key, async () => {
       const token = randomUUID()
       const deadline = Date.now() + (options.waitMs ?? 0)
-      for (let delay = 10; !await this.acquire(key, token, options.ttlMs); delay = Math.min(delay * 2, 200)) {
+      let taken: A | undefined
+      for (let delay = 10; (taken = await hold.take(token, options.ttlMs)) === undefined; delay = Math.min(delay * 2, 200)) {
         if (Date.now() + delay > deadline) throw busy(key)
         await sleep(delay)
       }
       try {
-        return await job()
+        return await job(taken)
       } finally {
-        await this.release(key, token)
+        await hold.give(token)
       }
     })
   }
 
-  async tryLock<T> (key: string, ttlMs: number, job: () => Promise<T>) {
+  async tryHold<A, T> (key: string, ttlMs: number, hold: LockHold<A>, job: (taken: A) => Promise<T>) {
     if (this.queue.held(key)) return { ran: false as const }
     const token = randomUUID()
-    if (!await this.acquire(key, token, ttlMs)) return { ran: false as const }
+    const taken = await hold.take(token, ttlMs)
+    if (taken === undefined) return { ran: false as const }
     try {
-      return { ran: true as const, result: await this.queue.run(key, job) }
+      return { ran: true as const, result: await this.queue.run(key, async () => await job(taken)) }
     } finally {
-      await this.release(key, token)
+      await hold.give(token)
     }
   }
 
-  private async acquire (key: string, token: string, ttlMs: number): Promise<boolean> {
-    return await this.redis.set(key, token, 'PX', ttlMs, 'NX') === 'OK'
-  }
-
-  private async release (key: string, token: string): Promise<void> {
-    await release(this.redis, [key], token)
+  /** The lock alone: SET NX PX, and the release script. */
+  private plain (key: string): LockHold<true> {
+    return {
+      take: async (token, ttlMs) => await this.redis.set(key, token, 'PX', ttlMs, 'NX') === 'OK' || undefined,
+      give: async (token) => { await release(this.redis, [key], token) },
+    }
   }
 }
 

@@ -33,6 +33,9 @@ const groups: Record<string, string[]> = {
     n.broadcastFeed('club-norte', 'member'), n.broadcastFeedExpiry('club-norte', 'member'), n.broadcastSeq('club-norte'),
     n.broadcast('club-norte', 'bc_1'), n.broadcast('club-norte', 'bc_2'),
   ],
+  'orders: a completion\'s lock taken and given back with its note': [
+    keys.orders.completionLock('club-norte', 'cart_1'), keys.orders.completionLock('club-norte', 'cart_2'), keys.orders.unsettled('club-norte'),
+  ],
   'dispensing: a member\'s reserve, release, finalize, read, standing': Object.values(keys.dispensing.member('club-norte', 'cus_ana')),
   'dispensing: the club\'s ledger append, reverse, list, retention': [
     ...Object.values(keys.dispensing.ledger('club-norte')),
@@ -52,7 +55,7 @@ const groups: Record<string, string[]> = {
 // Builders whose keys no script, MULTI or pipeline combines with another key: they need no shared tag.
 const alone = new Set([
   'staff.roster', 'staff.byEmail', 'staff.revokedBefore', 'staff.accessChanged', 'oneUseToken', 'orders.idempotency', 'orders.upstreamToken',
-  'orders.metadataLock', 'orders.unsettled', 'orders.completionLock', 'accounts.loginAttempts',
+  'orders.metadataLock', 'orders.legacyUnsettled', 'accounts.loginAttempts',
   'notifications.remindersLock', 'notifications.recipient.broadcastCursor', 'crops.batchSeq', 'crops.catalog', 'batches.stockLock',
   'chat.instances', 'chat.conversationsMoved', 'chat.linking.code', 'chat.linking.accounts', 'chat.linking.invite', 'chat.linking.attempts',
   'chat.linking.members',
@@ -87,7 +90,7 @@ const grouped = new Set([
   ...['one', 'index', 'active', 'plants', 'plantCodes'].map((k) => `crops.${k}`),
   ...Object.keys(keys.content).map((k) => `content.${k}`),
   ...Object.keys(keys.batches).filter((k) => k !== 'stockLock').map((k) => `batches.${k}`),
-  'tenants.all', 'tenants.one', 'tenants.names',
+  'tenants.all', 'tenants.one', 'tenants.names', 'orders.unsettled', 'orders.completionLock',
   ...Object.keys(recipient).filter((k) => k !== 'broadcastCursor').map((k) => `notifications.recipient.${k}`), 'notifications.expiring',
   'notifications.broadcastFeed', 'notifications.broadcastFeedExpiry', 'notifications.broadcastSeq', 'notifications.broadcast',
   ...Object.keys(b).filter((k) => k !== 'wake').map((k) => `chat.bot.${k}`),
