@@ -28,6 +28,8 @@ function inboundEvent (input: InboundInput, at: number, accounts: AccountRef[]):
 
 export interface TurnResult {
   doc: string
+  /** The club the session is with after the turn (the document's `tenantId`): the history records the turn for it. */
+  tenantId?: string
   applied: string[]
   /** Outbox entries (JSON), in order. */
   replies: string[]
@@ -65,6 +67,7 @@ export class ConversationRuntime {
     const at = this.deps.clock()
     return {
       doc: encodeSession(snapshot),
+      tenantId,
       applied: [message.id, ...session.applied].slice(0, APPLIED_KEPT),
       replies: replies.bodies.map((body, i) => JSON.stringify({ id: `${message.id}:${i}`, phone, tenantId, at, body } satisfies OutboxEntry)),
       before: String(start.value),

@@ -40,7 +40,7 @@ export interface Turns { run (message: InboundMessage, session: SessionState): P
 
 /** What a turn records in the conversation history (src/chat/inbox/service.ts): its commit writes it. */
 export interface TurnHistory {
-  turnRecord (message: InboundMessage, doc: string | undefined, replies: string[]): Recorded | undefined
+  turnRecord (message: InboundMessage, tenantId: string | undefined, replies: string[]): Recorded | undefined
   /** Called in the same tick as the commit of a turn with a record, so that what it sends goes out with it. */
   committing (phone: string, recorded: Recorded): void
 }
@@ -108,7 +108,7 @@ export class TurnWorker {
     try {
       const result = await this.turns.run(message, work.session)
       this.opts.crashPoint('turn-before-commit')
-      const record = this.history.turnRecord(message, result.doc, result.replies)
+      const record = this.history.turnRecord(message, result.tenantId, result.replies)
       const asked = performance.now()
       const committed = this.commit(
         work,

@@ -46,6 +46,7 @@ export class HandoffGate implements Turns {
     const state = saved.state ?? ''
     return {
       doc: session.doc as string,
+      tenantId: saved.tenantId,
       applied: [message.id, ...session.applied].slice(0, APPLIED_KEPT),
       replies: texts.map((t, i) => this.entry(message, saved.tenantId, String(i), t)),
       before: state,

@@ -114,8 +114,7 @@ export class ChatInbox {
   }
 
   /** What a turn records (the member's message and the bot's replies, outbox entries as JSON): its commit writes it. */
-  turnRecord (message: InboundMessage, doc: string | undefined, replies: string[]): Recorded | undefined {
-    const tenantId = sessionFields(doc).tenantId
+  turnRecord (message: InboundMessage, tenantId: string | undefined, replies: string[]): Recorded | undefined {
     if (!tenantId) return undefined
     return { tenantId, messages: [inboundHistory(message), ...replies.map((r) => outboundHistory(JSON.parse(r) as OutboxEntry, 'bot'))] }
   }
