@@ -120,6 +120,13 @@ describe('the phone record on Redis', () => {
     expect(unpackSession(linkedDoc)).toBe(linkedDoc)
   })
 
+  it('a document stored by the codec before its window was made smaller (a match 4,700 bytes back) reads the same', () => {
+    const x = 'QWERTYUIOPASDFGHJKLZXCVBNM0123456789qwertyuiopasdfghjklzxcvbnm'
+    const stored = '~q1ZKVLJSCgx3DQqJDPX0D3AMdnFz9/Dy9omKcA5z8vM1MDQyNjE1M7ewLCxPLSqpLM3ML0gsTklLz8jKzqmqSC5LygPln4JEkHVVo2AUjIJRMApGwSgYBaNgFIyCUTAK' +
+      'RsEoGAWjYFgCJR2lJMpHkWoB'
+    expect(unpackSession(stored)).toBe(JSON.stringify({ a: x, pad: 'z'.repeat(4600), b: x }))
+  })
+
   it('packing round-trips any document, and never leaves a newline in the record (property)', () => {
     fc.assert(fc.property(fc.oneof(fc.string({ unit: 'grapheme', minLength: 1 }), fc.json()), (doc) => {
       const packed = packSession(doc)
