@@ -79,6 +79,8 @@ export interface TurnCost {
   rate: number
   window: [number, number]
   floorUs?: number
+  /** The floor's write system calls per turn (each awaited exchange is one: it batches nothing). */
+  floorWrites?: number
   /** The service's largest self-time costs during the step, in µs of CPU per turn. */
   costs?: Array<{ where: string, usPerTurn: number, callers: Array<{ caller: string, usPerTurn: number }> }>
 }
@@ -223,7 +225,8 @@ export async function run (): Promise<{ costs: TurnCost[], targets: Target[] }> 
     // the floor of each kind: the same exchanges and scripts, counted above, at the same concurrency
     const floor = await startChild('bench/floor-server.ts', { REDIS_URL: floorRedis.url, PROVIDER_URL: provider.url, COMMERCE_URL: commerce.url })
     children.push(floor)
-    const floorCpu = cpuClock(floor.process.pid as number)
+    const floorPid = floor.process.pid as number
+    const floorCpu = cpuClock(floorPid)
     const floorDone = async (): Promise<number> =>
       (JSON.parse((await send(floor.pool, { method: 'GET', path: '/floor/done', headers: {} })).body) as { done: number }).done
     await closedLoop(floor.pool, warm.length, IN_FLIGHT, (i) => ({ ...warm[i] as Request, headers: { ...(warm[i] as Request).headers, 'x-floor': '5,1,1' } }))
@@ -236,10 +239,12 @@ export async function run (): Promise<{ costs: TurnCost[], targets: Target[] }> 
         ...r, headers: { ...r.headers, 'x-floor': `${share(total.scripts, n, i)},${share(total.replies, n, i)},${share(total.calls, n, i)}` }
       }))
       const done = await floorDone()
-      const cpu = floorCpu.read()
+      const before = { cpu: floorCpu.read(), writes: writes(floorPid) }
       await closedLoop(floor.pool, n, IN_FLIGHT, (i) => posts[i] as Request)
-      const end = await stepEnd(provider, `the floor's ${cost.kind} turns`, async () => await floorDone() >= done + n, async () => floorCpu.read())
-      cost.floorUs = (end.after - cpu) / n
+      const end = await stepEnd(provider, `the floor's ${cost.kind} turns`, async () => await floorDone() >= done + n,
+        async () => ({ cpu: floorCpu.read(), writes: writes(floorPid) }))
+      cost.floorUs = (end.after.cpu - before.cpu) / n
+      cost.floorWrites = (end.after.writes - before.writes) / n
     }
     const exited = serviceCpu.exited() + backendCpu.exited() + floorCpu.exited()
     if (exited > 0) process.stdout.write(`  ${exited} threads of the processes measured exited: their last moments are not counted\n`)
@@ -271,42 +276,30 @@ export async function run (): Promise<{ costs: TurnCost[], targets: Target[] }> 
   return { costs, targets: targets(costs) }
 }
 
+const COLUMNS: ReadonlyArray<[name: string, width: number, value: (c: TurnCost) => string]> = [
+  ['service', 8, (c) => fmt(c.serviceUs)],
+  ['floor', 6, (c) => fmt(c.floorUs ?? NaN)],
+  ['ratio', 6, (c) => `${(c.serviceUs / (c.floorUs ?? NaN)).toFixed(1)}x`],
+  ['writes', 6, (c) => c.writes.toFixed(1)],
+  ['floor', 6, (c) => (c.floorWrites ?? NaN).toFixed(1)],
+  ['waited', 7, (c) => fmt(c.waitedUs)],
+  ['backend', 8, (c) => fmt(c.backendUs)],
+  ['calls', 6, (c) => c.calls.toFixed(1)],
+  ['scripts', 8, (c) => c.scripts.toFixed(1)],
+  ['replies', 8, (c) => c.replies.toFixed(1)],
+  ['backend Redis', 13, (c) => c.backendCommands.toFixed(1)],
+  ['turns/s', 8, (c) => fmt(c.rate)],
+]
+
 function report (costs: readonly TurnCost[]): void {
   const n = costs[0]?.turns ?? 0
   const early = costs.filter((c) => c.early > 0).map((c) => `${c.kind} ${c.early}`)
   const lines = [
     `  ${n} phones, each step typed by all of them (${IN_FLIGHT} in flight); CPU µs per turn (ns clock), sending replies included; the floor does the`,
-    '  same HTTP exchanges and as many Redis scripts (bench/floor-server.ts); writes: the service\'s write system calls per turn;',
+    '  same HTTP exchanges and as many Redis scripts (bench/floor-server.ts); writes: the service\'s write system calls per turn, and the floor\'s;',
     '  waited: µs per turn its threads were ready to run and waited for a core (/proc schedstat: the machine\'s load)',
-    `    ${'kind'.padEnd(
-      30
-    )} ${'service'.padStart(
-      8
-    )} ${'floor'.padStart(
-      6
-    )} ${'ratio'.padStart(
-      6
-    )} ${'writes'.padStart(
-      6
-    )} ${'waited'.padStart(
-      7
-    )} ${'backend'.padStart(
-      8
-    )} ${'calls'.padStart(6)} ${'scripts'.padStart(8)} ${'replies'.padStart(8)} ${'backend Redis'.padStart(13)} ${'turns/s'.padStart(8)}`,
-    ...costs.map((c) =>
-      `    ${c.kind.padEnd(
-        30
-      )} ${fmt(c.serviceUs).padStart(
-        8
-      )} ${fmt(c.floorUs ?? NaN).padStart(6)} ${`${(c.serviceUs / (c.floorUs ?? NaN)).toFixed(1)}x`.padStart(6)} ${c.writes.toFixed(1).padStart(6)} ${fmt(
-        c.waitedUs
-      ).padStart(
-        7
-      )} ${fmt(c.backendUs).padStart(
-        8
-      )} ${c.calls.toFixed(1).padStart(
-        6
-      )} ${c.scripts.toFixed(1).padStart(8)} ${c.replies.toFixed(1).padStart(8)} ${c.backendCommands.toFixed(1).padStart(13)} ${fmt(c.rate).padStart(8)}`),
+    `    ${'kind'.padEnd(30)} ${COLUMNS.map(([name, width]) => name.padStart(width)).join(' ')}`,
+    ...costs.map((c) => `    ${c.kind.padEnd(30)} ${COLUMNS.map(([, width, value]) => value(c).padStart(width)).join(' ')}`),
     ...early.length > 0 ? [`  asked too early whether the step was over (its two /metrics scrapes counted in the step): ${early.join(', ')}`] : [],
     '  the service\'s three largest costs in each kind, µs of its CPU per turn (per commerce call too, where it makes them):',
     '  its CPU shared out as the profile\'s samples taken while it ran; under each, the callers that brought a tenth of it or more',
