@@ -189,6 +189,13 @@ function statusesOf (body: unknown, event: string | undefined, receivedAt: numbe
   return { address, updates }
 }
 
+/**
+ * A message that names another business number is not ours to answer, however well signed (a shared secret).
+ * (Declared here, not inside `readDelivery`: tsx names a function made per call at each call.)
+ */
+const foreignNumber = (m: MessageEvent, ourNumber: string | undefined): boolean =>
+  ourNumber !== undefined && m.phone_number_id !== undefined && m.phone_number_id !== ourNumber
+
 /** True for the names of the provider's status events. */
 export const isStatusEvent = (event: string | undefined): boolean => event !== undefined && STATUS_EVENTS[event] !== undefined
 
@@ -199,8 +206,6 @@ export const isStatusEvent = (event: string | undefined): boolean => event !== u
  * that one bad item does not make the provider resend the good ones.
  */
 export function readDelivery (body: unknown, receivedAt: number, event?: string, ourNumber?: string): Delivery {
-  // A message that names another business number is not ours to answer, however well signed (a shared secret).
-  const foreignNumber = (m: MessageEvent): boolean => ourNumber !== undefined && m.phone_number_id !== undefined && m.phone_number_id !== ourNumber
   // only a body saying `batch: true` can be one (the schema's literal): a single event is not tried as a batch first
   const asBatch = (body as { batch?: unknown } | null)?.batch === true ? batch.safeParse(body) : undefined
   if (asBatch?.success) {
@@ -218,7 +223,7 @@ export function readDelivery (body: unknown, receivedAt: number, event?: string,
       }
       const parsed = messageEvent.safeParse(item)
       if (parsed.success && (itemEvent === undefined || itemEvent === MESSAGE_EVENT)) {
-        if (foreignNumber(parsed.data)) foreign++
+        if (foreignNumber(parsed.data, ourNumber)) foreign++
         else messages.push(toMessage(parsed.data, receivedAt))
       } else {
         skipped++
@@ -233,6 +238,6 @@ export function readDelivery (body: unknown, receivedAt: number, event?: string,
   const plain = plainTextEvent(body)
   const single = plain ? { success: true as const, data: plain } : messageEvent.safeParse(body)
   if (!single.success) return { ok: false, error: single.error }
-  if (foreignNumber(single.data)) return { ok: true, event: single.data.type, messages: [], statuses: [], skipped: 0, foreign: 1 }
+  if (foreignNumber(single.data, ourNumber)) return { ok: true, event: single.data.type, messages: [], statuses: [], skipped: 0, foreign: 1 }
   return { ok: true, event: single.data.type, messages: [toMessage(single.data, receivedAt)], statuses: [], skipped: 0, foreign: 0 }
 }
