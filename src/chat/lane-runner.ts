@@ -168,7 +168,7 @@ export class LaneRunner<W> {
 
   /** The first phone queued, passing over those that could not reach the store while one of them is in hand. */
   private next (): string | undefined {
-    const probing = [...this.active].some((phone) => this.unreachable.has(phone))
+    const probing = this.unreachable.size > 0 && [...this.active].some((phone) => this.unreachable.has(phone))
     for (const phone of this.queue) if (!probing || !this.unreachable.has(phone)) return phone
     return undefined
   }

@@ -156,20 +156,20 @@ export class Sender implements SendStage {
 
   private async send (work: Leased, stopping: AbortSignal): Promise<Next<Leased> | undefined> {
     const { phone } = work
-    const log = this.opts.log.child({ phone: maskPhone(phone) })
+    // the phone in each line, not a child logger per send: most sends write none (their line is at debug)
     const kept = this.unrecorded.get(phone)
     // the head was delivered by this process already: record it, never send it again
-    if (kept?.entry === work.entry) return await this.record(phone, kept, log)
+    if (kept?.entry === work.entry) return await this.record(phone, kept)
     // a record kept for another head: the head moved on, so it was recorded (its answer lost with the connection)
     if (kept) this.unrecorded.delete(phone)
     let entry: OutboxEntry
     try {
       entry = JSON.parse(work.entry) as OutboxEntry
     } catch {
-      return await this.bury(work, undefined, 'the outbox entry is not readable JSON', log)
+      return await this.bury(work, undefined, 'the outbox entry is not readable JSON')
     }
     const age = this.opts.clock() - entry.at
-    if (age > this.opts.horizonMs) return await this.bury(work, entry, `not delivered within ${this.opts.horizonMs} ms`, log)
+    if (age > this.opts.horizonMs) return await this.bury(work, entry, `not delivered within ${this.opts.horizonMs} ms`)
     // Redis failing here goes up like any store failure (the lane tries the phone again); shutdown hands it back
     const turn = await this.gate.turn(this.opts.businessNumber, stopping).catch((err: unknown) => { if (stopping.aborted) return undefined; throw err })
     if (!turn) {
@@ -183,7 +183,10 @@ export class Sender implements SendStage {
     // slowed by the pace may have lost the phone to another instance, which may have delivered this reply already
     const until = await this.holds(phone, work.leasedAt)
     if (until === undefined) {
-      log.warn({ replyId: entry.id, outcome: 'lease-lost' }, 'chat reply not sent: the phone\'s lease was lost to another instance')
+      this.opts.log.warn(
+        { phone: maskPhone(phone), replyId: entry.id, outcome: 'lease-lost' },
+        'chat reply not sent: the phone\'s lease was lost to another instance'
+      )
       return undefined
     }
     const started = performance.now()
@@ -193,7 +196,10 @@ export class Sender implements SendStage {
     const ms = Math.round(performance.now() - started)
     if (delivery.kind === 'fenced') {
       // nothing left: the phone goes back without an attempt counted, to whoever holds it now (if not us, a no-op)
-      log.warn({ replyId: entry.id, ms, outcome: 'lease-lost' }, 'chat reply not sent: the lease ran out before the request was written')
+      this.opts.log.warn(
+        { phone: maskPhone(phone), replyId: entry.id, ms, outcome: 'lease-lost' },
+        'chat reply not sent: the lease ran out before the request was written'
+      )
       return await this.later(phone, 0)
     }
     if (delivery.kind === 'ok') {
@@ -201,21 +207,24 @@ export class Sender implements SendStage {
       this.opts.metrics.sent.inc()
       // at debug: the turn's line names its replies, club_chat_replies_sent_total counts them and the receipt follows
       // each one; a reply not sent is a warning (docs/operations.md, Logs)
-      log.debug({ replyId: entry.id, type: entry.body.type, ms, tries: work.tries + 1, outcome: 'sent' }, 'chat reply sent')
+      this.opts.log.debug({ phone: maskPhone(phone), replyId: entry.id, type: entry.body.type, ms, tries: work.tries + 1, outcome: 'sent' }, 'chat reply sent')
       const receipt = delivery.messageId ? this.opts.receiptOf(entry, delivery.messageId) : undefined
-      return await this.record(phone, { entry: work.entry, replyId: entry.id, receipt }, log)
+      return await this.record(phone, { entry: work.entry, replyId: entry.id, receipt })
     }
     if (delivery.kind === 'refused' && delivery.windowClosed && entry.template) {
       // an update outside the 24-hour window (131047): its template goes instead, behind the phone's other replies
       const asked = performance.now()
       const next = await this.store.sent(phone, this.opts.owner, work.entry, this.opts.leaseMs)
       await this.opts.windowClosed(entry)
-      log.warn({ replyId: entry.id, reason: delivery.reason, outcome: 'template' }, 'chat update refused outside the 24-hour window: its template is queued')
+      this.opts.log.warn(
+        { phone: maskPhone(phone), replyId: entry.id, reason: delivery.reason, outcome: 'template' },
+        'chat update refused outside the 24-hour window: its template is queued'
+      )
       return next.kind === 'lost' ? undefined : leasedBy(next, asked)
     }
     if (delivery.kind === 'refused') {
       const reason = delivery.windowClosed ? `the member's 24-hour window is closed (131047): ${delivery.reason}` : delivery.reason
-      return await this.bury(work, entry, reason, log)
+      return await this.bury(work, entry, reason)
     }
     if (delivery.kind === 'throttled') {
       const holdMs = delivery.retryAfterMs ?? (delivery.scope === 'phone' ? PAIR_RATE_HOLD_MS : THROTTLE_HOLD_MS)
@@ -224,8 +233,8 @@ export class Sender implements SendStage {
         await this.opts.pace.hold(this.opts.businessNumber, holdMs)
       }
       this.opts.metrics.sendRetried.inc()
-      log.warn(
-        { replyId: entry.id, scope: delivery.scope, reason: delivery.reason, retryInMs: holdMs, outcome: 'throttled' },
+      this.opts.log.warn(
+        { phone: maskPhone(phone), replyId: entry.id, scope: delivery.scope, reason: delivery.reason, retryInMs: holdMs, outcome: 'throttled' },
         'chat reply throttled by the provider: sent later'
       )
       return await this.later(phone, holdMs)
@@ -236,10 +245,10 @@ export class Sender implements SendStage {
       return undefined
     }
     const delay = delivery.retryAfterMs ?? sendBackoffMs(work.tries)
-    if (age + delay > this.opts.horizonMs) return await this.bury(work, entry, `${delivery.reason}; retries would pass the horizon`, log)
+    if (age + delay > this.opts.horizonMs) return await this.bury(work, entry, `${delivery.reason}; retries would pass the horizon`)
     this.opts.metrics.sendRetried.inc()
-    log.warn(
-      { replyId: entry.id, tries: work.tries + 1, reason: delivery.reason, retryInMs: Math.round(delay), outcome: 'retry' },
+    this.opts.log.warn(
+      { phone: maskPhone(phone), replyId: entry.id, tries: work.tries + 1, reason: delivery.reason, retryInMs: Math.round(delay), outcome: 'retry' },
       'chat reply not delivered: retried later'
     )
     await this.store.release('send', phone, this.opts.owner, delay, true)
@@ -252,21 +261,22 @@ export class Sender implements SendStage {
    * goes through (recordKept), and the error goes up (the lane looks at the phone again after a lease, and finds
    * the kept record before sending anything).
    */
-  private async record (phone: string, kept: Unrecorded, log: FastifyBaseLogger): Promise<Next<Leased> | undefined> {
+  private async record (phone: string, kept: Unrecorded): Promise<Next<Leased> | undefined> {
     let next: Next<SendWork>
     const asked = performance.now()
     try {
       next = await this.store.delivered(phone, this.opts.owner, kept.entry, this.opts.leaseMs, kept.receipt)
     } catch (err) {
       if (!this.unrecorded.has(phone)) {
-        log.warn(
-          { err, replyId: kept.replyId, outcome: 'unrecorded' }, 'chat reply sent but not recorded: kept in this process until Redis answers'
+        this.opts.log.warn(
+          { phone: maskPhone(phone), err, replyId: kept.replyId, outcome: 'unrecorded' },
+          'chat reply sent but not recorded: kept in this process until Redis answers'
         )
       }
       this.keep(phone, kept)
       throw err
     }
-    this.recorded(phone, kept, log)
+    this.recorded(phone, kept)
     return next.kind === 'lost' ? undefined : leasedBy(next, asked)
   }
 
@@ -275,11 +285,14 @@ export class Sender implements SendStage {
     this.recording ??= this.recordKept().finally(() => { this.recording = undefined })
   }
 
-  private recorded (phone: string, kept: Unrecorded, log: FastifyBaseLogger): void {
+  private recorded (phone: string, kept: Unrecorded): void {
     if (this.unrecorded.get(phone) !== kept) return
     this.unrecorded.delete(phone)
     this.opts.metrics.recordedLate.inc()
-    log.info({ replyId: kept.replyId, outcome: 'recorded-late' }, 'chat reply recorded once Redis answered again: not sent twice')
+    this.opts.log.info(
+      { phone: maskPhone(phone), replyId: kept.replyId, outcome: 'recorded-late' },
+      'chat reply recorded once Redis answered again: not sent twice'
+    )
   }
 
   /**
@@ -296,11 +309,10 @@ export class Sender implements SendStage {
 
   private async recordPass (): Promise<void> {
     await Promise.all([...this.unrecorded].map(async ([phone, kept]) => {
-      const log = this.opts.log.child({ phone: maskPhone(phone) })
       try {
         const asked = performance.now()
         const next = await this.store.delivered(phone, this.opts.owner, kept.entry, this.opts.leaseMs, kept.receipt)
-        this.recorded(phone, kept, log)
+        this.recorded(phone, kept)
         if (next.kind === 'more' && !this.stopped) this.runner.adopt(phone, { ...next.work, leasedAt: asked })
       } catch {}
     }))
@@ -332,7 +344,7 @@ export class Sender implements SendStage {
     return undefined
   }
 
-  private async bury (work: SendWork, entry: OutboxEntry | undefined, reason: string, log: FastifyBaseLogger): Promise<Next<Leased> | undefined> {
+  private async bury (work: SendWork, entry: OutboxEntry | undefined, reason: string): Promise<Next<Leased> | undefined> {
     const letter: DeadLetter = {
       id: deadLetterId(shardOf(work.phone, this.opts.shards), randomUUID()),
       lane: 'send',
@@ -347,7 +359,10 @@ export class Sender implements SendStage {
     const next = await this.store.sent(work.phone, this.opts.owner, work.entry, this.opts.leaseMs, letter)
     if (next.kind === 'lost') return undefined
     this.opts.metrics.deadLetters.inc({ lane: 'send' })
-    log.error({ replyId: entry?.id, reason, deadLetter: letter.id, outcome: 'dead-letter' }, 'chat reply given up: kept as a dead letter')
+    this.opts.log.error(
+      { phone: maskPhone(work.phone), replyId: entry?.id, reason, deadLetter: letter.id, outcome: 'dead-letter' },
+      'chat reply given up: kept as a dead letter'
+    )
     return leasedBy(next, asked)
   }
 }

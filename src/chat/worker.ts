@@ -89,16 +89,16 @@ export class TurnWorker {
   /** One message: skipped if applied, dead-lettered if it keeps failing, else run and committed. */
   private async turn (work: TurnWork): Promise<Next<TurnWork> | undefined> {
     const { phone } = work
-    const log = this.opts.log.child({ phone: maskPhone(phone) })
+    // the phone in each line, not a child logger per turn: a turn writes one line, its child would cost more
     const message = decodeMail(work.message)
     if (!message) return await this.bury(work, 'the mailbox entry is not a readable message', undefined)
     if (isApplied(work.session.applied, message.id)) {
       const next = await this.commit(
-        work, { expected: work.session.version, doc: undefined, applied: work.session.applied, message: work.message, replies: [] }, log, message.id
+        work, { expected: work.session.version, doc: undefined, applied: work.session.applied, message: work.message, replies: [] }, message.id
       )
       if (next) {
         this.opts.metrics.duplicates.inc()
-        log.info({ messageId: message.id, outcome: 'duplicate' }, 'chat turn skipped: already applied')
+        this.opts.log.info({ phone: maskPhone(phone), messageId: message.id, outcome: 'duplicate' }, 'chat turn skipped: already applied')
       }
       return next
     }
@@ -122,13 +122,16 @@ export class TurnWorker {
           record,
           linkCodes: result.linkCodes
         },
-        log, message.id
+        message.id
       )
       if (record) this.history.committing(phone, record)
       const next = await committed
       if (next) {
         this.opts.metrics.applied.inc()
-        log.info({ messageId: message.id, before: result.before, after: result.after, replies: result.replies.length, outcome: 'applied' }, 'chat turn')
+        this.opts.log.info(
+          { phone: maskPhone(phone), messageId: message.id, before: result.before, after: result.after, replies: result.replies.length, outcome: 'applied' },
+          'chat turn'
+        )
         if (next.senderDue || next.send) this.send.handOver(phone, next.send, asked)
       }
       return next
@@ -137,7 +140,10 @@ export class TurnWorker {
       if (!transient && work.tries >= this.opts.maxTries) return await this.bury(work, (err as Error).message.slice(0, 500), message.id)
       const delay = transient ? TRANSIENT_RETRY_MS : turnBackoffMs(work.tries)
       this.opts.metrics.retried.inc()
-      log.warn({ err, messageId: message.id, tries: work.tries, transient, retryInMs: delay, outcome: 'retry' }, 'chat turn failed: retried later')
+      this.opts.log.warn(
+        { phone: maskPhone(phone), err, messageId: message.id, tries: work.tries, transient, retryInMs: delay, outcome: 'retry' },
+        'chat turn failed: retried later'
+      )
       await this.store.release('turn', phone, this.opts.owner, delay, !transient, (err as Error).message.slice(0, 500)).catch(() => {})
       this.runner.later(phone, delay)
       return undefined
@@ -156,10 +162,13 @@ export class TurnWorker {
   }
 
   /** Commits; a lost lease is logged (another worker has the phone now), gives the attempt back and ends this drain. */
-  private async commit (work: TurnWork, commit: Commit, log: FastifyBaseLogger, messageId: string): Promise<Committed | undefined> {
+  private async commit (work: TurnWork, commit: Commit, messageId: string): Promise<Committed | undefined> {
     const next = await this.store.commitTurn(work.phone, this.opts.owner, commit, this.opts.leaseMs)
     if (next.kind !== 'lost') return next
-    log.warn({ messageId, outcome: 'lost-lease' }, 'chat turn not committed: the lease moved on; the new holder runs it')
+    this.opts.log.warn(
+      { phone: maskPhone(work.phone), messageId, outcome: 'lost-lease' },
+      'chat turn not committed: the lease moved on; the new holder runs it'
+    )
     await this.giveBack(work)
     return undefined
   }
