@@ -2,9 +2,10 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Product, Reply } from '../../machines/conversation.types.ts'
 import { readDelivery } from '../../src/chat/inbound.ts'
-import { sendBodyFor } from '../../src/chat/outbound/messages.ts'
+import { sendBody, sendBodyFor, type OutboundMessage } from '../../src/chat/outbound/messages.ts'
 import { ProviderClient, retryAfterMs } from '../../src/chat/outbound/provider-client.ts'
 import { compose } from '../../src/chat/replies/compose.ts'
+import { recipientOf } from '../../src/chat/provider/identity.ts'
 import { startFakeProvider, type FakeProvider } from './support.ts'
 
 // Outbound: provider limits hold for any reply; one send call tells ok, retry (429, 5xx, timeout) and refused apart.
@@ -92,6 +93,21 @@ describe('reply composer', () => {
         expect(() => sendBodyFor('5491100000001', message)).not.toThrow()
       }
     }), { numRuns: 300 })
+  })
+
+  it('a body for an address is what the whole schema answers, or refused as it refuses it (property)', () => {
+    const addressArb = fc.oneof(fc.constantFrom('5491100000001', 'AR.123abc', 'AR.ENT.x9', '12345', 'ar.1', ''), fc.string({ maxLength: 20 }))
+    const messages = fc.oneof(
+      fc.tuple(replyArb, fc.constantFrom('es' as const, 'en' as const))
+        .chain(([reply, locale]) => fc.constantFrom(...compose(reply, { locale, currency: 'ARS' }))),
+      fc.record({ type: fc.constant('text' as const), text: fc.record({ body: fc.string({ maxLength: 4100 }) }) }),
+      fc.jsonValue().map((v) => v as unknown as OutboundMessage)
+    )
+    fc.assert(fc.property(addressArb, messages, (address, message) => {
+      const whole = sendBody.safeParse({ messaging_product: 'whatsapp', recipient_type: 'individual', ...recipientOf(address), ...message })
+      if (whole.success) expect(JSON.stringify(sendBodyFor(address, message))).toBe(JSON.stringify(whole.data))
+      else expect(() => sendBodyFor(address, message)).toThrow()
+    }), { numRuns: 500 })
   })
 
   it('formats money for the club (es-AR, en)', () => {

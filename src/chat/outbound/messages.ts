@@ -94,7 +94,9 @@ export const addressOf = (body: SendBody): string => 'to' in body ? body.to : bo
 
 /** The full body for one address, checked against the provider's limits; throws a ZodError when one is broken. */
 export function sendBodyFor (address: string, message: OutboundMessage): SendBody {
-  return sendBody.parse({ messaging_product: 'whatsapp', recipient_type: 'individual', ...recipientOf(address), ...message })
+  // the address and the message checked apart and put together as `sendBody` would answer (its key order too): zod's
+  // intersection parses each side whole and merges the results, two to three times the work for a turn's every reply
+  return { messaging_product: 'whatsapp', recipient_type: 'individual', ...addressee.parse(recipientOf(address)), ...outboundMessage.parse(message) }
 }
 
 /** Cuts text to `max` UTF-16 units (what the schema counts), marking the cut and never splitting a character. */
