@@ -1,15 +1,16 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
 import { Redis } from 'ioredis'
-import { startRedisServer } from '../scripts/lib/redis-server.ts'
+import { startRedisServer, type RedisServer } from '../scripts/lib/redis-server.ts'
 import { signAccessToken } from '../src/auth/tokens.ts'
 import { demoIds } from '../src/embedded-commerce/demo.ts'
-import { startCommerce } from './commerce.ts'
+import { startCommerce, type Commerce } from './commerce.ts'
 import {
   closedLoop, cpuClock, drained, isDrained, MEMBER_ROUND, fmt, phoneOf, printTargets, scaled, scrape, SECRETS, send, sleep, startChild, startProvider,
-  startService, TURNS_APPLIED, waitFor, webhook, type Child, type Provider, type Request, type Target
+  startService, TURNS_APPLIED, waitFor, webhook, type Child, type CpuClock, type Provider, type Request, type Target
 } from './lib.ts'
 import { busiestProfile, callers, frameName, readProfile, type CpuProfile } from './profile.ts'
 
@@ -20,7 +21,8 @@ import { busiestProfile, callers, frameName, readProfile, type CpuProfile } from
 // per turn as the service ran (EVALSHA and EVAL in its Redis' INFO commandstats), and nothing else. The ratio
 // service / floor is the service's own work per turn. For every kind, the three functions with the most self
 // time in the service's CPU profile during that step, per turn (and per commerce call for the kinds making
-// them). `npx tsx bench/confirm.ts`; BENCH_SCALE scales the phones.
+// them). `npx tsx bench/confirm.ts [--vs DIR]`; BENCH_SCALE scales the phones. With --vs, another checkout's
+// service is measured too, its steps in turn with this one's (run()), and the two are printed side by side.
 
 const IN_FLIGHT = 64
 /** Phones typing each step: at the quiet machine's pace (about 500 turns a second) the run takes about a minute. */
@@ -142,138 +144,200 @@ function selfTimeBetween (profile: CpuProfile, from: number, to: number): { shar
   return { share, wallUs }
 }
 
-export async function run (): Promise<{ costs: TurnCost[], targets: Target[] }> {
+/** One service measured: its process, its Redis, its CPU profile, the steps its phones type and what each cost. */
+interface Measured {
+  name: string
+  service: Child
+  redis: RedisServer
+  client: Redis
+  cpu: CpuClock
+  profileDir: string
+  steps: Step[]
+  warm: Request[]
+  costs: TurnCost[]
+}
+
+interface Shared { provider: Provider, commerce: Commerce, backendCpu: CpuClock, backendRedis: Redis }
+
+/**
+ * A service of the checkout at `root` started on a Redis of its own, with the bench's provider and backend; its
+ * phones linked (the link codes are the club website's calls, made before any step is counted) and warmed (untimed:
+ * a process's first thousand or so turns cost it several times the later ones, code not yet optimised). `at`
+ * keeps two services' phones apart.
+ */
+async function startMeasured (name: string, root: string, at: number, { provider, commerce }: Shared): Promise<Measured> {
   const profileDir = mkdtempSync(join(tmpdir(), 'club-bench-turns-'))
-  const [redis, commerceRedis, floorRedis] = await Promise.all([startRedisServer(), startRedisServer(), startRedisServer()])
+  const redis = await startRedisServer()
+  const service = await startService(
+    { REDIS_URL: redis.url, COMMERCE_URL: commerce.url, CHAT_API_BASE_URL: provider.url, CHAT_SEND_RATE: '1000', REDIS_KEY_PREFIX: 'club:' },
+    ['--cpu-prof', '--cpu-prof-dir', profileDir], root
+  )
+  const measured = { name, service, redis, client: new Redis(redis.url), cpu: cpuClock(service.process.pid as number), profileDir, costs: [] }
+  const phones = Array.from({ length: scaled(PHONES, 20) }, (_, i) => phoneOf(at, i))
+  const member = { sub: 'cus_bruno', role: 'member' as const, tenants: ['club-norte'], email: 'bruno@example.com', name: 'Bruno' }
+  const token = await signAccessToken(SECRETS.JWT_SECRET, member)
+  const links = await Promise.all(phones.map(async (phone) => {
+    const res = await send(service.pool, {
+      path: '/api/chat/link',
+      body: JSON.stringify({ customerId: member.sub, email: member.email, name: member.name, tenantId: 'club-norte', token }),
+      headers: { 'content-type': 'application/json' }
+    })
+    if (res.status !== 201) throw new Error(`${name}: link code answered ${res.status}: ${res.body}`)
+    return webhook(phone, { text: `LINK-${(JSON.parse(res.body) as { code: string }).code}` })
+  }))
+  const product = demoIds.product('norte', 'picador')
+  const steps: Step[] = [
+    { kind: 'greeting, unlinked', requests: phones.map((_, i) => webhook(phoneOf(at + 1_000_000, i), { text: 'hola' })) },
+    { kind: 'link by code', requests: links },
+    ...MEMBER_ROUND.map((step) => ({ kind: step.kind, requests: phones.map((p) => webhook(p, step.input(product))) })),
+  ]
+  const warm = phones.map((_, i) => webhook(phoneOf(at + 1_500_000, i), { text: 'hola' }))
+  await closedLoop(service.pool, warm.length, IN_FLIGHT, (i) => warm[i] as Request)
+  await drained(service, warm.length)
+  return { ...measured, steps, warm }
+}
+
+/** One step typed by all of a service's phones: its counters read before and after (stepEnd). */
+async function measureStep (m: Measured, step: Step, { provider, commerce, backendCpu, backendRedis }: Shared): Promise<TurnCost> {
+  const pid = m.service.process.pid as number
+  const reading = async () => ({
+    service: m.cpu.read(),
+    writes: writes(pid),
+    waited: waitedUs(pid),
+    backend: backendCpu.read(),
+    calls: (await commerce.received()).total,
+    scripts: sum(await commandStats(m.client), SCRIPTS),
+    backendCommands: sum(await commandStats(backendRedis)),
+    replies: provider.sent.length,
+    at: nowUs()
+  })
+  const n = step.requests.length
+  const base = (await scrape(m.service, [TURNS_APPLIED]))[TURNS_APPLIED] ?? 0
+  const before = await reading()
+  const started = performance.now()
+  await closedLoop(m.service.pool, n, IN_FLIGHT, (i) => step.requests[i] as Request)
+  const { after, early } = await stepEnd(provider, `${m.name}'s ${step.kind} turns`, async () => await isDrained(m.service, base + n), reading)
+  const seconds = (performance.now() - started) / 1000
+  return {
+    kind: step.kind,
+    turns: n,
+    serviceUs: (after.service - before.service) / n,
+    writes: (after.writes - before.writes) / n,
+    waitedUs: (after.waited - before.waited) / n,
+    early,
+    backendUs: (after.backend - before.backend) / n,
+    calls: (after.calls - before.calls) / n,
+    scripts: (after.scripts - before.scripts) / n,
+    backendCommands: (after.backendCommands - before.backendCommands) / n,
+    replies: (after.replies - before.replies) / n,
+    rate: n / seconds,
+    window: [before.at, after.at],
+  }
+}
+
+/** What the service's own CPU went to in each step, per turn, from its CPU profile (read once it stopped). */
+function profiled (m: Measured): void {
+  const profile = readProfile(busiestProfile(m.profileDir))
+  for (const cost of m.costs) {
+    const { share, wallUs } = selfTimeBetween(profile, cost.window[0], cost.window[1])
+    cost.profiledWallUs = wallUs / cost.turns
+    // each function's share of the samples taken while the process ran, of the CPU /proc counted; its callers
+    // that brought a tenth of it or more
+    cost.costs = [...share].sort((a, b) => b[1].share - a[1].share).slice(0, 3).map(([where, { share: s, by }]) => ({
+      where,
+      usPerTurn: s * cost.serviceUs,
+      callers: [...by].filter(([, cs]) => cs >= s / 10).sort((a, b) => b[1] - a[1]).slice(0, 3)
+        .map(([caller, cs]) => ({ caller, usPerTurn: cs * cost.serviceUs })),
+    }))
+  }
+}
+
+/**
+ * Each kind's CPU per turn of this checkout's service beside its floor; with `vs` (another checkout's root, with
+ * its own node_modules: a `git worktree` at another commit), that checkout's service too, its steps run in turn
+ * with this one's (this, vs, this, vs ...) on the same backend and provider, each beside its own floor.
+ */
+export async function run (vs?: string): Promise<{ costs: TurnCost[], targets: Target[] }> {
+  const [commerceRedis, floorRedis] = await Promise.all([startRedisServer(), startRedisServer()])
   const provider = await startProvider()
   const commerce = await startCommerce(commerceRedis.url)
-  const backendRedis = new Redis(commerceRedis.url)
-  const serviceRedis = new Redis(redis.url)
-  const children: Child[] = []
-  const costs: TurnCost[] = []
+  const shared: Shared = { provider, commerce, backendCpu: cpuClock(commerce.pid), backendRedis: new Redis(commerceRedis.url) }
+  const measured: Measured[] = []
+  let floor: Child | undefined
   try {
     await commerce.restock(10_000_000)
-    const service = await startService(
-      { REDIS_URL: redis.url, COMMERCE_URL: commerce.url, CHAT_API_BASE_URL: provider.url, CHAT_SEND_RATE: '1000', REDIS_KEY_PREFIX: 'club:' },
-      ['--cpu-prof', '--cpu-prof-dir', profileDir]
-    )
-    children.push(service)
-    const phones = Array.from({ length: scaled(PHONES, 20) }, (_, i) => phoneOf(3_000_000, i))
-    const member = { sub: 'cus_bruno', role: 'member' as const, tenants: ['club-norte'], email: 'bruno@example.com', name: 'Bruno' }
-    const token = await signAccessToken(SECRETS.JWT_SECRET, member)
-    // the link codes are the club website's calls, made before the step is counted
-    const links = await Promise.all(phones.map(async (phone) => {
-      const res = await send(service.pool, {
-        path: '/api/chat/link',
-        body: JSON.stringify({ customerId: member.sub, email: member.email, name: member.name, tenantId: 'club-norte', token }),
-        headers: { 'content-type': 'application/json' }
-      })
-      if (res.status !== 201) throw new Error(`link code answered ${res.status}: ${res.body}`)
-      return webhook(phone, { text: `LINK-${(JSON.parse(res.body) as { code: string }).code}` })
-    }))
-    const product = demoIds.product('norte', 'picador')
-    const steps: Step[] = [
-      { kind: 'greeting, unlinked', requests: phones.map((_, i) => webhook(phoneOf(4_000_000, i), { text: 'hola' })) },
-      { kind: 'link by code', requests: links },
-      ...MEMBER_ROUND.map((step) => ({ kind: step.kind, requests: phones.map((p) => webhook(p, step.input(product))) })),
-    ]
-    const servicePid = service.process.pid as number
-    const serviceCpu = cpuClock(servicePid)
-    const backendCpu = cpuClock(commerce.pid)
-    // warm, untimed: a process's first thousand or so turns cost it several times the later ones (code not yet optimised)
-    const warm = phones.map((_, i) => webhook(phoneOf(4_500_000, i), { text: 'hola' }))
-    await closedLoop(service.pool, warm.length, IN_FLIGHT, (i) => warm[i] as Request)
-    await drained(service, warm.length)
-    // every counter a step's cost is the difference of, read before and after it
-    const reading = async () => ({
-      service: serviceCpu.read(),
-      writes: writes(servicePid),
-      waited: waitedUs(servicePid),
-      backend: backendCpu.read(),
-      calls: (await commerce.received()).total,
-      scripts: sum(await commandStats(serviceRedis), SCRIPTS),
-      backendCommands: sum(await commandStats(backendRedis)),
-      replies: provider.sent.length,
-      at: nowUs()
-    })
-    for (const step of steps) {
-      const n = step.requests.length
-      const base = (await scrape(service, [TURNS_APPLIED]))[TURNS_APPLIED] ?? 0
-      const before = await reading()
-      const started = performance.now()
-      await closedLoop(service.pool, n, IN_FLIGHT, (i) => step.requests[i] as Request)
-      const { after, early } = await stepEnd(provider, `the service's ${step.kind} turns`, async () => await isDrained(service, base + n), reading)
-      const seconds = (performance.now() - started) / 1000
-      costs.push({
-        kind: step.kind,
-        turns: n,
-        serviceUs: (after.service - before.service) / n,
-        writes: (after.writes - before.writes) / n,
-        waitedUs: (after.waited - before.waited) / n,
-        early,
-        backendUs: (after.backend - before.backend) / n,
-        calls: (after.calls - before.calls) / n,
-        scripts: (after.scripts - before.scripts) / n,
-        backendCommands: (after.backendCommands - before.backendCommands) / n,
-        replies: (after.replies - before.replies) / n,
-        rate: n / seconds,
-        window: [before.at, after.at],
-      })
+    measured.push(await startMeasured('this', process.cwd(), 3_000_000, shared))
+    if (vs) measured.push(await startMeasured('vs', resolve(vs), 6_000_000, shared))
+    const kinds = (measured[0] as Measured).steps.length
+    for (let k = 0; k < kinds; k++) {
+      for (const m of measured) m.costs.push(await measureStep(m, m.steps[k] as Step, shared))
     }
-    await service.stop()
+    for (const m of measured) await m.service.stop()
 
     // the floor of each kind: the same exchanges and scripts, counted above, at the same concurrency
-    const floor = await startChild('bench/floor-server.ts', { REDIS_URL: floorRedis.url, PROVIDER_URL: provider.url, COMMERCE_URL: commerce.url })
-    children.push(floor)
+    floor = await startChild('bench/floor-server.ts', { REDIS_URL: floorRedis.url, PROVIDER_URL: provider.url, COMMERCE_URL: commerce.url })
+    const { pool } = floor
     const floorPid = floor.process.pid as number
     const floorCpu = cpuClock(floorPid)
     const floorDone = async (): Promise<number> =>
-      (JSON.parse((await send(floor.pool, { method: 'GET', path: '/floor/done', headers: {} })).body) as { done: number }).done
-    await closedLoop(floor.pool, warm.length, IN_FLIGHT, (i) => ({ ...warm[i] as Request, headers: { ...(warm[i] as Request).headers, 'x-floor': '5,1,1' } }))
+      (JSON.parse((await send(pool, { method: 'GET', path: '/floor/done', headers: {} })).body) as { done: number }).done
+    const warm = (measured[0] as Measured).warm
+    await closedLoop(pool, warm.length, IN_FLIGHT, (i) => ({ ...warm[i] as Request, headers: { ...(warm[i] as Request).headers, 'x-floor': '5,1,1' } }))
     await waitFor('the floor\'s warm-up', async () => await floorDone() >= warm.length, 120_000, 50)
-    for (const cost of costs) {
-      const requests = (steps.find((s) => s.kind === cost.kind) as Step).requests
-      const n = requests.length
-      const total = { scripts: Math.round(cost.scripts * n), replies: Math.round(cost.replies * n), calls: Math.round(cost.calls * n) }
-      const posts = requests.map((r, i) => ({
-        ...r, headers: { ...r.headers, 'x-floor': `${share(total.scripts, n, i)},${share(total.replies, n, i)},${share(total.calls, n, i)}` }
-      }))
-      const done = await floorDone()
-      const before = { cpu: floorCpu.read(), writes: writes(floorPid) }
-      await closedLoop(floor.pool, n, IN_FLIGHT, (i) => posts[i] as Request)
-      const end = await stepEnd(provider, `the floor's ${cost.kind} turns`, async () => await floorDone() >= done + n,
-        async () => ({ cpu: floorCpu.read(), writes: writes(floorPid) }))
-      cost.floorUs = (end.after.cpu - before.cpu) / n
-      cost.floorWrites = (end.after.writes - before.writes) / n
+    // in turn as the services' steps were (this, vs, this, vs ...): the floor gets faster as it warms
+    for (let k = 0; k < kinds; k++) {
+      for (const m of measured) {
+        const cost = m.costs[k] as TurnCost
+        const requests = (m.steps[k] as Step).requests
+        const n = requests.length
+        const total = { scripts: Math.round(cost.scripts * n), replies: Math.round(cost.replies * n), calls: Math.round(cost.calls * n) }
+        const posts = requests.map((r, i) => ({
+          ...r, headers: { ...r.headers, 'x-floor': `${share(total.scripts, n, i)},${share(total.replies, n, i)},${share(total.calls, n, i)}` }
+        }))
+        const done = await floorDone()
+        const before = { cpu: floorCpu.read(), writes: writes(floorPid) }
+        await closedLoop(pool, n, IN_FLIGHT, (i) => posts[i] as Request)
+        const end = await stepEnd(provider, `the floor's ${cost.kind} turns`, async () => await floorDone() >= done + n,
+          async () => ({ cpu: floorCpu.read(), writes: writes(floorPid) }))
+        cost.floorUs = (end.after.cpu - before.cpu) / n
+        cost.floorWrites = (end.after.writes - before.writes) / n
+      }
     }
-    const exited = serviceCpu.exited() + backendCpu.exited() + floorCpu.exited()
+    const exited = [...measured.map((m) => m.cpu), shared.backendCpu, floorCpu].reduce((sum, clock) => sum + clock.exited(), 0)
     if (exited > 0) process.stdout.write(`  ${exited} threads of the processes measured exited: their last moments are not counted\n`)
-
-    // what the service's own CPU went to in each step, per turn
-    const profile = readProfile(busiestProfile(profileDir))
-    for (const cost of costs) {
-      const { share, wallUs } = selfTimeBetween(profile, cost.window[0], cost.window[1])
-      cost.profiledWallUs = wallUs / cost.turns
-      // each function's share of the samples taken while the process ran, of the CPU /proc counted; its callers
-      // that brought a tenth of it or more
-      cost.costs = [...share].sort((a, b) => b[1].share - a[1].share).slice(0, 3).map(([where, { share: s, by }]) => ({
-        where,
-        usPerTurn: s * cost.serviceUs,
-        callers: [...by].filter(([, cs]) => cs >= s / 10).sort((a, b) => b[1] - a[1]).slice(0, 3)
-          .map(([caller, cs]) => ({ caller, usPerTurn: cs * cost.serviceUs })),
-      }))
-    }
+    profiled(measured[0] as Measured)
   } finally {
-    for (const child of children) await child.stop()
+    await floor?.stop()
+    for (const m of measured) {
+      await m.service.stop()
+      m.client.disconnect()
+      await m.redis.stop()
+      rmSync(m.profileDir, { recursive: true, force: true })
+    }
     await commerce.close()
-    backendRedis.disconnect()
-    serviceRedis.disconnect()
+    shared.backendRedis.disconnect()
     await provider.close()
-    await Promise.all([redis.stop(), commerceRedis.stop(), floorRedis.stop()])
-    rmSync(profileDir, { recursive: true, force: true })
+    await Promise.all([commerceRedis.stop(), floorRedis.stop()])
   }
+  const costs = (measured[0] as Measured).costs
   report(costs)
+  if (measured[1]) paired(costs, measured[1].costs)
   return { costs, targets: targets(costs) }
+}
+
+/** This checkout's CPU per turn against the other's, kind by kind (one pair each), and each one's floor ratio. */
+function paired (these: readonly TurnCost[], others: readonly TurnCost[]): void {
+  const ratio = (c: TurnCost): string => `${(c.serviceUs / (c.floorUs ?? NaN)).toFixed(1)}x`
+  process.stdout.write([
+    '  this / vs: the service\'s CPU per turn of each kind, the two run in turn (this, vs) on the same backend, each beside its own floor',
+    `    ${'kind'.padEnd(30)} ${'this'.padStart(6)} ${'vs'.padStart(6)} ${'this/vs'.padStart(8)} ${'floor ratio: this'.padStart(18)} ${'vs'.padStart(6)}`,
+    ...these.map((c, i) => {
+      const o = others[i] as TurnCost
+      return `    ${c.kind.padEnd(30)} ${fmt(c.serviceUs).padStart(6)} ${fmt(o.serviceUs).padStart(6)} ${(c.serviceUs / o.serviceUs).toFixed(2).padStart(8)} ` +
+        `${ratio(c).padStart(18)} ${ratio(o).padStart(6)}`
+    }),
+    '',
+  ].join('\n'))
 }
 
 const COLUMNS: ReadonlyArray<[name: string, width: number, value: (c: TurnCost) => string]> = [
@@ -324,6 +388,7 @@ function targets (costs: readonly TurnCost[]): Target[] {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const result = await run()
+  const { values } = parseArgs({ options: { vs: { type: 'string' } } })
+  const result = await run(values.vs)
   printTargets(result.targets)
 }

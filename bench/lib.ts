@@ -212,7 +212,7 @@ export async function startChild (script: string, env: Record<string, string>, n
 }
 
 /** The service (src/server.ts) on the given Redis, with the bench's secrets and the given extra variables. */
-export async function startService (env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
+export async function startService (env: Record<string, string>, nodeArgs: string[] = [], cwd?: string): Promise<Child> {
   return await startChild('src/server.ts', {
     NODE_ENV: 'test',
     LOG_LEVEL: 'warn',
@@ -220,7 +220,7 @@ export async function startService (env: Record<string, string>, nodeArgs: strin
     RATE_LIMIT_MAX: '100000000',
     ...SECRETS,
     ...env,
-  }, nodeArgs)
+  }, nodeArgs, cwd)
 }
 
 /**
