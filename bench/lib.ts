@@ -1,11 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { once } from 'node:events'
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs'
+import { closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { Pool } from 'undici'
 import { freePort } from '../scripts/lib/free-port.ts'
 import { signWebhookBody } from '../src/chat/signature.ts'
@@ -168,15 +169,42 @@ export interface Child {
   stop: () => Promise<void>
 }
 
+const SERVICE = 'src/server.ts'
+const builds = new Map<string, Promise<string>>()
+
 /**
- * Starts `script` (a .ts file run through tsx, relative to `cwd`: another checkout's service for a comparison) with
- * `env`, waits until GET /health answers. Its output goes straight to a log file, not through the bench's event loop.
+ * The service as production runs it (`npm run build`, then `node dist/src/server.js`): the checkout at `root`
+ * compiled once per bench process by its own tsc and tsconfig.build.json, its Lua files beside, into a folder of its
+ * own under the checkout's node_modules/.cache (its packages resolve from there, and nobody's dist/ is touched).
+ * tsx, which names every function it compiles each time one is made, costs the service CPU production never pays.
+ * BENCH_RUN=source runs src/server.ts through tsx instead: no build, for a quick run while changing code.
+ */
+async function compiledService (root: string): Promise<string> {
+  const cache = join(root, 'node_modules', '.cache')
+  mkdirSync(cache, { recursive: true })
+  const out = mkdtempSync(join(cache, 'club-bench-'))
+  process.once('exit', () => { rmSync(out, { recursive: true, force: true }) })
+  await promisify(execFile)(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', out], { cwd: root })
+  cpSync(join(root, 'src'), join(out, 'src'), { recursive: true, filter: (path) => path.endsWith('.lua') || statSync(path).isDirectory() })
+  return join(out, SERVICE.replace(/\.ts$/, '.js'))
+}
+
+/**
+ * Starts `script` (a .ts file relative to `cwd`: another checkout's for a comparison) with `env`, waits until
+ * GET /health answers. The service runs compiled (`compiledService`), any other script through tsx. Its output goes
+ * straight to a log file, not through the bench's event loop.
  */
 export async function startChild (script: string, env: Record<string, string>, nodeArgs: string[] = [], cwd = process.cwd()): Promise<Child> {
   const port = await freePort()
   const log = join(mkdtempSync(join(tmpdir(), 'club-bench-')), 'child.log')
   const out = openSync(log, 'w')
-  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, script], {
+  let entry = ['--import', 'tsx', script]
+  if (script === SERVICE && process.env.BENCH_RUN !== 'source') {
+    let build = builds.get(cwd)
+    if (!build) builds.set(cwd, build = compiledService(cwd))
+    entry = [await build]
+  }
+  const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd,
     env: { PATH: process.env.PATH, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', out, out],
