@@ -53,6 +53,20 @@ describe('provider client', () => {
     expect(Date.now() - started).toBeLessThan(1_500)
   })
 
+  it('is cut short by its signal (shutdown): a call in flight answers retry before its timeout, one whose signal was aborted writes nothing', async () => {
+    fake.plan.push({ status: 200, hangMs: 2_000 })
+    const stopping = new AbortController()
+    const before = fake.attempts
+    const inFlight = client().deliver(entry('s:0'), stopping.signal)
+    while (fake.attempts === before) await new Promise((resolve) => setTimeout(resolve, 5))
+    stopping.abort()
+    const cut = await inFlight
+    expect(cut.kind).toBe('retry')
+    expect(cut.kind === 'retry' && cut.reason).not.toContain('no answer within')
+    expect(await client().deliver(entry('s:1'), stopping.signal)).toMatchObject({ kind: 'retry' })
+    expect(fake.attempts).toBe(before + 1)
+  })
+
   it('reads Retry-After in seconds or as a date', () => {
     expect(retryAfterMs('2')).toBe(2000)
     expect(retryAfterMs(new Date(10_000).toUTCString(), 4_000)).toBe(6000)
