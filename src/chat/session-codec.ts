@@ -1,4 +1,4 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib'
+import { constants, createDeflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib'
 
 // How the Redis store keeps a session document (machines/conversation.session.ts owns its shape; the store only
 // packs it): `~` then the base64 of its raw DEFLATE with a preset dictionary of the document's field names,
@@ -32,8 +32,43 @@ const DICTIONARY = Buffer.from([
  */
 const DEFLATE = { dictionary: DICTIONARY, windowBits: 12, memLevel: 4 }
 
+/**
+ * Half of what `deflateRawSync` costs for a document is Node building a stream and a zlib state for the call and
+ * freeing them after. One deflater is kept instead and reset for each document (a reset sets the dictionary again),
+ * driven the way Node's own synchronous calls drive it: its handle's `writeSync` and `_writeState`, which are not
+ * public API. So it is used only after it packed a document exactly as `deflateRawSync` does, when the module loads,
+ * and only for documents whose output is sure to fit its buffer (deflate grows nothing by more than a few bytes a
+ * 16 KB block); anything else goes through `deflateRawSync`. Deflating a whole buffer into room enough cannot fail.
+ */
+interface Deflater { reset (): void, writeSync (flush: number, input: Buffer, inOff: number, inLen: number, out: Buffer, outOff: number, outLen: number): void }
+const KEPT_MAX_INPUT = 16 * 1024
+const OUT = Buffer.alloc(2 * KEPT_MAX_INPUT)
+
+function keptDeflater (stream: object): ((input: Buffer) => string) | undefined {
+  const { _handle: handle, _writeState: state } = stream as { _handle?: Partial<Deflater>, _writeState?: unknown }
+  if (typeof handle?.reset !== 'function' || typeof handle.writeSync !== 'function' || !(state instanceof Uint32Array)) return undefined
+  const deflater = handle as Deflater
+  const pack = (input: Buffer): string => {
+    deflater.reset()
+    deflater.writeSync(constants.Z_FINISH, input, 0, input.length, OUT, 0, OUT.length)
+    // what is left of the output buffer is the first of the two counts the handle writes back
+    return OUT.toString('base64', 0, OUT.length - (state[0] ?? OUT.length))
+  }
+  try {
+    const probe = Buffer.from('{"machineVersion":2,"state":"MAIN_MENU","phone":"5491100000001","tenantId":"club-norte","cart":[]}')
+    return pack(probe) === deflateRawSync(probe, DEFLATE).toString('base64') ? pack : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Held here for as long as the process runs: its handle is the deflater. */
+const keptStream = createDeflateRaw(DEFLATE)
+const kept = keptDeflater(keptStream)
+
 export function packSession (doc: string): string {
-  return PACKED + deflateRawSync(doc, DEFLATE).toString('base64')
+  const input = Buffer.from(doc)
+  return PACKED + (kept && input.length <= KEPT_MAX_INPUT ? kept(input) : deflateRawSync(input, DEFLATE).toString('base64'))
 }
 
 export function unpackSession (stored: string): string {

@@ -127,6 +127,12 @@ describe('the phone record on Redis', () => {
     expect(unpackSession(stored)).toBe(JSON.stringify({ a: x, pad: 'z'.repeat(4600), b: x }))
   })
 
+  it('a document too long for the kept deflater (over 16 KB) packs and reads back the same', () => {
+    const doc = JSON.stringify({ cart: Array.from({ length: 400 }, (_, i) => ({ variantId: `variant_${i}`, title: `Producto ${i * 7919}` })) })
+    expect(doc.length).toBeGreaterThan(16 * 1024)
+    expect(unpackSession(packSession(doc))).toBe(doc)
+  })
+
   it('packing round-trips any document, and never leaves a newline in the record (property)', () => {
     fc.assert(fc.property(fc.oneof(fc.string({ unit: 'grapheme', minLength: 1 }), fc.json()), (doc) => {
       const packed = packSession(doc)
