@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { once } from 'node:events'
-import { closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -170,6 +170,8 @@ export interface Child {
 }
 
 const SERVICE = 'src/server.ts'
+/** The floor a turn is held against (bench/confirm.ts) runs as the service does, compiled, beside it. */
+const FLOOR = 'bench/floor-server.ts'
 const builds = new Map<string, Promise<string>>()
 
 /**
@@ -184,14 +186,18 @@ async function compiledService (root: string): Promise<string> {
   mkdirSync(cache, { recursive: true })
   const out = mkdtempSync(join(cache, 'club-bench-'))
   process.once('exit', () => { rmSync(out, { recursive: true, force: true }) })
-  await promisify(execFile)(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', out], { cwd: root })
+  // the checkout's build and, where the checkout has it, the floor: a tsconfig's `files` adds to the `include` it extends
+  const project = join(out, 'tsconfig.json')
+  const floor = join(root, FLOOR)
+  writeFileSync(project, JSON.stringify({ extends: join(root, 'tsconfig.build.json'), files: existsSync(floor) ? [floor] : [] }))
+  await promisify(execFile)(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project, '--outDir', out], { cwd: root })
   cpSync(join(root, 'src'), join(out, 'src'), { recursive: true, filter: (path) => path.endsWith('.lua') || statSync(path).isDirectory() })
-  return join(out, SERVICE.replace(/\.ts$/, '.js'))
+  return out
 }
 
 /**
  * Starts `script` (a .ts file relative to `cwd`: another checkout's for a comparison) with `env`, waits until
- * GET /health answers. The service runs compiled (`compiledService`), any other script through tsx. Its output goes
+ * GET /health answers. The service and the floor run compiled (`compiledService`), any other script through tsx. Its output goes
  * straight to a log file, not through the bench's event loop.
  */
 export async function startChild (script: string, env: Record<string, string>, nodeArgs: string[] = [], cwd = process.cwd()): Promise<Child> {
@@ -199,10 +205,10 @@ export async function startChild (script: string, env: Record<string, string>, n
   const log = join(mkdtempSync(join(tmpdir(), 'club-bench-')), 'child.log')
   const out = openSync(log, 'w')
   let entry = ['--import', 'tsx', script]
-  if (script === SERVICE && process.env.BENCH_RUN !== 'source') {
+  if ((script === SERVICE || script === FLOOR) && process.env.BENCH_RUN !== 'source') {
     let build = builds.get(cwd)
     if (!build) builds.set(cwd, build = compiledService(cwd))
-    entry = [await build]
+    entry = [join(await build, script.replace(/\.ts$/, '.js'))]
   }
   const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd,
