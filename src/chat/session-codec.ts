@@ -1,4 +1,5 @@
-import { constants, createDeflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib'
+import type { Transform } from 'node:stream'
+import { constants, createDeflateRaw, createInflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib'
 
 // How the Redis store keeps a session document (machines/conversation.session.ts owns its shape; the store only
 // packs it): `~` then the base64 of its raw DEFLATE with a preset dictionary of the document's field names,
@@ -33,44 +34,78 @@ const DICTIONARY = Buffer.from([
 const DEFLATE = { dictionary: DICTIONARY, windowBits: 12, memLevel: 4 }
 
 /**
- * Half of what `deflateRawSync` costs for a document is Node building a stream and a zlib state for the call and
- * freeing them after. One deflater is kept instead and reset for each document (a reset sets the dictionary again),
- * driven the way Node's own synchronous calls drive it: its handle's `writeSync` and `_writeState`, which are not
- * public API. So it is used only after it packed a document exactly as `deflateRawSync` does, when the module loads,
- * and only for documents whose output is sure to fit its buffer (deflate grows nothing by more than a few bytes a
- * 16 KB block); anything else goes through `deflateRawSync`. Deflating a whole buffer into room enough cannot fail.
+ * Most of what `deflateRawSync` and `inflateRawSync` cost for a document is Node building a stream and a zlib state
+ * for the call and freeing them after (an unpack: about 6 µs of set-up around 0.5 of inflating). So one deflater and
+ * one inflater are kept and reset for each document (a reset sets the dictionary again), driven the way Node's own
+ * synchronous calls drive them: the handle's `writeSync` and the `_writeState` it answers in, which are not public
+ * API. They are used only once each has packed or unpacked a probe exactly as the public calls do, when the module
+ * loads; a document whose result does not fit the buffer, or that errs (a damaged record), goes through the public
+ * call, which answers or throws as it always did.
  */
-interface Deflater { reset (): void, writeSync (flush: number, input: Buffer, inOff: number, inLen: number, out: Buffer, outOff: number, outLen: number): void }
-const KEPT_MAX_INPUT = 16 * 1024
-const OUT = Buffer.alloc(2 * KEPT_MAX_INPUT)
+interface ZlibHandle {
+  reset (): void
+  writeSync (flush: number, input: Buffer, inOff: number, inLen: number, out: Buffer, outOff: number, outLen: number): void
+}
+const OUT = Buffer.alloc(64 * 1024)
 
-function keptDeflater (stream: object): ((input: Buffer) => string) | undefined {
-  const { _handle: handle, _writeState: state } = stream as { _handle?: Partial<Deflater>, _writeState?: unknown }
-  if (typeof handle?.reset !== 'function' || typeof handle.writeSync !== 'function' || !(state instanceof Uint32Array)) return undefined
-  const deflater = handle as Deflater
-  const pack = (input: Buffer): string => {
-    deflater.reset()
-    deflater.writeSync(constants.Z_FINISH, input, 0, input.length, OUT, 0, OUT.length)
-    // what is left of the output buffer is the first of the two counts the handle writes back
-    return OUT.toString('base64', 0, OUT.length - (state[0] ?? OUT.length))
+class KeptZlib {
+  private stream!: Transform
+  private handle!: ZlibHandle
+  private state!: Uint32Array
+
+  constructor (private readonly make: () => Transform) { this.open() }
+
+  /** Whether the handle is there to drive, as this version of Node has it. */
+  get usable (): boolean { return typeof this.handle?.reset === 'function' && typeof this.handle.writeSync === 'function' && this.state instanceof Uint32Array }
+
+  /** What `input` becomes in one go (valid until the next call), or undefined when the public call must do it. */
+  run (input: Buffer): Buffer | undefined {
+    this.handle.reset()
+    this.handle.writeSync(constants.Z_FINISH, input, 0, input.length, OUT, 0, OUT.length)
+    // an error destroyed the stream and closed its handle: the next document gets a new one
+    if (this.stream.destroyed) {
+      this.open()
+      return undefined
+    }
+    const outLeft = this.state[0] ?? 0
+    return this.state[1] === 0 && outLeft > 0 ? OUT.subarray(0, OUT.length - outLeft) : undefined
   }
+
+  private open (): void {
+    this.stream = this.make()
+    // the error of a damaged record is the public call's to throw; here it only closes the handle
+    this.stream.on('error', () => {})
+    const inner = this.stream as unknown as { _handle: ZlibHandle, _writeState: Uint32Array }
+    this.handle = inner._handle
+    this.state = inner._writeState
+  }
+}
+
+const INFLATE = { dictionary: DICTIONARY }
+const PROBE = '{"machineVersion":2,"state":"MAIN_MENU","phone":"5491100000001","tenantId":"club-norte","cart":[]}'
+
+function kept (): { deflater: KeptZlib, inflater: KeptZlib } | undefined {
   try {
-    const probe = Buffer.from('{"machineVersion":2,"state":"MAIN_MENU","phone":"5491100000001","tenantId":"club-norte","cart":[]}')
-    return pack(probe) === deflateRawSync(probe, DEFLATE).toString('base64') ? pack : undefined
+    const deflater = new KeptZlib(() => createDeflateRaw(DEFLATE))
+    const inflater = new KeptZlib(() => createInflateRaw(INFLATE))
+    if (!deflater.usable || !inflater.usable) return undefined
+    const packed = deflateRawSync(PROBE, DEFLATE)
+    const same = deflater.run(Buffer.from(PROBE))?.equals(packed) === true && inflater.run(packed)?.toString('utf8') === PROBE
+    return same ? { deflater, inflater } : undefined
   } catch {
     return undefined
   }
 }
 
-/** Held here for as long as the process runs: its handle is the deflater. */
-const keptStream = createDeflateRaw(DEFLATE)
-const kept = keptDeflater(keptStream)
+const engines = kept()
 
 export function packSession (doc: string): string {
   const input = Buffer.from(doc)
-  return PACKED + (kept && input.length <= KEPT_MAX_INPUT ? kept(input) : deflateRawSync(input, DEFLATE).toString('base64'))
+  return PACKED + (engines?.deflater.run(input) ?? deflateRawSync(input, DEFLATE)).toString('base64')
 }
 
 export function unpackSession (stored: string): string {
-  return stored.startsWith(PACKED) ? inflateRawSync(Buffer.from(stored.slice(PACKED.length), 'base64'), { dictionary: DICTIONARY }).toString('utf8') : stored
+  if (!stored.startsWith(PACKED)) return stored
+  const input = Buffer.from(stored.slice(PACKED.length), 'base64')
+  return (engines?.inflater.run(input) ?? inflateRawSync(input, INFLATE)).toString('utf8')
 }

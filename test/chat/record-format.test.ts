@@ -127,10 +127,19 @@ describe('the phone record on Redis', () => {
     expect(unpackSession(stored)).toBe(JSON.stringify({ a: x, pad: 'z'.repeat(4600), b: x }))
   })
 
-  it('a document too long for the kept deflater (over 16 KB) packs and reads back the same', () => {
-    const doc = JSON.stringify({ cart: Array.from({ length: 400 }, (_, i) => ({ variantId: `variant_${i}`, title: `Producto ${i * 7919}` })) })
-    expect(doc.length).toBeGreaterThan(16 * 1024)
+  it('a document larger than the kept engines\' buffer (64 KB) packs and reads back the same', () => {
+    const doc = JSON.stringify({ cart: Array.from({ length: 2000 }, (_, i) => ({ variantId: `variant_${i}`, title: `Producto ${i * 7919}` })) })
+    expect(doc.length).toBeGreaterThan(64 * 1024)
     expect(unpackSession(packSession(doc))).toBe(doc)
+  })
+
+  it('a damaged record throws as it always did, and the records after it still read', () => {
+    const doc = JSON.stringify({ machineVersion: 2, state: 'MAIN_MENU', phone: '5491100000001', cart: [] })
+    const packed = packSession(doc)
+    expect(() => unpackSession(packed.slice(0, 8))).toThrow(/unexpected end of file/)
+    expect(unpackSession(packed)).toBe(doc)
+    expect(() => unpackSession(packed.slice(0, 8))).toThrow(/unexpected end of file/)
+    expect(unpackSession(packSession(doc + ' '))).toBe(doc + ' ')
   })
 
   it('packing round-trips any document, and never leaves a newline in the record (property)', () => {
