@@ -1,4 +1,4 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib'
+import { rawDeflate } from '../raw-deflate.ts'
 import type { HistoryMessage } from '../store/port.ts'
 
 // How the conversation history is stored. One list entry holds what was recorded at once (a turn: the member's
@@ -116,6 +116,9 @@ function readId (entry: Buffer, at: number): [id: string, next: number] {
   }
 }
 
+/** Kept engines (src/chat/raw-deflate.ts): each entry written by a turn costs Node no stream of its own. */
+const codec = rawDeflate({ dictionary: DICTIONARY }, { dictionary: DICTIONARY }, '[["in","text","hola",0,0],["out","text","¡Hola! Para usar el bot",1,0]]')
+
 /** One entry for messages recorded together (oldest first; at least one). */
 export function encodeHistory (messages: readonly HistoryMessage[]): Buffer {
   const first = messages[0] as HistoryMessage
@@ -123,10 +126,10 @@ export function encodeHistory (messages: readonly HistoryMessage[]): Buffer {
   const at = Buffer.alloc(8)
   at.writeDoubleBE(first.at)
   const json = JSON.stringify(messages.map((m) => pack(m, root, first.at)))
-  return Buffer.concat([Buffer.of(VERSION), at, idBytes(root), deflateRawSync(json, { dictionary: DICTIONARY })])
+  return Buffer.concat([Buffer.of(VERSION), at, idBytes(root), codec.deflate(Buffer.from(json))])
 }
 
-const inflated = (bytes: Buffer): unknown => JSON.parse(inflateRawSync(bytes, { dictionary: DICTIONARY }).toString('utf8'))
+const inflated = (bytes: Buffer): unknown => JSON.parse(codec.inflate(bytes).toString('utf8'))
 
 /** An entry's messages, newest first. */
 export function decodeHistory (entry: Buffer): HistoryMessage[] {
