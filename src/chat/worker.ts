@@ -51,7 +51,7 @@ export interface SendStage {
   leaseOwner (): string | undefined
   /**
    * A commit queued replies nobody was sending: `send` is the outbox head when the commit (asked at `leasedAt`, on the
-   * performance clock) leased it to this sender.
+   * performance clock) leased it to this sender, for the lease both lanes share (`CHAT_LEASE_MS`).
    */
   handOver (phone: string, send: SendWork | undefined, leasedAt: number): void
 }
