@@ -2,7 +2,6 @@ import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
 import { AppError } from '../errors.ts'
 import { keys } from '../stores/keys.ts'
-import { createRateLimitStore } from '../stores/rate-limit.ts'
 
 interface RateLimitOptions {
   max: number
@@ -15,7 +14,8 @@ export default fp<RateLimitOptions>(async (app, opts) => {
     global: true,
     max: opts.max,
     timeWindow: opts.windowMs,
-    store: createRateLimitStore(app.redis, keys.rateLimit()),
+    redis: app.redis ?? undefined,
+    nameSpace: keys.rateLimit(),
     skipOnError: true,
     errorResponseBuilder: (_request, context) => new AppError('RATE_LIMITED', `Too many requests: at most ${context.max} per ${context.after}`, {
       headers: { 'retry-after': String(Math.ceil(context.ttl / 1000)) },
