@@ -98,7 +98,7 @@ export function menuItems (context: ConversationContext): MenuItem[] {
   if (account && account.role !== 'member') items.push('crops')
   if (validAccounts(context.accounts, now).length >= 2) items.push('switch-club')
   items.push(account?.updates === false ? 'updates-on' : 'updates-off')
-  // staff are the persons; 'person' is answered beside the machine (src/chat/inbox/handoff-runtime.ts): the
+  // staff are the persons; 'person' is answered beside the machine (src/chat/inbox/handoff-gate.ts): the
   // handoff is a flag, not a state. At most 10 rows: a member has no crops row, staff no person row.
   if (account?.role === 'member') items.push('person')
   items.push('language', 'unlink')

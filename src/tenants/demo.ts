@@ -65,7 +65,7 @@ export const demoMembers = [
 ] as const satisfies readonly DemoMember[]
 
 /**
- * Club Sur's demo members under its rules (src/dispensing/demo.ts and src/orders/demo.ts seed them): each with the
+ * Club Sur's demo members under its rules (src/dispensing/demo.ts seeds them): each with the
  * identity check the preset asks for, recorded by Admin Sur. `years` is the age the seed gives them; `dispensed`
  * is what the record holds for them this month, one handover a club day from the 1st on (the daily cap allows no
  * more than 25 g at once): Lucía's 25 g and 20 g leave her 5 g this month.
