@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { shardOf } from '../../src/stores/shards.ts'
 import { keys } from '../../src/stores/keys.ts'
 import {
+  phones, sleep,
   cleanupLogs, figures, load, killInstance, logTail, PREFIX, restartMaster, seedClubs, settled, SHARDS, startAofCluster,
   startCommerceBackend, startInstance, startProvider, startRedis,
   type ClusterProcesses, type Figures, type Instance, type Provider, type RedisProcess, type RedisTarget,
@@ -16,8 +17,6 @@ import {
 // each fault: every accepted message applied exactly once, every reply delivered, in order per phone.
 
 const METRICS_TOKEN = 'cluster-suite-metrics-token-0123456789'
-const phones = (n: number): string[] => Array.from({ length: n }, () => `549${randomInt(1e9, 1e10 - 1)}`)
-const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
 describe('chat pipeline on a Redis Cluster under faults (real processes)', { timeout: 60_000 }, () => {
   let cluster: ClusterProcesses

@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
@@ -7,6 +6,7 @@ import { decodeHistory } from '../../src/chat/inbox/history-codec.ts'
 import { keys } from '../../src/stores/keys.ts'
 import { shardOf } from '../../src/stores/shards.ts'
 import {
+  phones, sleep,
   cleanupLogs, deliver, load, failures, figures, JWT_SECRET, openRedis, post, seedClubs, SHARDS, text, killInstance, logTail, percentile, settled,
   startInstance, startProvider, startRedis, windowedMax,
   type Figures, type Instance, type Provider, type RedisProcess,
@@ -16,9 +16,6 @@ import {
 // posting signed deliveries like the provider (retrying on 5xx), and a loopback provider taking the replies.
 // For each fault: every accepted message applied exactly once (session version = messages accepted), every
 // reply delivered (a re-send carries the same id), in order.
-
-const phones = (n: number): string[] => Array.from({ length: n }, () => `549${randomInt(1e9, 1e10 - 1)}`)
-const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
 describe('chat pipeline under faults (real processes)', { timeout: 120_000 }, () => {
   let redis: RedisProcess

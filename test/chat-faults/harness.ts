@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { randomInt } from 'node:crypto'
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -25,6 +26,10 @@ import { keys } from '../../src/stores/keys.ts'
 export const SECRET = 'fault-suite-webhook-secret-0123456789'
 export const JWT_SECRET = 'fault-suite-jwt-secret-0123456789abcdef'
 export const SHARDS = 64
+
+/** `n` new members' phone numbers, random enough that runs and files never share one. */
+export const phones = (n: number): string[] => Array.from({ length: n }, () => `549${randomInt(1e9, 1e10 - 1)}`)
+export const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 export const PREFIX = 'faults:'
 
 /**

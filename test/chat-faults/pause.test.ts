@@ -1,6 +1,6 @@
-import { randomInt } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
+  phones, sleep,
   cleanupLogs, figures, killInstance, load, logTail, seedClubs, settled, startInstance, startProvider, startRedis,
   type Instance, type Provider, type RedisProcess,
 } from './harness.ts'
@@ -12,9 +12,6 @@ import {
 // answers already on its sockets before its overdue send timeouts fire (src/chat/outbound/provider-client.ts).
 // The replies whose request A wrote before the pause are sent again by B, with their ids: A could not record them
 // (at least once, recognisable by the provider).
-
-const phones = (n: number): string[] => Array.from({ length: n }, () => `549${randomInt(1e9, 1e10 - 1)}`)
-const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
 describe('an instance paused past its lease (real processes)', { timeout: 120_000 }, () => {
   let redis: RedisProcess

@@ -1,8 +1,8 @@
-import { randomInt } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { signAccessToken } from '../../src/auth/tokens.ts'
 import {
+  phones, sleep,
   cleanupLogs, failures, figures, JWT_SECRET, load, killInstance, logTail, percentile, post, seedClubs, settled, startInstance, startProvider, startRedis, text,
   type Instance, type Provider, type RedisProcess,
 } from './harness.ts'
@@ -11,9 +11,6 @@ import {
 // provider that refuses like Meta does (HTTP 400 with the error's code). 131056 (the pair rate limit: about one
 // message every 6 s to one person) holds that phone alone; 131047 (the 24-hour window closed) turns an order
 // update into the club's template.
-
-const phones = (n: number): string[] => Array.from({ length: n }, () => `549${randomInt(1e9, 1e10 - 1)}`)
-const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
 describe('the provider\'s error classes (real processes)', { timeout: 120_000 }, () => {
   let redis: RedisProcess

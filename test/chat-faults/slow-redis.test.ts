@@ -1,7 +1,7 @@
-import { randomInt } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedisProxy, type RedisProxy } from '../../bench/redis-proxy.ts'
 import {
+  phones, sleep,
   cleanupLogs, failures, figures, killInstance, load, logTail, seedClubs, settled, startInstance, startProvider, startRedis,
   type Instance, type Provider, type RedisProcess,
 } from './harness.ts'
@@ -10,9 +10,6 @@ import {
 // way to Redis by 500 ms to 1 s, for a while, as members write. Leases run out while their holders still work;
 // a slow Redis delays turns and sends, it never buries a message that never failed, and once it is fast again
 // every message is answered, once.
-
-const phones = (n: number): string[] => Array.from({ length: n }, () => `549${randomInt(1e9, 1e10 - 1)}`)
-const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
 const SLOW_MS = 60_000
 

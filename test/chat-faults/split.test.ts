@@ -1,8 +1,8 @@
-import { randomInt } from 'node:crypto'
 import { once } from 'node:events'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import {
+  phones, sleep,
   cleanupLogs, load, figures, killInstance, logTail, seedClubs, settled, startInstance, startProvider, startRedis,
   type Figures, type Instance, type Provider, type RedisProcess,
 } from './harness.ts'
@@ -14,8 +14,6 @@ import { createRedis } from '../../src/plugins/redis.ts'
 // instance (CHAT_LANES=off) takes every webhook and runs no turn and no send; the worker (CHAT_LANES=on) answers
 // each message once and in order, and a worker killed -9 in the middle of a burst loses nothing once it is back.
 
-const phones = (n: number): string[] => Array.from({ length: n }, () => `549${randomInt(1e9, 1e10 - 1)}`)
-const sleep = async (ms: number) => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 const METRICS_TOKEN = 'split-suite-metrics-token-0123456789'
 
 /** Turns an instance applied (its /metrics). */
