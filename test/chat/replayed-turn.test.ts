@@ -14,6 +14,26 @@ import { linkCode, newPhone, outbox, rewriteSession, savedRecord, say, textOf } 
 // worker, which runs the same turn again from the session as it was saved before. The member's commerce cart
 // and orders must come out as if the turn had run once.
 
+/** A turn worker's lane as these tests drive it: one turn at a time, its own metrics. */
+const laneOptions = (app: TestApp['app']) => ({
+  owner: 'test-worker',
+  leaseMs: 2_000,
+  concurrency: 1,
+  shards: app.config.chat.shards,
+  maxTries: 5,
+  log: app.log,
+  metrics: chatMetrics(new Registry(), async () => 0),
+})
+
+/** Offers the phone to the worker's lane and stops the lane once the phone has nothing pending (10 s at most). */
+async function runLane (worker: TurnWorker, store: RedisChatStore, phone: string): Promise<void> {
+  worker.runner.start()
+  worker.runner.offer([phone])
+  const deadline = Date.now() + 10_000
+  while (await store.pending(phone) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+  await worker.runner.stop(1_000)
+}
+
 describe('a chat turn run twice (redis)', () => {
   let t: TestApp
   beforeAll(async () => { t = await buildTestApp({ store: 'redis' }) })
@@ -116,24 +136,10 @@ describe('a link code\'s remembered result (redis)', () => {
     const none = () => {}
     const unrecorded = { turnRecord: () => undefined, committing: none }
     const noSender = { leaseOwner: () => undefined, handOver: none }
-    const worker = new TurnWorker(store, turns, unrecorded, noSender, {
-      owner: 'test-worker',
-      leaseMs: 2_000,
-      concurrency: 1,
-      shards: t.app.config.chat.shards,
-      maxTries: 5,
-      log: t.app.log,
-      metrics: chatMetrics(new Registry(), async () => 0),
-      crashPoint: none,
-      handedBack: none
-    })
+    const worker = new TurnWorker(store, turns, unrecorded, noSender, { ...laneOptions(t.app), crashPoint: none, handedBack: none })
     const id = `link-${phone}`
     await store.accept([{ phone, id, body: encodeMail({ id, phone, receivedAt: Date.now(), input: { kind: 'text', text: `LINK-${code}` } }) }])
-    worker.runner.start()
-    worker.runner.offer([phone])
-    const deadline = Date.now() + 10_000
-    while (await store.pending(phone) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
-    await worker.runner.stop(1_000)
+    await runLane(worker, store, phone)
     expect(seen).toEqual([undefined, '{"type":"LINK_OK"}'])
     expect(await store.linkResult(phone, code)).toBeUndefined()
   })
@@ -156,15 +162,6 @@ describe('a turn\'s conversation history (redis)', () => {
       run: async (message, session) => ({ doc: '{"tenantId":"club-norte"}', applied: [message.id, ...session.applied], replies: [], before: 'A', after: 'A' }),
     }
     const none = () => {}
-    const lanes = {
-      owner: 'test-worker',
-      leaseMs: 2_000,
-      concurrency: 1,
-      shards: t.app.config.chat.shards,
-      maxTries: 5,
-      log: t.app.log,
-      metrics: chatMetrics(new Registry(), async () => 0)
-    }
     const recording = {
       turnRecord: (message: InboundMessage) => ({
         tenantId: 'club-norte',
@@ -173,7 +170,7 @@ describe('a turn\'s conversation history (redis)', () => {
       committing: (_phone: string, recorded: Recorded) => { history.push(recorded.messages) },
     }
     const worker = new TurnWorker(store, turns, recording, { leaseOwner: () => undefined, handOver: none }, {
-      ...lanes,
+      ...laneOptions(t.app),
       handedBack: none,
       crashPoint: () => {
         runs.push(Date.now())
@@ -183,11 +180,7 @@ describe('a turn\'s conversation history (redis)', () => {
     const id = `hola-${phone}`
     const at = Date.now()
     await store.accept([{ phone, id, body: encodeMail({ id, phone, receivedAt: at, input: { kind: 'text', text: 'hola' } }) }])
-    worker.runner.start()
-    worker.runner.offer([phone])
-    const deadline = Date.now() + 10_000
-    while (await store.pending(phone) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
-    await worker.runner.stop(1_000)
+    await runLane(worker, store, phone)
     expect(runs).toHaveLength(2)
     expect(history).toHaveLength(1)
     expect(await inbox.history('club-norte', phone, 0, 10)).toEqual([{ id, at, direction: 'in', author: 'member', type: 'text', text: 'hola' }])
