@@ -311,9 +311,9 @@ export class Sender implements SendStage {
     await Promise.all([...this.unrecorded].map(async ([phone, kept]) => {
       try {
         const asked = performance.now()
-        const next = await this.store.delivered(phone, this.opts.owner, kept.entry, this.opts.leaseMs, kept.receipt)
+        const next = leasedBy(await this.store.delivered(phone, this.opts.owner, kept.entry, this.opts.leaseMs, kept.receipt), asked)
         this.recorded(phone, kept)
-        if (next.kind === 'more' && !this.stopped) this.runner.adopt(phone, { ...next.work, leasedAt: asked })
+        if (next.kind === 'more' && !this.stopped) this.runner.adopt(phone, next.work)
       } catch {}
     }))
   }

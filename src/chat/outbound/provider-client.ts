@@ -76,6 +76,7 @@ class Call implements Dispatcher.DispatchHandler {
   private settled = false
   private readonly timer: NodeJS.Timeout
   private immediate: NodeJS.Immediate | undefined
+  private ticks = 0
 
   constructor (
     private readonly fence: SendFence | undefined,
@@ -83,8 +84,7 @@ class Call implements Dispatcher.DispatchHandler {
     private readonly resolve: (answer: Answer) => void,
     private readonly reject: (err: Error) => void
   ) {
-    // the call itself as the timer's argument: no closure per send
-    this.timer = setTimeout(due, timeoutMs, this)
+    this.timer = setTimeout(tick, timeoutMs, this)
   }
 
   onRequestStart (controller: Dispatcher.DispatchController): void {
@@ -117,10 +117,13 @@ class Call implements Dispatcher.DispatchHandler {
     else this.reason ??= reason
   }
 
-  /** The timer fired: the answer may be waiting unread; two loop turns later, abort unless it was read. */
-  later (): void { this.immediate = setImmediate(late, this) }
-  lateAgain (): void { this.immediate = setImmediate(overdue, this) }
-  overdue (): void {
+  /** The timer fired (the first tick): the answer may be waiting unread; two loop turns later, abort unless it was read. */
+  tick (): void {
+    if (++this.ticks < 3) this.immediate = setImmediate(tick, this)
+    else this.overdue()
+  }
+
+  private overdue (): void {
     this.timedOut = true
     this.abort(new DOMException(`no answer within ${this.timeoutMs} ms`, 'TimeoutError'))
   }
@@ -134,9 +137,8 @@ class Call implements Dispatcher.DispatchHandler {
   }
 }
 
-const due = (call: Call): void => { call.later() }
-const late = (call: Call): void => { call.lateAgain() }
-const overdue = (call: Call): void => { call.overdue() }
+// the call itself as the timer's and the immediates' argument: no closure per send
+const tick = (call: Call): void => { call.tick() }
 
 /** The sends in flight by the signal that cuts them short (the sender's shutdown): one listener per signal, not per send. */
 const inFlight = new WeakMap<AbortSignal, Set<Call>>()
