@@ -106,8 +106,10 @@ describe('the provider\'s pace', () => {
     const went: number[] = []
     await Promise.all(Array.from({ length: 20 }, async () => { await slowGate.turn(slow, stopping.signal); went.push(performance.now()) }))
     expect(slowAsked.length).toBeLessThanOrEqual(8)
-    // the first two go together (the one-interval tolerance), then one each 10 ms (a timer may fire 1 ms early)
-    went.forEach((t, i) => { expect(t - (went[0] as number)).toBeGreaterThanOrEqual((i - 1) * 10 - 1) })
+    // the first two go together (the one-interval tolerance), then one each 10 ms; a timer runs on the event loop's
+    // clock, read in whole milliseconds once a loop turn, so it may fire up to about a millisecond early, and the first
+    // send's time is read a microtask after its turn: 2 ms of slack, a fifth of an interval (seen: 1.57 ms once in CI)
+    went.forEach((t, i) => { expect(t - (went[0] as number)).toBeGreaterThanOrEqual((i - 1) * 10 - 2) })
     // a hold: every waiter gives its phone back on one ask
     const held = `${NUMBERS[0]}-gate-held`
     const heldAsked: number[] = []
