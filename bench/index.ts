@@ -3,6 +3,7 @@ import { run as turnCosts } from './confirm.ts'
 import { deployments } from './greetings.ts'
 import { run as members } from './members.ts'
 import { run as notifications } from './notifications.ts'
+import { run as phoneDay } from './phone-day.ts'
 import { run as dispensing } from './dispensing.ts'
 import { printTopSelfTime } from './profile.ts'
 import { run as receipts } from './receipts.ts'
@@ -29,6 +30,9 @@ process.stdout.write(
   '\n== turns: CPU per turn of each kind, service and commerce backend apart, beside its floor (the same HTTP exchanges and Redis scripts)\n'
 )
 targets.push(...(await turnCosts()).targets)
+
+process.stdout.write('\n== a phone\'s day: Redis time of one phone\'s message at the start and at the end of 5,000 in a day\n')
+targets.push(...await phoneDay())
 
 process.stdout.write('\n== scale: RSS over phones, the provider\'s pace, Redis Cluster spread\n')
 targets.push(...await scale())

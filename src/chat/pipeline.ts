@@ -12,7 +12,7 @@ import { TurnWorker, type TurnHistory, type Turns } from './worker.ts'
 // What happens to a message, in order; each stage hands on to the next, never back:
 //
 // 1. accept       webhook.ts checks the signature and reads the delivery; `accept` below stores each new letter in
-//                 its phone's mailbox (store/scripts/accept-3.lua) and offers the phones nobody is on to the turn lane.
+//                 its phone's mailbox (store/scripts/accept-4.lua) and offers the phones nobody is on to the turn lane.
 // 2. take         the turn lane (worker.ts on lane-runner.ts) leases the phone's mailbox and reads its head with the
 //                 session (take-4.lua).
 // 3. turn         worker.ts runs the turn in memory: the handoff gate (inbox/handoff-gate.ts), then the bot

@@ -161,9 +161,11 @@ export const keys = {
     // and no key is written by every turn.
     bot: {
       // the phone's record, one JSON string (fields in src/chat/store/scripts/includes/phone-record.lua): the session with its
-      // compare-and-set version and applied inbound ids, the attempts at the mailbox head, the de-duplication
-      // markers of the last 24 h and the moment of the last inbound message
+      // compare-and-set version and applied inbound ids, the attempts at the mailbox head and the moment of the
+      // last inbound message
       session: (shard: number, phone: string) => `{chat:${shard}}:s:${phone}`,
+      // sorted set of the de-duplication markers of the phone's last 24 h, scored by when (scripts/includes/markers.lua)
+      seen: (shard: number, phone: string) => `{chat:${shard}}:seen:${phone}`,
       // list of the phone's accepted messages, oldest first; the head stays until its turn is committed
       mailbox: (shard: number, phone: string) => `{chat:${shard}}:mailbox:${phone}`,
       // list of the phone's replies (JSON entries with an id), oldest first; the head stays until delivered

@@ -33,22 +33,48 @@ describe('the phone record on Redis', () => {
   const sessionKey = (phone: string): string => keys.chat.bot.session(shardOf(phone, SHARDS), phone)
   const record = async (phone: string): Promise<string> => (await redis.get(sessionKey(phone))) ?? ''
   const envelope = async (phone: string) => envelopeOf(await record(phone)) as { m?: string, b?: number, s?: string }
+  const seenKey = (phone: string): string => keys.chat.bot.seen(shardOf(phone, SHARDS), phone)
+  /** The phone's markers, oldest first: tag and epoch second. */
+  const seen = async (phone: string): Promise<Array<[string, number]>> => {
+    const flat = await redis.zrange(seenKey(phone), 0, -1, 'WITHSCORES')
+    return Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i]!, Number(flat[2 * i + 1])])
+  }
+  const tags = async (phone: string): Promise<string[]> => (await seen(phone)).map(([t]) => t)
   const serverSeconds = async (): Promise<number> => Number((await redis.time())[0])
   const accepted = async (phone: string, id: string, deliveryKey?: string): Promise<number> =>
     (await store.accept([{ phone, id, body: id }], deliveryKey === undefined ? {} : { deliveryKey })).stored
 
-  it('keeps a de-duplication marker as a base64url tag and a base-36 age: about 11 bytes each', async () => {
+  it('keeps the de-duplication markers beside the record, a base64url tag scored by its epoch second each', async () => {
     const phone = newPhone()
+    const before = await serverSeconds()
     for (let i = 0; i < 9; i++) await store.accept([{ phone, id: `wamid.${phone}-${i}`, body: 'x' }], { deliveryKey: `key-${phone}-${i}` })
     const e = await envelope(phone)
-    expect(e.s).toBeUndefined()
-    expect(e.m).toMatch(/^([A-Za-z0-9_-]{8}[0-9a-z]+;){18}$/)
-    expect(e.m!.length).toBeLessThanOrEqual(18 * 11)
-    expect(e.m).toContain(`${tag(`mwamid.${phone}-0`)}`)
-    expect(e.b).toBeGreaterThan(1_700_000_000)
+    expect(e.s ?? e.m ?? e.b).toBeUndefined()
+    expect((await record(phone)).length).toBeLessThan(60)
+    const markers = await seen(phone)
+    expect(markers).toHaveLength(18)
+    for (const [t, at] of markers) {
+      expect(t).toMatch(/^[A-Za-z0-9_-]{8}$/)
+      expect(at).toBeGreaterThanOrEqual(before)
+    }
+    expect(markers.map(([t]) => t)).toEqual(expect.arrayContaining([tag(`mwamid.${phone}-0`), tag(`kkey-${phone}-8`)]))
+    const ttl = await redis.pttl(seenKey(phone))
+    expect(ttl).toBeGreaterThan((DEDUPE_TTL_SECONDS - 60) * 1000)
+    expect(ttl).toBeLessThanOrEqual(DEDUPE_TTL_SECONDS * 1000)
   })
 
-  it('reads the markers of the first version (hex tag = epoch seconds), drops expired ones, and rewrites them in the new form', async () => {
+  it('drops the markers older than the window and keeps the others', async () => {
+    const phone = newPhone()
+    const now = await serverSeconds()
+    await redis.zadd(seenKey(phone), now - DEDUPE_TTL_SECONDS - 60, tag('mold'), now - DEDUPE_TTL_SECONDS, tag('molder'), now - 60, tag('myoung'))
+    expect(await accepted(phone, 'new')).toBe(1)
+    expect(await tags(phone)).toEqual([tag('myoung'), tag('mnew')])
+    expect(await accepted(phone, 'young')).toBe(0)
+    expect(await accepted(phone, 'old')).toBe(1)
+    expect(await accepted(phone, 'older')).toBe(1)
+  })
+
+  it('reads the markers of the first version (hex tag = epoch seconds), drops expired ones, and moves them to the set', async () => {
     const phone = newPhone()
     const now = await serverSeconds()
     const old = `${hex12('mseen')}=${now - 60};${hex12('mgone')}=${now - DEDUPE_TTL_SECONDS - 60};${hex12('kdelivery')}=${now - 10};`
@@ -59,31 +85,37 @@ describe('the phone record on Redis', () => {
     const e = await envelope(phone)
     expect(e).toMatchObject({ v: 3, i: '1000' })
     expect(e.s).toBeUndefined()
-    expect(e.m).toContain(tag('mseen'))
-    expect(e.m).not.toContain(tag('mother'))
+    expect(e.m ?? e.b).toBeUndefined()
+    expect(await tags(phone)).toEqual([tag('mseen'), tag('kdelivery'), tag('mgone')])
     // converted: still known
     expect(await accepted(phone, 'seen')).toBe(0)
     expect(await accepted(phone, 'gone')).toBe(0)
     expect((await record(phone)).endsWith('\n{"doc":1}')).toBe(true)
   })
 
-  it('a marker is known while younger than the de-duplication window, in either form as stored (property)', async () => {
+  it('a marker is known while younger than the de-duplication window, in every form as stored (property)', async () => {
     const ages = fc.oneof(fc.integer({ min: 0, max: DEDUPE_TTL_SECONDS - 5 }), fc.integer({ min: DEDUPE_TTL_SECONDS + 5, max: 3 * DEDUPE_TTL_SECONDS }))
     await fc.assert(
       fc.asyncProperty(
         fc.uniqueArray(fc.record({ id: fc.string({ minLength: 1, maxLength: 20 }), age: ages }), { selector: (x) => x.id, minLength: 1, maxLength: 8 }),
-        fc.boolean(),
-        async (seen, first) => {
+        fc.constantFrom('first', 'second', 'own set'),
+        async (ids, form) => {
           const phone = newPhone()
           const now = await serverSeconds()
-          const stored = first
-            ? { s: seen.map((x) => `${hex12(`m${x.id}`)}=${now - x.age};`).join('') }
-            : { m: seen.map((x) => `${tag(`m${x.id}`)}${x.age.toString(36)};`).join(''), b: now }
-          await redis.set(sessionKey(phone), `${JSON.stringify({ ...stored, v: 1 })}\n`)
-          for (const x of seen) expect({ ...x, stored: await accepted(phone, x.id) }).toEqual({ ...x, stored: x.age < DEDUPE_TTL_SECONDS ? 0 : 1 })
-          // every one is known now, in the new form only
-          for (const x of seen) expect(await accepted(phone, x.id)).toBe(0)
-          expect((await envelope(phone)).m).toMatch(/^([A-Za-z0-9_-]{8}[0-9a-z]+;)+$/)
+          if (form === 'own set') {
+            for (const x of ids) await redis.zadd(seenKey(phone), now - x.age, tag(`m${x.id}`))
+          } else {
+            const stored = form === 'first'
+              ? { s: ids.map((x) => `${hex12(`m${x.id}`)}=${now - x.age};`).join('') }
+              : { m: ids.map((x) => `${tag(`m${x.id}`)}${x.age.toString(36)};`).join(''), b: now }
+            await redis.set(sessionKey(phone), `${JSON.stringify({ ...stored, v: 1 })}\n`)
+          }
+          for (const x of ids) expect({ ...x, stored: await accepted(phone, x.id) }).toEqual({ ...x, stored: x.age < DEDUPE_TTL_SECONDS ? 0 : 1 })
+          // every one is known now, in the current form only
+          for (const x of ids) expect(await accepted(phone, x.id)).toBe(0)
+          const e = await envelope(phone)
+          expect(e.s ?? e.m ?? e.b).toBeUndefined()
+          expect((await tags(phone)).sort()).toEqual(ids.map((x) => tag(`m${x.id}`)).sort())
         }
       ),
       { numRuns: 30 }

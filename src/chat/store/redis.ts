@@ -57,7 +57,7 @@ export class RedisChatStore implements ChatStore {
   async accept (letters: Letter[], options: AcceptOptions = {}) {
     const results = await Promise.all([...byPhone(letters)].map(async ([phone, group]) => {
       const s = this.shard(phone)
-      const { stored, due } = await scripts.accept(this.redis, [b.session(s, phone), b.mailbox(s, phone), b.ready(s)],
+      const { stored, due } = await scripts.accept(this.redis, [b.session(s, phone), b.mailbox(s, phone), b.ready(s), b.seen(s, phone)],
         phone, DEDUPE_TTL_SECONDS, options.at === undefined ? '' : String(options.at), options.deliveryKey ?? '', ...group.flatMap((l) => [l.id, l.body]))
       return { phone, stored, due }
     }))

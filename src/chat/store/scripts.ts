@@ -107,7 +107,7 @@ export function historyArgs ({ tenantId, messages }: Recorded, limits: InboxLimi
 export const accept = chatScript<[phone: string, dedupeSeconds: number, at: string, deliveryKey: string, ...idsAndBodies: string[]], {
   stored: number, due: boolean
 }>(
-  'accept-3', (raw) => { const r = reply(raw); return { stored: Number(r[0] ?? 0), due: r[1] === 1 } })
+  'accept-4', (raw) => { const r = reply(raw); return { stored: Number(r[0] ?? 0), due: r[1] === 1 } })
 
 export const due = chatScript<[turnLimit: number, sendLimit: number], Record<Lane, Waiting[]>>(
   'due-2', (raw) => { const r = reply(raw); return { turn: waiting(r[0]), send: waiting(r[1]) } })

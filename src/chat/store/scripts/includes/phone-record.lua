@@ -5,10 +5,10 @@
   src/chat/session-codec.ts (no escaping: neither form holds a raw newline). Envelope fields: v (compare-and-set
   version), p (applied inbound ids, newest first: their marks, 12 hex digits each, as 8 base64url characters, one
   after the other; `a`, a JSON array of the marks or ids, in records of the first version), t (tries at the
-  mailbox head since the last commit), e (its last error), i (epoch ms of the last inbound message), m and b
-  (de-duplication markers, markers.lua), o (the owners of the attempts at the mailbox head that have not ended:
-  taken, neither committed nor released nor given back; a worker that died leaves its own there). Saved with its
-  time to live kept.
+  mailbox head since the last commit), e (its last error), i (epoch ms of the last inbound message), o (the
+  owners of the attempts at the mailbox head that have not ended: taken, neither committed nor released nor given
+  back; a worker that died leaves its own there); m and b, or s, in records of earlier versions (de-duplication
+  markers, which markers.lua moves out). Saved with its time to live kept.
 ]]
 local function load (key)
   local raw = redis.call('GET', key)

@@ -7,6 +7,7 @@
     KEYS[1] session  the phone's record
     KEYS[2] mailbox  the phone's accepted messages
     KEYS[3] ready    the shard's phones with mail
+    KEYS[4] seen     the phone's de-duplication markers, a sorted set (markers.lua)
 
     ARGV[1] phone
     ARGV[2] de-duplication window, seconds
@@ -24,19 +25,13 @@
 local r = load(KEYS[1])
 local sec = tonumber(t[1])
 local cutoff = sec - tonumber(ARGV[2])
-local marks, kept = {}, {}
-eachMarker(r, function (tag, at)
-  if at > cutoff and not marks[tag] then
-    marks[tag] = true
-    kept[#kept + 1] = tag .. base36(sec - at) .. ';'
-  end
-end)
+moveMarkers(r, KEYS[4], cutoff)
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', cutoff)
+local added = 0
 local function fresh (s)
-  local tag = tagOf(redis.sha1hex(s))
-  if marks[tag] then return false end
-  marks[tag] = true
-  kept[#kept + 1] = tag .. '0;'
-  return true
+  local new = redis.call('ZADD', KEYS[4], 'NX', sec, tagOf(redis.sha1hex(s)))
+  added = added + new
+  return new == 1
 end
 local stored = 0
 if ARGV[4] == '' or fresh('k' .. ARGV[4]) then
@@ -47,8 +42,7 @@ if ARGV[4] == '' or fresh('k' .. ARGV[4]) then
     end
   end
 end
-r.s = nil
-if #kept > 0 then r.m, r.b = table.concat(kept), sec else r.m, r.b = nil, nil end
+if added > 0 then redis.call('PEXPIRE', KEYS[4], tonumber(ARGV[2]) * 1000) end
 if ARGV[3] ~= '' then r.i = ARGV[3] end
 save(KEYS[1], r)
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) * 1000 then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 1000) end
