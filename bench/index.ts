@@ -5,6 +5,7 @@ import { run as members } from './members.ts'
 import { run as notifications } from './notifications.ts'
 import { run as phoneDay } from './phone-day.ts'
 import { run as dispensing } from './dispensing.ts'
+import { run as growth } from './growth.ts'
 import { printTopSelfTime } from './profile.ts'
 import { run as receipts } from './receipts.ts'
 import { run as scale } from './scale.ts'
@@ -33,6 +34,9 @@ targets.push(...(await turnCosts()).targets)
 
 process.stdout.write('\n== a phone\'s day: Redis time of one phone\'s message at the start and at the end of 5,000 in a day\n')
 targets.push(...await phoneDay())
+
+process.stdout.write('\n== growth: what a club\'s busy day makes dearer, its end against its start (Redis\'s own clock)\n')
+targets.push(...await growth())
 
 process.stdout.write('\n== scale: RSS over phones, the provider\'s pace, Redis Cluster spread\n')
 targets.push(...await scale())

@@ -18,8 +18,8 @@ import {
   buildProduct, getInventoryItem, getProduct, listInventoryItems, listProducts, matchesQuery, saveProduct, setStockLevel, updateProduct, updateVariant
 } from '../services/catalog.ts'
 import {
-  cancelFulfillment, cancelOrder, capturePayment, completeOrder, createFulfillment, createShipment, getOrder, markDelivered, matchesOrder,
-  orderMissing, ordersOfChannels, ordersOfCustomer, sortOrders, updateOrder,
+  cancelFulfillment, cancelOrder, capturePayment, completeOrder, createFulfillment, createShipment, getOrder, markDelivered,
+  orderMissing, ordersMatching, ordersOfCustomer, sortOrders, updateOrder,
 } from '../services/orders.ts'
 import { channelsOfTenants, getRegion, listApiKeys, listRegions, listShippingOptions, listStockLocations } from '../services/setup.ts'
 import { renderOrder, renderOrders, renderProducts } from './render.ts'
@@ -77,7 +77,7 @@ export async function adminRoutes (fastify: FastifyInstance, { ctx }: RouteDeps)
     const q = request.query
     const scope = await scopeOf(request)
     const channelIds = q.sales_channel_id?.length ? scope.channelIds.filter((c) => q.sales_channel_id?.includes(c)) : scope.channelIds
-    const orders = sortOrders((await ordersOfChannels(ctx, channelIds)).filter((o) => matchesOrder(o, q)), q.order)
+    const orders = sortOrders(await ordersMatching(ctx, channelIds, q), q.order)
     return paged('orders', await renderOrders(ctx, orders.slice(q.offset, q.offset + q.limit)), orders.length, q)
   })
 

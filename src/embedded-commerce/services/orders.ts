@@ -5,7 +5,8 @@ import type { AuthContext } from '../tokens.ts'
 import type { StockDelta } from '../store/port.ts'
 import { invalidData, notAllowed, notFound, type MedusaError } from '../errors.ts'
 import type { CaptureInput, FulfillInput, ShipmentInput, UpdateOrderInput } from '../requests.ts'
-import { INDEX, LOOKUP, nowIso, type CommerceContext } from './context.ts'
+import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
+import { indexOrder } from '../store/port.ts'
 import { listDocs, loadDoc, mutate } from './repo.ts'
 import { mergeMetadata } from './catalog.ts'
 import { locationsOfChannel } from './setup.ts'
@@ -24,13 +25,34 @@ export async function getOrder (ctx: CommerceContext, id: string): Promise<Order
   return await loadDoc(ctx.store, 'order', id, () => orderMissing(id))
 }
 
-export async function ordersOfChannels (ctx: CommerceContext, channelIds: readonly string[]): Promise<OrderDoc[]> {
+async function ordersOfChannels (ctx: CommerceContext, channelIds: readonly string[]): Promise<OrderDoc[]> {
   const lists = await Promise.all(channelIds.map((id) => listDocs(ctx.store, 'order', INDEX.ordersOfChannel(id))))
   return lists.flat()
 }
 
 export async function ordersOfCustomer (ctx: CommerceContext, customerId: string): Promise<OrderDoc[]> {
   return await listDocs(ctx.store, 'order', INDEX.ordersOfCustomer(customerId))
+}
+
+/**
+ * The orders of these customers in these (distinct) channels, listed as `ordersOfChannels` lists them (channel
+ * by channel, each in its index's order: creation time, then id): read from each customer's own index, so that a
+ * member's orders cost what they ordered, not every order of the club.
+ */
+export async function ordersOfCustomersIn (ctx: CommerceContext, customerIds: readonly string[], channelIds: readonly string[]): Promise<OrderDoc[]> {
+  const lists = await Promise.all([...new Set(customerIds)].map(async (id) => await ordersOfCustomer(ctx, id)))
+  const channel = new Map(channelIds.map((id, i) => [id, i]))
+  const at = (o: OrderDoc): number => channel.get(o.sales_channel_id) as number
+  return lists.flat().filter((o) => channel.has(o.sales_channel_id))
+    .sort((a, b) => at(a) - at(b) || indexOrder([a.id, score(a.created_at)], [b.id, score(b.created_at)]))
+}
+
+/** The orders of these channels that match the filters, in the channels' index order (before `sortOrders`). */
+export async function ordersMatching (ctx: CommerceContext, channelIds: readonly string[], filters: OrderFilters): Promise<OrderDoc[]> {
+  const orders = filters.customer_id?.length
+    ? await ordersOfCustomersIn(ctx, filters.customer_id, channelIds)
+    : await ordersOfChannels(ctx, channelIds)
+  return orders.filter((o) => matchesOrder(o, filters))
 }
 
 export interface OrderFilters {
@@ -42,7 +64,7 @@ export interface OrderFilters {
   q?: string
 }
 
-export function matchesOrder (order: OrderDoc, f: OrderFilters): boolean {
+function matchesOrder (order: OrderDoc, f: OrderFilters): boolean {
   const within = (values: string[] | undefined, value: string | null): boolean => !values || values.length === 0 || (value !== null && values.includes(value))
   const q = f.q?.toLowerCase()
   return within(f.status, order.status) &&

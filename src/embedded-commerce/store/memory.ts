@@ -1,7 +1,7 @@
 import type { DocKinds, Kind, StockLevel } from '../model.ts'
 import { keys } from '../../stores/keys.ts'
 import {
-  levelField, levelsFromHash, mergeDeltas, mergeReservations,
+  indexOrder, levelField, levelsFromHash, mergeDeltas, mergeReservations,
   type CommerceStore, type CompleteCartInput, type CompleteCartResult, type IndexEntry, type Lookup, type ReplaceOptions, type ReplaceResult, type Versioned,
 } from './port.ts'
 
@@ -60,7 +60,7 @@ export class MemoryCommerceStore implements CommerceStore {
 
   async ids (index: string): Promise<string[]> {
     const entries = [...(this.indexes.get(keys.commerce.index(index)) ?? new Map<string, number>()).entries()]
-    return entries.sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0])).map(([id]) => id)
+    return entries.sort(indexOrder).map(([id]) => id)
   }
 
   async lookup (name: string, value: string): Promise<string | undefined> {

@@ -15,6 +15,13 @@ export interface IndexEntry {
   score: number
 }
 
+/**
+ * The order of an index's entries ([id, score]): by score, then by id as Redis orders equal scores (bytes; ids
+ * are ASCII), in both implementations.
+ */
+export const indexOrder = (a: readonly [string, number], b: readonly [string, number]): number =>
+  a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)
+
 /** A unique value (e.g. `pk` + token) that points at the record's id. */
 export interface Lookup {
   name: string

@@ -1,0 +1,111 @@
+import { pathToFileURL } from 'node:url'
+import { Redis } from 'ioredis'
+import { startRedisServer } from '../scripts/lib/redis-server.ts'
+import { buildCommerceBackend } from '../src/embedded-commerce/backend.ts'
+import type { OrderDoc } from '../src/embedded-commerce/model.ts'
+import { INDEX, score } from '../src/embedded-commerce/services/context.ts'
+import { RedisCommerceStore } from '../src/embedded-commerce/store/redis.ts'
+import { fmt, scaled, SECRETS, type Target } from './lib.ts'
+
+// What grows with a club's traffic, held against the start of its day: an operation must cost Redis the same at
+// the end of a busy day as at its start. Each case runs on a redis-server of its own and reads Redis's own clock
+// (INFO commandstats: microseconds spent in commands, those a script calls included). bench/phone-day.ts holds
+// a phone's messages the same way.
+
+const SAMPLE = 200
+
+/** Microseconds Redis has spent running commands so far (scripts with what they call; INFO left out). */
+export async function redisMicros (redis: Redis): Promise<number> {
+  let us = 0
+  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=\d+,usec=(\d+)/gm)) if (m[1] !== 'info') us += Number(m[2])
+  return us
+}
+
+const CHANNEL = 'sc_club_norte'
+const MEMBER = 'cus_ana'
+
+/** An order as a completed cart leaves it (one line), with the indexes the completion writes. */
+function order (i: number, customer: string, at: number): OrderDoc {
+  const iso = new Date(at).toISOString()
+  return {
+    id: `order_bench${String(i).padStart(7, '0')}`,
+    display_id: i + 1,
+    version: 1,
+    status: 'pending',
+    cart_id: `cart_bench${i}`,
+    region_id: 'reg_club_norte',
+    sales_channel_id: CHANNEL,
+    stock_location_id: 'sloc_club_norte',
+    customer_id: customer,
+    email: `${customer}@example.com`,
+    currency_code: 'ars',
+    items: [],
+    shipping_methods: [],
+    shipping_address: null,
+    billing_address: null,
+    payment_collections: [],
+    fulfillments: [],
+    metadata: { activities: [{ at: iso, step: 'completed', note: 'placed through the chat' }] },
+    canceled_at: null,
+    created_at: iso,
+    updated_at: iso,
+  }
+}
+
+/**
+ * A member's orders (GET /admin/orders?customer_id=, what the service asks for a member's list and the chat's "my
+ * orders" and "repeat my last order"), asked of the embedded backend while the club's orders grow: the member has
+ * placed 5 of the first 100, the rest of the club all the others (a member's list reads the member's own orders).
+ */
+async function memberOrders (redis: Redis): Promise<Target> {
+  const app = await buildCommerceBackend({ redis, jwtSecret: SECRETS.JWT_SECRET, seed: true })
+  try {
+    const store = new RedisCommerceStore(redis)
+    const login = await app.inject({ method: 'POST', url: '/auth/user/emailpass', payload: { email: 'admin@club-norte.test', password: 'demo-password' } })
+    const headers = { authorization: `Bearer ${(login.json() as { token: string }).token}` }
+    const url = `/admin/orders?customer_id=${MEMBER}&sales_channel_id=${CHANNEL}&limit=5&fields=id`
+    const total = scaled(10_000, 1_000)
+    const start = Date.parse('2026-03-01T10:00:00.000Z')
+    let placed = 0
+    const placeUpTo = async (n: number): Promise<void> => {
+      for (; placed < n; placed++) {
+        const o = order(placed, placed < 100 && placed % 20 === 0 ? MEMBER : `cus_bench${placed % 997}`, start + placed * 1000)
+        const at = score(o.created_at)
+        const indexes = [{ index: INDEX.ordersOfChannel(CHANNEL), score: at }, { index: INDEX.ordersOfCustomer(o.customer_id as string), score: at }]
+        await store.create('order', o, indexes, [])
+      }
+    }
+    const sample = async (): Promise<number> => {
+      const before = await redisMicros(redis)
+      for (let i = 0; i < SAMPLE; i++) {
+        const res = await app.inject({ method: 'GET', url, headers })
+        if (res.statusCode !== 200) throw new Error(`bench/growth.ts: ${url} answered ${res.statusCode}: ${res.body}`)
+      }
+      return (await redisMicros(redis) - before) / SAMPLE
+    }
+    await placeUpTo(100)
+    await sample() // warms the backend and loads its scripts
+    const first = await sample()
+    await placeUpTo(total)
+    const last = await sample()
+    const ratio = last / first
+    process.stdout.write(`  a member's orders: Redis ${fmt(first)} µs a list at the club's 100th order, ${fmt(last)} µs at its ${total}th (${fmt(ratio)}x)\n`)
+    const figure = `Redis time of a member's order list at a club's ${total}th order, vs its 100th`
+    return { figure, value: `${fmt(ratio)}x`, target: '<= 1.5x', met: ratio <= 1.5 }
+  } finally {
+    await app.close()
+  }
+}
+
+export async function run (): Promise<Target[]> {
+  const server = await startRedisServer()
+  const redis = new Redis(server.url)
+  try {
+    return [await memberOrders(redis)]
+  } finally {
+    redis.disconnect()
+    await server.stop()
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run()
