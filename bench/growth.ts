@@ -5,7 +5,7 @@ import { buildCommerceBackend } from '../src/embedded-commerce/backend.ts'
 import type { OrderDoc } from '../src/embedded-commerce/model.ts'
 import { INDEX, score } from '../src/embedded-commerce/services/context.ts'
 import { RedisCommerceStore } from '../src/embedded-commerce/store/redis.ts'
-import { fmt, scaled, SECRETS, type Target } from './lib.ts'
+import { fmt, redisMicros, scaled, SECRETS, type Target } from './lib.ts'
 
 // What grows with a club's traffic, held against the start of its day: an operation must cost Redis the same at
 // the end of a busy day as at its start. Each case runs on a redis-server of its own and reads Redis's own clock
@@ -13,13 +13,6 @@ import { fmt, scaled, SECRETS, type Target } from './lib.ts'
 // a phone's messages the same way.
 
 const SAMPLE = 200
-
-/** Microseconds Redis has spent running commands so far (scripts with what they call; INFO left out). */
-export async function redisMicros (redis: Redis): Promise<number> {
-  let us = 0
-  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=\d+,usec=(\d+)/gm)) if (m[1] !== 'info') us += Number(m[2])
-  return us
-}
 
 const CHANNEL = 'sc_club_norte'
 const MEMBER = 'cus_ana'

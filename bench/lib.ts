@@ -379,3 +379,10 @@ export function printTargets (targets: readonly Target[]): void {
 }
 
 export const phoneOf = (base: number, i: number): string => `549${String(base + i).padStart(10, '0')}`
+
+/** Microseconds a Redis server has spent running commands so far (its own clock, INFO commandstats: scripts with what they call; INFO left out). */
+export async function redisMicros (redis: { info: (section: string) => Promise<string> }): Promise<number> {
+  let us = 0
+  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=\d+,usec=(\d+)/gm)) if (m[1] !== 'info') us += Number(m[2])
+  return us
+}

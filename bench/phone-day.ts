@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis'
 import { startRedisServer } from '../scripts/lib/redis-server.ts'
 import { RedisChatStore } from '../src/chat/store/redis.ts'
-import { fmt, scaled, type Target } from './lib.ts'
+import { fmt, redisMicros, scaled, type Target } from './lib.ts'
 
 // A busy phone's day on the chat store: one phone's messages, each accepted, taken and committed as the lane does,
 // on a redis-server of its own. What Redis spends on a message (its own clock, INFO commandstats) at the end of
@@ -10,13 +10,6 @@ import { fmt, scaled, type Target } from './lib.ts'
 // than the last, for every club on that Redis (800 µs an accept at 450 messages before markers.lua was rewritten).
 
 const SAMPLE = 500
-
-/** Microseconds Redis has spent running commands so far (scripts with what they call; INFO left out). */
-async function redisMicros (redis: Redis): Promise<number> {
-  let us = 0
-  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=\d+,usec=(\d+)/gm)) if (m[1] !== 'info') us += Number(m[2])
-  return us
-}
 
 export async function run (): Promise<Target[]> {
   const server = await startRedisServer()
