@@ -80,6 +80,8 @@ describe('the phone record on Redis', () => {
     const old = `${hex12('mseen')}=${now - 60};${hex12('mgone')}=${now - DEDUPE_TTL_SECONDS - 60};${hex12('kdelivery')}=${now - 10};`
     await redis.set(sessionKey(phone), `${JSON.stringify({ s: old, v: 3, i: '1000' })}\n{"doc":1}`)
     expect(await accepted(phone, 'seen')).toBe(0)
+    // only moved, nothing new: the set still expires
+    expect(await redis.pttl(seenKey(phone))).toBeGreaterThan((DEDUPE_TTL_SECONDS - 60) * 1000)
     expect(await accepted(phone, 'other', 'delivery')).toBe(0)
     expect(await accepted(phone, 'gone')).toBe(1)
     const e = await envelope(phone)

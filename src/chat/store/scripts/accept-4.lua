@@ -25,9 +25,8 @@
 local r = load(KEYS[1])
 local sec = tonumber(t[1])
 local cutoff = sec - tonumber(ARGV[2])
-moveMarkers(r, KEYS[4], cutoff)
+local added = moveMarkers(r, KEYS[4], cutoff)
 redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', cutoff)
-local added = 0
 local function fresh (s)
   local new = redis.call('ZADD', KEYS[4], 'NX', sec, tagOf(redis.sha1hex(s)))
   added = added + new
@@ -42,6 +41,7 @@ if ARGV[4] == '' or fresh('k' .. ARGV[4]) then
     end
   end
 end
+-- a set written to (a marker moved or added) is kept a day from now
 if added > 0 then redis.call('PEXPIRE', KEYS[4], tonumber(ARGV[2]) * 1000) end
 if ARGV[3] ~= '' then r.i = ARGV[3] end
 save(KEYS[1], r)

@@ -19,12 +19,14 @@ local function tagOf (hex)
   end
   return table.concat(out)
 end
--- moves the markers an earlier version kept in record `r` and seen after `cutoff` (epoch s) to set `key`
+-- moves the markers an earlier version kept in record `r` and seen after `cutoff` (epoch s) to set `key`; how many
 local function moveMarkers (r, key, cutoff)
+  local moved = 0
   local function move (tag, at)
-    if at > cutoff then redis.call('ZADD', key, 'NX', at, tag) end
+    if at > cutoff then moved = moved + redis.call('ZADD', key, 'NX', at, tag) end
   end
   for tag, at in string.gmatch(r.s or '', '(%x+)=(%d+);') do move(tagOf(tag), tonumber(at)) end
   for entry in string.gmatch(r.m or '', '([^;]+);') do move(string.sub(entry, 1, 8), r.b - tonumber(string.sub(entry, 9), 36)) end
   r.s, r.m, r.b = nil, nil, nil
+  return moved
 end
