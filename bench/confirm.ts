@@ -153,17 +153,42 @@ interface Measured {
   cpu: CpuClock
   profileDir: string
   steps: Step[]
-  warm: Request[]
   costs: TurnCost[]
 }
 
 interface Shared { provider: Provider, commerce: Commerce, backendCpu: CpuClock, backendRedis: Redis }
 
+/** Link codes for `phones` from the club website's route (untimed): the webhooks that type them, one a phone. */
+async function linkInputs (name: string, service: Child, phones: readonly string[]): Promise<Request[]> {
+  const member = { sub: 'cus_bruno', role: 'member' as const, tenants: ['club-norte'], email: 'bruno@example.com', name: 'Bruno' }
+  const token = await signAccessToken(SECRETS.JWT_SECRET, member)
+  return await Promise.all(phones.map(async (phone) => {
+    const res = await send(service.pool, {
+      path: '/api/chat/link',
+      body: JSON.stringify({ customerId: member.sub, email: member.email, name: member.name, tenantId: 'club-norte', token }),
+      headers: { 'content-type': 'application/json' }
+    })
+    if (res.status !== 201) throw new Error(`${name}: link code answered ${res.status}: ${res.body}`)
+    return webhook(phone, { text: `LINK-${(JSON.parse(res.body) as { code: string }).code}` })
+  }))
+}
+
+/** Every kind in order: strangers greeting, then `phones` linking and going through a member's round. */
+function round (strangers: readonly string[], phones: readonly string[], links: Request[]): Step[] {
+  const product = demoIds.product('norte', 'picador')
+  return [
+    { kind: 'greeting, unlinked', requests: strangers.map((phone) => webhook(phone, { text: 'hola' })) },
+    { kind: 'link by code', requests: links },
+    ...MEMBER_ROUND.map((step) => ({ kind: step.kind, requests: phones.map((p) => webhook(p, step.input(product))) })),
+  ]
+}
+
 /**
  * A service of the checkout at `root` started on a Redis of its own, with the bench's provider and backend; its
- * phones linked (the link codes are the club website's calls, made before any step is counted) and warmed (untimed:
- * a process's first thousand or so turns cost it several times the later ones, code not yet optimised). `at`
- * keeps two services' phones apart.
+ * phones linked (the link codes are the club website's calls, made before any step is counted) and warmed
+ * (untimed: a process's first thousand or so turns of a kind cost it several times the later ones, code not yet
+ * optimised): other phones go through every kind once first, so that no kind is measured on code the ones before
+ * it did not run (a product list measured cold read 1.5x its warm cost). `at` keeps two services' phones apart.
  */
 async function startMeasured (name: string, root: string, at: number, { provider, commerce }: Shared): Promise<Measured> {
   const profileDir = mkdtempSync(join(tmpdir(), 'club-bench-turns-'))
@@ -173,28 +198,17 @@ async function startMeasured (name: string, root: string, at: number, { provider
     ['--cpu-prof', '--cpu-prof-dir', profileDir], root
   )
   const measured = { name, service, redis, client: new Redis(redis.url), cpu: cpuClock(service.process.pid as number), profileDir, costs: [] }
-  const phones = Array.from({ length: scaled(PHONES, 20) }, (_, i) => phoneOf(at, i))
-  const member = { sub: 'cus_bruno', role: 'member' as const, tenants: ['club-norte'], email: 'bruno@example.com', name: 'Bruno' }
-  const token = await signAccessToken(SECRETS.JWT_SECRET, member)
-  const links = await Promise.all(phones.map(async (phone) => {
-    const res = await send(service.pool, {
-      path: '/api/chat/link',
-      body: JSON.stringify({ customerId: member.sub, email: member.email, name: member.name, tenantId: 'club-norte', token }),
-      headers: { 'content-type': 'application/json' }
-    })
-    if (res.status !== 201) throw new Error(`${name}: link code answered ${res.status}: ${res.body}`)
-    return webhook(phone, { text: `LINK-${(JSON.parse(res.body) as { code: string }).code}` })
-  }))
-  const product = demoIds.product('norte', 'picador')
-  const steps: Step[] = [
-    { kind: 'greeting, unlinked', requests: phones.map((_, i) => webhook(phoneOf(at + 1_000_000, i), { text: 'hola' })) },
-    { kind: 'link by code', requests: links },
-    ...MEMBER_ROUND.map((step) => ({ kind: step.kind, requests: phones.map((p) => webhook(p, step.input(product))) })),
-  ]
-  const warm = phones.map((_, i) => webhook(phoneOf(at + 1_500_000, i), { text: 'hola' }))
-  await closedLoop(service.pool, warm.length, IN_FLIGHT, (i) => warm[i] as Request)
-  await drained(service, warm.length)
-  return { ...measured, steps, warm }
+  const n = scaled(PHONES, 20)
+  const phonesFrom = (base: number): string[] => Array.from({ length: n }, (_, i) => phoneOf(base, i))
+  const [phones, warmPhones] = [phonesFrom(at), phonesFrom(at + 500_000)]
+  const [links, warmLinks] = [await linkInputs(name, service, phones), await linkInputs(name, service, warmPhones)]
+  const steps = round(phonesFrom(at + 1_000_000), phones, links)
+  let turns = 0
+  for (const { requests } of round(phonesFrom(at + 1_500_000), warmPhones, warmLinks)) {
+    await closedLoop(service.pool, requests.length, IN_FLIGHT, (i) => requests[i] as Request)
+    await drained(service, turns += requests.length)
+  }
+  return { ...measured, steps }
 }
 
 /** One step typed by all of a service's phones: its counters read before and after (stepEnd). */
@@ -281,19 +295,29 @@ export async function run (vs?: string): Promise<{ costs: TurnCost[], targets: T
     const floorCpu = cpuClock(floorPid)
     const floorDone = async (): Promise<number> =>
       (JSON.parse((await send(pool, { method: 'GET', path: '/floor/done', headers: {} })).body) as { done: number }).done
-    const warm = (measured[0] as Measured).warm
-    await closedLoop(pool, warm.length, IN_FLIGHT, (i) => ({ ...warm[i] as Request, headers: { ...(warm[i] as Request).headers, 'x-floor': '5,1,1' } }))
-    await waitFor('the floor\'s warm-up', async () => await floorDone() >= warm.length, 120_000, 50)
-    // in turn as the services' steps were (this, vs, this, vs ...): the floor gets faster as it warms
+    const postsOf = (m: Measured, k: number): Request[] => {
+      const cost = m.costs[k] as TurnCost
+      const requests = (m.steps[k] as Step).requests
+      const n = requests.length
+      const total = { scripts: Math.round(cost.scripts * n), replies: Math.round(cost.replies * n), calls: Math.round(cost.calls * n) }
+      return requests.map((r, i) => ({
+        ...r, headers: { ...r.headers, 'x-floor': `${share(total.scripts, n, i)},${share(total.replies, n, i)},${share(total.calls, n, i)}` }
+      }))
+    }
+    // warmed as the services were: every kind once, untimed, before the first is measured
+    let warmed = 0
+    for (let k = 0; k < kinds; k++) {
+      const posts = postsOf(measured[0] as Measured, k)
+      await closedLoop(pool, posts.length, IN_FLIGHT, (i) => posts[i] as Request)
+      warmed += posts.length
+      await waitFor('the floor\'s warm-up', async () => await floorDone() >= warmed, 120_000, 50)
+    }
+    // in turn as the services' steps were (this, vs, this, vs ...)
     for (let k = 0; k < kinds; k++) {
       for (const m of measured) {
         const cost = m.costs[k] as TurnCost
-        const requests = (m.steps[k] as Step).requests
-        const n = requests.length
-        const total = { scripts: Math.round(cost.scripts * n), replies: Math.round(cost.replies * n), calls: Math.round(cost.calls * n) }
-        const posts = requests.map((r, i) => ({
-          ...r, headers: { ...r.headers, 'x-floor': `${share(total.scripts, n, i)},${share(total.replies, n, i)},${share(total.calls, n, i)}` }
-        }))
+        const posts = postsOf(m, k)
+        const n = posts.length
         const done = await floorDone()
         const before = { cpu: floorCpu.read(), writes: writes(floorPid) }
         await closedLoop(pool, n, IN_FLIGHT, (i) => posts[i] as Request)
