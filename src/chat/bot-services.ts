@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Product, RuleRefusal } from '../../machines/conversation.types.ts'
 import { actorFrom, tenantOf, type Actor } from '../auth/actor.ts'
-import { verifyAccessToken } from '../auth/tokens.ts'
+import { verifyAccessToken, type Principal } from '../auth/tokens.ts'
 import type { CropService } from '../crops/service.ts'
 import type { DispensingService, QuotaView } from '../dispensing/service.ts'
 import { AppError } from '../errors.ts'
@@ -37,6 +37,8 @@ export function mapResult<T, U> (res: Result<T>, f: (value: T) => U): Result<U> 
 const ORDERS_REPORTED = 5
 const NOTIFICATIONS_REPORTED = 5
 const CROPS_REPORTED = 50
+/** Members' tokens kept verified (a few hundred bytes each); past it the oldest is forgotten and checked again when used. */
+const VERIFIED_KEPT = 10_000
 
 const failureOf = (status: number): Failure =>
   status === 401 ? 'auth' : status === 400 || status === 409 || status === 422 ? 'rejected' : 'unavailable'
@@ -68,7 +70,26 @@ export interface BotServicesDeps {
 }
 
 export class BotServices {
+  /**
+   * Tokens this process verified, by token, until they expire. A token's signature and claims never change, so
+   * only its expiry can make a second check answer otherwise: a shop turn (every product list and choice) checks
+   * that instead of the HMAC again (33 µs of crypto, and a hop to the thread pool). An expired one is verified
+   * again, which refuses it as before.
+   */
+  private readonly verified = new Map<string, Principal>()
+
   constructor (private readonly deps: BotServicesDeps) {}
+
+  private async principal (token: string): Promise<Principal> {
+    const kept = this.verified.get(token)
+    // as jose decides: expired once its exp (seconds) is not after now
+    if (kept && kept.exp > Math.floor(Date.now() / 1000)) return kept
+    this.verified.delete(token)
+    const principal = await verifyAccessToken(this.deps.jwtSecret, token)
+    if (this.verified.size >= VERIFIED_KEPT) this.verified.delete(this.verified.keys().next().value as string)
+    this.verified.set(token, principal)
+    return principal
+  }
 
   /** One service call: its answer, or the outcome its error means to the conversation. */
   private async attempt<T> (what: string, call: () => Promise<T>): Promise<Result<T>> {
@@ -97,7 +118,7 @@ export class BotServices {
   /** The account's token verified and its club checked, as for a request: an expired or revoked token is 'auth'. */
   async behalf (account: LinkedAccount, phone: string): Promise<Result<Behalf>> {
     return await this.attempt('linked account', async () => {
-      const principal = await verifyAccessToken(this.deps.jwtSecret, account.token)
+      const principal = await this.principal(account.token)
       const tenant = await tenantOf(this.deps.tenants, principal, account.tenantId)
       return { actor: actorFrom(principal, tenant), token: account.token, phone }
     })

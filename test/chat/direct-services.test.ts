@@ -125,6 +125,18 @@ describe('the services keep one member out of another\'s things (redis)', () => 
     }
   })
 
+  it('a token verified on an earlier turn is refused once it expires: the bot keeps it verified only until its exp', async () => {
+    const { phone } = await linkedPhone(bruno)
+    const [account] = await t.app.linkedAccounts.list(phone)
+    const token = await t.token('member', ['club-norte'], { sub: bruno.customerId, email: bruno.email, name: bruno.name, expiresIn: 2 })
+    await t.app.linkedAccounts.put(phone, { ...account!, token })
+    expect((await answer(phone, { reply: 'menu:browse' }))[0]).not.toMatch(/sesión venció/)
+    // the token's exp is in whole seconds: past it within three
+    await new Promise((resolve) => setTimeout(resolve, 3000))
+    await say(t, phone, { text: 'menu' })
+    expect((await answer(phone, { reply: 'menu:browse' }))[0]).toMatch(/sesión venció/)
+  })
+
   it('the services refuse an actor what the routes refuse: another\'s order and cart, the crops for a member', async () => {
     const owner = await linkedPhone(bruno)
     const cartId = await toConfirmation(owner.phone)
