@@ -1,8 +1,10 @@
 import { pathToFileURL } from 'node:url'
+import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import { startRedisServer } from '../scripts/lib/redis-server.ts'
 import { buildCommerceBackend } from '../src/embedded-commerce/backend.ts'
 import type { OrderDoc } from '../src/embedded-commerce/model.ts'
+import { saveCustomer } from '../src/embedded-commerce/services/accounts.ts'
 import { INDEX, score } from '../src/embedded-commerce/services/context.ts'
 import { RedisCommerceStore } from '../src/embedded-commerce/store/redis.ts'
 import { fmt, redisMicros, scaled, SECRETS, type Target } from './lib.ts'
@@ -13,6 +15,23 @@ import { fmt, redisMicros, scaled, SECRETS, type Target } from './lib.ts'
 // a phone's messages the same way.
 
 const SAMPLE = 200
+
+/** Redis's microseconds per call over SAMPLE calls. */
+async function redisPerCall (redis: Redis, call: () => Promise<void>): Promise<number> {
+  const before = await redisMicros(redis)
+  for (let i = 0; i < SAMPLE; i++) await call()
+  return (await redisMicros(redis) - before) / SAMPLE
+}
+
+async function staffHeaders (app: FastifyInstance): Promise<Record<string, string>> {
+  const login = await app.inject({ method: 'POST', url: '/auth/user/emailpass', payload: { email: 'admin@club-norte.test', password: 'demo-password' } })
+  return { authorization: `Bearer ${(login.json() as { token: string }).token}` }
+}
+
+async function ok (app: FastifyInstance, url: string, headers: Record<string, string>): Promise<void> {
+  const res = await app.inject({ method: 'GET', url, headers })
+  if (res.statusCode !== 200) throw new Error(`bench/growth.ts: ${url} answered ${res.statusCode}: ${res.body}`)
+}
 
 const CHANNEL = 'sc_club_norte'
 const MEMBER = 'cus_ana'
@@ -54,8 +73,7 @@ async function memberOrders (redis: Redis): Promise<Target> {
   const app = await buildCommerceBackend({ redis, jwtSecret: SECRETS.JWT_SECRET, seed: true })
   try {
     const store = new RedisCommerceStore(redis)
-    const login = await app.inject({ method: 'POST', url: '/auth/user/emailpass', payload: { email: 'admin@club-norte.test', password: 'demo-password' } })
-    const headers = { authorization: `Bearer ${(login.json() as { token: string }).token}` }
+    const headers = await staffHeaders(app)
     const url = `/admin/orders?customer_id=${MEMBER}&sales_channel_id=${CHANNEL}&limit=5&fields=id`
     const total = scaled(10_000, 1_000)
     const start = Date.parse('2026-03-01T10:00:00.000Z')
@@ -68,14 +86,7 @@ async function memberOrders (redis: Redis): Promise<Target> {
         await store.create('order', o, indexes, [])
       }
     }
-    const sample = async (): Promise<number> => {
-      const before = await redisMicros(redis)
-      for (let i = 0; i < SAMPLE; i++) {
-        const res = await app.inject({ method: 'GET', url, headers })
-        if (res.statusCode !== 200) throw new Error(`bench/growth.ts: ${url} answered ${res.statusCode}: ${res.body}`)
-      }
-      return (await redisMicros(redis) - before) / SAMPLE
-    }
+    const sample = async (): Promise<number> => await redisPerCall(redis, async () => await ok(app, url, headers))
     await placeUpTo(100)
     await sample() // warms the backend and loads its scripts
     const first = await sample()
@@ -90,11 +101,46 @@ async function memberOrders (redis: Redis): Promise<Target> {
   }
 }
 
+/**
+ * The customers of a member's email (GET /admin/customers?email=, asked before every member's order list to find
+ * the guests made for that email), asked while the club's members grow.
+ */
+async function customersOfEmail (redis: Redis): Promise<Target> {
+  const app = await buildCommerceBackend({ redis, jwtSecret: SECRETS.JWT_SECRET, seed: true })
+  try {
+    const ctx = { store: new RedisCommerceStore(redis), jwtSecret: SECRETS.JWT_SECRET }
+    const headers = await staffHeaders(app)
+    const url = '/admin/customers?email=ana@example.com&limit=50&order=created_at&fields=id,email'
+    const total = scaled(5_000, 500)
+    const start = Date.parse('2026-03-01T10:00:00.000Z')
+    let made = 0
+    const registerUpTo = async (n: number): Promise<void> => {
+      for (; made < n; made++) {
+        const at = new Date(start + made * 1000).toISOString()
+        const member = { id: `cus_member${made}`, email: `member${made}@example.com`, first_name: 'Member', last_name: String(made), phone: null }
+        await saveCustomer(ctx, { ...member, has_account: true, metadata: { clubs: ['club-norte'] }, created_at: at, updated_at: at })
+      }
+    }
+    const sample = async (): Promise<number> => await redisPerCall(redis, async () => await ok(app, url, headers))
+    await registerUpTo(100)
+    await sample()
+    const first = await sample()
+    await registerUpTo(total)
+    const last = await sample()
+    const ratio = last / first
+    process.stdout.write(`  the customers of an email: Redis ${fmt(first)} µs at the club's 100th member, ${fmt(last)} µs at its ${total}th (${fmt(ratio)}x)\n`)
+    const figure = `Redis time of the customers of a member's email at a club's ${total}th member, vs its 100th`
+    return { figure, value: `${fmt(ratio)}x`, target: '<= 1.5x', met: ratio <= 1.5 }
+  } finally {
+    await app.close()
+  }
+}
+
 export async function run (): Promise<Target[]> {
   const server = await startRedisServer()
   const redis = new Redis(server.url)
   try {
-    return [await memberOrders(redis)]
+    return [await memberOrders(redis), await customersOfEmail(redis)]
   } finally {
     redis.disconnect()
     await server.stop()

@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { OrderDoc } from '../../src/embedded-commerce/model.ts'
 import { ordersMatching } from '../../src/embedded-commerce/services/orders.ts'
+import { customerForCart, customersWithEmails, listCustomers, saveCustomer } from '../../src/embedded-commerce/services/accounts.ts'
 import { MemoryCommerceStore } from '../../src/embedded-commerce/store/memory.ts'
 import { RedisCommerceStore } from '../../src/embedded-commerce/store/redis.ts'
 import type { CommerceStore } from '../../src/embedded-commerce/store/port.ts'
@@ -10,7 +11,9 @@ import { testRedis } from '../helper.ts'
 
 // A member's orders (GET /admin/orders?customer_id=, what the service and the chat's "my orders" ask) are read
 // from the member's own index: the same list as every order of the club's channels filtered by customer, read at
-// the cost of the member's orders, not the club's (bench/growth.ts holds it over a club's day).
+// the cost of the member's orders, not the club's (bench/growth.ts holds it over a club's day). The customers of
+// an email (GET /admin/customers?email=, asked first for a member's orders) are found by the email's lookups, not
+// by reading every customer.
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z')
 const order = (id: string, channel: string, customer: string | null, at: number): OrderDoc => ({
@@ -101,5 +104,30 @@ describe.each(['redis', 'memory'] as const)('a member\'s orders from their own i
     expect(c.reads()).toBe(3)
     await ordersMatching(ctx, ['busy'], {})
     expect(c.reads()).toBe(303)
+  })
+
+  it('finds the customers of these emails as the whole list filtered by email would, in the same order', async () => {
+    const step = fc.record({
+      account: fc.boolean(), email: fc.constantFrom('a', 'b', 'c'), ms: fc.integer({ min: 0, max: 2 }), id: fc.constantFrom('X', 'Y', 'a', '_'),
+    })
+    const emails = fc.array(fc.constantFrom('a', 'b', 'c', 'nobody'), { minLength: 1, maxLength: 4 })
+    await fc.assert(fc.asyncProperty(fc.array(step, { maxLength: 12 }), emails, async (steps, asked) => {
+      const r = `r${run++}`
+      const ctx = { store, jwtSecret: 'x' }
+      for (const [i, st] of steps.entries()) {
+        const email = `${r}-${st.email}@example.com`
+        const at = new Date(T0 + st.ms).toISOString()
+        if (st.account) {
+          const id = `cus_${r}_${st.id}${i}`
+          const names = { first_name: null, last_name: null, phone: null }
+          await saveCustomer(ctx, { id, email, ...names, has_account: true, metadata: null, created_at: at, updated_at: at })
+        } else {
+          await customerForCart(ctx, undefined, email)
+        }
+      }
+      const wanted = asked.map((e) => `${r}-${e}@example.com`)
+      const found = await customersWithEmails(ctx, wanted)
+      expect(found.map((c) => c.id)).toEqual((await listCustomers(ctx)).filter((c) => wanted.includes(c.email)).map((c) => c.id))
+    }), { numRuns: 60 })
   })
 })

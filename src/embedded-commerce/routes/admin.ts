@@ -13,7 +13,7 @@ import { apiKeyView, inventoryItemView, salesChannelView, shippingOptionView, st
 import { regionView } from '../views/common.ts'
 import { capturedPaymentView } from '../views/payments.ts'
 import { customerView, userView } from '../views/people.ts'
-import { clubsOf, createAdminCustomer, getCustomer, getUser, listCustomers, updateCustomer } from '../services/accounts.ts'
+import { clubsOf, createAdminCustomer, customersWithEmails, getCustomer, getUser, listCustomers, updateCustomer } from '../services/accounts.ts'
 import {
   buildProduct, getInventoryItem, getProduct, listInventoryItems, listProducts, matchesQuery, saveProduct, setStockLevel, updateProduct, updateVariant
 } from '../services/catalog.ts'
@@ -256,8 +256,8 @@ export async function adminRoutes (fastify: FastifyInstance, { ctx }: RouteDeps)
     const q = request.query
     const scope = await scopeOf(request)
     const needle = q.q?.toLowerCase()
-    const matching = (await listCustomers(ctx)).filter((c) =>
-      (!q.email?.length || q.email.includes(c.email)) &&
+    const candidates = q.email?.length ? await customersWithEmails(ctx, q.email) : await listCustomers(ctx)
+    const matching = candidates.filter((c) =>
       (q.has_account === undefined || String(c.has_account) === q.has_account) &&
       (!needle || [c.email, c.first_name, c.last_name, c.phone].some((t) => t?.toLowerCase().includes(needle))))
     const visible = await Promise.all(matching.map((c) => visibleCustomer(scope, c)))

@@ -6,6 +6,7 @@ import { duplicate, invalidData, notFound, unauthorized, unknownError, type Medu
 import type { CreateCustomerInput, Credentials, UpdateCustomerInput } from '../requests.ts'
 import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
 import { listDocs, loadDoc, mutate } from './repo.ts'
+import { indexOrder } from '../store/port.ts'
 import { mergeMetadata } from './catalog.ts'
 
 // Email/password identities, customers (members) and users (staff), and the tokens they log in with.
@@ -167,6 +168,18 @@ export async function getUser (ctx: CommerceContext, id: string): Promise<UserDo
 
 export async function listCustomers (ctx: CommerceContext): Promise<CustomerDoc[]> {
   return await listDocs(ctx.store, 'customer', INDEX.customers)
+}
+
+/**
+ * The customers whose email is one of these, listed as `listCustomers` lists them (its index: creation time, then
+ * id), found by their email's lookups instead of read all: every customer is made with exactly one of them (the
+ * account's, or the guest's) in the same step, and keeps its email for good.
+ */
+export async function customersWithEmails (ctx: CommerceContext, emails: readonly string[]): Promise<CustomerDoc[]> {
+  const unique = [...new Set(emails)]
+  const ids = await Promise.all(unique.flatMap((email) => [LOOKUP.customerEmail, LOOKUP.guestEmail].map(async (name) => await ctx.store.lookup(name, email))))
+  const found = (await ctx.store.getMany('customer', [...new Set(ids.filter((id) => id !== undefined))])).map((v) => v.doc)
+  return found.filter((c) => unique.includes(c.email)).sort((a, b) => indexOrder([a.id, score(a.created_at)], [b.id, score(b.created_at)]))
 }
 
 /** A cart's customer: the logged-in one, else a guest record per email (as Medusa makes for guest carts). */
