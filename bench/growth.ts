@@ -15,12 +15,20 @@ import { fmt, redisMicros, scaled, SECRETS, type Target } from './lib.ts'
 // a phone's messages the same way.
 
 const SAMPLE = 200
+const ROUNDS = 5
 
-/** Redis's microseconds per call over SAMPLE calls. */
+/**
+ * Redis's microseconds per call: the least of ROUNDS rounds of SAMPLE calls each (a busy machine stretches Redis's
+ * clock too, whatever the command did: the least round is the one least stretched).
+ */
 async function redisPerCall (redis: Redis, call: () => Promise<void>): Promise<number> {
-  const before = await redisMicros(redis)
-  for (let i = 0; i < SAMPLE; i++) await call()
-  return (await redisMicros(redis) - before) / SAMPLE
+  let least = Infinity
+  for (let r = 0; r < ROUNDS; r++) {
+    const before = await redisMicros(redis)
+    for (let i = 0; i < SAMPLE; i++) await call()
+    least = Math.min(least, (await redisMicros(redis) - before) / SAMPLE)
+  }
+  return least
 }
 
 async function staffHeaders (app: FastifyInstance): Promise<Record<string, string>> {
@@ -65,16 +73,20 @@ function order (i: number, customer: string, at: number): OrderDoc {
 }
 
 /**
- * A member's orders (GET /admin/orders?customer_id=, what the service asks for a member's list and the chat's "my
- * orders" and "repeat my last order"), asked of the embedded backend while the club's orders grow: the member has
- * placed 5 of the first 100, the rest of the club all the others (a member's list reads the member's own orders).
+ * Orders asked of the embedded backend while the club's orders grow: a member's (GET /admin/orders?customer_id=,
+ * what the service asks for a member's list and the chat's "my orders" and "repeat my last order"; the member has
+ * placed 5 of the first 100, the rest of the club all the others: a member's list reads the member's own orders)
+ * and the staff's first page of the club's (newest first, 20).
  */
-async function memberOrders (redis: Redis): Promise<Target> {
+async function orderLists (redis: Redis): Promise<Target[]> {
   const app = await buildCommerceBackend({ redis, jwtSecret: SECRETS.JWT_SECRET, seed: true })
   try {
     const store = new RedisCommerceStore(redis)
     const headers = await staffHeaders(app)
-    const url = `/admin/orders?customer_id=${MEMBER}&sales_channel_id=${CHANNEL}&limit=5&fields=id`
+    const lists = [
+      { name: 'a member\'s order list', url: `/admin/orders?customer_id=${MEMBER}&sales_channel_id=${CHANNEL}&limit=5&fields=id` },
+      { name: 'the staff\'s first page of orders', url: `/admin/orders?sales_channel_id=${CHANNEL}&limit=20&order=-created_at&fields=id` },
+    ]
     const total = scaled(10_000, 1_000)
     const start = Date.parse('2026-03-01T10:00:00.000Z')
     let placed = 0
@@ -86,16 +98,20 @@ async function memberOrders (redis: Redis): Promise<Target> {
         await store.create('order', o, indexes, [])
       }
     }
-    const sample = async (): Promise<number> => await redisPerCall(redis, async () => await ok(app, url, headers))
+    const sample = async (url: string): Promise<number> => await redisPerCall(redis, async () => await ok(app, url, headers))
     await placeUpTo(100)
-    await sample() // warms the backend and loads its scripts
-    const first = await sample()
+    for (const { url } of lists) await sample(url) // warms the backend and loads its scripts
+    const first: number[] = []
+    for (const { url } of lists) first.push(await sample(url)) // one at a time: Redis's clock counts every caller
     await placeUpTo(total)
-    const last = await sample()
-    const ratio = last / first
-    process.stdout.write(`  a member's orders: Redis ${fmt(first)} µs a list at the club's 100th order, ${fmt(last)} µs at its ${total}th (${fmt(ratio)}x)\n`)
-    const figure = `Redis time of a member's order list at a club's ${total}th order, vs its 100th`
-    return { figure, value: `${fmt(ratio)}x`, target: '<= 1.5x', met: ratio <= 1.5 }
+    const last: number[] = []
+    for (const { url } of lists) last.push(await sample(url))
+    return lists.map(({ name }, i) => {
+      const [a, b] = [first[i] as number, last[i] as number]
+      const ratio = b / a
+      process.stdout.write(`  ${name}: Redis ${fmt(a)} µs at the club's 100th order, ${fmt(b)} µs at its ${total}th (${fmt(ratio)}x)\n`)
+      return { figure: `Redis time of ${name} at a club's ${total}th order, vs its 100th`, value: `${fmt(ratio)}x`, target: '<= 1.5x', met: ratio <= 1.5 }
+    })
   } finally {
     await app.close()
   }
@@ -140,7 +156,7 @@ export async function run (): Promise<Target[]> {
   const server = await startRedisServer()
   const redis = new Redis(server.url)
   try {
-    return [await memberOrders(redis), await customersOfEmail(redis)]
+    return [...await orderLists(redis), await customersOfEmail(redis)]
   } finally {
     redis.disconnect()
     await server.stop()

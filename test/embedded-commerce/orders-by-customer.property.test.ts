@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { OrderDoc } from '../../src/embedded-commerce/model.ts'
-import { ordersMatching } from '../../src/embedded-commerce/services/orders.ts'
+import { ordersMatching, pageOfOrders, sortOrders } from '../../src/embedded-commerce/services/orders.ts'
 import { customerForCart, customersWithEmails, listCustomers, saveCustomer } from '../../src/embedded-commerce/services/accounts.ts'
 import { MemoryCommerceStore } from '../../src/embedded-commerce/store/memory.ts'
 import { RedisCommerceStore } from '../../src/embedded-commerce/store/redis.ts'
@@ -13,7 +13,7 @@ import { testRedis } from '../helper.ts'
 // from the member's own index: the same list as every order of the club's channels filtered by customer, read at
 // the cost of the member's orders, not the club's (bench/growth.ts holds it over a club's day). The customers of
 // an email (GET /admin/customers?email=, asked first for a member's orders) are found by the email's lookups, not
-// by reading every customer.
+// by reading every customer. A club's list by creation time (staff's) is paged by the channel's index.
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z')
 const order = (id: string, channel: string, customer: string | null, at: number): OrderDoc => ({
@@ -129,5 +129,25 @@ describe.each(['redis', 'memory'] as const)('a member\'s orders from their own i
       const found = await customersWithEmails(ctx, wanted)
       expect(found.map((c) => c.id)).toEqual((await listCustomers(ctx)).filter((c) => wanted.includes(c.email)).map((c) => c.id))
     }), { numRuns: 60 })
+  })
+
+  it('pages a club\'s orders by its channel\'s index as sorting all of them would (newest or oldest first, ties in time included)', async () => {
+    const id = fc.string({ unit: fc.constantFrom(...'09AZaz_'), minLength: 1, maxLength: 3 })
+    const orders = fc.array(fc.record({ id, ms: fc.integer({ min: 0, max: 3 }) }))
+    const sorts = fc.constantFrom(undefined, '-created_at', 'created_at', 'total')
+    await fc.assert(fc.asyncProperty(orders, sorts, fc.nat(8), fc.nat(8), async (list, sort, offset, limit) => {
+      const r = `p${run++}`
+      const saved = new Set<string>()
+      for (const o of list) {
+        if (saved.has(o.id)) continue
+        saved.add(o.id)
+        await save(store, order(`${r}-${o.id}`, `${r}-sc`, null, T0 + o.ms))
+      }
+      const ctx = { store, jwtSecret: 'x' }
+      const all = sortOrders(await ordersMatching(ctx, [`${r}-sc`], {}), sort)
+      const page = await pageOfOrders(ctx, [`${r}-sc`], {}, sort, { offset, limit })
+      expect(page.orders.map((o) => o.id)).toEqual(all.slice(offset, offset + limit).map((o) => o.id))
+      expect(page.count).toBe(all.length)
+    }), { numRuns: 80 })
   })
 })

@@ -19,7 +19,7 @@ import {
 } from '../services/catalog.ts'
 import {
   cancelFulfillment, cancelOrder, capturePayment, completeOrder, createFulfillment, createShipment, getOrder, markDelivered,
-  orderMissing, ordersMatching, ordersOfCustomer, sortOrders, updateOrder,
+  orderMissing, ordersOfCustomer, pageOfOrders, updateOrder,
 } from '../services/orders.ts'
 import { channelsOfTenants, getRegion, listApiKeys, listRegions, listShippingOptions, listStockLocations } from '../services/setup.ts'
 import { renderOrder, renderOrders, renderProducts } from './render.ts'
@@ -77,8 +77,8 @@ export async function adminRoutes (fastify: FastifyInstance, { ctx }: RouteDeps)
     const q = request.query
     const scope = await scopeOf(request)
     const channelIds = q.sales_channel_id?.length ? scope.channelIds.filter((c) => q.sales_channel_id?.includes(c)) : scope.channelIds
-    const orders = sortOrders(await ordersMatching(ctx, channelIds, q), q.order)
-    return paged('orders', await renderOrders(ctx, orders.slice(q.offset, q.offset + q.limit)), orders.length, q)
+    const { orders, count } = await pageOfOrders(ctx, channelIds, q, q.order, q)
+    return paged('orders', await renderOrders(ctx, orders), count, q)
   })
 
   app.get('/admin/orders/:id', { schema: byId }, async (request) =>

@@ -75,6 +75,25 @@ function matchesOrder (order: OrderDoc, f: OrderFilters): boolean {
     (!q || String(order.display_id) === q || order.id.toLowerCase() === q || (order.email ?? '').includes(q))
 }
 
+/**
+ * A page of the orders of these channels that match the filters, sorted by `order` (`sortOrders`), and how many
+ * match. A club's list by creation time with no filter on the orders themselves (staff's list) is paged by the
+ * channel's index instead of reading every order the club ever had.
+ */
+export async function pageOfOrders (
+  ctx: CommerceContext, channelIds: readonly string[], filters: OrderFilters, order: string | undefined, page: { offset: number, limit: number }
+): Promise<{ orders: OrderDoc[], count: number }> {
+  const field = (order ?? '-created_at').replace(/^-/, '')
+  const byIndex = channelIds.length === 1 && field !== 'display_id' && field !== 'updated_at' &&
+    !filters.customer_id?.length && !filters.status?.length && !filters.payment_status?.length && !filters.fulfillment_status?.length && !filters.q
+  if (byIndex) {
+    const found = await ctx.store.page(INDEX.ordersOfChannel(channelIds[0] as string), page.offset, page.limit, order === undefined || order.startsWith('-'))
+    return { orders: (await ctx.store.getMany('order', found.ids)).map((v) => v.doc), count: found.total }
+  }
+  const sorted = sortOrders(await ordersMatching(ctx, channelIds, filters), order)
+  return { orders: sorted.slice(page.offset, page.offset + page.limit), count: sorted.length }
+}
+
 /** `order` query: a field, `-field` for descending; default newest first. */
 export function sortOrders (orders: OrderDoc[], order: string | undefined): OrderDoc[] {
   const desc = order === undefined || order.startsWith('-')

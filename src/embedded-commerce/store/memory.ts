@@ -1,7 +1,7 @@
 import type { DocKinds, Kind, StockLevel } from '../model.ts'
 import { keys } from '../../stores/keys.ts'
 import {
-  indexOrder, levelField, levelsFromHash, mergeDeltas, mergeReservations,
+  indexOrder, levelField, newestFirstOrder, levelsFromHash, mergeDeltas, mergeReservations,
   type CommerceStore, type CompleteCartInput, type CompleteCartResult, type IndexEntry, type Lookup, type ReplaceOptions, type ReplaceResult, type Versioned,
 } from './port.ts'
 
@@ -61,6 +61,12 @@ export class MemoryCommerceStore implements CommerceStore {
   async ids (index: string): Promise<string[]> {
     const entries = [...(this.indexes.get(keys.commerce.index(index)) ?? new Map<string, number>()).entries()]
     return entries.sort(indexOrder).map(([id]) => id)
+  }
+
+  async page (index: string, offset: number, limit: number, newestFirst: boolean) {
+    const entries = [...(this.indexes.get(keys.commerce.index(index)) ?? new Map<string, number>()).entries()]
+    const ids = entries.sort(newestFirst ? newestFirstOrder : indexOrder).slice(offset, offset + Math.max(limit, 0)).map(([id]) => id)
+    return { ids, total: entries.length }
   }
 
   async lookup (name: string, value: string): Promise<string | undefined> {

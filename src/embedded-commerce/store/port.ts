@@ -22,6 +22,9 @@ export interface IndexEntry {
 export const indexOrder = (a: readonly [string, number], b: readonly [string, number]): number =>
   a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)
 
+/** `indexOrder` newest first: by score descending, equal scores by id as `indexOrder` has them. */
+export const newestFirstOrder = (a: readonly [string, number], b: readonly [string, number]): number => b[1] - a[1] || indexOrder(a, b)
+
 /** A unique value (e.g. `pk` + token) that points at the record's id. */
 export interface Lookup {
   name: string
@@ -78,6 +81,11 @@ export interface CommerceStore {
   replace<K extends Kind> (kind: K, rev: number, doc: DocKinds[K] & { id: string }, options?: ReplaceOptions): Promise<ReplaceResult>
   /** Every id of an index, oldest first. */
   ids (index: string): Promise<string[]>
+  /**
+   * How many ids an index holds, and those from `offset` on (at most `limit`) of `ids`'s list, or of that list
+   * stably sorted newest first (equal scores still by id): a page read without reading the whole index.
+   */
+  page (index: string, offset: number, limit: number, newestFirst: boolean): Promise<{ ids: string[], total: number }>
   lookup (name: string, value: string): Promise<string | undefined>
   /** Points a lookup at an id when it is free (e.g. a guest customer's email); false when taken. */
   claim (name: string, value: string, id: string): Promise<boolean>

@@ -3,7 +3,7 @@ import type { DocKinds, Kind, StockLevel } from '../model.ts'
 import { keys } from '../../stores/keys.ts'
 import { completeCart, createDoc, replaceDoc, setStocked } from './lua.ts'
 import {
-  levelsFromHash, mergeDeltas, mergeReservations,
+  levelsFromHash, mergeDeltas, mergeReservations, newestFirstOrder,
   type CommerceStore, type CompleteCartInput, type CompleteCartResult, type IndexEntry, type Lookup, type ReplaceOptions, type ReplaceResult, type Versioned,
 } from './port.ts'
 
@@ -43,6 +43,24 @@ export class RedisCommerceStore implements CommerceStore {
 
   async ids (index: string): Promise<string[]> {
     return await this.redis.zrange(keys.commerce.index(index), 0, -1)
+  }
+
+  async page (index: string, offset: number, limit: number, newestFirst: boolean) {
+    const key = keys.commerce.index(index)
+    if (limit <= 0) return { ids: [], total: await this.redis.zcard(key) }
+    if (!newestFirst) {
+      const [total, ids] = await Promise.all([this.redis.zcard(key), this.redis.zrange(key, offset, offset + limit - 1)])
+      return { ids, total }
+    }
+    // Redis lists equal scores newest first by id descending: the entries up to the page's end are put in order,
+    // those of its last score read whole (ascending), since the ones that belong on the page may lie beyond it
+    const [total, flat] = await Promise.all([this.redis.zcard(key), this.redis.zrevrange(key, 0, offset + limit - 1, 'WITHSCORES')])
+    if (flat.length === 0) return { ids: [], total }
+    const last = flat[flat.length - 1] as string
+    const above: Array<[string, number]> = []
+    for (let i = 0; i < flat.length; i += 2) if (flat[i + 1] !== last) above.push([flat[i] as string, Number(flat[i + 1])])
+    const tied = await this.redis.zrangebyscore(key, last, last)
+    return { ids: [...above.sort(newestFirstOrder).map(([id]) => id), ...tied].slice(offset, offset + limit), total }
   }
 
   async lookup (name: string, value: string): Promise<string | undefined> {
