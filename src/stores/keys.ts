@@ -206,8 +206,12 @@ export const keys = {
       // hash of one sent reply by the provider's message id (src/chat/receipts): meta (JSON: reply id, club, kind),
       // sent/delivered/read (the earliest time each was reported), failed (JSON: the earliest failure)
       receipt: (shard: number, address: string, messageId: string) => `{chat:${shard}}:receipt:${address}:${messageId}`,
-      // hash reply id (the outbox entry's) -> the provider's message id, for the history's statuses
-      sentIds: (shard: number, address: string) => `{chat:${shard}}:sent-ids:${address}`,
+      // hash reply id (the outbox entry's) -> the provider's message id, for the history's statuses: one per
+      // period of the time it was written (src/chat/receipts/port.ts, sentPeriod), each kept as long as the receipts
+      // of its last reply, so that a phone that writes every day does not keep every reply id it was ever sent
+      sentIds: (shard: number, address: string, period: number) => `{chat:${shard}}:sent:${period}:${address}`,
+      // the same, before it was kept per period: read until it expires (written no more)
+      legacySentIds: (shard: number, address: string) => `{chat:${shard}}:sent-ids:${address}`,
     },
     // present once every phone's single conversation of before was moved to its club's (src/chat/inbox/migrate.ts)
     conversationsMoved: () => 'chat:conversations-moved',

@@ -48,7 +48,7 @@ const groups: Record<string, string[]> = {
     b.history(7, 'club-norte', '5491100000001'), b.conversation(7, 'club-norte', '5491100000001'), b.handoffDue(7),
     b.legacyHistory(7, '5491100000001'), b.legacyConversation(7, '5491100000001'),
     // a delivered reply's record (delivered-6.lua): the outbox and the reply's receipt
-    b.receipt(7, '5491100000001', 'wamid.1'), b.sentIds(7, '5491100000001'),
+    b.receipt(7, '5491100000001', 'wamid.1'), b.sentIds(7, '5491100000001', 681), b.legacySentIds(7, '5491100000001'),
   ],
 }
 

@@ -35,6 +35,22 @@ export interface ReceiptStore {
 /** How long a receipt is kept: as long as the conversation's history. */
 export const receiptTtlMs = (historyDays: number): number => historyDays * 24 * 60 * 60_000
 
+/** The length of a period of the reply ids' keys (part of their names: fixed for the life of the data). */
+export const SENT_PERIOD_MS = 30 * 24 * 60 * 60_000
+
+/** The period of a reply id written at `at` (epoch ms, the writer's clock). */
+export const sentPeriod = (at: number): number => Math.floor(at / SENT_PERIOD_MS)
+
+/**
+ * The periods whose reply ids may still point at a receipt at `now`: from that of the oldest receipt kept to the
+ * next (another instance's clock may be ahead).
+ */
+export function livePeriods (now: number, ttlMs: number): number[] {
+  const periods: number[] = []
+  for (let p = sentPeriod(now - ttlMs); p <= sentPeriod(now) + 1; p++) periods.push(p)
+  return periods
+}
+
 /** The updates of one address grouped by message id, in the order each id first appears. */
 export function byMessage (updates: readonly StatusUpdate[]): Map<string, StatusUpdate[]> {
   const grouped = new Map<string, StatusUpdate[]>()

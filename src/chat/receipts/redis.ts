@@ -1,8 +1,9 @@
 import type { RedisClient } from '../../stores/redis-client.ts'
 import { keys } from '../../stores/keys.ts'
+import type { Clock } from '../../stores/expiring-map.ts'
 import { shardOf } from '../../stores/shards.ts'
 import type { Failure, StatusUpdate } from '../provider/receipts.ts'
-import { byMessage, foldReceipt, receiptOfFields, type Applied, type ReceiptStore, type SentReply } from './port.ts'
+import { byMessage, foldReceipt, livePeriods, receiptOfFields, sentPeriod, type Applied, type ReceiptStore, type SentReply } from './port.ts'
 import * as script from './scripts.ts'
 import type { RawReceipt } from './scripts.ts'
 
@@ -19,14 +20,14 @@ function receiptOf (raw: RawReceipt) {
 }
 
 export class RedisReceiptStore implements ReceiptStore {
-  constructor (private readonly redis: RedisClient, private readonly shards: number, private readonly ttlMs: number) {}
+  constructor (private readonly redis: RedisClient, private readonly shards: number, private readonly ttlMs: number, private readonly now: Clock) {}
 
   private key = (address: string, messageId: string) => keys.chat.bot.receipt(shardOf(address, this.shards), address, messageId)
-  private sentIds = (address: string) => keys.chat.bot.sentIds(shardOf(address, this.shards), address)
+  private sentIds = (address: string, at: number) => keys.chat.bot.sentIds(shardOf(address, this.shards), address, sentPeriod(at))
 
   async recordSent (reply: SentReply) {
     const key = this.key(reply.address, reply.messageId)
-    const ids = this.sentIds(reply.address)
+    const ids = this.sentIds(reply.address, this.now())
     // HSETNX: a second record of the same message (a re-sent reply the provider answered with its first id) keeps the first
     await this.redis.multi().hsetnx(key, 'meta', JSON.stringify(reply)).pexpire(key, this.ttlMs)
       .hset(ids, reply.replyId, reply.messageId).pexpire(ids, this.ttlMs).exec()
@@ -53,8 +54,14 @@ export class RedisReceiptStore implements ReceiptStore {
     const found = new Map<string, ReturnType<typeof receiptOf>>()
     const unique = [...new Set(replyIds)]
     if (unique.length === 0) return found
-    const messageIds = await this.redis.hmget(this.sentIds(address), ...unique)
-    const sent = unique.flatMap((replyId, i) => { const id = messageIds[i]; return id ? [{ replyId, messageId: id }] : [] })
+    // each live period's ids and those of before the periods, side by side (one batch): a reply id is in one of them
+    const shard = shardOf(address, this.shards)
+    const idKeys = [...livePeriods(this.now(), this.ttlMs).map((p) => keys.chat.bot.sentIds(shard, address, p)), keys.chat.bot.legacySentIds(shard, address)]
+    const answers = await Promise.all(idKeys.map(async (k) => await this.redis.hmget(k, ...unique)))
+    const sent = unique.flatMap((replyId, i) => {
+      const id = answers.map((a) => a[i]).find((m) => m !== null && m !== undefined)
+      return id ? [{ replyId, messageId: id }] : []
+    })
     if (sent.length === 0) return found
     const raw = await script.read(this.redis, sent.map((s) => this.key(address, s.messageId)))
     sent.forEach((s, i) => {

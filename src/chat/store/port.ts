@@ -3,6 +3,7 @@ import type { PhoneView } from '../phone-view.ts'
 import type { ReceiptStore, SentReply } from '../receipts/port.ts'
 
 export type { ReceiptStore, SentReply }
+export { sentPeriod } from '../receipts/port.ts'
 
 // The chat pipeline's state per phone: the mailbox of accepted messages, the session, the outbox of replies,
 // and two leases (one for turns, one for sends), with the dead letters of each shard. A turn's whole result

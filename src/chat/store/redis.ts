@@ -2,7 +2,7 @@ import type { RedisClient } from '../../stores/redis-client.ts'
 import { keys } from '../../stores/keys.ts'
 import { shardOf } from '../../stores/shards.ts'
 import {
-  byPhone, DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, SESSION_TTL_MS, shardOfDeadLetter, SYSTEM_SENT_TTL_MS,
+  byPhone, DEAD_KEPT, DEDUPE_TTL_SECONDS, LINK_RESULT_TTL_MS, SESSION_TTL_MS, sentPeriod, shardOfDeadLetter, SYSTEM_SENT_TTL_MS,
   type AcceptOptions, type ChatStore, type Commit, type Committed, type DeadLetter, type InboxLimits, type Lane, type Letter, type Next,
   type SendWork, type Taken, type TurnWork, type PhoneViewReader, type SentReply,
 } from './port.ts'
@@ -128,7 +128,8 @@ export class RedisChatStore implements ChatStore {
     const s = this.shard(phone)
     const messageId = receipt?.messageId ?? ''
     if (receipt && this.receiptTtlMs === undefined) throw new Error('this chat store keeps no receipts')
-    const next = await scripts.delivered(this.redis, [k.list, k.zset, k.owners, k.meta, b.receipt(s, phone, messageId), b.sentIds(s, phone)],
+    const ids = b.sentIds(s, phone, sentPeriod(Date.now()))
+    const next = await scripts.delivered(this.redis, [k.list, k.zset, k.owners, k.meta, b.receipt(s, phone, messageId), ids],
       phone, owner, entry, leaseMs, messageId, receipt?.replyId ?? '', receipt ? JSON.stringify(receipt) : '', this.receiptTtlMs ?? 0)
     return withPhone(next, (h) => sendWork(phone, h))
   }
