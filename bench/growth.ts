@@ -74,9 +74,9 @@ function order (i: number, customer: string, at: number): OrderDoc {
 
 /**
  * Orders asked of the embedded backend while the club's orders grow: a member's (GET /admin/orders?customer_id=,
- * what the service asks for a member's list and the chat's "my orders" and "repeat my last order"; the member has
- * placed 5 of the first 100, the rest of the club all the others: a member's list reads the member's own orders)
- * and the staff's first page of the club's (newest first, 20).
+ * what the service asks for a member's list and the chat's "my orders" and "repeat my last order"; the member
+ * places one order in ten, so their own orders grow too) and the staff's first page of the club's (newest first,
+ * 20). Orders are written with the indexes a cart's completion writes.
  */
 async function orderLists (redis: Redis): Promise<Target[]> {
   const app = await buildCommerceBackend({ redis, jwtSecret: SECRETS.JWT_SECRET, seed: true })
@@ -92,10 +92,10 @@ async function orderLists (redis: Redis): Promise<Target[]> {
     let placed = 0
     const placeUpTo = async (n: number): Promise<void> => {
       for (; placed < n; placed++) {
-        const o = order(placed, placed < 100 && placed % 20 === 0 ? MEMBER : `cus_bench${placed % 997}`, start + placed * 1000)
-        const at = score(o.created_at)
-        const indexes = [{ index: INDEX.ordersOfChannel(CHANNEL), score: at }, { index: INDEX.ordersOfCustomer(o.customer_id as string), score: at }]
-        await store.create('order', o, indexes, [])
+        const customer = placed % 10 === 0 ? MEMBER : `cus_bench${placed % 997}`
+        const o = order(placed, customer, start + placed * 1000)
+        const indexes = [INDEX.ordersOfChannel(CHANNEL), INDEX.ordersOfCustomer(customer), INDEX.ordersOfCustomerIn(customer, CHANNEL)]
+        await store.create('order', o, indexes.map((index) => ({ index, score: score(o.created_at) })), [])
       }
     }
     const sample = async (url: string): Promise<number> => await redisPerCall(redis, async () => await ok(app, url, headers))

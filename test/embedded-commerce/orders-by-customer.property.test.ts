@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { OrderDoc } from '../../src/embedded-commerce/model.ts'
+import type { OrderDoc, SalesChannelDoc } from '../../src/embedded-commerce/model.ts'
 import { ordersMatching, pageOfOrders, sortOrders } from '../../src/embedded-commerce/services/orders.ts'
 import { customerForCart, customersWithEmails, listCustomers, saveCustomer } from '../../src/embedded-commerce/services/accounts.ts'
 import { MemoryCommerceStore } from '../../src/embedded-commerce/store/memory.ts'
@@ -13,7 +13,9 @@ import { testRedis } from '../helper.ts'
 // from the member's own index: the same list as every order of the club's channels filtered by customer, read at
 // the cost of the member's orders, not the club's (bench/growth.ts holds it over a club's day). The customers of
 // an email (GET /admin/customers?email=, asked first for a member's orders) are found by the email's lookups, not
-// by reading every customer. A club's list by creation time (staff's) is paged by the channel's index.
+// by reading every customer. A list by creation time is paged: a club's (staff's) by the channel's index, a
+// member's by their index of that channel, filled from their index of all orders when it holds fewer (orders
+// completed before it existed).
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z')
 const order = (id: string, channel: string, customer: string | null, at: number): OrderDoc => ({
@@ -40,7 +42,11 @@ const order = (id: string, channel: string, customer: string | null, at: number)
   updated_at: new Date(at).toISOString(),
 })
 
-/** Saves an order with the indexes a cart's completion writes (its channel's; its customer's when it has one). */
+const salesChannel = (id: string): SalesChannelDoc => ({
+  id, name: id, description: null, is_disabled: false, metadata: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
+})
+
+/** Saves an order with the indexes a cart's completion wrote before the customer's index of a channel. */
 async function save (store: CommerceStore, o: OrderDoc): Promise<void> {
   const at = score(o.created_at)
   const indexes = [{ index: INDEX.ordersOfChannel(o.sales_channel_id), score: at }]
@@ -48,11 +54,14 @@ async function save (store: CommerceStore, o: OrderDoc): Promise<void> {
   expect(await store.create('order', o, indexes, [])).toBe(true)
 }
 
-/** A store that counts the records it is asked for. */
+/** A store that counts the orders it is asked for. */
 function counting (store: CommerceStore): { store: CommerceStore, reads: () => number } {
   let reads = 0
   const counted = Object.create(store) as CommerceStore
-  counted.getMany = async (kind, ids) => { reads += ids.length; return await store.getMany(kind, ids) }
+  counted.getMany = async (kind, ids) => {
+    if (kind === 'order') reads += ids.length
+    return await store.getMany(kind, ids)
+  }
   return { store: counted, reads: () => reads }
 }
 
@@ -149,5 +158,57 @@ describe.each(['redis', 'memory'] as const)('a member\'s orders from their own i
       expect(page.orders.map((o) => o.id)).toEqual(all.slice(offset, offset + limit).map((o) => o.id))
       expect(page.count).toBe(all.length)
     }), { numRuns: 80 })
+  })
+
+  it('pages a member\'s orders in a channel as sorting all of them would, orders of before its index included', async () => {
+    const id = fc.string({ unit: fc.constantFrom(...'09AZaz_'), minLength: 1, maxLength: 3 })
+    const orders = fc.array(fc.record({
+      id, ms: fc.integer({ min: 0, max: 3 }), channel: fc.constantFrom('a', 'b'), customer: fc.constantFrom('ana', 'bruno', 'carla'), before: fc.boolean(),
+    }))
+    const customers = fc.array(fc.constantFrom('ana', 'bruno', 'nobody'), { minLength: 1, maxLength: 3 })
+    const sorts = fc.constantFrom(undefined, '-created_at', 'created_at')
+    await fc.assert(fc.asyncProperty(orders, customers, sorts, fc.nat(6), fc.nat(6), async (list, who, sort, offset, limit) => {
+      const r = `m${run++}`
+      const ctx = { store, jwtSecret: 'x' }
+      for (const c of ['a', 'b']) {
+        expect(await store.create('sales_channel', salesChannel(`${r}-${c}`), [{ index: INDEX.salesChannels, score: run }], [])).toBe(true)
+      }
+      const saved = new Set<string>()
+      for (const o of list) {
+        if (saved.has(o.id)) continue
+        saved.add(o.id)
+        const doc = order(`${r}-${o.id}`, `${r}-${o.channel}`, `${r}-${o.customer}`, T0 + o.ms)
+        // an order of before has no index of its customer's channel; one completed now has it
+        if (o.before) await save(store, doc)
+        else {
+          const at = score(doc.created_at)
+          const customer = `${r}-${o.customer}`
+          const channel = doc.sales_channel_id
+          const indexes = [INDEX.ordersOfChannel(channel), INDEX.ordersOfCustomer(customer), INDEX.ordersOfCustomerIn(customer, channel)]
+          expect(await store.create('order', doc, indexes.map((index) => ({ index, score: at })), [])).toBe(true)
+        }
+      }
+      const ids = who.map((c) => `${r}-${c}`)
+      const all = sortOrders((await ordersMatching(ctx, [`${r}-a`], {})).filter((o) => o.customer_id !== null && ids.includes(o.customer_id)), sort)
+      for (let ask = 0; ask < 2; ask++) {
+        const page = await pageOfOrders(ctx, [`${r}-a`], { customer_id: ids }, sort, { offset, limit })
+        expect(page.orders.map((o) => o.id)).toEqual(all.slice(offset, offset + limit).map((o) => o.id))
+        expect(page.count).toBe(all.length)
+      }
+    }), { numRuns: 80 })
+  })
+
+  it('reads a page of a member\'s orders once their index of the channel is filled, however many they have', async () => {
+    await store.create('sales_channel', salesChannel('heavy-sc'), [{ index: INDEX.salesChannels, score: 0 }], [])
+    for (let i = 0; i < 60; i++) await save(store, order(`heavy-${String(i).padStart(3, '0')}`, 'heavy-sc', 'heavy-ana', T0 + i))
+    const c = counting(store)
+    const ctx = { store: c.store, jwtSecret: 'x' }
+    const first = await pageOfOrders(ctx, ['heavy-sc'], { customer_id: ['heavy-ana'] }, undefined, { offset: 0, limit: 5 })
+    expect(first.orders.map((o) => o.id)).toEqual(['heavy-059', 'heavy-058', 'heavy-057', 'heavy-056', 'heavy-055'])
+    expect(first.count).toBe(60)
+    const filled = c.reads()
+    expect(filled).toBe(60 + 5) // the orders of before read once to fill the index, then the page
+    await pageOfOrders(ctx, ['heavy-sc'], { customer_id: ['heavy-ana'] }, undefined, { offset: 0, limit: 5 })
+    expect(c.reads() - filled).toBe(5)
   })
 })

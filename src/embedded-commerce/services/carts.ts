@@ -368,7 +368,10 @@ export async function completeCart (ctx: CommerceContext, channelIds: readonly s
       reservations,
       indexes: [
         { index: INDEX.ordersOfChannel(order.sales_channel_id), score: score(now) },
-        ...(order.customer_id ? [{ index: INDEX.ordersOfCustomer(order.customer_id), score: score(now) }] : []),
+        ...(order.customer_id
+          ? [INDEX.ordersOfCustomer(order.customer_id), INDEX.ordersOfCustomerIn(order.customer_id, order.sales_channel_id)]
+              .map((index) => ({ index, score: score(now) }))
+          : []),
       ],
       lookups: order.payment_collections.flatMap((pc) => pc.payments.map((p) => ({ name: LOOKUP.payment, value: p.id }))),
       now,

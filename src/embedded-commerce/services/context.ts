@@ -24,6 +24,9 @@ export const INDEX = {
   invites: 'invites',
   ordersOfChannel: (salesChannelId: string) => `orders:sc:${salesChannelId}`,
   ordersOfCustomer: (customerId: string) => `orders:customer:${customerId}`,
+  // the customer's orders in one channel (what a member's list asks), written with the order; filled from the
+  // customer's index for orders completed before it existed (services/orders.ts)
+  ordersOfCustomerIn: (customerId: string, salesChannelId: string) => `orders:customer:${customerId}:sc:${salesChannelId}`,
 } as const
 
 export const LOOKUP = {

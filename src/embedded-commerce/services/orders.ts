@@ -6,10 +6,10 @@ import type { StockDelta } from '../store/port.ts'
 import { invalidData, notAllowed, notFound, type MedusaError } from '../errors.ts'
 import type { CaptureInput, FulfillInput, ShipmentInput, UpdateOrderInput } from '../requests.ts'
 import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
-import { indexOrder } from '../store/port.ts'
+import { indexOrder, newestFirstOrder } from '../store/port.ts'
 import { listDocs, loadDoc, mutate } from './repo.ts'
 import { mergeMetadata } from './catalog.ts'
-import { locationsOfChannel } from './setup.ts'
+import { listSalesChannels, locationsOfChannel } from './setup.ts'
 
 // Orders after completion: reads with computed statuses, capture, fulfillment, shipment, delivery, cancel,
 // complete and metadata. Each change is a compare-and-set of the order, with its stock changes, in one step.
@@ -84,14 +84,50 @@ export async function pageOfOrders (
   ctx: CommerceContext, channelIds: readonly string[], filters: OrderFilters, order: string | undefined, page: { offset: number, limit: number }
 ): Promise<{ orders: OrderDoc[], count: number }> {
   const field = (order ?? '-created_at').replace(/^-/, '')
-  const byIndex = channelIds.length === 1 && field !== 'display_id' && field !== 'updated_at' &&
-    !filters.customer_id?.length && !filters.status?.length && !filters.payment_status?.length && !filters.fulfillment_status?.length && !filters.q
+  const newestFirst = order === undefined || order.startsWith('-')
+  const channel = channelIds.length === 1 ? channelIds[0] : undefined
+  const byIndex = channel !== undefined && field !== 'display_id' && field !== 'updated_at' &&
+    !filters.status?.length && !filters.payment_status?.length && !filters.fulfillment_status?.length && !filters.q
+  if (byIndex && filters.customer_id?.length) return await customersPage(ctx, [...new Set(filters.customer_id)], channel, newestFirst, page)
   if (byIndex) {
-    const found = await ctx.store.page(INDEX.ordersOfChannel(channelIds[0] as string), page.offset, page.limit, order === undefined || order.startsWith('-'))
+    const found = await ctx.store.page(INDEX.ordersOfChannel(channel), page.offset, page.limit, newestFirst)
     return { orders: (await ctx.store.getMany('order', found.ids)).map((v) => v.doc), count: found.total }
   }
   const sorted = sortOrders(await ordersMatching(ctx, channelIds, filters), order)
   return { orders: sorted.slice(page.offset, page.offset + page.limit), count: sorted.length }
+}
+
+/**
+ * Fills the customer's index of orders by channel from their index of all orders when the first holds fewer
+ * (orders completed before it existed, or by an instance of an older version): the customer's orders are read
+ * whole then, once; a count of each index (every channel of the backend) otherwise.
+ */
+async function completeByChannel (ctx: CommerceContext, customerId: string): Promise<void> {
+  const channels = (await listSalesChannels(ctx)).map((c) => c.id)
+  const size = async (index: string): Promise<number> => (await ctx.store.page(index, 0, 0, false)).total
+  const [all, ...each] = await Promise.all([
+    size(INDEX.ordersOfCustomer(customerId)), ...channels.map(async (c) => await size(INDEX.ordersOfCustomerIn(customerId, c))),
+  ])
+  if (all === each.reduce((sum, n) => sum + n, 0)) return
+  const orders = await ordersOfCustomer(ctx, customerId)
+  await ctx.store.addToIndexes(orders.map((o) => ({ index: INDEX.ordersOfCustomerIn(customerId, o.sales_channel_id), id: o.id, score: score(o.created_at) })))
+}
+
+/** A page of these customers' orders in one channel, from each one's index of it (what `pageOfOrders` answers). */
+async function customersPage (
+  ctx: CommerceContext, customerIds: readonly string[], channel: string, newestFirst: boolean, page: { offset: number, limit: number }
+): Promise<{ orders: OrderDoc[], count: number }> {
+  await Promise.all(customerIds.map(async (id) => await completeByChannel(ctx, id)))
+  // one customer's page is theirs; several are merged from each one's first offset + limit
+  const range = customerIds.length === 1 ? page : { offset: 0, limit: page.offset + page.limit }
+  const found = await Promise.all(customerIds.map(async (id) =>
+    await ctx.store.page(INDEX.ordersOfCustomerIn(id, channel), range.offset, range.limit, newestFirst)))
+  const orders = (await ctx.store.getMany('order', found.flatMap((f) => f.ids))).map((v) => v.doc)
+  const count = found.reduce((sum, f) => sum + f.total, 0)
+  if (customerIds.length === 1) return { orders, count }
+  const order = newestFirst ? newestFirstOrder : indexOrder
+  const merged = orders.sort((a, b) => order([a.id, score(a.created_at)], [b.id, score(b.created_at)]))
+  return { orders: merged.slice(page.offset, page.offset + page.limit), count }
 }
 
 /** `order` query: a field, `-field` for descending; default newest first. */

@@ -69,6 +69,13 @@ export class MemoryCommerceStore implements CommerceStore {
     return { ids, total: entries.length }
   }
 
+  async addToIndexes (entries: ReadonlyArray<IndexEntry & { id: string }>) {
+    for (const e of entries) {
+      const index = this.indexes.get(keys.commerce.index(e.index))
+      if (!index?.has(e.id)) this.write(e.id, [e], [])
+    }
+  }
+
   async lookup (name: string, value: string): Promise<string | undefined> {
     return this.strings.get(keys.commerce.lookup(name, value))
   }

@@ -86,6 +86,8 @@ export interface CommerceStore {
    * stably sorted newest first (equal scores still by id): a page read without reading the whole index.
    */
   page (index: string, offset: number, limit: number, newestFirst: boolean): Promise<{ ids: string[], total: number }>
+  /** Lists existing records in indexes (an index made after them); an id listed already keeps its entry. */
+  addToIndexes (entries: ReadonlyArray<IndexEntry & { id: string }>): Promise<void>
   lookup (name: string, value: string): Promise<string | undefined>
   /** Points a lookup at an id when it is free (e.g. a guest customer's email); false when taken. */
   claim (name: string, value: string, id: string): Promise<boolean>

@@ -63,6 +63,10 @@ export class RedisCommerceStore implements CommerceStore {
     return { ids: [...above.sort(newestFirstOrder).map(([id]) => id), ...tied].slice(offset, offset + limit), total }
   }
 
+  async addToIndexes (entries: ReadonlyArray<IndexEntry & { id: string }>) {
+    await Promise.all(entries.map(async (e) => await this.redis.zadd(keys.commerce.index(e.index), 'NX', e.score, e.id)))
+  }
+
   async lookup (name: string, value: string): Promise<string | undefined> {
     return await this.redis.get(keys.commerce.lookup(name, value)) ?? undefined
   }
