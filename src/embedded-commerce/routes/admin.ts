@@ -19,7 +19,7 @@ import {
 } from '../services/catalog.ts'
 import {
   cancelFulfillment, cancelOrder, capturePayment, completeOrder, createFulfillment, createShipment, getOrder, markDelivered,
-  orderMissing, ordersOfCustomer, pageOfOrders, updateOrder,
+  hasOrderIn, orderMissing, pageOfOrders, updateOrder,
 } from '../services/orders.ts'
 import { channelsOfTenants, getRegion, listApiKeys, listRegions, listShippingOptions, listStockLocations } from '../services/setup.ts'
 import { renderOrder, renderOrders, renderProducts } from './render.ts'
@@ -248,7 +248,7 @@ export async function adminRoutes (fastify: FastifyInstance, { ctx }: RouteDeps)
   // every customer) once it has an order in the staff's channels, so that a member's guest orders can be found.
   const visibleCustomer = async (scope: Scope, c: CustomerDoc): Promise<boolean> =>
     clubsOf(c).some((t) => scope.actor.tenants.includes(t)) ||
-    (!c.has_account && (await ordersOfCustomer(ctx, c.id)).some((o) => scope.channelIds.includes(o.sales_channel_id)))
+    (!c.has_account && await hasOrderIn(ctx, c.id, scope.channelIds))
 
   const customerListQuery = listQuery(20).extend({ q: z.string().optional(), email: filterValues, has_account: z.enum(['true', 'false']).optional() })
 

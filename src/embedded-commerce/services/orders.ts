@@ -102,8 +102,8 @@ export async function pageOfOrders (
  * (orders completed before it existed, or by an instance of an older version): the customer's orders are read
  * whole then, once; a count of each index (every channel of the backend) otherwise.
  */
-async function completeByChannel (ctx: CommerceContext, customerId: string): Promise<void> {
-  const channels = (await listSalesChannels(ctx)).map((c) => c.id)
+async function completeByChannel (ctx: CommerceContext, customerId: string, known?: readonly string[]): Promise<void> {
+  const channels = known ?? (await listSalesChannels(ctx)).map((c) => c.id)
   const size = async (index: string): Promise<number> => (await ctx.store.page(index, 0, 0, false)).total
   const [all, ...each] = await Promise.all([
     size(INDEX.ordersOfCustomer(customerId)), ...channels.map(async (c) => await size(INDEX.ordersOfCustomerIn(customerId, c))),
@@ -111,6 +111,20 @@ async function completeByChannel (ctx: CommerceContext, customerId: string): Pro
   if (all === each.reduce((sum, n) => sum + n, 0)) return
   const orders = await ordersOfCustomer(ctx, customerId)
   await ctx.store.addToIndexes(orders.map((o) => ({ index: INDEX.ordersOfCustomerIn(customerId, o.sales_channel_id), id: o.id, score: score(o.created_at) })))
+}
+
+/**
+ * Whether the customer has an order in one of these channels (a guest is visible to the staff of those): a count
+ * of their index of each channel, once filled, not their orders read. `allChannels`: every channel of the backend,
+ * when the caller has read them for several customers.
+ */
+export async function hasOrderIn (
+  ctx: CommerceContext, customerId: string, channelIds: readonly string[], allChannels?: readonly string[]
+): Promise<boolean> {
+  if (channelIds.length === 0) return false
+  await completeByChannel(ctx, customerId, allChannels)
+  const sizes = await Promise.all(channelIds.map(async (c) => (await ctx.store.page(INDEX.ordersOfCustomerIn(customerId, c), 0, 0, false)).total))
+  return sizes.some((n) => n > 0)
 }
 
 /** A page of these customers' orders in one channel, from each one's index of it (what `pageOfOrders` answers). */
