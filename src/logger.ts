@@ -1,4 +1,4 @@
-import type { LoggerOptions } from 'pino'
+import pino, { type DestinationStream, type LoggerOptions } from 'pino'
 
 // Secrets, tokens and passwords never reach a log line: a value under one of these names is censored wherever it sits
 // in what is logged, down to MAX_DEPTH (a request's headers, a body, a config). Matched without letter case.
@@ -124,3 +124,67 @@ export function loggerOptions (level: string, env = 'production', tty = process.
 }
 
 const prettyTransport = { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } }
+
+/** Linux's PIPE_BUF: a write to a pipe of at most this many bytes is never split, so the lines of processes sharing a pipe never interleave. */
+const PIPE_BUF = 4096
+/** How long a line may wait for others before it is written anyway: what an operator tailing a quiet club waits at most. */
+export const LOG_FLUSH_MS = 100
+
+/**
+ * Log lines to a file descriptor (stdout) written in batches of up to PIPE_BUF bytes rather than one write(2) each:
+ * a line cost the service a system call (about 75 µs of its CPU under load). A line waits at most `flushMs` for
+ * others; `flushSync` writes every waiting line before it returns (a signal, a fatal error, the process's exit).
+ * Writes are synchronous, as Node's own stdout to a pipe or a file is: a flush is whole and in order when it returns,
+ * and no write is ever left in flight when the process exits.
+ */
+export class BatchedLog implements DestinationStream {
+  private readonly out: ReturnType<typeof pino.destination>
+  /** Bytes handed to `out`, and bytes `out` has written: the flush timer runs only while they differ. */
+  private given = 0
+  private written = 0
+  private timer: NodeJS.Timeout | undefined
+
+  constructor (fd = 1, private readonly flushMs = LOG_FLUSH_MS) {
+    // sonic-boom writes once at least minLength bytes wait, each write one of its chunks of whole lines up to maxWrite
+    this.out = pino.destination({ dest: fd, sync: true, maxWrite: PIPE_BUF, minLength: PIPE_BUF - 1 })
+    this.out.on('write', (bytes: number) => { this.written += bytes })
+  }
+
+  write (line: string): void {
+    this.given += Buffer.byteLength(line)
+    this.out.write(line)
+    this.timer ??= setTimeout(this.tick, this.flushMs).unref()
+  }
+
+  private readonly tick = (): void => {
+    this.timer = undefined
+    this.flushSync()
+    if (this.written < this.given) this.timer = setTimeout(this.tick, this.flushMs).unref()
+  }
+
+  /** Writes every waiting line before it returns. */
+  flushSync (): void {
+    // a flush writes at least one chunk (sonic-boom may keep up to minLength back); no progress means stdout is
+    // gone (EPIPE), with nowhere left to write
+    let before = -1
+    while (this.written < this.given && this.written > before) {
+      before = this.written
+      this.out.flush()
+    }
+  }
+}
+
+export interface ServiceLogger {
+  /** Fastify's `logger` option. */
+  options: LoggerOptions & { stream?: DestinationStream }
+  /** Writes every waiting line now: on a signal, a fatal error and the process's exit. */
+  flushSync: () => void
+}
+
+/** The service's own logger: pino-pretty on a terminal outside production, else JSON lines to stdout in batches. */
+export function serviceLogger (level: string, env = 'production', tty = process.stdout.isTTY === true): ServiceLogger {
+  const options = loggerOptions(level, env, tty)
+  if (options.transport !== undefined) return { options, flushSync: () => {} }
+  const stream = new BatchedLog()
+  return { options: { ...options, stream }, flushSync: () => stream.flushSync() }
+}
