@@ -13,7 +13,9 @@ import { apiKeyView, inventoryItemView, salesChannelView, shippingOptionView, st
 import { regionView } from '../views/common.ts'
 import { capturedPaymentView } from '../views/payments.ts'
 import { customerView, userView } from '../views/people.ts'
-import { clubsOf, createAdminCustomer, customersWithEmails, getCustomer, getUser, listCustomers, updateCustomer } from '../services/accounts.ts'
+import {
+  clubsOf, createAdminCustomer, customersOfClubs, customersWithEmails, getCustomer, getUser, matchesCustomer, updateCustomer
+} from '../services/accounts.ts'
 import {
   buildProduct, getInventoryItem, getProduct, listInventoryItems, listProducts, matchesQuery, saveProduct, setStockLevel, updateProduct, updateVariant
 } from '../services/catalog.ts'
@@ -255,11 +257,11 @@ export async function adminRoutes (fastify: FastifyInstance, { ctx }: RouteDeps)
   app.get('/admin/customers', { schema: { querystring: customerListQuery } }, async (request) => {
     const q = request.query
     const scope = await scopeOf(request)
-    const needle = q.q?.toLowerCase()
-    const candidates = q.email?.length ? await customersWithEmails(ctx, q.email) : await listCustomers(ctx)
-    const matching = candidates.filter((c) =>
-      (q.has_account === undefined || String(c.has_account) === q.has_account) &&
-      (!needle || [c.email, c.first_name, c.last_name, c.phone].some((t) => t?.toLowerCase().includes(needle))))
+    if (!q.email?.length) {
+      const { customers, count } = await customersOfClubs(ctx, scope.actor.tenants, q, q)
+      return paged('customers', customers.map(customerView), count, q)
+    }
+    const matching = (await customersWithEmails(ctx, q.email)).filter(matchesCustomer(q))
     const visible = await Promise.all(matching.map((c) => visibleCustomer(scope, c)))
     return many('customers', matching.filter((_, i) => visible[i]).map(customerView), q)
   })

@@ -5,9 +5,11 @@ import { signActorToken, type AuthContext, type Registration } from '../tokens.t
 import { duplicate, invalidData, notFound, unauthorized, unknownError, type MedusaError } from '../errors.ts'
 import type { CreateCustomerInput, Credentials, UpdateCustomerInput } from '../requests.ts'
 import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
-import { listDocs, loadDoc, mutate } from './repo.ts'
+import { listDocs, loadDoc, lookupFixed, mutate } from './repo.ts'
 import { indexOrder } from '../store/port.ts'
 import { mergeMetadata } from './catalog.ts'
+import { completeByChannel, hasOrderIn } from './orders.ts'
+import { listSalesChannels, tenantOf } from './setup.ts'
 
 // Email/password identities, customers (members) and users (staff), and the tokens they log in with.
 
@@ -116,15 +118,14 @@ async function takeOverAdminMade (ctx: CommerceContext, email: string, registeri
   const id = await ctx.store.lookup(LOOKUP.customerEmail, email)
   if (!id) return undefined
   let took = false
-  const doc = await mutate(ctx.store, 'customer', id, () => customerMissing(id), (c) => {
-    if (c.has_account) return undefined
+  const doc = await changeCustomer(ctx, id, (c) => {
+    if (c.has_account) return
     took = true
     c.has_account = true
     c.first_name = registering.first_name ?? c.first_name
     c.last_name = registering.last_name ?? c.last_name
     c.phone = registering.phone ?? c.phone
     c.metadata = { ...c.metadata, clubs: [...new Set([...clubsOf(c), ...((registering.metadata?.clubs as string[] | undefined) ?? [])])] }
-    return undefined
   })
   return took ? doc : undefined
 }
@@ -149,7 +150,8 @@ export async function createAdminCustomer (ctx: CommerceContext, body: CreateCus
 
 /** Stores a registered customer; false when the id or the email is taken. */
 export async function saveCustomer (ctx: CommerceContext, customer: CustomerDoc): Promise<boolean> {
-  return await ctx.store.create('customer', customer, [{ index: INDEX.customers, score: score(customer.created_at) }], [{
+  const indexes = [INDEX.customers, ...clubsOf(customer).map(INDEX.customersOfClub)].map((index) => ({ index, score: score(customer.created_at) }))
+  return await ctx.store.create('customer', customer, indexes, [{
     name: LOOKUP.customerEmail, value: customer.email
   }])
 }
@@ -202,11 +204,91 @@ export async function customerForCart (ctx: CommerceContext, actor: AuthContext 
 }
 
 export async function updateCustomer (ctx: CommerceContext, id: string, body: UpdateCustomerInput): Promise<CustomerDoc> {
-  return await mutate(ctx.store, 'customer', id, () => customerMissing(id), (c) => {
+  return await changeCustomer(ctx, id, (c) => {
     if (body.first_name !== undefined) c.first_name = body.first_name ?? null
     if (body.last_name !== undefined) c.last_name = body.last_name ?? null
     if (body.phone !== undefined) c.phone = body.phone ?? null
     c.metadata = mergeMetadata(c.metadata, body.metadata ?? undefined)
-    return undefined
   })
+}
+
+/** Each club's sales channels (a channel's club is its metadata's tenant_id). */
+async function channelsByClub (ctx: CommerceContext): Promise<{ byClub: Map<string, string[]>, all: string[] }> {
+  const byClub = new Map<string, string[]>()
+  const channels = await listSalesChannels(ctx)
+  for (const c of channels) {
+    const club = tenantOf(c)
+    if (club !== undefined) byClub.set(club, [...(byClub.get(club) ?? []), c.id])
+  }
+  return { byClub, all: channels.map((c) => c.id) }
+}
+
+/**
+ * Edits a customer and, in the same step, its entries in the clubs' indexes of customers (`INDEX.customersOfClub`:
+ * a club's members, and the customers without an account that ordered in its channels). A club it leaves keeps it
+ * while it has no account and an order there (checked in that step: an order completed meanwhile counts); a
+ * customer that gets an account leaves every club it is no member of.
+ */
+async function changeCustomer (ctx: CommerceContext, id: string, edit: (c: CustomerDoc) => void): Promise<CustomerDoc> {
+  const channels = await channelsByClub(ctx)
+  await completeByChannel(ctx, id, channels.all)
+  return await mutate(ctx.store, 'customer', id, () => customerMissing(id), (c) => {
+    const before = { clubs: clubsOf(c), account: c.has_account }
+    edit(c)
+    const after = clubsOf(c)
+    const addTo = after.filter((club) => !before.clubs.includes(club)).map((club) => ({ index: INDEX.customersOfClub(club), score: score(c.created_at) }))
+    const left = before.account || !c.has_account ? before.clubs : [...new Set([...before.clubs, ...channels.byClub.keys()])]
+    const removeFrom = left.filter((club) => !after.includes(club)).map((club) => ({
+      index: INDEX.customersOfClub(club),
+      unlessAnyOf: c.has_account ? [] : (channels.byClub.get(club) ?? []).map((channel) => INDEX.ordersOfCustomerIn(c.id, channel)),
+    }))
+    return { addTo, removeFrom }
+  })
+}
+
+/**
+ * Fills a club's index of customers with the customers made before it existed, once (a lookup marks it done):
+ * every customer of the backend is read that once. Customers written meanwhile are listed by their own writes.
+ */
+async function fillClubIndex (ctx: CommerceContext, club: string): Promise<void> {
+  if (await lookupFixed(ctx.store, LOOKUP.customersOfClubFilled, club)) return
+  const channels = await channelsByClub(ctx)
+  const own = channels.byClub.get(club) ?? []
+  const everyone = await listCustomers(ctx)
+  const seen = await Promise.all(everyone.map(async (c) => clubsOf(c).includes(club) || (!c.has_account && await hasOrderIn(ctx, c.id, own, channels.all))))
+  await ctx.store.addToIndexes(everyone.filter((_, i) => seen[i]).map((c) => ({ index: INDEX.customersOfClub(club), id: c.id, score: score(c.created_at) })))
+  await ctx.store.claim(LOOKUP.customersOfClubFilled, club, 'filled')
+}
+
+export interface CustomerFilter {
+  /** Contained (any case) in the email, a name or the phone. */
+  q?: string | undefined
+  has_account?: 'true' | 'false' | undefined
+}
+
+export const matchesCustomer = (f: CustomerFilter) => (c: CustomerDoc): boolean => {
+  const needle = f.q?.toLowerCase()
+  return (f.has_account === undefined || String(c.has_account) === f.has_account) &&
+    (!needle || [c.email, c.first_name, c.last_name, c.phone].some((t) => t?.toLowerCase().includes(needle)))
+}
+
+/**
+ * A page of the customers the staff of these clubs see (their members, and customers without an account that
+ * ordered in their channels) that match the filter, listed as `listCustomers` lists them, and how many match:
+ * read from the clubs' indexes, a page of one club's with no filter, not every customer of the backend.
+ */
+export async function customersOfClubs (
+  ctx: CommerceContext, clubs: readonly string[], filter: CustomerFilter, page: { offset: number, limit: number }
+): Promise<{ customers: CustomerDoc[], count: number }> {
+  const unique = [...new Set(clubs)]
+  await Promise.all(unique.map(async (club) => await fillClubIndex(ctx, club)))
+  const only = unique.length === 1 ? unique[0] : undefined
+  if (only !== undefined && !filter.q && filter.has_account === undefined) {
+    const found = await ctx.store.page(INDEX.customersOfClub(only), page.offset, page.limit, false)
+    return { customers: (await ctx.store.getMany('customer', found.ids)).map((v) => v.doc), count: found.total }
+  }
+  const ids = [...new Set((await Promise.all(unique.map(async (club) => await ctx.store.ids(INDEX.customersOfClub(club))))).flat())]
+  const matching = (await ctx.store.getMany('customer', ids)).map((v) => v.doc).filter(matchesCustomer(filter))
+    .sort((a, b) => indexOrder([a.id, score(a.created_at)], [b.id, score(b.created_at)]))
+  return { customers: matching.slice(page.offset, page.offset + page.limit), count: matching.length }
 }

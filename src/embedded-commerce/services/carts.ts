@@ -2,14 +2,14 @@ import { totals } from '../calc.ts'
 import { newId } from '../ids.ts'
 import type { CartDoc, LineItem, OrderDoc, PaymentCollection, RegionDoc, SalesChannelDoc, ShippingOptionDoc, StoredAddress } from '../model.ts'
 import type { AuthContext } from '../tokens.ts'
-import type { Reservation } from '../store/port.ts'
+import type { CompleteCartInput, Reservation } from '../store/port.ts'
 import { conflict, invalidData, notAllowed, notFound, type MedusaError } from '../errors.ts'
 import type { AddressInput, CreateCartInput, LineItemInput, LineQuantityInput, PaymentSessionInput, UpdateCartInput } from '../requests.ts'
 import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
 import { loadDoc } from './repo.ts'
 import { availableAt, findVariant, mergeMetadata } from './catalog.ts'
 import { customerForCart } from './accounts.ts'
-import { getRegion, listRegions, listShippingOptions, listStockLocations, locationsOfChannel } from './setup.ts'
+import { getRegion, listRegions, listShippingOptions, listStockLocations, locationsOfChannel, tenantOf } from './setup.ts'
 
 // Carts: region, line items, addresses, shipping methods, payment collection and sessions, and completion.
 
@@ -343,6 +343,21 @@ function checkCompletable (cart: CartDoc): void {
 }
 
 /**
+ * The indexes a new order is written in (its channel's, its customer's, its customer's of that channel), and the
+ * club's index of customers its customer enters when it has no account (`club`: its channel's).
+ */
+export function orderIndexes (order: OrderDoc, club: string | undefined): Pick<CompleteCartInput, 'indexes' | 'guest'> {
+  const at = score(order.created_at)
+  const customer = order.customer_id
+  if (!customer) return { indexes: [{ index: INDEX.ordersOfChannel(order.sales_channel_id), score: at }] }
+  const indexes = [INDEX.ordersOfChannel(order.sales_channel_id), INDEX.ordersOfCustomer(customer), INDEX.ordersOfCustomerIn(customer, order.sales_channel_id)]
+  return {
+    indexes: indexes.map((index) => ({ index, score: at })),
+    ...(club !== undefined ? { guest: { customerId: customer, index: INDEX.customersOfClub(club), scoreFrom: INDEX.customers } } : {}),
+  }
+}
+
+/**
  * Turns a cart into an order, reserving its stock atomically with the order's creation: of two carts racing for
  * the last unit one gets the order and the other a not_allowed insufficient_inventory error. Completing a cart
  * again answers the order it already became.
@@ -359,6 +374,8 @@ export async function completeCart (ctx: CommerceContext, channelIds: readonly s
     if (!location) throw invalidData(`Sales channel ${cart.sales_channel_id} has no stock location`)
     const now = nowIso()
     const order = orderFromCart(cart, location.id, now)
+    // a customer without an account is seen by the staff of the club it orders from (accounts.ts customersOfClubs)
+    const club = order.customer_id ? tenantOf((await ctx.store.get('sales_channel', order.sales_channel_id))?.doc) : undefined
     const reservations: Reservation[] = order.items.flatMap((i) =>
       i.inventory_item_id ? [{ inventoryItemId: i.inventory_item_id, locationId: location.id, quantity: i.quantity }] : [])
     const result = await ctx.store.completeCart({
@@ -366,13 +383,7 @@ export async function completeCart (ctx: CommerceContext, channelIds: readonly s
       cartRev: found.rev,
       order,
       reservations,
-      indexes: [
-        { index: INDEX.ordersOfChannel(order.sales_channel_id), score: score(now) },
-        ...(order.customer_id
-          ? [INDEX.ordersOfCustomer(order.customer_id), INDEX.ordersOfCustomerIn(order.customer_id, order.sales_channel_id)]
-              .map((index) => ({ index, score: score(now) }))
-          : []),
-      ],
+      ...orderIndexes(order, club),
       lookups: order.payment_collections.flatMap((pc) => pc.payments.map((p) => ({ name: LOOKUP.payment, value: p.id }))),
       now,
     })

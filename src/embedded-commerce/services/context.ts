@@ -20,6 +20,9 @@ export const INDEX = {
   products: 'products',
   inventoryItems: 'inventory_items',
   customers: 'customers',
+  // what a club's staff see of the customers (services/accounts.ts): its members, and the customers without an
+  // account that ordered in its channels; scores as `customers`
+  customersOfClub: (club: string) => `customers:club:${club}`,
   users: 'users',
   invites: 'invites',
   ordersOfChannel: (salesChannelId: string) => `orders:sc:${salesChannelId}`,
@@ -39,4 +42,6 @@ export const LOOKUP = {
   paymentCollection: 'payment-collection',
   payment: 'payment',
   inviteToken: 'invite-token',
+  // set once a club's index of customers holds the customers made before it existed
+  customersOfClubFilled: 'customers-of-club-filled',
 } as const

@@ -102,7 +102,7 @@ export async function pageOfOrders (
  * (orders completed before it existed, or by an instance of an older version): the customer's orders are read
  * whole then, once; a count of each index (every channel of the backend) otherwise.
  */
-async function completeByChannel (ctx: CommerceContext, customerId: string, known?: readonly string[]): Promise<void> {
+export async function completeByChannel (ctx: CommerceContext, customerId: string, known?: readonly string[]): Promise<void> {
   const channels = known ?? (await listSalesChannels(ctx)).map((c) => c.id)
   const size = async (index: string): Promise<number> => (await ctx.store.page(index, 0, 0, false)).total
   const [all, ...each] = await Promise.all([

@@ -1,5 +1,5 @@
 import type { DocKinds, Kind } from '../model.ts'
-import type { CommerceStore, StockDelta } from '../store/port.ts'
+import type { CommerceStore, IndexEntry, IndexRemoval, StockDelta } from '../store/port.ts'
 import { conflict, invalidData, notAllowed, type MedusaError } from '../errors.ts'
 
 // Typed record access over the store port, with the compare-and-set retry loop every change goes through.
@@ -37,6 +37,9 @@ export async function listDocs<K extends Kind> (store: CommerceStore, kind: K, i
 
 export interface Change {
   stock?: StockDelta[]
+  /** Indexes the record enters and leaves with this change (computed from the revision it edits). */
+  addTo?: IndexEntry[]
+  removeFrom?: IndexRemoval[]
 }
 
 /**
@@ -54,7 +57,7 @@ export async function mutate<K extends Kind> (
     const result = change(doc) ?? {}
     doc.updated_at = options.now?.() ?? new Date().toISOString()
     const outcome = await store.replace(kind, found.rev, doc as DocKinds[K] & { id: string }, {
-      stock: result.stock, unlessCartCompleted: options.unlessCartCompleted
+      stock: result.stock, addTo: result.addTo, removeFrom: result.removeFrom, unlessCartCompleted: options.unlessCartCompleted
     })
     if (outcome === 'ok') return doc
     if (outcome === 'completed') throw invalidData(`Cart ${id} is already completed`)

@@ -24,31 +24,49 @@ return 1
 })
 
 /**
- * KEYS: doc, cart-order marker (checked when ARGV[3] is '1'), stock hashes...
- * ARGV: expected rev, json, guard flag, now, then per stock hash: location, stocked delta, reserved delta.
+ * KEYS: doc, cart-order marker (checked when ARGV[3] is '1'), stock hashes (ARGV[5] of them), indexes the doc
+ *       enters (ARGV[6]), then per index it leaves: that index and the indexes that keep it there when one has an entry.
+ * ARGV: expected rev, json, guard flag, now, stock hash count, entered index count, doc id, then per stock hash:
+ *       location, stocked delta, reserved delta; per entered index: score; per left index: how many keep it.
  */
-export const replaceDoc = defineScript<[rev: number, json: string, guard: '0' | '1', now: string, ...levels: ScriptArg[]], ReplaceResult>({
+export const replaceDoc = defineScript<[
+  rev: number, json: string, guard: '0' | '1', now: string, stockCount: number, addCount: number, id: string, ...rest: ScriptArg[]
+], ReplaceResult>({
   name: 'commerceReplace',
   keys: 'list',
   lua: `
 local rev = redis.call('HGET', KEYS[1], 'rev')
 if not rev or tonumber(rev) ~= tonumber(ARGV[1]) then return 'conflict' end
 if ARGV[3] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return 'completed' end
-for i = 3, #KEYS do
-  local b = 4 + (i - 3) * 3
+local nStock = tonumber(ARGV[5])
+local nAdd = tonumber(ARGV[6])
+for i = 3, 2 + nStock do
+  local b = 7 + (i - 3) * 3
   local loc = ARGV[b + 1]
   local s = tonumber(redis.call('HGET', KEYS[i], loc .. ':stocked') or '0') + tonumber(ARGV[b + 2])
   local r = tonumber(redis.call('HGET', KEYS[i], loc .. ':reserved') or '0') + tonumber(ARGV[b + 3])
   if s < 0 or r < 0 then return 'stock' end
 end
-for i = 3, #KEYS do
-  local b = 4 + (i - 3) * 3
+for i = 3, 2 + nStock do
+  local b = 7 + (i - 3) * 3
   local loc = ARGV[b + 1]
   redis.call('HINCRBY', KEYS[i], loc .. ':stocked', ARGV[b + 2])
   redis.call('HINCRBY', KEYS[i], loc .. ':reserved', ARGV[b + 3])
   redis.call('HSET', KEYS[i], loc .. ':updated_at', ARGV[4])
 end
 redis.call('HSET', KEYS[1], 'rev', tonumber(rev) + 1, 'doc', ARGV[2])
+local a = 8 + nStock * 3
+for i = 1, nAdd do redis.call('ZADD', KEYS[2 + nStock + i], 'NX', ARGV[a + i - 1], ARGV[7]) end
+local k = 3 + nStock + nAdd
+for g = a + nAdd, #ARGV do
+  local n = tonumber(ARGV[g])
+  local kept = false
+  for j = 1, n do
+    if redis.call('ZCARD', KEYS[k + j]) > 0 then kept = true end
+  end
+  if not kept then redis.call('ZREM', KEYS[k], ARGV[7]) end
+  k = k + 1 + n
+end
 return 'ok'
 `,
 })
@@ -69,9 +87,10 @@ return 'ok'
 })
 
 /**
- * KEYS: cart-order marker, cart doc, order doc, display_id sequence, indexes..., lookups..., stock hashes...
+ * KEYS: cart-order marker, cart doc, order doc, display_id sequence, indexes..., lookups..., when ARGV[8] is '1' the
+ *       customer's doc, the index the customer's score is read from and the index a guest enters, then stock hashes...
  * ARGV: cart rev, order json (display_id as "__DISPLAY_ID__"), order id, score, now, index count, lookup count,
- *       then per stock hash: location, quantity.
+ *       guest flag, customer id, then per stock hash: location, quantity.
  */
 export type CompleteCartReply =
   | { kind: 'created', displayId: number }
@@ -81,7 +100,8 @@ export type CompleteCartReply =
   | { kind: 'insufficient', level: number }
 
 type CompleteCartArgs = [
-  cartRev: number, orderJson: string, orderId: string, score: number, now: string, indexCount: number, lookupCount: number, ...levels: ScriptArg[]
+  cartRev: number, orderJson: string, orderId: string, score: number, now: string, indexCount: number, lookupCount: number,
+  guest: '0' | '1', customerId: string, ...levels: ScriptArg[]
 ]
 
 export const completeCart = defineScript<CompleteCartArgs, CompleteCartReply>({
@@ -101,15 +121,17 @@ local rev = redis.call('HGET', KEYS[2], 'rev')
 if not rev or tonumber(rev) ~= tonumber(ARGV[1]) then return {'conflict', ''} end
 local nIdx = tonumber(ARGV[6])
 local nLk = tonumber(ARGV[7])
-local first = 5 + nIdx + nLk
+local g = 5 + nIdx + nLk
+local first = g
+if ARGV[8] == '1' then first = g + 3 end
 for i = first, #KEYS do
-  local b = 7 + (i - first) * 2
+  local b = 9 + (i - first) * 2
   local loc = ARGV[b + 1]
   local available = tonumber(redis.call('HGET', KEYS[i], loc .. ':stocked') or '0') - tonumber(redis.call('HGET', KEYS[i], loc .. ':reserved') or '0')
   if available < tonumber(ARGV[b + 2]) then return {'insufficient', tostring(i - first + 1)} end
 end
 for i = first, #KEYS do
-  local b = 7 + (i - first) * 2
+  local b = 9 + (i - first) * 2
   local loc = ARGV[b + 1]
   redis.call('HINCRBY', KEYS[i], loc .. ':reserved', ARGV[b + 2])
   redis.call('HSET', KEYS[i], loc .. ':updated_at', ARGV[5])
@@ -120,6 +142,11 @@ redis.call('HSET', KEYS[3], 'rev', 1, 'doc', json)
 for i = 5, 4 + nIdx do redis.call('ZADD', KEYS[i], ARGV[4], ARGV[3]) end
 for i = 5 + nIdx, 4 + nIdx + nLk do redis.call('SET', KEYS[i], ARGV[3]) end
 redis.call('SET', KEYS[1], ARGV[3])
+if ARGV[8] == '1' then
+  local customer = redis.call('HGET', KEYS[g], 'doc')
+  local at = redis.call('ZSCORE', KEYS[g + 1], ARGV[9])
+  if customer and at and cjson.decode(customer).has_account ~= true then redis.call('ZADD', KEYS[g + 2], 'NX', at, ARGV[9]) end
+end
 return {'created', tostring(seq)}
 `,
 })

@@ -55,6 +55,14 @@ export class MemoryCommerceStore implements CommerceStore {
       this.increment(d.inventoryItemId, d.locationId, 'reserved', d.reserved, now)
     }
     this.docs.set(key, { rev: rev + 1, json: JSON.stringify(doc) })
+    for (const entry of options.addTo ?? []) {
+      if (!this.indexes.get(keys.commerce.index(entry.index))?.has(doc.id)) this.write(doc.id, [entry], [])
+    }
+    for (const r of options.removeFrom ?? []) {
+      if (!(r.unlessAnyOf ?? []).some((i) => (this.indexes.get(keys.commerce.index(i))?.size ?? 0) > 0)) {
+        this.indexes.get(keys.commerce.index(r.index))?.delete(doc.id)
+      }
+    }
     return 'ok'
   }
 
@@ -125,6 +133,12 @@ export class MemoryCommerceStore implements CommerceStore {
     this.docs.set(keys.commerce.doc('order', input.order.id), { rev: 1, json: JSON.stringify({ ...input.order, display_id: displayId }) })
     this.write(input.order.id, input.indexes, input.lookups)
     this.strings.set(keys.commerce.cartOrder(input.cartId), input.order.id)
+    const guest = input.guest
+    const customer = guest && this.docs.get(keys.commerce.doc('customer', guest.customerId))
+    const at = guest && this.indexes.get(keys.commerce.index(guest.scoreFrom))?.get(guest.customerId)
+    if (guest && customer && at !== undefined && JSON.parse(customer.json).has_account !== true) {
+      if (!this.indexes.get(keys.commerce.index(guest.index))?.has(guest.customerId)) this.write(guest.customerId, [{ index: guest.index, score: at }], [])
+    }
     return { kind: 'created', displayId }
   }
 

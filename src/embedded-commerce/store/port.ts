@@ -45,8 +45,17 @@ export interface Reservation {
   quantity: number
 }
 
+/** An index the record leaves, unless one of `unlessAnyOf` (indexes) has an entry: checked in the same atomic step. */
+export interface IndexRemoval {
+  index: string
+  unlessAnyOf?: string[]
+}
+
 export interface ReplaceOptions {
   stock?: StockDelta[]
+  /** Indexes the record enters (an entry it has keeps its score) and leaves, with the record's change. */
+  addTo?: IndexEntry[]
+  removeFrom?: IndexRemoval[]
   /** Refuse (`completed`) when this cart has been completed meanwhile. */
   unlessCartCompleted?: string
 }
@@ -63,6 +72,11 @@ export interface CompleteCartInput {
   indexes: IndexEntry[]
   lookups: Lookup[]
   now: string
+  /**
+   * Lists the order's customer in `index` when the customer has no account at that moment, with the score of its
+   * entry in `scoreFrom` (a guest is seen by the staff of the clubs it ordered from).
+   */
+  guest?: { customerId: string, index: string, scoreFrom: string }
 }
 
 export type CompleteCartResult =

@@ -36,9 +36,15 @@ export class RedisCommerceStore implements CommerceStore {
   async replace<K extends Kind> (kind: K, rev: number, doc: DocKinds[K] & { id: string }, options: ReplaceOptions = {}): Promise<ReplaceResult> {
     const deltas = mergeDeltas(options.stock ?? [])
     const guard = options.unlessCartCompleted
-    const keyList = [keys.commerce.doc(kind, doc.id), keys.commerce.cartOrder(guard ?? doc.id), ...deltas.map((d) => keys.commerce.stock(d.inventoryItemId))]
-    return await replaceDoc(this.redis, keyList, rev, JSON.stringify(doc), guard ? '1' : '0', new Date().toISOString(),
-      ...deltas.flatMap((d) => [d.locationId, d.stocked, d.reserved]))
+    const addTo = options.addTo ?? []
+    const removeFrom = options.removeFrom ?? []
+    const keyList = [
+      keys.commerce.doc(kind, doc.id), keys.commerce.cartOrder(guard ?? doc.id), ...deltas.map((d) => keys.commerce.stock(d.inventoryItemId)),
+      ...addTo.map((e) => keys.commerce.index(e.index)),
+      ...removeFrom.flatMap((r) => [r.index, ...(r.unlessAnyOf ?? [])].map((i) => keys.commerce.index(i))),
+    ]
+    return await replaceDoc(this.redis, keyList, rev, JSON.stringify(doc), guard ? '1' : '0', new Date().toISOString(), deltas.length, addTo.length, doc.id,
+      ...deltas.flatMap((d) => [d.locationId, d.stocked, d.reserved]), ...addTo.map((e) => e.score), ...removeFrom.map((r) => r.unlessAnyOf?.length ?? 0))
   }
 
   async ids (index: string): Promise<string[]> {
@@ -89,6 +95,7 @@ export class RedisCommerceStore implements CommerceStore {
 
   async completeCart (input: CompleteCartInput): Promise<CompleteCartResult> {
     const reservations = mergeReservations(input.reservations)
+    const guest = input.guest
     const keyList = [
       keys.commerce.cartOrder(input.cartId),
       keys.commerce.doc('cart', input.cartId),
@@ -96,12 +103,13 @@ export class RedisCommerceStore implements CommerceStore {
       keys.commerce.displayIdSeq(input.order.sales_channel_id),
       ...input.indexes.map((i) => keys.commerce.index(i.index)),
       ...input.lookups.map((l) => keys.commerce.lookup(l.name, l.value)),
+      ...(guest ? [keys.commerce.doc('customer', guest.customerId), keys.commerce.index(guest.scoreFrom), keys.commerce.index(guest.index)] : []),
       ...reservations.map((r) => keys.commerce.stock(r.inventoryItemId)),
     ]
     const orderJson = JSON.stringify({ ...input.order, display_id: DISPLAY_ID_SLOT })
     const score = input.indexes[0]?.score ?? 0
     const reply = await completeCart(this.redis, keyList,
-      input.cartRev, orderJson, input.order.id, score, input.now, input.indexes.length, input.lookups.length,
+      input.cartRev, orderJson, input.order.id, score, input.now, input.indexes.length, input.lookups.length, guest ? '1' : '0', guest?.customerId ?? '',
       ...reservations.flatMap((r) => [r.locationId, r.quantity]))
     if (reply.kind !== 'insufficient') return reply
     const r = reservations[reply.level] as (typeof reservations)[number]
