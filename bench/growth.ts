@@ -5,8 +5,10 @@ import { startRedisServer } from '../scripts/lib/redis-server.ts'
 import { buildCommerceBackend } from '../src/embedded-commerce/backend.ts'
 import type { OrderDoc } from '../src/embedded-commerce/model.ts'
 import { saveCustomer } from '../src/embedded-commerce/services/accounts.ts'
+import { orderIndexes } from '../src/embedded-commerce/services/carts.ts'
 import { INDEX, score } from '../src/embedded-commerce/services/context.ts'
 import { RedisCommerceStore } from '../src/embedded-commerce/store/redis.ts'
+import type { IndexEntry } from '../src/embedded-commerce/store/port.ts'
 import { fmt, redisMicros, scaled, SECRETS, type Target } from './lib.ts'
 
 // What grows with a club's traffic, held against the start of its day: an operation must cost Redis the same at
@@ -152,11 +154,86 @@ async function customersOfEmail (redis: Redis): Promise<Target> {
   }
 }
 
+/**
+ * The staff's customer list (GET /admin/customers, no email: what the club's member list pages through; a page
+ * of 50, full from the 100th customer on) and a guest's record (GET /admin/customers/:id of a customer a cart's
+ * email made, visible to the staff of the clubs it ordered from), asked while the backend's customers grow: of
+ * each ten, about half members of the staff's club, half another club's, one a guest that ordered in the staff's
+ * club (every other time the asked guest orders instead, so its orders grow too).
+ */
+async function customerLists (redis: Redis): Promise<Target[]> {
+  const app = await buildCommerceBackend({ redis, jwtSecret: SECRETS.JWT_SECRET, seed: true })
+  try {
+    const store = new RedisCommerceStore(redis)
+    const ctx = { store, jwtSecret: SECRETS.JWT_SECRET }
+    const headers = await staffHeaders(app)
+    const guest = 'cus_bench_guest'
+    const lists = [
+      { name: 'the staff\'s first page of customers', url: '/admin/customers?limit=50&offset=0&fields=id,email' },
+      { name: 'a guest\'s record', url: `/admin/customers/${guest}?fields=id,email` },
+    ]
+    const total = scaled(5_000, 500)
+    const start = Date.parse('2026-03-01T10:00:00.000Z')
+    const at = (i: number): string => new Date(start + i * 1000).toISOString()
+    const guestDoc = { email: 'guest@example.com', first_name: null, last_name: null, phone: null, has_account: false, metadata: null }
+    // a guest is in the club's index once it ordered there (as a cart's completion lists it)
+    const indexes = (n: number, ordered = true): IndexEntry[] =>
+      [INDEX.customers, ...(ordered ? [INDEX.customersOfClub('club-norte')] : [])].map((index) => ({ index, score: start + n * 1000 }))
+    await store.create('customer', { id: guest, ...guestDoc, created_at: at(0), updated_at: at(0) }, indexes(0), [])
+    let made = 0
+    const orderOf = async (customer: string, i: number): Promise<void> => {
+      const o = order(i, customer, start + i * 1000)
+      await store.create('order', o, orderIndexes(o, 'club-norte').indexes, [])
+    }
+    const makeUpTo = async (n: number): Promise<void> => {
+      for (; made < n; made++) {
+        if (made % 10 === 9) {
+          const id = `cus_guest${made}`
+          const ordering = made % 20 !== 9
+          const doc = { id, ...guestDoc, email: `guest${made}@example.com`, created_at: at(made), updated_at: at(made) }
+          await store.create('customer', doc, indexes(made, ordering), [])
+          await orderOf(ordering ? id : guest, made)
+          continue
+        }
+        const member = { id: `cus_member${made}`, email: `member${made}@example.com`, first_name: 'Member', last_name: String(made), phone: null }
+        const clubs = made % 2 === 0 ? ['club-norte'] : ['club-other']
+        await saveCustomer(ctx, { ...member, has_account: true, metadata: { clubs }, created_at: at(made), updated_at: at(made) })
+      }
+    }
+    const sample = async (url: string): Promise<number> => await redisPerCall(redis, async () => await ok(app, url, headers))
+    await makeUpTo(100)
+    for (const { url } of lists) await sample(url) // warms the backend, loads its scripts and fills the club's index
+    const first: number[] = []
+    for (const { url } of lists) first.push(await sample(url))
+    await makeUpTo(total)
+    const last: number[] = []
+    for (const { url } of lists) last.push(await sample(url))
+    return lists.map(({ name }, i) => {
+      const [a, b] = [first[i] as number, last[i] as number]
+      const ratio = b / a
+      process.stdout.write(`  ${name}: Redis ${fmt(a)} µs at the backend's 100th customer, ${fmt(b)} µs at its ${total}th (${fmt(ratio)}x)\n`)
+      const figure = `Redis time of ${name} at the backend's ${total}th customer, vs its 100th`
+      return { figure, value: `${fmt(ratio)}x`, target: '<= 1.5x', met: ratio <= 1.5 }
+    })
+  } finally {
+    await app.close()
+  }
+}
+
 export async function run (): Promise<Target[]> {
   const server = await startRedisServer()
   const redis = new Redis(server.url)
   try {
-    return [...await orderLists(redis), await customersOfEmail(redis)]
+    const lists = [...await orderLists(redis), await customersOfEmail(redis)]
+    // on a Redis of its own: the cases above leave a club with 5,000 members
+    const own = await startRedisServer()
+    const other = new Redis(own.url)
+    try {
+      return [...lists, ...await customerLists(other)]
+    } finally {
+      other.disconnect()
+      await own.stop()
+    }
   } finally {
     redis.disconnect()
     await server.stop()
