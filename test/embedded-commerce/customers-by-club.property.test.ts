@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CartDoc, CustomerDoc, OrderDoc, SalesChannelDoc } from '../../src/embedded-commerce/model.ts'
 import { hasOrderIn, ordersOfCustomer } from '../../src/embedded-commerce/services/orders.ts'
 import {
-  clubsOf, createAdminCustomer, createCustomer, customerForCart, customersOfClubs, customersWithEmails, matchesCustomer, updateCustomer,
+  clubsOf, createAdminCustomer, createCustomer, customerForCart, customersOfClubs, customersWithEmails, matchesCustomer, saveCustomer, updateCustomer,
   type CustomerFilter,
 } from '../../src/embedded-commerce/services/accounts.ts'
 import { orderIndexes } from '../../src/embedded-commerce/services/carts.ts'
@@ -207,5 +207,28 @@ describe.each(['redis', 'memory'] as const)('a guest\'s visibility and the staff
         [[{ op: 'admin', who: 0, clubs: ['B'] }, { op: 'order', who: 0, channel: 'a1', ms: 0 }, { op: 'register', who: 0, clubs: ['B'] }], 0, ['A'], {}, 0, 4],
       ],
     })
+  })
+
+  it('reads a page of a club\'s customers, however many the backend holds, once its index is filled', async () => {
+    const r = `many${run++}`
+    const ctx = { store, jwtSecret: 'x' }
+    const names = { first_name: null, last_name: null, phone: null }
+    for (let i = 0; i < 300; i++) {
+      const at = new Date(T0 + i).toISOString()
+      const clubs = i % 3 === 0 ? [`${r}A`] : [`${r}B`]
+      const id = `${r}-c${String(i).padStart(3, '0')}`
+      const doc = { id, email: `${r}-${i}@example.com`, ...names, has_account: true, metadata: { clubs }, created_at: at, updated_at: at }
+      expect(await saveCustomer(ctx, doc)).toBe(true)
+    }
+    const c = counting(store, 'customer')
+    const counted = { store: c.store, jwtSecret: 'x' }
+    const first = await customersOfClubs(counted, [`${r}A`], {}, { offset: 0, limit: 5 })
+    expect(first.count).toBe(100)
+    const filled = c.reads() // every customer of the backend, once
+    expect(filled).toBeGreaterThanOrEqual(300)
+    const page = await customersOfClubs(counted, [`${r}A`], {}, { offset: 10, limit: 5 })
+    expect(page.customers.map((x) => x.id)).toEqual([30, 33, 36, 39, 42].map((i) => `${r}-c0${i}`))
+    expect(page.count).toBe(100)
+    expect(c.reads() - filled).toBe(5)
   })
 })

@@ -5,7 +5,7 @@ import { signActorToken, type AuthContext, type Registration } from '../tokens.t
 import { duplicate, invalidData, notFound, unauthorized, unknownError, type MedusaError } from '../errors.ts'
 import type { CreateCustomerInput, Credentials, UpdateCustomerInput } from '../requests.ts'
 import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
-import { listDocs, loadDoc, lookupFixed, mutate } from './repo.ts'
+import { listDocs, loadDoc, mutate } from './repo.ts'
 import { indexOrder } from '../store/port.ts'
 import { mergeMetadata } from './catalog.ts'
 import { completeByChannel, hasOrderIn } from './orders.ts'
@@ -251,7 +251,8 @@ async function changeCustomer (ctx: CommerceContext, id: string, edit: (c: Custo
  * every customer of the backend is read that once. Customers written meanwhile are listed by their own writes.
  */
 async function fillClubIndex (ctx: CommerceContext, club: string): Promise<void> {
-  if (await lookupFixed(ctx.store, LOOKUP.customersOfClubFilled, club)) return
+  // read each time, not kept: deleting the marker fills the index again (docs/operations.md, rolling updates)
+  if (await ctx.store.lookup(LOOKUP.customersOfClubFilled, club)) return
   const channels = await channelsByClub(ctx)
   const own = channels.byClub.get(club) ?? []
   const everyone = await listCustomers(ctx)
