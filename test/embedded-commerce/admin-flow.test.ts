@@ -193,6 +193,17 @@ describe.each(['redis', 'memory'] as const)('admin flow (%s)', (store) => {
     expect((await b.call('GET', '/admin/customers?q=bruno', { headers: sur })).body.count).toBe(0)
   })
 
+  it('lists a guest among the customers of the club it ordered from, once it ordered, and not among another club\'s', async () => {
+    const sur = await b.login('user', 'admin@club-sur.test')
+    const ids = async (headers: Record<string, string>) =>
+      (await b.call('GET', '/admin/customers?limit=50&fields=id,email', { headers })).body.customers.map((c: any) => c.email)
+    const cart = await readyCart(b, {}, (await variantOf(b, 'norte-flores-amnesia')).id, 1, 'so_club_norte_delivery', 'walk-in@example.com')
+    expect(await ids(admin)).not.toContain('walk-in@example.com')
+    expect((await b.call('POST', `/store/carts/${cart}/complete`, { headers: PK_NORTE })).status).toBe(200)
+    expect(await ids(admin)).toContain('walk-in@example.com')
+    expect(await ids(sur)).not.toContain('walk-in@example.com')
+  })
+
   it('answers the setup lists: regions, sales channels, stock locations, shipping options, products', async () => {
     const regions = await b.call('GET', '/admin/regions', { headers: admin })
     expect(regions.body.regions.map((r: any) => r.id)).toEqual(['reg_club_norte', 'reg_club_sur'])

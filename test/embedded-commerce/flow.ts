@@ -14,10 +14,10 @@ export async function variantOf (b: Backend, handle: string): Promise<{ id: stri
 
 /** A club-norte cart with one line, an address, a shipping method and a payment session: ready to complete. */
 export async function readyCart (
-  b: Backend, headers: Record<string, string>, variantId: string, quantity: number, option = 'so_club_norte_delivery'
+  b: Backend, headers: Record<string, string>, variantId: string, quantity: number, option = 'so_club_norte_delivery', email = 'ana@example.com'
 ): Promise<string> {
   const h = { ...PK_NORTE, ...headers }
-  const created = await b.call('POST', '/store/carts', { headers: h, body: { region_id: 'reg_club_norte', email: 'ana@example.com' } })
+  const created = await b.call('POST', '/store/carts', { headers: h, body: { region_id: 'reg_club_norte', email } })
   expect(created.status).toBe(200)
   const id = created.body.cart.id as string
   const steps = [

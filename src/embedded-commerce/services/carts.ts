@@ -365,7 +365,10 @@ export function orderIndexes (order: OrderDoc, club: string | undefined): Pick<C
 export async function completeCart (ctx: CommerceContext, channelIds: readonly string[], id: string): Promise<OrderDoc> {
   for (let attempt = 0; attempt < 20; attempt++) {
     // the stock locations are read with the cart (one round trip), then those of its channel kept
-    const [found, done, locations] = await Promise.all([ctx.store.get('cart', id), ctx.store.cartOrder(id), listStockLocations(ctx)])
+    // the key's channels (one a club, as a rule) too: the cart's names the club a guest's order makes it seen by
+    const [found, done, locations, channels] = await Promise.all([
+      ctx.store.get('cart', id), ctx.store.cartOrder(id), listStockLocations(ctx), ctx.store.getMany('sales_channel', channelIds),
+    ])
     if (!found || !channelIds.includes(found.doc.sales_channel_id)) throw cartMissing(id)
     if (done) return await loadDoc(ctx.store, 'order', done, () => notFound(`Order id not found: ${done}`))
     const cart = found.doc
@@ -375,7 +378,7 @@ export async function completeCart (ctx: CommerceContext, channelIds: readonly s
     const now = nowIso()
     const order = orderFromCart(cart, location.id, now)
     // a customer without an account is seen by the staff of the club it orders from (accounts.ts customersOfClubs)
-    const club = order.customer_id ? tenantOf((await ctx.store.get('sales_channel', order.sales_channel_id))?.doc) : undefined
+    const club = tenantOf(channels.find((c) => c.doc.id === order.sales_channel_id)?.doc)
     const reservations: Reservation[] = order.items.flatMap((i) =>
       i.inventory_item_id ? [{ inventoryItemId: i.inventory_item_id, locationId: location.id, quantity: i.quantity }] : [])
     const result = await ctx.store.completeCart({
