@@ -248,7 +248,8 @@ async function changeCustomer (ctx: CommerceContext, id: string, edit: (c: Custo
 
 /**
  * Fills a club's index of customers with the customers made before it existed, once (a lookup marks it done):
- * every customer of the backend is read that once. Customers written meanwhile are listed by their own writes.
+ * every customer of the backend is read that once. Customers written meanwhile are listed by their own writes; one
+ * that leaves the club while the fill runs may stay listed until its next change (a one-off, at the first list).
  */
 async function fillClubIndex (ctx: CommerceContext, club: string): Promise<void> {
   // read each time, not kept: deleting the marker fills the index again (docs/operations.md, rolling updates)
