@@ -9,6 +9,7 @@ import { orderIndexes } from '../src/embedded-commerce/services/carts.ts'
 import { INDEX, score } from '../src/embedded-commerce/services/context.ts'
 import { RedisCommerceStore } from '../src/embedded-commerce/store/redis.ts'
 import type { IndexEntry } from '../src/embedded-commerce/store/port.ts'
+import { orderDoc } from '../test/embedded-commerce/docs.ts'
 import { fmt, redisMicros, scaled, SECRETS, type Target } from './lib.ts'
 
 // What grows with a club's traffic, held against the start of its day: an operation must cost Redis the same at
@@ -43,35 +44,45 @@ async function ok (app: FastifyInstance, url: string, headers: Record<string, st
   if (res.statusCode !== 200) throw new Error(`bench/growth.ts: ${url} answered ${res.statusCode}: ${res.body}`)
 }
 
+/**
+ * Each list's Redis time per call once `grow(100)` has run and again after `grow(total)`, each list warmed once
+ * first (the backend's code, its scripts, an index filled on first use); `what(n)` names the n-th of what grows.
+ */
+async function heldAgainstStart (
+  redis: Redis, app: FastifyInstance, headers: Record<string, string>, lists: ReadonlyArray<{ name: string, url: string }>,
+  total: number, grow: (n: number) => Promise<void>, what: (n: number) => string
+): Promise<Target[]> {
+  const sample = async (url: string): Promise<number> => await redisPerCall(redis, async () => await ok(app, url, headers))
+  await grow(100)
+  for (const { url } of lists) await sample(url)
+  // one list at a time: Redis's clock counts every caller
+  const first: number[] = []
+  for (const { url } of lists) first.push(await sample(url))
+  await grow(total)
+  const last: number[] = []
+  for (const { url } of lists) last.push(await sample(url))
+  return lists.map(({ name }, i) => {
+    const [a, b] = [first[i] as number, last[i] as number]
+    const ratio = b / a
+    process.stdout.write(`  ${name}: Redis ${fmt(a)} µs at ${what(100)}, ${fmt(b)} µs at ${what(total)} (${fmt(ratio)}x)\n`)
+    return { figure: `Redis time of ${name} at ${what(total)}, vs ${what(100)}`, value: `${fmt(ratio)}x`, target: '<= 1.5x', met: ratio <= 1.5 }
+  })
+}
+
 const CHANNEL = 'sc_club_norte'
 const MEMBER = 'cus_ana'
 
-/** An order as a completed cart leaves it (one line), with the indexes the completion writes. */
+/** An order as a completed cart leaves it, with the completion's activity. */
 function order (i: number, customer: string, at: number): OrderDoc {
-  const iso = new Date(at).toISOString()
-  return {
-    id: `order_bench${String(i).padStart(7, '0')}`,
+  const activities = [{ at: new Date(at).toISOString(), step: 'completed', note: 'placed through the chat' }]
+  return orderDoc(`order_bench${String(i).padStart(7, '0')}`, CHANNEL, customer, at, {
     display_id: i + 1,
-    version: 1,
-    status: 'pending',
     cart_id: `cart_bench${i}`,
     region_id: 'reg_club_norte',
-    sales_channel_id: CHANNEL,
     stock_location_id: 'sloc_club_norte',
-    customer_id: customer,
     email: `${customer}@example.com`,
-    currency_code: 'ars',
-    items: [],
-    shipping_methods: [],
-    shipping_address: null,
-    billing_address: null,
-    payment_collections: [],
-    fulfillments: [],
-    metadata: { activities: [{ at: iso, step: 'completed', note: 'placed through the chat' }] },
-    canceled_at: null,
-    created_at: iso,
-    updated_at: iso,
-  }
+    metadata: { activities },
+  })
 }
 
 /**
@@ -100,20 +111,7 @@ async function orderLists (redis: Redis): Promise<Target[]> {
         await store.create('order', o, indexes.map((index) => ({ index, score: score(o.created_at) })), [])
       }
     }
-    const sample = async (url: string): Promise<number> => await redisPerCall(redis, async () => await ok(app, url, headers))
-    await placeUpTo(100)
-    for (const { url } of lists) await sample(url) // warms the backend and loads its scripts
-    const first: number[] = []
-    for (const { url } of lists) first.push(await sample(url)) // one at a time: Redis's clock counts every caller
-    await placeUpTo(total)
-    const last: number[] = []
-    for (const { url } of lists) last.push(await sample(url))
-    return lists.map(({ name }, i) => {
-      const [a, b] = [first[i] as number, last[i] as number]
-      const ratio = b / a
-      process.stdout.write(`  ${name}: Redis ${fmt(a)} µs at the club's 100th order, ${fmt(b)} µs at its ${total}th (${fmt(ratio)}x)\n`)
-      return { figure: `Redis time of ${name} at a club's ${total}th order, vs its 100th`, value: `${fmt(ratio)}x`, target: '<= 1.5x', met: ratio <= 1.5 }
-    })
+    return await heldAgainstStart(redis, app, headers, lists, total, placeUpTo, (n) => `the club's ${n}th order`)
   } finally {
     await app.close()
   }
@@ -139,16 +137,8 @@ async function customersOfEmail (redis: Redis): Promise<Target> {
         await saveCustomer(ctx, { ...member, has_account: true, metadata: { clubs: ['club-norte'] }, created_at: at, updated_at: at })
       }
     }
-    const sample = async (): Promise<number> => await redisPerCall(redis, async () => await ok(app, url, headers))
-    await registerUpTo(100)
-    await sample()
-    const first = await sample()
-    await registerUpTo(total)
-    const last = await sample()
-    const ratio = last / first
-    process.stdout.write(`  the customers of an email: Redis ${fmt(first)} µs at the club's 100th member, ${fmt(last)} µs at its ${total}th (${fmt(ratio)}x)\n`)
-    const figure = `Redis time of the customers of a member's email at a club's ${total}th member, vs its 100th`
-    return { figure, value: `${fmt(ratio)}x`, target: '<= 1.5x', met: ratio <= 1.5 }
+    const lists = [{ name: 'the customers of a member\'s email', url }]
+    return (await heldAgainstStart(redis, app, headers, lists, total, registerUpTo, (n) => `the club's ${n}th member`))[0] as Target
   } finally {
     await app.close()
   }
@@ -200,21 +190,7 @@ async function customerLists (redis: Redis): Promise<Target[]> {
         await saveCustomer(ctx, { ...member, has_account: true, metadata: { clubs }, created_at: at(made), updated_at: at(made) })
       }
     }
-    const sample = async (url: string): Promise<number> => await redisPerCall(redis, async () => await ok(app, url, headers))
-    await makeUpTo(100)
-    for (const { url } of lists) await sample(url) // warms the backend, loads its scripts and fills the club's index
-    const first: number[] = []
-    for (const { url } of lists) first.push(await sample(url))
-    await makeUpTo(total)
-    const last: number[] = []
-    for (const { url } of lists) last.push(await sample(url))
-    return lists.map(({ name }, i) => {
-      const [a, b] = [first[i] as number, last[i] as number]
-      const ratio = b / a
-      process.stdout.write(`  ${name}: Redis ${fmt(a)} µs at the backend's 100th customer, ${fmt(b)} µs at its ${total}th (${fmt(ratio)}x)\n`)
-      const figure = `Redis time of ${name} at the backend's ${total}th customer, vs its 100th`
-      return { figure, value: `${fmt(ratio)}x`, target: '<= 1.5x', met: ratio <= 1.5 }
-    })
+    return await heldAgainstStart(redis, app, headers, lists, total, makeUpTo, (n) => `the backend's ${n}th customer`)
   } finally {
     await app.close()
   }

@@ -13,6 +13,7 @@ import { RedisCommerceStore } from '../../src/embedded-commerce/store/redis.ts'
 import type { CommerceStore } from '../../src/embedded-commerce/store/port.ts'
 import { INDEX, score } from '../../src/embedded-commerce/services/context.ts'
 import { testRedis } from '../helper.ts'
+import { orderDoc } from './docs.ts'
 
 // Staff see a guest (a customer a cart's email made) once it has an order in their channels: that is decided by
 // counting the guest's index of each channel (filled once from their index of all orders for orders of before
@@ -22,29 +23,6 @@ import { testRedis } from '../helper.ts'
 // customer filtered by what the staff see.
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z')
-const order = (id: string, channel: string, customer: string, at: number): OrderDoc => ({
-  id,
-  display_id: 0,
-  version: 1,
-  status: 'pending',
-  cart_id: 'c',
-  region_id: 'r',
-  sales_channel_id: channel,
-  stock_location_id: 'loc',
-  customer_id: customer,
-  email: null,
-  currency_code: 'ars',
-  items: [],
-  shipping_methods: [],
-  shipping_address: null,
-  billing_address: null,
-  payment_collections: [],
-  fulfillments: [],
-  metadata: null,
-  canceled_at: null,
-  created_at: new Date(at).toISOString(),
-  updated_at: new Date(at).toISOString(),
-})
 
 const salesChannel = (id: string, at: number, club?: string): SalesChannelDoc => ({
   id,
@@ -74,7 +52,7 @@ async function listSalesChannelsOf (ctx: CommerceContext): Promise<SalesChannelD
 
 /** A cart (only what its completion reads) completed by the store as carts.ts completes one, with its indexes. */
 async function complete (ctx: CommerceContext, id: string, channel: string, club: string | undefined, customer: string, at: number): Promise<void> {
-  const o = order(id, channel, customer, at)
+  const o = orderDoc(id, channel, customer, at)
   const cart = { id: `cart_${id}`, sales_channel_id: channel, created_at: o.created_at, updated_at: o.created_at } as unknown as CartDoc
   expect(await ctx.store.create('cart', cart, [], [])).toBe(true)
   const done = await ctx.store.completeCart({
@@ -122,7 +100,7 @@ describe.each(['redis', 'memory'] as const)('a guest\'s visibility and the staff
       for (const c of ['a', 'b', 'c']) {
         expect(await store.create('sales_channel', salesChannel(`${r}-${c}`, T0), [{ index: INDEX.salesChannels, score: T0 }], [])).toBe(true)
       }
-      for (const [i, o] of orders.entries()) await place(store, order(`${r}-o${i}`, `${r}-${o.channel}`, `${r}-guest`, T0 + o.ms), o.before)
+      for (const [i, o] of orders.entries()) await place(store, orderDoc(`${r}-o${i}`, `${r}-${o.channel}`, `${r}-guest`, T0 + o.ms), o.before)
       const ids = channels.map((c) => `${r}-${c}`)
       const whole = (await ordersOfCustomer(ctx, `${r}-guest`)).some((o) => ids.includes(o.sales_channel_id))
       for (let ask = 0; ask < 2; ask++) expect(await hasOrderIn(ctx, `${r}-guest`, ids)).toBe(whole)
@@ -132,7 +110,7 @@ describe.each(['redis', 'memory'] as const)('a guest\'s visibility and the staff
   it('reads none of a guest\'s orders to decide, however many it placed', async () => {
     const r = `busy${run++}`
     expect(await store.create('sales_channel', salesChannel(`${r}-a`, T0), [{ index: INDEX.salesChannels, score: T0 }], [])).toBe(true)
-    for (let i = 0; i < 200; i++) await place(store, order(`${r}-o${String(i).padStart(3, '0')}`, `${r}-a`, `${r}-guest`, T0 + i), i < 100)
+    for (let i = 0; i < 200; i++) await place(store, orderDoc(`${r}-o${String(i).padStart(3, '0')}`, `${r}-a`, `${r}-guest`, T0 + i), i < 100)
     const c = counting(store, 'order')
     const ctx = { store: c.store, jwtSecret: 'x' }
     expect(await hasOrderIn(ctx, `${r}-guest`, [`${r}-a`])).toBe(true)
@@ -190,7 +168,7 @@ describe.each(['redis', 'memory'] as const)('a guest\'s visibility and the staff
             if (made && !ids.has(st.who)) ids.set(st.who, made.id)
           } else if (st.op === 'order' && known) {
             const channel = `${r}-${st.channel}`
-            if (i < firstList) await place(store, order(`${r}-o${i}`, channel, known, T0 + st.ms), true)
+            if (i < firstList) await place(store, orderDoc(`${r}-o${i}`, channel, known, T0 + st.ms), true)
             else await complete(ctx, `${r}-o${i}`, channel, channelClub[st.channel], known, T0 + st.ms)
           } else if (st.op === 'clubs' && known) {
             await updateCustomer(ctx, known, { metadata: { clubs: st.clubs.map((c) => `${r}${c}`) } })

@@ -8,6 +8,7 @@ import { RedisCommerceStore } from '../../src/embedded-commerce/store/redis.ts'
 import type { CommerceStore } from '../../src/embedded-commerce/store/port.ts'
 import { INDEX, score } from '../../src/embedded-commerce/services/context.ts'
 import { testRedis } from '../helper.ts'
+import { orderDoc } from './docs.ts'
 
 // A member's orders (GET /admin/orders?customer_id=, what the service and the chat's "my orders" ask) are read
 // from the member's own index: the same list as every order of the club's channels filtered by customer, read at
@@ -18,29 +19,6 @@ import { testRedis } from '../helper.ts'
 // completed before it existed).
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z')
-const order = (id: string, channel: string, customer: string | null, at: number): OrderDoc => ({
-  id,
-  display_id: 0,
-  version: 1,
-  status: 'pending',
-  cart_id: 'c',
-  region_id: 'r',
-  sales_channel_id: channel,
-  stock_location_id: 'loc',
-  customer_id: customer,
-  email: null,
-  currency_code: 'ars',
-  items: [],
-  shipping_methods: [],
-  shipping_address: null,
-  billing_address: null,
-  payment_collections: [],
-  fulfillments: [],
-  metadata: null,
-  canceled_at: null,
-  created_at: new Date(at).toISOString(),
-  updated_at: new Date(at).toISOString(),
-})
 
 const salesChannel = (id: string): SalesChannelDoc => ({
   id, name: id, description: null, is_disabled: false, metadata: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
@@ -94,7 +72,7 @@ describe.each(['redis', 'memory'] as const)('a member\'s orders from their own i
       for (const o of list) {
         if (saved.has(o.id)) continue
         saved.add(o.id)
-        await save(store, order(`${r}-${o.id}`, `${r}-${o.channel}`, o.customer && `${r}-${o.customer}`, T0 + o.ms))
+        await save(store, orderDoc(`${r}-${o.id}`, `${r}-${o.channel}`, o.customer && `${r}-${o.customer}`, T0 + o.ms))
       }
       const ch = channelIds.map((c) => `${r}-${c}`)
       const ids = customerIds.map((c) => `${r}-${c}`)
@@ -105,7 +83,9 @@ describe.each(['redis', 'memory'] as const)('a member\'s orders from their own i
   })
 
   it('reads only the member\'s orders, however many the club has', async () => {
-    for (let i = 0; i < 300; i++) await save(store, order(`busy-${String(i).padStart(4, '0')}`, 'busy', i % 100 === 0 ? 'busy-ana' : `busy-other-${i}`, T0 + i))
+    for (let i = 0; i < 300; i++) {
+      await save(store, orderDoc(`busy-${String(i).padStart(4, '0')}`, 'busy', i % 100 === 0 ? 'busy-ana' : `busy-other-${i}`, T0 + i))
+    }
     const c = counting(store)
     const ctx = { store: c.store, jwtSecret: 'x' }
     const theirs = await ordersMatching(ctx, ['busy'], { customer_id: ['busy-ana'] })
@@ -150,7 +130,7 @@ describe.each(['redis', 'memory'] as const)('a member\'s orders from their own i
       for (const o of list) {
         if (saved.has(o.id)) continue
         saved.add(o.id)
-        await save(store, order(`${r}-${o.id}`, `${r}-sc`, null, T0 + o.ms))
+        await save(store, orderDoc(`${r}-${o.id}`, `${r}-sc`, null, T0 + o.ms))
       }
       const ctx = { store, jwtSecret: 'x' }
       const all = sortOrders(await ordersMatching(ctx, [`${r}-sc`], {}), sort)
@@ -177,7 +157,7 @@ describe.each(['redis', 'memory'] as const)('a member\'s orders from their own i
       for (const o of list) {
         if (saved.has(o.id)) continue
         saved.add(o.id)
-        const doc = order(`${r}-${o.id}`, `${r}-${o.channel}`, `${r}-${o.customer}`, T0 + o.ms)
+        const doc = orderDoc(`${r}-${o.id}`, `${r}-${o.channel}`, `${r}-${o.customer}`, T0 + o.ms)
         // an order of before has no index of its customer's channel; one completed now has it
         if (o.before) await save(store, doc)
         else {
@@ -200,7 +180,7 @@ describe.each(['redis', 'memory'] as const)('a member\'s orders from their own i
 
   it('reads a page of a member\'s orders once their index of the channel is filled, however many they have', async () => {
     await store.create('sales_channel', salesChannel('heavy-sc'), [{ index: INDEX.salesChannels, score: 0 }], [])
-    for (let i = 0; i < 60; i++) await save(store, order(`heavy-${String(i).padStart(3, '0')}`, 'heavy-sc', 'heavy-ana', T0 + i))
+    for (let i = 0; i < 60; i++) await save(store, orderDoc(`heavy-${String(i).padStart(3, '0')}`, 'heavy-sc', 'heavy-ana', T0 + i))
     const c = counting(store)
     const ctx = { store: c.store, jwtSecret: 'x' }
     const first = await pageOfOrders(ctx, ['heavy-sc'], { customer_id: ['heavy-ana'] }, undefined, { offset: 0, limit: 5 })

@@ -4,6 +4,7 @@ import { RedisCommerceStore } from '../../src/embedded-commerce/store/redis.ts'
 import type { CommerceStore } from '../../src/embedded-commerce/store/port.ts'
 import type { CartDoc, OrderDoc, RegionDoc } from '../../src/embedded-commerce/model.ts'
 import { testRedis } from '../helper.ts'
+import { orderDoc } from './docs.ts'
 
 // The same cases against both implementations of the commerce store port.
 const NOW = '2026-01-01T00:00:00.000Z'
@@ -27,29 +28,7 @@ const cart = (id: string): CartDoc => ({
   created_at: NOW,
   updated_at: NOW,
 })
-const order = (id: string, salesChannelId = 'sc'): OrderDoc => ({
-  id,
-  display_id: 0,
-  version: 1,
-  status: 'pending',
-  cart_id: 'c',
-  region_id: 'r',
-  sales_channel_id: salesChannelId,
-  stock_location_id: 'loc',
-  customer_id: null,
-  email: null,
-  currency_code: 'ars',
-  items: [],
-  shipping_methods: [],
-  shipping_address: null,
-  billing_address: null,
-  payment_collections: [],
-  fulfillments: [],
-  metadata: { empty: [] },
-  canceled_at: null,
-  created_at: NOW,
-  updated_at: NOW,
-})
+const order = (id: string, salesChannelId = 'sc'): OrderDoc => orderDoc(id, salesChannelId, null, Date.parse(NOW), { metadata: { empty: [] } })
 
 describe.each(['redis', 'memory'] as const)('commerce store contract (%s)', (kind) => {
   let store: CommerceStore
