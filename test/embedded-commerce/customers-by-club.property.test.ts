@@ -8,12 +8,10 @@ import {
 } from '../../src/embedded-commerce/services/accounts.ts'
 import { orderIndexes } from '../../src/embedded-commerce/services/carts.ts'
 import type { CommerceContext } from '../../src/embedded-commerce/services/context.ts'
-import { MemoryCommerceStore } from '../../src/embedded-commerce/store/memory.ts'
-import { RedisCommerceStore } from '../../src/embedded-commerce/store/redis.ts'
 import type { CommerceStore } from '../../src/embedded-commerce/store/port.ts'
 import { INDEX, score } from '../../src/embedded-commerce/services/context.ts'
-import { testRedis } from '../helper.ts'
 import { orderDoc } from './docs.ts'
+import { counting, storeOn } from './support.ts'
 
 // Staff see a guest (a customer a cart's email made) once it has an order in their channels: that is decided by
 // counting the guest's index of each channel (filled once from their index of all orders for orders of before
@@ -68,26 +66,10 @@ async function place (store: CommerceStore, o: OrderDoc, before: boolean): Promi
   expect(await store.create('order', o, indexes.map((index) => ({ index, score: score(o.created_at) })), [])).toBe(true)
 }
 
-/** A store that counts the records of `kind` it is asked for. */
-function counting (store: CommerceStore, kind: string): { store: CommerceStore, reads: () => number } {
-  let reads = 0
-  const counted = Object.create(store) as CommerceStore
-  counted.getMany = async (k, ids) => {
-    if (k === kind) reads += ids.length
-    return await store.getMany(k, ids)
-  }
-  return { store: counted, reads: () => reads }
-}
-
 describe.each(['redis', 'memory'] as const)('a guest\'s visibility and the staff\'s customer list (%s)', (kind) => {
   let store: CommerceStore
   let cleanup = async (): Promise<void> => {}
-  beforeAll(async () => {
-    if (kind === 'memory') { store = new MemoryCommerceStore(); return }
-    const r = await testRedis()
-    store = new RedisCommerceStore(r.redis)
-    cleanup = r.cleanup
-  })
+  beforeAll(async () => { ({ store, cleanup } = await storeOn(kind)) })
   afterAll(async () => { await cleanup() })
 
   let run = 0

@@ -3,12 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { OrderDoc, SalesChannelDoc } from '../../src/embedded-commerce/model.ts'
 import { ordersMatching, pageOfOrders, sortOrders } from '../../src/embedded-commerce/services/orders.ts'
 import { customerForCart, customersWithEmails, listCustomers, saveCustomer } from '../../src/embedded-commerce/services/accounts.ts'
-import { MemoryCommerceStore } from '../../src/embedded-commerce/store/memory.ts'
-import { RedisCommerceStore } from '../../src/embedded-commerce/store/redis.ts'
 import type { CommerceStore } from '../../src/embedded-commerce/store/port.ts'
 import { INDEX, score } from '../../src/embedded-commerce/services/context.ts'
-import { testRedis } from '../helper.ts'
 import { orderDoc } from './docs.ts'
+import { counting, storeOn } from './support.ts'
 
 // A member's orders (GET /admin/orders?customer_id=, what the service and the chat's "my orders" ask) are read
 // from the member's own index: the same list as every order of the club's channels filtered by customer, read at
@@ -32,26 +30,10 @@ async function save (store: CommerceStore, o: OrderDoc): Promise<void> {
   expect(await store.create('order', o, indexes, [])).toBe(true)
 }
 
-/** A store that counts the orders it is asked for. */
-function counting (store: CommerceStore): { store: CommerceStore, reads: () => number } {
-  let reads = 0
-  const counted = Object.create(store) as CommerceStore
-  counted.getMany = async (kind, ids) => {
-    if (kind === 'order') reads += ids.length
-    return await store.getMany(kind, ids)
-  }
-  return { store: counted, reads: () => reads }
-}
-
 describe.each(['redis', 'memory'] as const)('a member\'s orders from their own index (%s)', (kind) => {
   let store: CommerceStore
   let cleanup = async (): Promise<void> => {}
-  beforeAll(async () => {
-    if (kind === 'memory') { store = new MemoryCommerceStore(); return }
-    const r = await testRedis()
-    store = new RedisCommerceStore(r.redis)
-    cleanup = r.cleanup
-  })
+  beforeAll(async () => { ({ store, cleanup } = await storeOn(kind)) })
   afterAll(async () => { await cleanup() })
 
   let run = 0
@@ -86,7 +68,7 @@ describe.each(['redis', 'memory'] as const)('a member\'s orders from their own i
     for (let i = 0; i < 300; i++) {
       await save(store, orderDoc(`busy-${String(i).padStart(4, '0')}`, 'busy', i % 100 === 0 ? 'busy-ana' : `busy-other-${i}`, T0 + i))
     }
-    const c = counting(store)
+    const c = counting(store, 'order')
     const ctx = { store: c.store, jwtSecret: 'x' }
     const theirs = await ordersMatching(ctx, ['busy'], { customer_id: ['busy-ana'] })
     expect(theirs.map((o) => o.id)).toEqual(['busy-0000', 'busy-0100', 'busy-0200'])
@@ -181,7 +163,7 @@ describe.each(['redis', 'memory'] as const)('a member\'s orders from their own i
   it('reads a page of a member\'s orders once their index of the channel is filled, however many they have', async () => {
     await store.create('sales_channel', salesChannel('heavy-sc'), [{ index: INDEX.salesChannels, score: 0 }], [])
     for (let i = 0; i < 60; i++) await save(store, orderDoc(`heavy-${String(i).padStart(3, '0')}`, 'heavy-sc', 'heavy-ana', T0 + i))
-    const c = counting(store)
+    const c = counting(store, 'order')
     const ctx = { store: c.store, jwtSecret: 'x' }
     const first = await pageOfOrders(ctx, ['heavy-sc'], { customer_id: ['heavy-ana'] }, undefined, { offset: 0, limit: 5 })
     expect(first.orders.map((o) => o.id)).toEqual(['heavy-059', 'heavy-058', 'heavy-057', 'heavy-056', 'heavy-055'])
