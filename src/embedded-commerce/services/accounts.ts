@@ -4,9 +4,8 @@ import { hashPassword, verifyPassword } from '../passwords.ts'
 import { signActorToken, type AuthContext, type Registration } from '../tokens.ts'
 import { duplicate, invalidData, notFound, unauthorized, unknownError, type MedusaError } from '../errors.ts'
 import type { CreateCustomerInput, Credentials, UpdateCustomerInput } from '../requests.ts'
-import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
-import { listDocs, loadDoc, mutate } from './repo.ts'
-import { indexOrder } from '../store/port.ts'
+import { creationOrder, INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
+import { docsOf, listDocs, loadDoc, mutate } from './repo.ts'
 import { mergeMetadata } from './catalog.ts'
 import { completeByChannel, hasOrderIn } from './orders.ts'
 import { listSalesChannels, tenantOf } from './setup.ts'
@@ -180,8 +179,8 @@ export async function listCustomers (ctx: CommerceContext): Promise<CustomerDoc[
 export async function customersWithEmails (ctx: CommerceContext, emails: readonly string[]): Promise<CustomerDoc[]> {
   const unique = [...new Set(emails)]
   const ids = await Promise.all(unique.flatMap((email) => [LOOKUP.customerEmail, LOOKUP.guestEmail].map(async (name) => await ctx.store.lookup(name, email))))
-  const found = (await ctx.store.getMany('customer', [...new Set(ids.filter((id) => id !== undefined))])).map((v) => v.doc)
-  return found.filter((c) => unique.includes(c.email)).sort((a, b) => indexOrder([a.id, score(a.created_at)], [b.id, score(b.created_at)]))
+  const found = await docsOf(ctx.store, 'customer', [...new Set(ids.filter((id) => id !== undefined))])
+  return found.filter((c) => unique.includes(c.email)).sort(creationOrder())
 }
 
 /** A cart's customer: the logged-in one, else a guest record per email (as Medusa makes for guest carts). */
@@ -287,10 +286,9 @@ export async function customersOfClubs (
   const only = unique.length === 1 ? unique[0] : undefined
   if (only !== undefined && !filter.q && filter.has_account === undefined) {
     const found = await ctx.store.page(INDEX.customersOfClub(only), page.offset, page.limit, false)
-    return { customers: (await ctx.store.getMany('customer', found.ids)).map((v) => v.doc), count: found.total }
+    return { customers: await docsOf(ctx.store, 'customer', found.ids), count: found.total }
   }
   const ids = [...new Set((await Promise.all(unique.map(async (club) => await ctx.store.ids(INDEX.customersOfClub(club))))).flat())]
-  const matching = (await ctx.store.getMany('customer', ids)).map((v) => v.doc).filter(matchesCustomer(filter))
-    .sort((a, b) => indexOrder([a.id, score(a.created_at)], [b.id, score(b.created_at)]))
+  const matching = (await docsOf(ctx.store, 'customer', ids)).filter(matchesCustomer(filter)).sort(creationOrder())
   return { customers: matching.slice(page.offset, page.offset + page.limit), count: matching.length }
 }

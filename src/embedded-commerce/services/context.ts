@@ -1,4 +1,4 @@
-import type { CommerceStore } from '../store/port.ts'
+import { indexOrder, newestFirstOrder, type CommerceStore } from '../store/port.ts'
 
 /** What every service needs: the store and the token secret. */
 export interface CommerceContext {
@@ -10,6 +10,10 @@ export const nowIso = (): string => new Date().toISOString()
 
 /** Index scores: creation time in ms. */
 export const score = (iso: string): number => Date.parse(iso)
+
+/** Records as an index by creation time lists them (creation time, then id), or newest first. */
+export const creationOrder = (newestFirst = false) => (a: { id: string, created_at: string }, b: { id: string, created_at: string }): number =>
+  (newestFirst ? newestFirstOrder : indexOrder)([a.id, score(a.created_at)], [b.id, score(b.created_at)])
 
 export const INDEX = {
   regions: 'regions',

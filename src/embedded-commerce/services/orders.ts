@@ -5,9 +5,8 @@ import type { AuthContext } from '../tokens.ts'
 import type { StockDelta } from '../store/port.ts'
 import { invalidData, notAllowed, notFound, type MedusaError } from '../errors.ts'
 import type { CaptureInput, FulfillInput, ShipmentInput, UpdateOrderInput } from '../requests.ts'
-import { INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
-import { indexOrder, newestFirstOrder } from '../store/port.ts'
-import { listDocs, loadDoc, mutate } from './repo.ts'
+import { creationOrder, INDEX, LOOKUP, nowIso, score, type CommerceContext } from './context.ts'
+import { docsOf, indexSize, listDocs, loadDoc, mutate } from './repo.ts'
 import { mergeMetadata } from './catalog.ts'
 import { listSalesChannels, locationsOfChannel } from './setup.ts'
 
@@ -44,7 +43,7 @@ export async function ordersOfCustomersIn (ctx: CommerceContext, customerIds: re
   const channel = new Map(channelIds.map((id, i) => [id, i]))
   const at = (o: OrderDoc): number => channel.get(o.sales_channel_id) as number
   return lists.flat().filter((o) => channel.has(o.sales_channel_id))
-    .sort((a, b) => at(a) - at(b) || indexOrder([a.id, score(a.created_at)], [b.id, score(b.created_at)]))
+    .sort((a, b) => at(a) - at(b) || creationOrder()(a, b))
 }
 
 /** The orders of these channels that match the filters, in the channels' index order (before `sortOrders`). */
@@ -91,7 +90,7 @@ export async function pageOfOrders (
   if (byIndex && filters.customer_id?.length) return await customersPage(ctx, [...new Set(filters.customer_id)], channel, newestFirst, page)
   if (byIndex) {
     const found = await ctx.store.page(INDEX.ordersOfChannel(channel), page.offset, page.limit, newestFirst)
-    return { orders: (await ctx.store.getMany('order', found.ids)).map((v) => v.doc), count: found.total }
+    return { orders: await docsOf(ctx.store, 'order', found.ids), count: found.total }
   }
   const sorted = sortOrders(await ordersMatching(ctx, channelIds, filters), order)
   return { orders: sorted.slice(page.offset, page.offset + page.limit), count: sorted.length }
@@ -104,9 +103,8 @@ export async function pageOfOrders (
  */
 export async function completeByChannel (ctx: CommerceContext, customerId: string, known?: readonly string[]): Promise<void> {
   const channels = known ?? (await listSalesChannels(ctx)).map((c) => c.id)
-  const size = async (index: string): Promise<number> => (await ctx.store.page(index, 0, 0, false)).total
   const [all, ...each] = await Promise.all([
-    size(INDEX.ordersOfCustomer(customerId)), ...channels.map(async (c) => await size(INDEX.ordersOfCustomerIn(customerId, c))),
+    indexSize(ctx.store, INDEX.ordersOfCustomer(customerId)), ...channels.map(async (c) => await indexSize(ctx.store, INDEX.ordersOfCustomerIn(customerId, c))),
   ])
   if (all === each.reduce((sum, n) => sum + n, 0)) return
   const orders = await ordersOfCustomer(ctx, customerId)
@@ -123,7 +121,7 @@ export async function hasOrderIn (
 ): Promise<boolean> {
   if (channelIds.length === 0) return false
   await completeByChannel(ctx, customerId, allChannels)
-  const sizes = await Promise.all(channelIds.map(async (c) => (await ctx.store.page(INDEX.ordersOfCustomerIn(customerId, c), 0, 0, false)).total))
+  const sizes = await Promise.all(channelIds.map(async (c) => await indexSize(ctx.store, INDEX.ordersOfCustomerIn(customerId, c))))
   return sizes.some((n) => n > 0)
 }
 
@@ -136,11 +134,10 @@ async function customersPage (
   const range = customerIds.length === 1 ? page : { offset: 0, limit: page.offset + page.limit }
   const found = await Promise.all(customerIds.map(async (id) =>
     await ctx.store.page(INDEX.ordersOfCustomerIn(id, channel), range.offset, range.limit, newestFirst)))
-  const orders = (await ctx.store.getMany('order', found.flatMap((f) => f.ids))).map((v) => v.doc)
+  const orders = await docsOf(ctx.store, 'order', found.flatMap((f) => f.ids))
   const count = found.reduce((sum, f) => sum + f.total, 0)
   if (customerIds.length === 1) return { orders, count }
-  const order = newestFirst ? newestFirstOrder : indexOrder
-  const merged = orders.sort((a, b) => order([a.id, score(a.created_at)], [b.id, score(b.created_at)]))
+  const merged = orders.sort(creationOrder(newestFirst))
   return { orders: merged.slice(page.offset, page.offset + page.limit), count }
 }
 

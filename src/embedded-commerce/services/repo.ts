@@ -31,8 +31,18 @@ export async function lookupFixed (store: CommerceStore, name: string, value: st
   return found
 }
 
+/** The records of these ids that exist, in that order. */
+export async function docsOf<K extends Kind> (store: CommerceStore, kind: K, ids: readonly string[]): Promise<Array<DocKinds[K]>> {
+  return (await store.getMany(kind, ids)).map((v) => v.doc)
+}
+
 export async function listDocs<K extends Kind> (store: CommerceStore, kind: K, index: string): Promise<Array<DocKinds[K]>> {
-  return (await store.getMany(kind, await store.ids(index))).map((v) => v.doc)
+  return await docsOf(store, kind, await store.ids(index))
+}
+
+/** How many records an index holds. */
+export async function indexSize (store: CommerceStore, index: string): Promise<number> {
+  return (await store.page(index, 0, 0, false)).total
 }
 
 export interface Change {
