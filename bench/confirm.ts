@@ -33,6 +33,11 @@ const QUIET_MS = 100
 const NO_CALLS = 0.5
 /** A turn without commerce calls costs at most this many times its floor (docs/performance.md). */
 const FLOOR_TARGET = 3
+/**
+ * Each kind's floor is measured this many times over, in rounds, and its median kept: one reading of the same posts
+ * moved by up to 1.9x from one kind to another doing the same work (111 to 211 µs), the ratio's largest noise.
+ */
+const FLOOR_ROUNDS = 3
 
 /** Write system calls of a process so far (/proc/<pid>/io): each socket write (a Redis batch, an HTTP message) is one. */
 const writes = (pid: number): number => Number(/syscw: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1])
@@ -80,8 +85,10 @@ export interface TurnCost {
   replies: number
   rate: number
   window: [number, number]
+  /** The floor's CPU per turn: the median of its FLOOR_ROUNDS readings, and their least and greatest. */
   floorUs?: number
-  /** The floor's write system calls per turn (each awaited exchange is one: it batches nothing). */
+  floorSpread?: [number, number]
+  /** The floor's write system calls per turn (its Redis client batches the scripts of turns that run together). */
   floorWrites?: number
   /** The service's largest self-time costs during the step, in µs of CPU per turn. */
   costs?: Array<{ where: string, usPerTurn: number, callers: Array<{ caller: string, usPerTurn: number }> }>
@@ -312,20 +319,28 @@ export async function run (vs?: string): Promise<{ costs: TurnCost[], targets: T
       warmed += posts.length
       await waitFor('the floor\'s warm-up', async () => await floorDone() >= warmed, 120_000, 50)
     }
-    // in turn as the services' steps were (this, vs, this, vs ...)
-    for (let k = 0; k < kinds; k++) {
-      for (const m of measured) {
-        const cost = m.costs[k] as TurnCost
-        const posts = postsOf(m, k)
-        const n = posts.length
-        const done = await floorDone()
-        const before = { cpu: floorCpu.read(), writes: writes(floorPid) }
-        await closedLoop(pool, n, IN_FLIGHT, (i) => posts[i] as Request)
-        const end = await stepEnd(provider, `the floor's ${cost.kind} turns`, async () => await floorDone() >= done + n,
-          async () => ({ cpu: floorCpu.read(), writes: writes(floorPid) }))
-        cost.floorUs = (end.after.cpu - before.cpu) / n
-        cost.floorWrites = (end.after.writes - before.writes) / n
+    // in turn as the services' steps were (this, vs, this, vs ...), FLOOR_ROUNDS times over: each kind's median
+    const readings = new Map<TurnCost, Array<{ us: number, writes: number }>>()
+    for (let round = 0; round < FLOOR_ROUNDS; round++) {
+      for (let k = 0; k < kinds; k++) {
+        for (const m of measured) {
+          const cost = m.costs[k] as TurnCost
+          const posts = postsOf(m, k)
+          const n = posts.length
+          const done = await floorDone()
+          const before = { cpu: floorCpu.read(), writes: writes(floorPid) }
+          await closedLoop(pool, n, IN_FLIGHT, (i) => posts[i] as Request)
+          const end = await stepEnd(provider, `the floor's ${cost.kind} turns`, async () => await floorDone() >= done + n,
+            async () => ({ cpu: floorCpu.read(), writes: writes(floorPid) }))
+          readings.set(cost, [...readings.get(cost) ?? [], { us: (end.after.cpu - before.cpu) / n, writes: (end.after.writes - before.writes) / n }])
+        }
       }
+    }
+    for (const [cost, taken] of readings) {
+      const mid = [...taken].sort((a, b) => a.us - b.us)[Math.floor(taken.length / 2)] as { us: number, writes: number }
+      cost.floorUs = mid.us
+      cost.floorWrites = mid.writes
+      cost.floorSpread = [Math.min(...taken.map((t) => t.us)), Math.max(...taken.map((t) => t.us))]
     }
     const exited = [...measured.map((m) => m.cpu), shared.backendCpu, floorCpu].reduce((sum, clock) => sum + clock.exited(), 0)
     if (exited > 0) process.stdout.write(`  ${exited} threads of the processes measured exited: their last moments are not counted\n`)
@@ -368,6 +383,7 @@ const COLUMNS: ReadonlyArray<[name: string, width: number, value: (c: TurnCost) 
   ['service', 8, (c) => fmt(c.serviceUs)],
   ['floor', 6, (c) => fmt(c.floorUs ?? NaN)],
   ['ratio', 6, (c) => `${(c.serviceUs / (c.floorUs ?? NaN)).toFixed(1)}x`],
+  ['floor range', 11, (c) => c.floorSpread ? c.floorSpread.map(fmt).join('-') : ''],
   ['writes', 6, (c) => c.writes.toFixed(1)],
   ['floor', 6, (c) => (c.floorWrites ?? NaN).toFixed(1)],
   ['waited', 7, (c) => fmt(c.waitedUs)],
@@ -384,7 +400,8 @@ function report (costs: readonly TurnCost[]): void {
   const early = costs.filter((c) => c.early > 0).map((c) => `${c.kind} ${c.early}`)
   const lines = [
     `  ${n} phones, each step typed by all of them (${IN_FLIGHT} in flight); CPU µs per turn (ns clock), sending replies included; the floor does the`,
-    '  same HTTP exchanges and as many Redis scripts (bench/floor-server.ts); writes: the service\'s write system calls per turn, and the floor\'s;',
+    `  same HTTP exchanges and as many Redis scripts (bench/floor-server.ts), the median of ${FLOOR_ROUNDS} rounds (floor range: their least and greatest);`,
+    '  writes: the service\'s write system calls per turn, and the floor\'s;',
     '  waited: µs per turn its threads were ready to run and waited for a core (/proc schedstat: the machine\'s load)',
     `    ${'kind'.padEnd(30)} ${COLUMNS.map(([name, width]) => name.padStart(width)).join(' ')}`,
     ...costs.map((c) => `    ${c.kind.padEnd(30)} ${COLUMNS.map(([, width, value]) => value(c).padStart(width)).join(' ')}`),
