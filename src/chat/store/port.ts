@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { PhoneView } from '../phone-view.ts'
 import type { ReceiptStore, SentReply } from '../receipts/port.ts'
 
@@ -26,9 +26,10 @@ export type Lane = 'turn' | 'send'
 /**
  * How a session remembers an applied inbound id: the first 12 hex digits of its SHA-1 (a provider's id is about
  * 50 characters, and a session keeps APPLIED_KEPT of them; a collision among a phone's latest 8 is about one in
- * 10^13). An id that already looks like a mark is kept as it is.
+ * 10^13). An id that already looks like a mark is kept as it is. The one-shot `hash` gives createHash's bytes without
+ * building a Hash object (a third of the cost, for every id a turn checks and commits).
  */
-export const appliedMark = (id: string): string => /^[0-9a-f]{12}$/.test(id) ? id : createHash('sha1').update(id).digest('hex').slice(0, 12)
+export const appliedMark = (id: string): string => /^[0-9a-f]{12}$/.test(id) ? id : hash('sha1', id, 'hex').slice(0, 12)
 /** Sessions saved before the marks hold the ids themselves. */
 export const isApplied = (applied: readonly string[], id: string): boolean => applied.includes(id) || applied.includes(appliedMark(id))
 

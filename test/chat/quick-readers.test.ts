@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { quickMessageEvent, readBySchema, readDelivery } from '../../src/chat/inbound.ts'
+import { appliedMark } from '../../src/chat/store/index.ts'
+
+const PHONE = '5491100000001'
+/** A field's value: mostly one a provider sends, at times one that breaks a rule, now and then anything at all. */
+const some = <T>(good: T[], bad: unknown[] = []) => fc.oneof(
+  { weight: 30, arbitrary: fc.constantFrom(...good) },
+  ...(bad.length > 0 ? [{ weight: 2, arbitrary: fc.constantFrom(...bad) }] : []),
+  { weight: 1, arbitrary: fc.anything() }
+)
+const reply = fc.record({ id: some(['product:p1', 'b'], ['', 'x'.repeat(257)]), title: some(['Aceite', ''], ['x'.repeat(1025), 5]), extra: fc.anything() },
+  { requiredKeys: ['id'] })
+const messageEvent = fc.record({
+  type: some(['chat.message.received', 'chat.message.read']),
+  message: fc.record({
+    id: some(['wamid.0d6c3a1e-9b7f', 'x'], ['', 'x'.repeat(257)]),
+    from: some([PHONE, ` +${PHONE} `], ['+12', 'abc', '']),
+    from_user_id: some(['AR.ENT.abc123', '  AR.xyz ', 'ar.x'], ['', 'x'.repeat(161), '   ']),
+    type: some(['text', 'interactive', 'button', 'image', 'audio', 'voice', 'sticker'], ['', 'x'.repeat(65)]),
+    text: fc.oneof(some([{ body: ' hola ' }, { body: '' }], [{ body: 'x'.repeat(4097) }, null]), fc.record({ body: fc.string(), more: fc.anything() })),
+    interactive: fc.oneof(
+      fc.record({ type: some(['button_reply', 'list_reply', 'nfm_reply']), button_reply: reply, list_reply: reply }, { requiredKeys: ['type'] }),
+      some([undefined], [null])
+    ),
+    button: fc.record({ payload: some(['menu:1'], ['', 'x'.repeat(257)]), text: some(['Menú', undefined], ['x'.repeat(1025)]) }, { requiredKeys: ['payload'] }),
+    kapso: some([{ transcript: { text: ' dime el menú ' } }, { transcript: 'hola' }, { transcript: '   ' }, null]),
+  }, { requiredKeys: ['id', 'type'] }),
+  conversation: fc.oneof(fc.record({
+    id: some(['c1', undefined]),
+    phone_number: some([PHONE, '+34600111222', ' 34600111222 '], ['12']),
+    business_scoped_user_id: some(['AR.abc123', 'AR.ENT.xyz', ' ar.abc '], ['']),
+    username: some(['ana', '  '], ['x'.repeat(257)]),
+  }, { requiredKeys: [] }), some([undefined], [null, []])),
+  phone_number_id: some(['1234567890', 'other']),
+}, { requiredKeys: ['message'] })
+
+// The turn's hot readers and hashes take shortcuts past zod and Node's stream-shaped crypto objects; each is held
+// here to the answer of the longer way, which stays the reference (and, for the readers, the fallback).
+
+describe('quick readers agree with the long way', () => {
+  it('an applied mark is the first 12 hex digits of the id\'s SHA-1, as createHash gives them (property)', () => {
+    expect(appliedMark('abc')).toBe('a9993e364706')
+    expect(appliedMark('a9993e364706')).toBe('a9993e364706')
+    fc.assert(fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.stringMatching(/^[0-9a-fA-F]{11,13}$/)), (id) => {
+      const reference = /^[0-9a-f]{12}$/.test(id) ? id : createHash('sha1').update(id).digest('hex').slice(0, 12)
+      expect(appliedMark(id)).toBe(reference)
+    }), { numRuns: 1000 })
+  })
+
+  it("a message event the quick reader takes is the schema's own reading of it, and everything else goes to the schema (property)", () => {
+    let quick = 0
+    let read = 0
+    fc.assert(fc.property(fc.oneof({ weight: 8, arbitrary: messageEvent }, { weight: 1, arbitrary: fc.anything() }), (body) => {
+      const fast = quickMessageEvent(body, 7)
+      const bySchema = readBySchema(body, 7)
+      if (bySchema.success) read++
+      if (fast === undefined) return
+      quick++
+      expect(bySchema.success).toBe(true)
+      expect(fast).toStrictEqual(bySchema.success ? bySchema.data : undefined)
+    }), { numRuns: 5000 })
+    // not vacuous: the generator reaches the quick reader's answers and the schema's refusals alike
+    expect(quick).toBeGreaterThan(300)
+    expect(read - quick).toBeLessThan(quick)
+  })
+
+  it("the shapes the provider sends are read quickly, and a broken one is refused with the schema's issues", () => {
+    const text = { message: { id: 'wamid.1', from: `+${PHONE}`, type: 'text', text: { body: ' hola ' } }, conversation: { phone_number: PHONE } }
+    const list = { message: { id: 'wamid.2', from: PHONE, type: 'interactive', interactive: { type: 'list_reply', list_reply: { id: 'product:p1' } } } }
+    const voice = { message: { id: 'wamid.3', from_user_id: 'AR.abc123', type: 'audio', kapso: { transcript: { text: ' el menú ' } } } }
+    expect(quickMessageEvent(text, 1)?.message).toEqual({ id: 'wamid.1', phone: PHONE, receivedAt: 1, input: { kind: 'text', text: 'hola' } })
+    expect(quickMessageEvent(list, 1)?.message.input).toEqual({ kind: 'reply', id: 'product:p1', title: '' })
+    expect(quickMessageEvent(voice, 1)?.message).toMatchObject({ phone: 'AR.abc123', input: { kind: 'text', text: 'el menú', voice: true } })
+    const broken = { message: { id: 'wamid.4', from: PHONE, type: 'text' } }
+    expect(quickMessageEvent(broken, 1)).toBeUndefined()
+    const delivery = readDelivery(broken, 1)
+    expect(delivery.ok).toBe(false)
+    if (!delivery.ok) expect(delivery.error.issues).toEqual([expect.objectContaining({ path: ['message', 'text'], message: 'Required for a text message' })])
+  })
+})
