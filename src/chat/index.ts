@@ -29,7 +29,7 @@ import { createInboxStore } from './inbox/store.ts'
 import { moveConversations } from './inbox/migrate.ts'
 import { indexDeadLettersByClub } from './dead-letter-index.ts'
 import { ChatUpdates } from './updates.ts'
-import { readPhoneView } from './phone-view.ts'
+import { phoneViewReader } from './phone-view.ts'
 
 // The chat plugin builds the chat's objects and registers its routes: the stores, the provider client, the bot
 // (runtime.ts), the staff inbox, the pipeline that carries each message from the webhook to the provider
@@ -78,7 +78,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
   const chat = app.config.chat
   const log = app.log.child({ domain: 'chat' })
   const inboxStore = createInboxStore(app.redis, chat.shards, { historyMs: chat.historyDays * 24 * 60 * 60_000, historyMax: chat.historyMax }, clock)
-  const readView = async (phone: string) => await readPhoneView({ linkedAccounts: app.linkedAccounts, conversations: inboxStore }, phone)
+  const readView = phoneViewReader({ linkedAccounts: app.linkedAccounts, conversations: inboxStore })
   const receipts = createReceiptStore(app.redis, { shards: chat.shards, ttlMs: receiptTtlMs(chat.historyDays) })
   // a delivered reply's receipt starts in the script that removes it from the outbox (in memory, in the receipts store)
   const store = createChatStore(

@@ -6,8 +6,9 @@ import type { LinkedAccount, LinkedAccountStore } from './linking/types.ts'
 // setting, and the handoff flag of the session's club's conversation. The accounts are read once per turn
 // (beside the take where the store can, docs/chat.md "One read per turn") and handed down to the handoff gate
 // and the effects, which keep it up to date with the turn's own writes (a link, an unlink, a language, updates
-// on or off), so that a later step of the same turn sees them without reading again. The flag is read when the
-// gate asks, once the session names the club: each club's conversation with the phone has its own.
+// on or off), so that a later step of the same turn sees them without reading again. The flag is read beside the
+// accounts for the club the turn is known to be with (the reader is told it, or the phone's last turn here was with
+// it); the flag of any other club is read when the gate asks: each club's conversation with the phone has its own.
 
 export interface PhoneRecords {
   linkedAccounts: LinkedAccountStore
@@ -22,9 +23,12 @@ export class PhoneView {
     accounts: LinkedAccount[],
     private readonly updatesOff: Set<string>,
     /** Reads the handoff flag of a club's conversation with the phone. */
-    private readonly readHandoff: (tenantId: string) => Promise<Handoff | undefined>
+    private readonly readHandoff: (tenantId: string) => Promise<Handoff | undefined>,
+    /** A club's flag read with the accounts. */
+    read?: { tenantId: string, flag: Promise<Handoff | undefined> }
   ) {
     this.byTenant = new Map(accounts.map((a) => [a.tenantId, a]))
+    if (read) this.flags.set(read.tenantId, read.flag)
   }
 
   /** The handoff flag of the club's conversation with the phone, read once per view. */
@@ -53,8 +57,37 @@ export class PhoneView {
   }
 }
 
-/** The accounts with their updates settings (one round trip); a club's handoff flag when asked. */
-export async function readPhoneView (records: PhoneRecords, phone: string): Promise<PhoneView> {
-  const links = await records.linkedAccounts.links(phone)
-  return new PhoneView(links.accounts, new Set(links.updatesOff), async (tenantId) => await records.conversations.handoffOf(tenantId, phone))
+/** Phones whose last club a reader keeps (about 100 bytes each): those a busy instance served in the last minutes. */
+const CLUBS_KEPT = 10_000
+
+/** Reads a phone's view; `club`, when the caller knows it, is the club whose handoff flag the turn will ask for. */
+export type ReadPhoneView = (phone: string, club?: string) => Promise<PhoneView>
+
+/**
+ * The accounts with their updates settings and, beside them (in the same round trip, so on one Redis behind the
+ * take), the handoff flag of the turn's club: the one the caller names, else the one the phone's last turn here
+ * asked for (at most `kept` phones remembered, the least recently asked dropped first). A phone talks with one
+ * club nearly always, so the gate's ask is answered without a round trip of its own; a flag read for a club the
+ * turn does not ask about is a read wasted, not a wrong answer (the gate reads the club it asks for).
+ */
+export function phoneViewReader (records: PhoneRecords, kept = CLUBS_KEPT): ReadPhoneView {
+  const clubs = new Map<string, string>()
+  const asked = (phone: string, tenantId: string): void => {
+    clubs.delete(phone)
+    clubs.set(phone, tenantId)
+    if (clubs.size > kept) clubs.delete(clubs.keys().next().value as string)
+  }
+  const readHandoff = async (phone: string, tenantId: string): Promise<Handoff | undefined> => {
+    asked(phone, tenantId)
+    return await records.conversations.handoffOf(tenantId, phone)
+  }
+  return async (phone, club) => {
+    const links = records.linkedAccounts.links(phone)
+    const tenantId = club ?? clubs.get(phone)
+    const read = tenantId === undefined ? undefined : { tenantId, flag: readHandoff(phone, tenantId) }
+    // a flag the turn never asks for (or a view never used) must not fail the process when its read fails
+    read?.flag.catch(() => {})
+    const { accounts, updatesOff } = await links
+    return new PhoneView(accounts, new Set(updatesOff), async (other) => await readHandoff(phone, other), read)
+  }
 }

@@ -134,6 +134,21 @@ describe('reads of one chat turn (redis, MONITOR)', () => {
     expect((await outbox(t, phone)).map((m) => textOf(m.body)).join('\n')).toMatch(/pedido/i)
   })
 
+  it("a linked member's next turn reads the club's handoff flag beside the take, behind the accounts, not in a round trip of its own", async () => {
+    const phone = await linked()
+    // the first turn with the club asks for its flag when the gate knows the club; the next ones have it read with the accounts
+    await say(t, phone, { text: 'hola' })
+    for (const input of [{ reply: 'menu:browse' }, { text: 'menu' }] as Input[]) {
+      const reads = await readsOf(phone, input)
+      expect({ input, ...reads, commands: undefined }).toMatchObject({ accountsRead: 1, conversationRead: 1 })
+      const mailbox = key(keys.chat.bot.mailbox(shardOf(phone, t.config.chat.shards), phone))
+      const take = reads.commands.findIndex((c) => /^eval(sha)?$/i.test(c.args[0] ?? '') && c.args[5] === mailbox && c.args[10] === 'turn')
+      expect(take).toBeGreaterThanOrEqual(0)
+      const next = reads.commands.slice(take + 1).filter((c) => c.source === reads.commands[take]!.source).slice(0, 2).map((c) => c.args.slice(0, 3))
+      expect(next).toEqual([['hgetall', key(keys.chat.linking.accounts(phone))], ['hget', conversationKey(phone), 'handoff']])
+    }
+  })
+
   it("the updates setting comes with the accounts: a later turn's menu offers updates on again without another read", async () => {
     const phone = await linked()
     await say(t, phone, { reply: 'menu:updates-off' })

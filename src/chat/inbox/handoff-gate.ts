@@ -21,8 +21,8 @@ export class HandoffGate implements Turns {
     const saved = sessionFields(session.doc)
     const tenantId = saved.tenantId
     if (!tenantId || message.input.kind === 'linked') return await this.bot.run(message, session)
-    // the phone's view, read once for the turn: the gate's flag comes from it and the bot gets the same
-    const view = session.view ?? this.readView(message.phone)
+    // the phone's view, read once for the turn (with the club's flag): the gate's flag comes from it and the bot gets the same
+    const view = session.view ?? this.readView(message.phone, tenantId)
     session = { ...session, view }
     const gate = await this.gate(message, tenantId, await view)
     if (gate === 'silent') return this.kept(message, session, saved, [])

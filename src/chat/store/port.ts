@@ -53,8 +53,8 @@ export interface SessionState {
   view?: Promise<PhoneView>
 }
 
-/** Reads a phone's view (src/chat/phone-view.ts) for the take to bring with the work. */
-export type PhoneViewReader = (phone: string) => Promise<PhoneView>
+/** Reads a phone's view (src/chat/phone-view.ts) for the take to bring with the work; `club`: the turn's, when known. */
+export type PhoneViewReader = (phone: string, club?: string) => Promise<PhoneView>
 
 export interface TurnWork {
   phone: string
