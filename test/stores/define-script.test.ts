@@ -6,8 +6,8 @@ import { createRedis } from '../../src/plugins/redis.ts'
 import { defineScript } from '../../src/stores/define-script.ts'
 import { testRedisCluster } from '../helper.ts'
 
-// The service's clients auto-pipeline (src/plugins/redis.ts): a script's first call on a client, in the same tick
-// as other commands, goes in the same batch and each caller gets its own answer.
+// The service's clients send each tick's commands in one batch (src/stores/redis-client.ts BatchingRedis): a script's
+// first call on a client, in the same tick as other commands, goes in the same batch and each caller gets its own answer.
 const append = defineScript<[suffix: string], string>({
   name: 'testDefineScriptAppend',
   keys: 1,
@@ -32,7 +32,7 @@ const count = defineScript<[], number>({
   decode: (raw) => Number(raw),
 })
 
-describe('defineScript on an auto-pipelining client', () => {
+describe('defineScript on a batching client', () => {
   const prefix = `test:${randomUUID()}:`
   const redis = createRedis(inject('redisUrl'), prefix)
   afterAll(async () => {

@@ -19,7 +19,7 @@ export class RedisCommerceStore implements CommerceStore {
   }
 
   async getMany<K extends Kind> (kind: K, ids: readonly string[]): Promise<Array<Versioned<DocKinds[K]>>> {
-    // Side by side, not a pipeline of their own: the client's auto-pipelining sends them in the batch of whatever
+    // Side by side, not a pipeline of their own: the client (BatchingRedis) sends them in the batch of whatever
     // else goes out in this tick (one socket write), and no Pipeline object is built per read.
     const found = await Promise.all(ids.map(async (id) => await this.get(kind, id)))
     return found.filter((v): v is Versioned<DocKinds[K]> => v !== undefined)
