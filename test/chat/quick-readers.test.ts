@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { quickMessageEvent, readBySchema, readDelivery } from '../../src/chat/inbound.ts'
+import { sendBody, sendBodyFor } from '../../src/chat/outbound/messages.ts'
+import { recipientOf } from '../../src/chat/provider/identity.ts'
 import { appliedMark } from '../../src/chat/store/index.ts'
 
 const PHONE = '5491100000001'
@@ -79,5 +81,57 @@ describe('quick readers agree with the long way', () => {
     const delivery = readDelivery(broken, 1)
     expect(delivery.ok).toBe(false)
     if (!delivery.ok) expect(delivery.error.issues).toEqual([expect.objectContaining({ path: ['message', 'text'], message: 'Required for a text message' })])
+  })
+
+  it('a reply\'s body is the one the schema answers, or refused when the schema throws (property)', () => {
+    /** a string mostly within `max` (now and then exactly `max`), at times empty, past `max`, of two-unit characters, or no string */
+    const text = (max: number) => fc.oneof(
+      { weight: 60, arbitrary: fc.string({ minLength: 1, maxLength: max }) },
+      { weight: 4, arbitrary: fc.constant('x'.repeat(max)) },
+      { weight: 1, arbitrary: fc.constantFrom('', 'x'.repeat(max + 1), '😀'.repeat(Math.ceil(max / 2) + 1)) },
+      { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: max }) },
+      { weight: 1, arbitrary: fc.anything() }
+    )
+    const maybe = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ weight: 8, arbitrary: arb }, { weight: 1, arbitrary: fc.constant(undefined) })
+    const extra = { extra: fc.anything() }
+    const row = fc.record({ id: text(200), title: text(24), description: maybe(text(72)), ...extra }, { requiredKeys: ['id', 'title'] })
+    const section = (rows: number) =>
+      fc.record({ title: maybe(text(24)), rows: fc.array(row, { minLength: rows > 4 ? 0 : 1, maxLength: rows }), ...extra }, { requiredKeys: ['rows'] })
+    const sections = fc.oneof({ weight: 6, arbitrary: fc.array(section(4), { minLength: 1, maxLength: 3 }) }, fc.array(section(11), { maxLength: 11 }))
+    const button = fc.record({
+      type: fc.oneof({ weight: 12, arbitrary: fc.constant('reply') }, fc.constant('other')),
+      reply: fc.record({ id: text(256), title: text(20), ...extra }, { requiredKeys: ['id', 'title'] }),
+    })
+    const buttons = fc.oneof({ weight: 6, arbitrary: fc.array(button, { minLength: 1, maxLength: 3 }) }, fc.array(button, { maxLength: 4 }))
+    const body = fc.record({ text: text(1024), ...extra }, { requiredKeys: ['text'] })
+    const textPart = fc.record({ body: text(4096), preview_url: maybe(fc.boolean()), ...extra }, { requiredKeys: ['body'] })
+    const message = fc.oneof(
+      fc.record({ type: fc.constant('text'), text: textPart, ...extra }, { requiredKeys: ['type', 'text'] }),
+      fc.record({ type: fc.constant('interactive'), interactive: fc.record({ type: fc.constant('button'), body, action: fc.record({ buttons }) }) }),
+      fc.record({
+        type: fc.constant('interactive'),
+        interactive: fc.record({ type: fc.constant('list'), body, action: fc.record({ button: text(20), sections, ...extra }) }),
+      }),
+      fc.record({ type: fc.constantFrom('template', 'interactive'), template: fc.anything(), interactive: fc.anything() }),
+      fc.anything()
+    )
+    const address = fc.constantFrom(PHONE, 'AR.ENT.abc123', 'AR.xyz', '12', 'ar.x', '')
+    const sent: Record<string, number> = {}
+    fc.assert(fc.property(address, message, (to, m) => {
+      let expected: unknown
+      try {
+        expected = sendBody.parse({ ...(m as object), messaging_product: 'whatsapp', recipient_type: 'individual', ...recipientOf(to) })
+      } catch {
+        expect(() => sendBodyFor(to, m as never)).toThrow()
+        return
+      }
+      const kind = (m as { interactive?: { type?: string } }).interactive?.type ?? (m as { type: string }).type
+      sent[kind] = (sent[kind] ?? 0) + 1
+      const body = sendBodyFor(to, m as never)
+      expect(body).toStrictEqual(expected)
+      expect(JSON.stringify(body)).toBe(JSON.stringify(expected))
+    }), { numRuns: 3000 })
+    // not vacuous: each kind the quick check takes is sent, and refused, many times
+    for (const kind of ['text', 'button', 'list']) expect(sent[kind]).toBeGreaterThan(150)
   })
 })
