@@ -202,10 +202,12 @@ export class RedisLinkedAccountStore implements LinkedAccountStore {
   }
 
   async put (phone: string, account: LinkedAccount) {
-    await this.redis.sadd(keys.chat.linking.members(account.tenantId, account.customerId), phone)
-    const before = await putPieces(
-      this.redis, [keys.chat.linking.accounts(phone)], account.tenantId, '', ...pieces(encodeAccount(linkedAccountSchema.parse(account)))
-    )
+    const record = pieces(encodeAccount(linkedAccountSchema.parse(account)))
+    const added = this.redis.sadd(keys.chat.linking.members(account.tenantId, account.customerId), phone)
+    // the set before the account: one Redis runs them in the order sent (one round trip); a cluster keeps them on
+    // different nodes, in no order with each other, so there the account waits for the set's answer
+    if (this.redis.isCluster) await added
+    const [, before] = await Promise.all([added, putPieces(this.redis, [keys.chat.linking.accounts(phone)], account.tenantId, '', ...record)])
     const customerId = before ? decodeAccount(account.tenantId, before).customerId : undefined
     if (customerId !== undefined && customerId !== account.customerId) await this.redis.srem(keys.chat.linking.members(account.tenantId, customerId), phone)
   }

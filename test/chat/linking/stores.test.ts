@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import fc from 'fast-check'
-import type { Redis } from 'ioredis'
+import type { Command, Redis } from 'ioredis'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { MemoryLinkCodeStore, RedisLinkCodeStore, type LinkCodeStore } from '../../../src/chat/linking/link-code-store.ts'
 import { keys } from '../../../src/stores/keys.ts'
@@ -10,6 +10,7 @@ import { MemoryLoginAttemptLimiter, RedisLoginAttemptLimiter, type LoginAttemptL
 import type { LinkedAccount, LinkedAccountStore, LoginFormInvites } from '../../../src/chat/linking/types.ts'
 import type { LinkRecord } from '../../../src/chat/linking/link-record.ts'
 import { signAccessToken } from '../../../src/auth/tokens.ts'
+import type { RedisClient } from '../../../src/stores/redis-client.ts'
 import { testRedis } from '../../helper.ts'
 
 const TTL = 100
@@ -225,6 +226,39 @@ describe('linked accounts as Redis keeps them', () => {
     await redis.hset(keys.chat.linking.accounts(p), 'club-norte', JSON.stringify(withId), 'club-sur', JSON.stringify(withoutId))
     expect(await store.list(p)).toEqual([withId, account('club-sur', { locale: 'en' })])
     expect(await store.phonesOf('club-norte', withId.customerId)).toEqual([p])
+  })
+
+  /** The test's Redis as a store sees it, as one Redis or as a cluster, noting each command when sent and when answered. */
+  const noted = (cluster: boolean): { client: RedisClient, log: string[] } => {
+    const log: string[] = []
+    const client = new Proxy(redis, {
+      get (target, prop) {
+        if (prop === 'isCluster') return cluster
+        if (prop === 'sendCommand') {
+          return (command: Command, stream?: unknown) => {
+            log.push(`sent ${command.name}`)
+            command.promise.then(() => { log.push(`answered ${command.name}`) }, () => {})
+            return target.sendCommand(command, stream as Parameters<Redis['sendCommand']>[1])
+          }
+        }
+        const value: unknown = Reflect.get(target, prop, target)
+        return typeof value === 'function' ? value.bind(client) : value
+      }
+    })
+    return { client, log }
+  }
+
+  it('writes the member\'s set of phones before the account: beside it on one Redis, after its answer on a cluster', async () => {
+    for (const cluster of [false, true]) {
+      const { client, log } = noted(cluster)
+      const p = phone()
+      const a = account('club-norte', { customerId: `cus_${randomUUID()}` })
+      await new RedisLinkedAccountStore(client).put(p, a)
+      const script = expect.stringMatching(/^sent eval/)
+      expect(log.slice(0, 3)).toEqual(cluster ? ['sent sadd', 'answered sadd', script] : ['sent sadd', script, 'answered sadd'])
+      expect(await new RedisLinkedAccountStore(redis).list(p)).toEqual([a])
+      expect(await redis.smembers(keys.chat.linking.members('club-norte', a.customerId))).toEqual([p])
+    }
   })
 
   it('keeps an account in pieces of at most 64 bytes, so that Redis keeps the hash a compact listpack', async () => {
