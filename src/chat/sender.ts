@@ -104,9 +104,14 @@ export class Sender implements SendStage {
 
   /**
    * The owner a commit may lease the outbox it wakes to, or undefined while this sender has enough in hand, or
-   * spares other owners' leases (the take decides then).
+   * spares other owners' leases (the take decides then). A commit queuing replies for this sender has the first
+   * one's turn in the provider's pace asked for now, so that the ask goes to Redis with the commit.
    */
-  leaseOwner (): string | undefined { return this.runner.saturated || Date.now() < this.spareUntil ? undefined : this.opts.owner }
+  leaseOwner (replies = 0): string | undefined {
+    if (this.runner.saturated || Date.now() < this.spareUntil) return undefined
+    if (replies > 0) this.gate.reserve(this.opts.businessNumber)
+    return this.opts.owner
+  }
 
   /**
    * The connection to Redis came back: for `ms`, a phone whose send lease ran out in another instance's hands is

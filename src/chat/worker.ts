@@ -47,8 +47,11 @@ export interface TurnHistory {
 
 /** Stage 5 as a commit meets it (src/chat/sender.ts). */
 export interface SendStage {
-  /** The sender a commit may lease the outbox it wakes to (its owner), or undefined when it is busy. */
-  leaseOwner (): string | undefined
+  /**
+   * The sender a commit may lease the outbox it wakes to (its owner), or undefined when it is busy. `replies`: how
+   * many the commit queues (the sender may ask for the first one's pace now, beside the commit).
+   */
+  leaseOwner (replies?: number): string | undefined
   /**
    * A commit queued replies nobody was sending: `send` is the outbox head when the commit (asked at `leasedAt`, on the
    * performance clock) leased it to this sender, for the lease both lanes share (`CHAT_LEASE_MS`).
@@ -118,7 +121,7 @@ export class TurnWorker {
           applied: result.applied,
           message: work.message,
           replies: result.replies,
-          sender: this.send.leaseOwner(),
+          sender: this.send.leaseOwner(result.replies.length),
           record,
           linkCodes: result.linkCodes
         },

@@ -124,6 +124,120 @@ describe('the provider\'s pace', () => {
     await expect(heldGate.turn(other, stopping.signal)).rejects.toThrow()
   })
 
+  it('takes a turn asked for ahead (with the commit) for the next send: no ask of its own, lost when no send comes in time', async () => {
+    const counted = (pace: Pace, asked: number[]): Pace => ({
+      take: async (n, want, horizonMs) => { asked.push(want); return await pace.take(n, want, horizonMs) },
+      hold: async (n, ms) => { await pace.hold(n, ms) },
+    })
+    const stopping = new AbortController()
+    const settle = async (ms = 5): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
+    // asked ahead, answered, then the send comes: it goes at the kept turn without asking
+    const asked: number[] = []
+    const gate = new PaceGate(counted(new MemoryPace(1_000), asked), 1_000, 50)
+    gate.reserve('ahead')
+    await settle()
+    expect(asked).toEqual([1])
+    expect(await gate.turn('ahead', stopping.signal)).toEqual({ kind: 'go' })
+    expect(asked).toEqual([1])
+    // the send comes while the ask is out: it takes the ask's place
+    gate.reserve('ahead')
+    expect(await gate.turn('ahead', stopping.signal)).toEqual({ kind: 'go' })
+    expect(asked).toEqual([1, 1])
+    // no send came within the horizon: the turn is lost, and the next send asks for its own
+    gate.reserve('ahead')
+    await settle(80)
+    expect(await gate.turn('ahead', stopping.signal)).toEqual({ kind: 'go' })
+    expect(asked).toEqual([1, 1, 1, 1])
+    // at most one ask's worth is asked for ahead
+    const many: number[] = []
+    const manyGate = new PaceGate(counted(new MemoryPace(1_000), many), 1_000, 50, 4)
+    for (let i = 0; i < 10; i++) manyGate.reserve('many')
+    await settle()
+    expect(many).toEqual([4])
+    for (let i = 0; i < 10; i++) manyGate.reserve('many')
+    await settle()
+    expect(many).toEqual([4])
+    // a turn kept ahead that is still to come: the send that takes it waits for it
+    const soon: number[] = []
+    const soonPace = new MemoryPace(100)
+    let due = 0
+    const soonGate = new PaceGate({
+      take: async (n, want, horizonMs) => {
+        soon.push(want)
+        const slots = await soonPace.take(n, want, horizonMs)
+        if (slots.kind === 'go') due = performance.now() + slots.inMs
+        return slots
+      },
+      hold: async () => {},
+    }, 1_000, 50)
+    expect(await soonGate.turn('soon', stopping.signal)).toEqual({ kind: 'go' })
+    expect(await soonGate.turn('soon', stopping.signal)).toEqual({ kind: 'go' })
+    soonGate.reserve('soon')
+    expect(await soonGate.turn('soon', stopping.signal)).toEqual({ kind: 'go' })
+    // the third send's turn comes 10 ms after the first two (their one-interval tolerance); a timer may fire 1 ms early
+    expect(performance.now()).toBeGreaterThanOrEqual(due - 1)
+    expect(soon).toEqual([1, 1, 1])
+    // a busy schedule: a turn asked ahead is not waited for (nothing more is asked); a send then waits its turn
+    const busy: number[] = []
+    const busyGate = new PaceGate(counted(new MemoryPace(10), busy), 1_000, 50)
+    expect(await busyGate.turn('busy', stopping.signal)).toEqual({ kind: 'go' })
+    expect(await busyGate.turn('busy', stopping.signal)).toEqual({ kind: 'go' })
+    busyGate.reserve('busy')
+    await settle(150)
+    expect(busy).toEqual([1, 1, 1])
+    // a held number keeps nothing ahead: every send is told to come back later
+    const heldPace = new MemoryPace(10)
+    await heldPace.hold('held', 60_000)
+    const held: number[] = []
+    const heldGate = new PaceGate(counted(heldPace, held), 1_000, 50)
+    heldGate.reserve('held')
+    await settle()
+    expect(await heldGate.turn('held', stopping.signal)).toMatchObject({ kind: 'later', inMs: expect.toSatisfy((ms: number) => ms > 59_000) })
+    expect(held).toEqual([1, 1])
+  })
+
+  it('gives each turn to one send at most, never before the turn, however sends and asks ahead interleave', async () => {
+    const stopping = new AbortController()
+    let run = 0
+    await fc.assert(fc.asyncProperty(
+      fc.array(fc.oneof(fc.constant('reserve' as const), fc.constant('send' as const), fc.integer({ min: 0, max: 12 })),
+        { minLength: 1, maxLength: 30 }),
+      async (ops) => {
+        const number = `prop-${++run}`
+        // every turn the pace gave, on the performance clock (rate 500: 2 ms apart)
+        const turns: number[] = []
+        const inner = new MemoryPace(500)
+        const pace: Pace = {
+          take: async (n, want, horizonMs) => {
+            const slots = await inner.take(n, want, horizonMs)
+            const now = performance.now()
+            if (slots.kind === 'go') for (let i = 0; i < slots.count; i++) turns.push(now + Math.max(0, slots.inMs + i * slots.intervalMs))
+            return slots
+          },
+          hold: async () => {},
+        }
+        const gate = new PaceGate(pace, 1_000, 10)
+        const went: Array<Promise<number>> = []
+        for (const op of ops) {
+          if (op === 'reserve') gate.reserve(number)
+          else if (op === 'send') went.push(gate.turn(number, stopping.signal).then((turn) => turn.kind === 'go' ? performance.now() : Number.NaN))
+          else await new Promise((resolve) => setTimeout(resolve, op))
+        }
+        const sends = (await Promise.all(went)).sort((a, b) => a - b)
+        // every send went (none told to come back later: the schedule is never a second away here)
+        expect(sends.filter(Number.isNaN)).toEqual([])
+        // each send matched to a turn of its own at or before it (a timer may fire up to a millisecond early)
+        const free = [...turns].sort((a, b) => a - b)
+        for (const at of sends) {
+          let i = free.length - 1
+          while (i >= 0 && (free[i] as number) > at + 1) i--
+          expect(i).toBeGreaterThanOrEqual(0)
+          free.splice(i, 1)
+        }
+      }
+    ), { numRuns: 40 })
+  })
+
   it('fails every waiter of an ask that fails, and serves the next ones anew', async () => {
     const number = `${NUMBERS[0]}-gate-down`
     let down = true

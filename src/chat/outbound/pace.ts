@@ -128,7 +128,15 @@ export function createPace (redis: RedisClient | null, rate: number): Pace {
 
 export type Turn = { kind: 'go' } | { kind: 'later', inMs: number }
 
-interface Waiter { signal: AbortSignal, resolve: (turn: Turn) => void, reject: (err: unknown) => void }
+/**
+ * A send waiting for its turn, or a turn asked for ahead of its send (`ahead`, see reserve): its ask then keeps the
+ * turn for the first send to come, which takes this waiter's place while the ask is out.
+ */
+interface Waiter { signal: AbortSignal, resolve: (turn: Turn) => void, reject: (err: unknown) => void, ahead?: true }
+
+/** An ahead-of-time waiter has no send to tell yet, and no shutdown to listen for. */
+const NEVER = new AbortController().signal
+const nobody = (): void => {}
 
 /**
  * One instance's sends from a number ask the pace together: while some wait, one ask at a time goes for all of
@@ -136,16 +144,60 @@ interface Waiter { signal: AbortSignal, resolve: (turn: Turn) => void, reject: (
  * most `maxWaitMs`, the asker sleeps and asks again; longer (a hold), every waiter gives its phone back instead.
  * A waiter woken more than the horizon after its turn (a stalled event loop) asks again rather than go: the
  * turns it and those after it took would otherwise all go at once.
+ *
+ * A turn may be asked for ahead of its send (reserve), in the same loop turn as the Redis script that queues the
+ * reply (the turn's commit): the ask then shares the commit's write and answer instead of a round trip of its
+ * own once the commit answered. The turn is kept for the next send of this instance, which goes at it (as a
+ * waiter woken then), and is lost, never given to two, when no send comes within the horizon after it.
  */
 export class PaceGate {
   private readonly queues = new Map<string, Waiter[]>()
+  /** Turns taken ahead and not yet claimed, by number: when each is due (performance clock), oldest first. */
+  private readonly kept = new Map<string, number[]>()
 
   constructor (private readonly pace: Pace, private readonly maxWaitMs: number, private readonly horizonMs: number, private readonly batch = 64) {}
 
   /** Rejects when `signal` aborts (shutdown): the caller hands its phone back. */
   async turn (number: string, signal: AbortSignal): Promise<Turn> {
     signal.throwIfAborted()
-    return await new Promise<Turn>((resolve, reject) => { this.enqueue(number, { signal, resolve, reject }, false) })
+    return await new Promise<Turn>((resolve, reject) => {
+      const waiter: Waiter = { signal, resolve, reject }
+      const due = this.claim(number)
+      if (due !== undefined) this.wake(number, waiter, due - performance.now())
+      else if (!this.stand(number, waiter)) this.enqueue(number, waiter, false)
+    })
+  }
+
+  /**
+   * Asks now for a send's turn that comes shortly (a commit is queuing a reply for this instance's sender), unless
+   * as many turns as one ask takes are asked for ahead or kept already. A send of the number takes it (turn).
+   */
+  reserve (number: string): void {
+    let ahead = this.kept.get(number)?.length ?? 0
+    for (const w of this.queues.get(number) ?? []) if (w.ahead) ahead++
+    if (ahead < this.batch) this.enqueue(number, { signal: NEVER, resolve: nobody, reject: nobody, ahead: true }, false)
+  }
+
+  /** The oldest turn kept for the number whose time has not passed by more than the horizon, taken off the list. */
+  private claim (number: string): number | undefined {
+    const kept = this.kept.get(number)
+    if (!kept) return undefined
+    const now = performance.now()
+    let due = kept.shift()
+    while (due !== undefined && now - due > this.horizonMs) due = kept.shift()
+    if (kept.length === 0) this.kept.delete(number)
+    return due
+  }
+
+  /** Takes the place of a turn asked for ahead whose ask is still out: the send goes at the turn it gets. */
+  private stand (number: string, waiter: Waiter): boolean {
+    const ahead = this.queues.get(number)?.find((w) => w.ahead)
+    if (!ahead) return false
+    ahead.signal = waiter.signal
+    ahead.resolve = waiter.resolve
+    ahead.reject = waiter.reject
+    delete ahead.ahead
+    return true
   }
 
   /** Queues a waiter (first when it lost its turn), and starts asking for the number's queue if none does. */
@@ -181,14 +233,27 @@ export class PaceGate {
       }
       const slots = await this.pace.take(number, Math.min(queue.length, this.batch), this.horizonMs)
       if (slots.kind === 'go') {
-        queue.splice(0, slots.count).forEach((w, i) => { this.wake(number, w, slots.inMs + i * slots.intervalMs) })
+        const now = performance.now()
+        queue.splice(0, slots.count).forEach((w, i) => {
+          const inMs = slots.inMs + i * slots.intervalMs
+          if (w.ahead) this.keep(number, now + inMs)
+          else this.wake(number, w, inMs)
+        })
       } else if (slots.inMs > this.maxWaitMs) {
         for (const w of queue.splice(0)) w.resolve({ kind: 'later', inMs: slots.inMs })
       } else {
+        // a turn asked for ahead is not waited for: the send it was for asks when it comes (the schedule is busy)
+        for (const w of queue.filter((w) => w.ahead)) queue.splice(queue.indexOf(w), 1)
         // only the head listens for shutdown here: those behind it are checked before the next ask
-        await sleep(slots.inMs, undefined, { signal: head.signal }).catch(() => {})
+        if (queue[0]) await sleep(slots.inMs, undefined, { signal: queue[0].signal }).catch(() => {})
       }
     }
+  }
+
+  private keep (number: string, due: number): void {
+    const kept = this.kept.get(number)
+    if (kept) kept.push(due)
+    else this.kept.set(number, [due])
   }
 
   /**
