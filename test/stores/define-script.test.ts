@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import { Redis } from 'ioredis'
+import fc from 'fast-check'
+import { Command, Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { deleteKeysWithPrefix, startRedisServer, type RedisServer } from '../../scripts/lib/redis-server.ts'
 import { createRedis } from '../../src/plugins/redis.ts'
-import { defineScript } from '../../src/stores/define-script.ts'
+import { defineScript, scriptCall, type ScriptArg } from '../../src/stores/define-script.ts'
 import { testRedisCluster } from '../helper.ts'
 
 // The service's clients send each tick's commands in one batch (src/stores/redis-client.ts BatchingRedis): a script's
@@ -32,6 +33,31 @@ const count = defineScript<[], number>({
   decode: (raw) => Number(raw),
 })
 
+const store = defineScript<[text: string, bytes: Buffer, n: number], [string, string]>({
+  name: 'testDefineScriptStore',
+  keys: 2,
+  lua: "redis.call('SET', KEYS[1], ARGV[1] .. ':' .. ARGV[3]) redis.call('SET', KEYS[2], ARGV[2]) return { KEYS[1], KEYS[2] }",
+  decode: (raw) => raw as [string, string],
+})
+
+describe('a script call', () => {
+  // what the client's own `redis.evalsha(sha, keys.length, ...keys, ...args)` would have written, and its keys
+  const asIoredis = (name: 'eval' | 'evalsha', head: string, prefix: string, keys: string[], args: ScriptArg[]): Command =>
+    new Command(name, [head, keys.length, ...keys, ...args], { keyPrefix: prefix, replyEncoding: 'utf8' })
+  const bytes = (w: string | Buffer): Buffer => typeof w === 'string' ? Buffer.from(w) : w
+
+  it('writes the bytes and names the keys the client\'s own command would, whatever the keys and arguments', () => {
+    const arg = fc.oneof(fc.string({ unit: 'binary' }), fc.integer(), fc.double({ noNaN: true }), fc.uint8Array().map((a) => Buffer.from(a)))
+    fc.assert(fc.property(fc.constantFrom('eval', 'evalsha'), fc.string(), fc.constantFrom('', 'club:', 'ñ:'), fc.array(fc.string({ unit: 'binary' })),
+      fc.array(arg), (name, head, prefix, keys, args) => {
+        const ours = scriptCall(name, head, prefix, keys, args)
+        const theirs = asIoredis(name, head, prefix, keys, args)
+        expect(bytes(ours.toWritable({})).equals(bytes(theirs.toWritable({})))).toBe(true)
+        expect(ours.getKeys()).toEqual(theirs.getKeys())
+      }), { numRuns: 300 })
+  })
+})
+
 describe('defineScript on a batching client', () => {
   const prefix = `test:${randomUUID()}:`
   const redis = createRedis(inject('redisUrl'), prefix)
@@ -44,6 +70,13 @@ describe('defineScript on a batching client', () => {
     await redis.connect()
     const [set, appended, got] = await Promise.all([redis.set('k', 'a'), append(redis, ['k'], 'b'), redis.get('k')])
     expect([set, appended, got]).toEqual(['OK', '2:ab', 'ab'])
+  })
+
+  it('sends text, bytes and numbers as they are, the keys under the client\'s prefix', async () => {
+    const bytes = Buffer.from([0, 255, 13, 10, 0xc3, 0x28, 36])
+    expect(await store(redis, ['{s}t', '{s}b'], 'ñandú ☃ \r\n', bytes, 12.5)).toEqual([`${prefix}{s}t`, `${prefix}{s}b`])
+    expect(await redis.get('{s}t')).toBe('ñandú ☃ \r\n:12.5')
+    expect(await redis.getBuffer('{s}b')).toEqual(bytes)
   })
 
   it('refuses a call with another number of keys before Redis, and sends a list script its keys count', async () => {
