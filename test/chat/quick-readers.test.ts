@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { quickMessageEvent, readBySchema, readDelivery } from '../../src/chat/inbound.ts'
+import { decodeMail, encodeMail, mail } from '../../src/chat/mail.ts'
 import { sendBody, sendBodyFor } from '../../src/chat/outbound/messages.ts'
 import { recipientOf } from '../../src/chat/provider/identity.ts'
 import { appliedMark } from '../../src/chat/store/index.ts'
@@ -133,5 +134,43 @@ describe('quick readers agree with the long way', () => {
     }), { numRuns: 3000 })
     // not vacuous: each kind the quick check takes is sent, and refused, many times
     for (const kind of ['text', 'button', 'list']) expect(sent[kind]).toBeGreaterThan(150)
+  })
+
+  it('a mailbox entry reads as the mail schema reads it, keys in its order, and what it refuses stays refused (property)', () => {
+    const ordered = (v: unknown): unknown => typeof v === 'object' && v !== null ? Object.entries(v).map(([k, x]) => [k, ordered(x)]) : v
+    const some = <T>(good: fc.Arbitrary<T>, ...bad: unknown[]) =>
+      fc.oneof({ weight: 30, arbitrary: good }, { weight: 1, arbitrary: fc.constantFrom(...bad, null) }, { weight: 1, arbitrary: fc.jsonValue() })
+    const input = fc.oneof(
+      fc.record({ kind: fc.constant('text'), text: some(fc.string()), voice: some(fc.constant(true), false) }, { requiredKeys: ['kind', 'text'] }),
+      fc.record({ kind: fc.constant('reply'), id: some(fc.string()), title: some(fc.string()), more: fc.jsonValue() },
+        { requiredKeys: ['kind', 'id', 'title'] }),
+      fc.record({ kind: some(fc.constant('unsupported'), 'image'), messageType: some(fc.string()) }),
+      fc.record({ kind: fc.constant('linked'), text: fc.string() }, { requiredKeys: ['kind'] }),
+      fc.jsonValue()
+    )
+    const entry = fc.record({
+      id: some(fc.string({ minLength: 1 }), ''),
+      phone: some(fc.string({ minLength: 1 }), ''),
+      receivedAt: some(fc.double({ noNaN: true, noDefaultInfinity: true }), '5'),
+      input,
+      extra: fc.jsonValue(),
+    }, { requiredKeys: ['id', 'phone', 'receivedAt', 'input'] })
+    let read = 0
+    fc.assert(fc.property(fc.oneof({ weight: 10, arbitrary: entry.map((e) => JSON.stringify(e)) }, fc.string()), (raw) => {
+      let json: unknown
+      try {
+        json = JSON.parse(raw)
+      } catch {
+        expect(decodeMail(raw)).toBeUndefined()
+        return
+      }
+      const reference = mail.safeParse(json)
+      const decoded = decodeMail(raw)
+      if (reference.success) read++
+      expect(ordered(decoded)).toStrictEqual(ordered(reference.success ? reference.data : undefined))
+    }), { numRuns: 3000 })
+    expect(read).toBeGreaterThan(1000)
+    const message = { id: 'wamid.1', phone: PHONE, receivedAt: 5, input: { kind: 'text', text: 'hola', voice: true } } as const
+    expect(decodeMail(encodeMail(message))).toEqual(message)
   })
 })
