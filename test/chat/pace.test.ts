@@ -157,6 +157,11 @@ describe('the provider\'s pace', () => {
     for (let i = 0; i < 10; i++) manyGate.reserve('many')
     await settle()
     expect(many).toEqual([4])
+    // those lost (no send came within the horizon) make room again
+    await settle(80)
+    manyGate.reserve('many')
+    await settle()
+    expect(many).toEqual([4, 1])
     // a turn kept ahead that is still to come: the send that takes it waits for it
     const soon: number[] = []
     const soonPace = new MemoryPace(100)

@@ -173,20 +173,30 @@ export class PaceGate {
    * as many turns as one ask takes are asked for ahead or kept already. A send of the number takes it (turn).
    */
   reserve (number: string): void {
-    let ahead = this.kept.get(number)?.length ?? 0
+    let ahead = this.fresh(number)?.length ?? 0
     for (const w of this.queues.get(number) ?? []) if (w.ahead) ahead++
     if (ahead < this.batch) this.enqueue(number, { signal: NEVER, resolve: nobody, reject: nobody, ahead: true }, false)
   }
 
-  /** The oldest turn kept for the number whose time has not passed by more than the horizon, taken off the list. */
+  /** The oldest turn kept for the number, taken off the list. */
   private claim (number: string): number | undefined {
+    const kept = this.fresh(number)
+    const due = kept?.shift()
+    if (kept?.length === 0) this.kept.delete(number)
+    return due
+  }
+
+  /** The turns kept for the number, less those whose time passed more than the horizon ago (lost). */
+  private fresh (number: string): number[] | undefined {
     const kept = this.kept.get(number)
     if (!kept) return undefined
     const now = performance.now()
-    let due = kept.shift()
-    while (due !== undefined && now - due > this.horizonMs) due = kept.shift()
-    if (kept.length === 0) this.kept.delete(number)
-    return due
+    let lost = 0
+    while (lost < kept.length && now - (kept[lost] as number) > this.horizonMs) lost++
+    if (lost > 0) kept.splice(0, lost)
+    if (kept.length > 0) return kept
+    this.kept.delete(number)
+    return undefined
   }
 
   /** Takes the place of a turn asked for ahead whose ask is still out: the send goes at the turn it gets. */
