@@ -30,14 +30,17 @@ export class BatchingRedis extends Redis {
       if (this.held !== socket) {
         socket.cork()
         this.held = socket
-        if (!this.scheduled) {
-          this.scheduled = true
-          setImmediate(this.onTick)
-        }
+        this.schedule()
       }
       this.last = command
     }
     return super.sendCommand(command, stream)
+  }
+
+  private schedule (): void {
+    if (this.scheduled) return
+    this.scheduled = true
+    setImmediate(this.onTick)
   }
 
   private readonly onTick = (): void => {
@@ -57,7 +60,8 @@ export class BatchingRedis extends Redis {
     const answered = (): void => {
       if (this.awaited !== socket) return
       this.awaited = undefined
-      this.flush()
+      // what waited goes with what the answers' continuations and this turn's other callbacks issue
+      if (this.held !== undefined) this.schedule()
     }
     last.promise.then(answered, answered)
   }
