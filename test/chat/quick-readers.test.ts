@@ -47,7 +47,7 @@ describe('quick readers agree with the long way', () => {
   it('an applied mark is the first 12 hex digits of the id\'s SHA-1, as createHash gives them (property)', () => {
     expect(appliedMark('abc')).toBe('a9993e364706')
     expect(appliedMark('a9993e364706')).toBe('a9993e364706')
-    fc.assert(fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.stringMatching(/^[0-9a-fA-F]{11,13}$/)), (id) => {
+    fc.assert(fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string(), fc.stringMatching(/^[0-9a-fA-F]{11,13}$/)), (id) => {
       const reference = /^[0-9a-f]{12}$/.test(id) ? id : createHash('sha1').update(id).digest('hex').slice(0, 12)
       expect(appliedMark(id)).toBe(reference)
     }), { numRuns: 1000 })
