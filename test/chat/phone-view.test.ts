@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Handoff } from '../../machines/handoff.ts'
 import { MemoryInboxStore } from '../../src/chat/inbox/store.ts'
@@ -62,6 +63,34 @@ describe('phone views', () => {
     reads.length = 0
     for (const phone of ['p1', 'p2', 'p3']) await read(phone)
     expect(reads).toEqual(['club-a p1', 'club-a p3'])
+  })
+
+  it('give the gate the flag the club\'s conversation has when the view is read, one read for it at most (property)', async () => {
+    const phone = fc.constantFrom('p1', 'p2', 'p3')
+    const club = fc.constantFrom('club-a', 'club-b')
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('flag' as const), phone, club, by: fc.option(fc.constantFrom('s1', 's2')) }),
+      fc.record({ kind: fc.constant('turn' as const), phone, named: fc.option(club), asks: club })
+    )
+    await fc.assert(fc.asyncProperty(fc.array(op, { maxLength: 30 }), fc.integer({ min: 1, max: 3 }), async (ops, kept) => {
+      const { conversations, reads, records: r } = records()
+      const read = phoneViewReader(r, kept)
+      for (const o of ops) {
+        if (o.kind === 'flag') {
+          const now = await conversations.handoffOf(o.club, o.phone)
+          await conversations.setHandoff(o.club, o.phone, now, o.by === null ? undefined : taken(o.by))
+          continue
+        }
+        const before = reads.length
+        const view = await read(o.phone, o.named ?? undefined)
+        const expected = await conversations.handoffOf(o.asks, o.phone)
+        expect(await view.handoff(o.asks)).toEqual(expected)
+        expect(await view.handoff(o.asks)).toEqual(expected)
+        const forAsked = reads.slice(before).filter((x) => x === `${o.asks} ${o.phone}`)
+        expect(forAsked).toHaveLength(1)
+        expect(reads.length - before).toBeLessThanOrEqual(2)
+      }
+    }))
   })
 
   it('do not fail the process when a flag read for a club the turn never asks about fails', async () => {
