@@ -1,12 +1,27 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 
 // Inbound chat calls carry `X-Webhook-Signature`: hex HMAC-SHA256 of the raw, unparsed body (spec, Authentication 6).
 
 const HEX_DIGEST = /^[0-9a-f]{64}$/
 
+/**
+ * Each secret as a key object, made once: given the string, createHmac encodes it into a new Buffer and checks it on
+ * every call (a tenth of a webhook's verification). A process has a few secrets; the cache is cleared past 16.
+ */
+const keys = new Map<string, KeyObject>()
+function keyOf (secret: string): KeyObject {
+  let key = keys.get(secret)
+  if (key === undefined) {
+    if (keys.size >= 16) keys.clear()
+    key = createSecretKey(Buffer.from(secret, 'utf8'))
+    keys.set(secret, key)
+  }
+  return key
+}
+
 function digest (secret: string, rawBody: Buffer | string): Buffer {
-  return createHmac('sha256', secret).update(rawBody).digest()
+  return createHmac('sha256', keyOf(secret)).update(rawBody).digest()
 }
 
 /** The header value a sender puts on `rawBody`: lowercase hex, no prefix. */

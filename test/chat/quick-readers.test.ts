@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto'
+import { createHash, createHmac } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { quickMessageEvent, readBySchema, readDelivery } from '../../src/chat/inbound.ts'
 import { decodeMail, encodeMail, mail } from '../../src/chat/mail.ts'
 import { sendBody, sendBodyFor } from '../../src/chat/outbound/messages.ts'
 import { recipientOf } from '../../src/chat/provider/identity.ts'
+import { signWebhookBody, verifyWebhookSignature } from '../../src/chat/signature.ts'
 import { appliedMark } from '../../src/chat/store/index.ts'
 
 const PHONE = '5491100000001'
@@ -172,5 +173,19 @@ describe('quick readers agree with the long way', () => {
     expect(read).toBeGreaterThan(1000)
     const message = { id: 'wamid.1', phone: PHONE, receivedAt: 5, input: { kind: 'text', text: 'hola', voice: true } } as const
     expect(decodeMail(encodeMail(message))).toEqual(message)
+  })
+
+  it('a webhook signature is createHmac\'s over the raw bytes with the secret as given, whichever secrets came before (property)', () => {
+    const secret = fc.oneof(fc.constantFrom('bench-webhook-secret', 'sé', ''), fc.string({ unit: 'binary', maxLength: 80 }))
+    const body = fc.oneof(fc.string({ unit: 'binary' }), fc.uint8Array().map((b) => Buffer.from(b)))
+    fc.assert(fc.property(fc.array(secret, { minLength: 1, maxLength: 20 }), body, (secrets, raw) => {
+      for (const s of secrets) {
+        const expected = createHmac('sha256', s).update(raw).digest('hex')
+        expect(signWebhookBody(s, raw)).toBe(expected)
+        expect(verifyWebhookSignature(s, raw, `sha256=${expected.toUpperCase()}`)).toBe(true)
+      }
+      const first = secrets[0] ?? ''
+      expect(verifyWebhookSignature(`${first}x`, raw, signWebhookBody(first, raw))).toBe(false)
+    }), { numRuns: 300 })
   })
 })
