@@ -60,8 +60,7 @@ const pending = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('editLine'), variantId: z.string() }),
 ])
 
-/** The current version's record: the reference the quick reader is held to. */
-export const storedSession = z.object({
+const storedSession = z.object({
   machineVersion: z.literal(MACHINE_VERSION),
   phone: z.string(),
   state: z.enum(CONVERSATION_STATES),
@@ -82,95 +81,6 @@ export const storedSession = z.object({
   pending: pending.optional(),
 })
 type StoredSession = z.infer<typeof storedSession>
-
-// The quick reader of a stored session: each turn restores one, and zod's parse of `storedSession` cost more than the
-// rest of the restore. It checks the current version's rules by hand and copies what the schema keeps, in its key
-// order (the context's keys are encoded again in that order), a key given as undefined kept as zod keeps it; anything
-// else (another version, a damaged record) goes to the schemas below as before. test/machines/session-quick.test.ts
-// holds it to `storedSession`'s own answer.
-type Doc = Record<string, unknown>
-const isDoc = (v: unknown): v is Doc => typeof v === 'object' && v !== null && !Array.isArray(v)
-const isString = (v: unknown): v is string => typeof v === 'string'
-const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
-const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0
-const STATES: ReadonlySet<unknown> = new Set(CONVERSATION_STATES)
-const ROLES: ReadonlySet<unknown> = new Set(['member', 'grower', 'admin'])
-/** Not a session the quick reader is sure of. */
-class NotSure extends Error {}
-const notSure = new NotSure()
-const sure = <T>(ok: boolean, value: T): T => { if (ok) return value; throw notSure }
-/** A fresh array of the items read (by index, as zod reads one: a hole is an undefined item). */
-function list<T> (v: unknown, read: (item: unknown) => T): T[] {
-  const items = sure(Array.isArray(v), v as unknown[])
-  const out: T[] = []
-  for (let i = 0; i < items.length; i++) out.push(read(items[i]))
-  return out
-}
-const str = (v: unknown): string => sure(isString(v), v as string)
-/** An optional key as zod answers it: absent stays absent, given as undefined stays undefined, else checked. */
-function optional<T> (doc: Doc, key: string, read: (v: unknown) => T, into: Doc): void {
-  if (!(key in doc)) return
-  const v = doc[key]
-  into[key] = v === undefined ? undefined : read(v)
-}
-const quickVariant = (v: unknown) => {
-  const d = sure(isDoc(v), v as Doc)
-  return sure(isString(d.id) && isString(d.title) && isNumber(d.price) && (d.stock === null || isNumber(d.stock)),
-    { id: d.id as string, title: d.title as string, price: d.price as number, stock: d.stock as number | null })
-}
-const quickProduct = (v: unknown) => {
-  const d = sure(isDoc(v), v as Doc)
-  return sure(isString(d.id) && isString(d.title), { id: d.id as string, title: d.title as string, variants: list(d.variants, quickVariant) })
-}
-const quickCartItem = (v: unknown) => {
-  const d = sure(isDoc(v), v as Doc)
-  const { variantId, productId, title, quantity, unitPrice } = d
-  const positive = Number.isSafeInteger(quantity) && (quantity as number) > 0
-  return sure(isString(variantId) && isString(productId) && isString(title) && positive && isNumber(unitPrice),
-    { variantId, productId, title, quantity, unitPrice } as ConversationContext['cart'][number])
-}
-const quickAccount = (v: unknown) => {
-  const d = sure(isDoc(v), v as Doc)
-  const { tenantId, tenantName, name, role, linkedAt, expiresAt } = d
-  const account: Doc = sure(isString(tenantId) && isString(tenantName) && isString(name) && ROLES.has(role) && isNumber(linkedAt) && isNumber(expiresAt),
-    { tenantId, tenantName, name, role, linkedAt, expiresAt })
-  optional(d, 'locale', (l) => sure(l === 'es' || l === 'en', l), account)
-  optional(d, 'updates', (u) => sure(typeof u === 'boolean', u), account)
-  return account as unknown as ConversationContext['accounts'][number]
-}
-const quickPending = (v: unknown): ConversationContext['pending'] => {
-  const d = sure(isDoc(v), v as Doc)
-  if (d.kind === 'clearCart' || d.kind === 'unlink') return { kind: d.kind }
-  return sure(d.kind === 'editLine' && isString(d.variantId), { kind: 'editLine', variantId: d.variantId as string })
-}
-
-/** `storedSession.safeParse(json)`'s data when the quick reader is sure of it, else undefined. */
-export function quickSession (json: unknown): StoredSession | undefined {
-  if (!isDoc(json) || json.machineVersion !== MACHINE_VERSION) return undefined
-  try {
-    const d = json
-    const out: Doc = { machineVersion: MACHINE_VERSION, phone: str(d.phone), state: sure(STATES.has(d.state), d.state) }
-    optional(d, 'tenantId', str, out)
-    optional(d, 'product', quickProduct, out)
-    optional(d, 'selectedVariantId', str, out)
-    out.cart = list(d.cart, quickCartItem)
-    optional(d, 'cartId', str, out)
-    out.lastActivity = sure(isNumber(d.lastActivity), d.lastActivity)
-    out.accounts = list(d.accounts, quickAccount)
-    out.linkFailures = sure(isCount(d.linkFailures), d.linkFailures)
-    out.options = list(d.options, str)
-    out.shown = d.shown === undefined ? [] : list(d.shown, str)
-    out.catalogOffset = sure(isCount(d.catalogOffset), d.catalogOffset)
-    out.catalogCount = sure(isCount(d.catalogCount), d.catalogCount)
-    optional(d, 'query', str, out)
-    optional(d, 'wanted', (w) => sure(isCount(w), w), out)
-    optional(d, 'pending', quickPending, out)
-    return out as StoredSession
-  } catch (err) {
-    if (err === notSure) return undefined
-    throw err
-  }
-}
 
 /**
  * A session of machine version 1, which kept the last page of products whole: it resumes where it was. While
@@ -231,9 +141,9 @@ export function restoreSession (raw: string | undefined, phone: string, at: numb
   } catch {
     return { snapshot: freshSession(phone, at), migrated: true }
   }
-  const current = quickSession(json) ?? storedSession.safeParse(json).data
-  if (current !== undefined) {
-    const { machineVersion: _version, state, ...context } = current
+  const current = storedSession.safeParse(json)
+  if (current.success) {
+    const { machineVersion: _version, state, ...context } = current.data
     return { snapshot: resolve(state, context), migrated: false }
   }
   const v1 = storedV1.safeParse(json)

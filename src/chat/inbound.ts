@@ -29,9 +29,7 @@ export interface InboundMessage {
   input: InboundInput
 }
 
-/** A phone as the provider may write it: E.164 digits, the plus optional. */
-const PHONE_IN = /^\+?\d{6,15}$/
-const phone = z.string().trim().regex(PHONE_IN, 'must be a phone number in E.164 digits').transform((p) => p.replace(/^\+/, ''))
+const phone = z.string().trim().regex(/^\+?\d{6,15}$/, 'must be a phone number in E.164 digits').transform((p) => p.replace(/^\+/, ''))
 const identity = z.string().trim().min(1).max(160)
 const reply = z.object({ id: z.string().min(1).max(256), title: z.string().max(1024).default('') }).loose()
 
@@ -107,101 +105,13 @@ function inputOf (m: MessageEvent['message']): InboundInput {
   return { kind: 'unsupported', messageType: content.media }
 }
 
-/** What a delivery keeps of one message event: its type, the business number it names, and the message. */
-export interface ReadEvent {
-  type: string | undefined
-  phoneNumberId: string | undefined
-  message: InboundMessage
-}
-
-function eventOf (body: MessageEvent, receivedAt: number): ReadEvent {
-  const message = { id: body.message.id, phone: authorOfEvent(body)?.address ?? '', receivedAt, input: inputOf(body.message) }
-  return { type: body.type, phoneNumberId: body.phone_number_id, message }
-}
-
-// The quick reader: every message event a turn starts from goes through it, and zod's parse of `messageEvent` (its
-// refinement keeps zod off its compiled path) cost several times the rest of reading a delivery. It checks the same
-// rules by hand on the common shapes and answers undefined for anything it is not sure of (a broken rule, an
-// unusual value), which `messageEvent` then reads or refuses with its own issues: a shortcut only where the schema
-// would answer the same (test/chat/quick-readers.test.ts holds the two to one answer).
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-const isStringWithin = (v: unknown, min: number, max: number): v is string => typeof v === 'string' && v.length >= min && v.length <= max
-const NOT_SURE = Symbol('not sure')
-type Quick<T> = T | typeof NOT_SURE
-/** `phone`'s answer: trimmed, checked, the plus cut. */
-const quickPhone = (v: unknown): Quick<string | undefined> => {
-  if (v === undefined) return undefined
-  if (typeof v !== 'string') return NOT_SURE
-  const p = v.trim()
-  return PHONE_IN.test(p) ? (p.charCodeAt(0) === 43 ? p.slice(1) : p) : NOT_SURE
-}
-/** `identity`'s answer: trimmed, 1 to 160 characters. */
-const quickIdentity = (v: unknown): Quick<string | undefined> => {
-  if (v === undefined) return undefined
-  if (typeof v !== 'string') return NOT_SURE
-  const t = v.trim()
-  return t.length >= 1 && t.length <= 160 ? t : NOT_SURE
-}
-const optionalString = (v: unknown, max = Infinity): v is string | undefined => v === undefined || isStringWithin(v, 0, max)
-/** `reply`'s answer (what `inputOf` reads of it), undefined when absent. */
-const quickReply = (v: unknown): Quick<{ id: string, title: string } | undefined> => {
-  if (v === undefined) return undefined
-  if (!isRecord(v) || !isStringWithin(v.id, 1, 256) || !optionalString(v.title, 1024)) return NOT_SURE
-  return { id: v.id, title: v.title ?? '' }
-}
-
-function quickInput (m: Record<string, unknown>, type: string): Quick<InboundInput> {
-  const { text, interactive, button } = m
-  if (text !== undefined && !(isRecord(text) && isStringWithin(text.body, 0, 4096))) return NOT_SURE
-  if (button !== undefined && !(isRecord(button) && isStringWithin(button.payload, 1, 256) && optionalString(button.text, 1024))) return NOT_SURE
-  let chosen: { id: string, title: string } | undefined
-  if (interactive !== undefined) {
-    if (!isRecord(interactive) || typeof interactive.type !== 'string') return NOT_SURE
-    const buttonReply = quickReply(interactive.button_reply)
-    const listReply = quickReply(interactive.list_reply)
-    if (buttonReply === NOT_SURE || listReply === NOT_SURE) return NOT_SURE
-    chosen = interactive.type === 'button_reply' ? buttonReply : interactive.type === 'list_reply' ? listReply : undefined
+function toMessage (body: MessageEvent, receivedAt: number): InboundMessage {
+  return {
+    id: body.message.id,
+    phone: authorOfEvent(body)?.address ?? '',
+    receivedAt,
+    input: inputOf(body.message),
   }
-  // the schema's refinement: each of these types needs its part
-  if (type === 'text') return text === undefined ? NOT_SURE : { kind: 'text', text: (text.body as string).trim() }
-  if (type === 'interactive') return chosen === undefined ? NOT_SURE : { kind: 'reply', id: chosen.id, title: chosen.title }
-  if (type === 'button') {
-    return button === undefined ? NOT_SURE : { kind: 'reply', id: button.payload as string, title: (button.text as string | undefined) ?? '' }
-  }
-  const content = mediaContent(m as { type: string } & Record<string, unknown>)
-  return content.kind === 'voice' ? { kind: 'text', text: content.text, voice: true } : { kind: 'unsupported', messageType: content.media }
-}
-
-/** A message event read by hand, or undefined when the quick reader is not sure. */
-export function quickMessageEvent (body: unknown, receivedAt: number): ReadEvent | undefined {
-  if (!isRecord(body)) return undefined
-  const { type, message: m, conversation: c, phone_number_id: phoneNumberId } = body
-  if (!optionalString(type) || !optionalString(phoneNumberId) || !isRecord(m) || (c !== undefined && !isRecord(c))) return undefined
-  if (!isStringWithin(m.id, 1, 256) || !isStringWithin(m.type, 1, 64)) return undefined
-  const from = quickPhone(m.from)
-  const fromUserId = quickIdentity(m.from_user_id)
-  const phoneNumber = quickPhone(c?.phone_number)
-  const userId = quickIdentity(c?.business_scoped_user_id)
-  const username = c?.username
-  if (from === NOT_SURE || fromUserId === NOT_SURE || phoneNumber === NOT_SURE || userId === NOT_SURE) return undefined
-  if (c !== undefined && (!optionalString(c.id) || !optionalString(username, 256))) return undefined
-  const author = authorOf({ from, phoneNumber, userId: userId ?? fromUserId, username })
-  const input = quickInput(m, m.type)
-  if (author === undefined || input === NOT_SURE) return undefined
-  return { type, phoneNumberId, message: { id: m.id, phone: author.address, receivedAt, input } }
-}
-
-/** A message event read, by the quick reader when it is sure, else by the schema (whose error then says why not). */
-function readMessageEvent (body: unknown, receivedAt: number): { success: true, data: ReadEvent } | { success: false, error: z.ZodError } {
-  const quick = quickMessageEvent(body, receivedAt)
-  if (quick !== undefined) return { success: true, data: quick }
-  return readBySchema(body, receivedAt)
-}
-
-/** The schema's reading of a message event: the reference the quick reader is held to. */
-export function readBySchema (body: unknown, receivedAt: number): { success: true, data: ReadEvent } | { success: false, error: z.ZodError } {
-  const parsed = messageEvent.safeParse(body)
-  return parsed.success ? { success: true, data: eventOf(parsed.data, receivedAt) } : parsed
 }
 
 /** One recipient's status events: the address names the conversation the reply was sent to. */
@@ -238,8 +148,8 @@ function statusesOf (body: unknown, event: string | undefined, receivedAt: numbe
  * A message that names another business number is not ours to answer, however well signed (a shared secret).
  * (Declared here, not inside `readDelivery`: tsx names a function made per call at each call.)
  */
-const foreignNumber = (e: ReadEvent, ourNumber: string | undefined): boolean =>
-  ourNumber !== undefined && e.phoneNumberId !== undefined && e.phoneNumberId !== ourNumber
+const foreignNumber = (m: MessageEvent, ourNumber: string | undefined): boolean =>
+  ourNumber !== undefined && m.phone_number_id !== undefined && m.phone_number_id !== ourNumber
 
 /** True for the names of the provider's status events. */
 export const isStatusEvent = (event: string | undefined): boolean => event !== undefined && STATUS_EVENTS[event] !== undefined
@@ -266,10 +176,10 @@ export function readDelivery (body: unknown, receivedAt: number, event?: string,
         statuses.push(status)
         continue
       }
-      const parsed = readMessageEvent(item, receivedAt)
+      const parsed = messageEvent.safeParse(item)
       if (parsed.success && (itemEvent === undefined || itemEvent === MESSAGE_EVENT)) {
         if (foreignNumber(parsed.data, ourNumber)) foreign++
-        else messages.push(parsed.data.message)
+        else messages.push(toMessage(parsed.data, receivedAt))
       } else {
         skipped++
       }
@@ -280,8 +190,8 @@ export function readDelivery (body: unknown, receivedAt: number, event?: string,
   const bodyEvent = event ?? (typeof named === 'string' ? named : undefined)
   const status = bodyEvent === undefined || isStatusEvent(bodyEvent) ? statusesOf(body, bodyEvent, receivedAt) : undefined
   if (status) return { ok: true, event: bodyEvent, messages: [], statuses: [status], skipped: 0, foreign: 0 }
-  const single = readMessageEvent(body, receivedAt)
+  const single = messageEvent.safeParse(body)
   if (!single.success) return { ok: false, error: single.error }
   if (foreignNumber(single.data, ourNumber)) return { ok: true, event: single.data.type, messages: [], statuses: [], skipped: 0, foreign: 1 }
-  return { ok: true, event: single.data.type, messages: [single.data.message], statuses: [], skipped: 0, foreign: 0 }
+  return { ok: true, event: single.data.type, messages: [toMessage(single.data, receivedAt)], statuses: [], skipped: 0, foreign: 0 }
 }

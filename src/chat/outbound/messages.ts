@@ -92,86 +92,11 @@ export type SendBody = z.infer<typeof sendBody>
 /** The conversation's address a body goes to (the phone, or the business-scoped user id). */
 export const addressOf = (body: SendBody): string => 'to' in body ? body.to : body.recipient
 
-// The quick check of a turn's replies: zod's parse of `outboundMessage` was the larger part of saying a reply. The
-// kinds a turn says (text, buttons, a list) are checked here by hand against the same limits and copied with the
-// schema's keys in its order, as its parse answers; anything else, or anything not plainly within the limits, goes
-// to the schema, which answers it or throws its own error (test/chat/quick-readers.test.ts holds both to one answer).
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-const within = (v: unknown, min: number, max: number): v is string => typeof v === 'string' && v.length >= min && v.length <= max
-
-function quickBody (v: unknown): { text: string } | undefined {
-  return isRecord(v) && within(v.text, 1, LIMITS.interactiveBody) ? { text: v.text } : undefined
-}
-
-function quickButtons (action: unknown): { buttons: Array<{ type: 'reply', reply: { id: string, title: string } }> } | undefined {
-  if (!isRecord(action) || !Array.isArray(action.buttons) || action.buttons.length < 1 || action.buttons.length > LIMITS.buttons) return undefined
-  const buttons = []
-  for (const b of action.buttons as unknown[]) {
-    if (!isRecord(b) || b.type !== 'reply' || !isRecord(b.reply)) return undefined
-    const { id, title } = b.reply
-    if (!within(id, 1, 256) || !within(title, 1, LIMITS.buttonTitle)) return undefined
-    buttons.push({ type: 'reply' as const, reply: { id, title } })
-  }
-  return { buttons }
-}
-
-type Row = { id: string, title: string, description?: string }
-function quickList (action: unknown): { button: string, sections: Array<{ title?: string, rows: Row[] }> } | undefined {
-  if (!isRecord(action) || !within(action.button, 1, LIMITS.listButton)) return undefined
-  const given = action.sections
-  if (!Array.isArray(given) || given.length < 1 || given.length > 10) return undefined
-  const sections = []
-  let count = 0
-  for (const section of given as unknown[]) {
-    if (!isRecord(section) || !Array.isArray(section.rows) || section.rows.length < 1) return undefined
-    const { title } = section
-    if (title !== undefined && !within(title, 0, 24)) return undefined
-    const rows: Row[] = []
-    for (const row of section.rows as unknown[]) {
-      if (!isRecord(row) || !within(row.id, 1, 200) || !within(row.title, 1, LIMITS.rowTitle)) return undefined
-      const { id, title: rowTitle, description } = row
-      // a key given as undefined stays in zod's answer, a key not given is not there
-      if (!('description' in row)) rows.push({ id, title: rowTitle })
-      else if (description === undefined || within(description, 0, LIMITS.rowDescription)) rows.push({ id, title: rowTitle, description })
-      else return undefined
-    }
-    count += rows.length
-    sections.push('title' in section ? { title, rows } : { rows })
-  }
-  return count <= LIMITS.rows ? { button: action.button, sections } : undefined
-}
-
-/** The message as `outboundMessage.parse` answers it, or undefined when the quick check is not sure. */
-function quickMessage (m: unknown): OutboundMessage | undefined {
-  if (!isRecord(m)) return undefined
-  if (m.type === 'text') {
-    const text = m.text
-    if (!isRecord(text) || !within(text.body, 1, LIMITS.textBody)) return undefined
-    const { body, preview_url: preview } = text
-    if (!('preview_url' in text)) return { type: 'text', text: { body } }
-    return preview === undefined || typeof preview === 'boolean' ? { type: 'text', text: { body, preview_url: preview } } : undefined
-  }
-  if (m.type !== 'interactive' || !isRecord(m.interactive)) return undefined
-  const { type, body: given, action: asked } = m.interactive
-  const body = quickBody(given)
-  if (body === undefined) return undefined
-  if (type === 'button') {
-    const action = quickButtons(asked)
-    return action && { type: 'interactive', interactive: { type, body, action } }
-  }
-  if (type === 'list') {
-    const action = quickList(asked)
-    return action && { type: 'interactive', interactive: { type, body, action } }
-  }
-  return undefined
-}
-
 /** The full body for one address, checked against the provider's limits; throws a ZodError when one is broken. */
 export function sendBodyFor (address: string, message: OutboundMessage): SendBody {
   // the address and the message checked apart and put together as `sendBody` would answer (its key order too): zod's
   // intersection parses each side whole and merges the results, two to three times the work for a turn's every reply
-  const to = PHONE.test(address) ? { to: address } : BUSINESS_SCOPED_ID.test(address) ? { recipient: address } : addressee.parse(recipientOf(address))
-  return { messaging_product: 'whatsapp', recipient_type: 'individual', ...to, ...(quickMessage(message) ?? outboundMessage.parse(message)) }
+  return { messaging_product: 'whatsapp', recipient_type: 'individual', ...addressee.parse(recipientOf(address)), ...outboundMessage.parse(message) }
 }
 
 /** Cuts text to `max` UTF-16 units (what the schema counts), marking the cut and never splitting a character. */
