@@ -35,52 +35,8 @@ const PACKED_MARKS = '+'
 const FIRST_VERSION_IDS = '-'
 const MARK_CHARS = 8
 
-// A mark's 12 hex digits are 48 bits, 8 base64url characters: three digits make two characters. Converted by table,
-// as Buffer's hex and base64url would (a turn converts its eight marks from the take and back in its commit); anything
-// but lower-case hex or base64url goes through Buffer, so every input gives Buffer's answer (a property holds it).
-const HEX = '0123456789abcdef'
-const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
-const valuesOf = (alphabet: string): Int8Array => {
-  const values = new Int8Array(128).fill(-1)
-  for (let i = 0; i < alphabet.length; i++) values[alphabet.charCodeAt(i)] = i
-  return values
-}
-const HEX_VALUES = valuesOf(HEX)
-const BASE64URL_VALUES = valuesOf(BASE64URL)
-/** The value of `s`'s character at `i` in `values`, or -1 (so any unknown one makes a combination negative). */
-const valueAt = (values: Int8Array, s: string, i: number): number => {
-  const code = s.charCodeAt(i)
-  return code < 128 ? values[code] as number : -1
-}
-
-/** A mark (12 hex digits) as the record keeps it: 8 base64url characters. */
-export function packMark (hex: string): string {
-  let packed = ''
-  for (let i = 0; i < 12 && hex.length === 12; i += 3) {
-    const n = valueAt(HEX_VALUES, hex, i) << 8 | valueAt(HEX_VALUES, hex, i + 1) << 4 | valueAt(HEX_VALUES, hex, i + 2)
-    if (n < 0) break
-    packed += `${BASE64URL[n >> 6] as string}${BASE64URL[n & 63] as string}`
-  }
-  return packed.length === 8 ? packed : Buffer.from(hex, 'hex').toString('base64url')
-}
-
-/** A mark of the record (8 base64url characters) as its 12 hex digits. */
-export function unpackMark (packed: string): string {
-  let hex = ''
-  for (let i = 0; i < 8 && packed.length === 8; i += 2) {
-    const n = valueAt(BASE64URL_VALUES, packed, i) << 6 | valueAt(BASE64URL_VALUES, packed, i + 1)
-    if (n < 0) break
-    hex += `${HEX[n >> 8] as string}${HEX[n >> 4 & 15] as string}${HEX[n & 15] as string}`
-  }
-  return hex.length === 12 ? hex : Buffer.from(packed, 'base64url').toString('hex')
-}
-
 /** The applied ids as a commit sends them: their marks, packed. */
-export const packMarks = (applied: readonly string[]): string => {
-  let packed = ''
-  for (const id of applied) packed += packMark(appliedMark(id))
-  return packed
-}
+export const packMarks = (applied: readonly string[]): string => applied.map((id) => Buffer.from(appliedMark(id), 'hex').toString('base64url')).join('')
 
 function appliedOf (stored: string): string[] {
   if (stored.startsWith(FIRST_VERSION_IDS)) {
@@ -89,7 +45,7 @@ function appliedOf (stored: string): string[] {
   }
   if (!stored.startsWith(PACKED_MARKS)) return []
   const marks: string[] = []
-  for (let i = PACKED_MARKS.length; i < stored.length; i += MARK_CHARS) marks.push(unpackMark(stored.slice(i, i + MARK_CHARS)))
+  for (let i = PACKED_MARKS.length; i < stored.length; i += MARK_CHARS) marks.push(Buffer.from(stored.slice(i, i + MARK_CHARS), 'base64url').toString('hex'))
   return marks
 }
 
