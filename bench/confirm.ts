@@ -34,6 +34,11 @@ const NO_CALLS = 0.5
 /** A turn without commerce calls costs at most this many times its floor (docs/performance.md). */
 const FLOOR_TARGET = 3
 /**
+ * The provider's pace the service keeps in the bench (CHAT_SEND_RATE: its highest tier), and the floor's paced
+ * variant too: a handler posting replies faster would be throttled by the provider (docs/performance.md).
+ */
+const SEND_RATE = 1000
+/**
  * Each kind's floor is measured this many times over, in rounds, and its median kept: one reading of the same posts
  * moved by up to 1.9x from one kind to another doing the same work (111 to 211 µs), the ratio's largest noise.
  */
@@ -85,11 +90,16 @@ export interface TurnCost {
   replies: number
   rate: number
   window: [number, number]
-  /** The floor's CPU per turn: the median of its FLOOR_ROUNDS readings, and their least and greatest. */
+  /**
+   * The floor's CPU per turn, its replies kept to the provider's pace as the service's are: the median of its
+   * FLOOR_ROUNDS readings, and their least and greatest.
+   */
   floorUs?: number
   floorSpread?: [number, number]
   /** The floor's write system calls per turn (its Redis client batches the scripts of turns that run together). */
   floorWrites?: number
+  /** The same floor with its replies posted as soon as they can be (the median), whatever the provider's pace. */
+  unpacedFloorUs?: number
   /** The service's largest self-time costs during the step, in µs of CPU per turn. */
   costs?: Array<{ where: string, usPerTurn: number, callers: Array<{ caller: string, usPerTurn: number }> }>
 }
@@ -203,7 +213,7 @@ async function startMeasured (name: string, root: string, at: number, { provider
   const profileDir = mkdtempSync(join(tmpdir(), 'club-bench-turns-'))
   const redis = await startRedisServer()
   const service = await startService(
-    { REDIS_URL: redis.url, COMMERCE_URL: commerce.url, CHAT_API_BASE_URL: provider.url, CHAT_SEND_RATE: '1000', REDIS_KEY_PREFIX: 'club:' },
+    { REDIS_URL: redis.url, COMMERCE_URL: commerce.url, CHAT_API_BASE_URL: provider.url, CHAT_SEND_RATE: String(SEND_RATE), REDIS_KEY_PREFIX: 'club:' },
     ['--cpu-prof', '--cpu-prof-dir', profileDir], root
   )
   const measured = { name, service, redis, client: new Redis(redis.url), cpu: cpuClock(service.process.pid as number), profileDir, costs: [] }
@@ -317,45 +327,53 @@ export async function run (vs?: string): Promise<{ costs: TurnCost[], targets: T
     const floorCpu = cpuClock(floorPid)
     const floorDone = async (): Promise<number> =>
       (JSON.parse((await send(pool, { method: 'GET', path: '/floor/done', headers: {} })).body) as { done: number }).done
-    const postsOf = (m: Measured, k: number): Request[] => {
+    const postsOf = (m: Measured, k: number, rate: number): Request[] => {
       const cost = m.costs[k] as TurnCost
       const requests = (m.steps[k] as Step).requests
       const n = requests.length
       const total = { scripts: Math.round(cost.scripts * n), replies: Math.round(cost.replies * n), calls: Math.round(cost.calls * n) }
       return requests.map((r, i) => ({
-        ...r, headers: { ...r.headers, 'x-floor': `${share(total.scripts, n, i)},${share(total.replies, n, i)},${share(total.calls, n, i)}` }
+        ...r, headers: { ...r.headers, 'x-floor': `${share(total.scripts, n, i)},${share(total.replies, n, i)},${share(total.calls, n, i)},${rate}` }
       }))
     }
     // warmed as the services were: every kind once, untimed, before the first is measured
     let warmed = 0
     for (let k = 0; k < kinds; k++) {
-      const posts = postsOf(measured[0] as Measured, k)
+      const posts = postsOf(measured[0] as Measured, k, SEND_RATE)
       await closedLoop(pool, posts.length, IN_FLIGHT, (i) => posts[i] as Request)
       warmed += posts.length
       await waitFor('the floor\'s warm-up', async () => await floorDone() >= warmed, 120_000, 50)
     }
-    // in turn as the services' steps were (this, vs, this, vs ...), FLOOR_ROUNDS times over: each kind's median
-    const readings = new Map<TurnCost, Array<{ us: number, writes: number }>>()
+    // in turn as the services' steps were (this, vs, this, vs ...), paced and not, FLOOR_ROUNDS times over: each
+    // kind's median of each
+    type Reading = { us: number, writes: number }
+    const readings = new Map<TurnCost, { paced: Reading[], unpaced: Reading[] }>()
+    const median = (taken: readonly Reading[]): Reading => [...taken].sort((a, b) => a.us - b.us)[Math.floor(taken.length / 2)] as Reading
     for (let round = 0; round < FLOOR_ROUNDS; round++) {
       for (let k = 0; k < kinds; k++) {
         for (const m of measured) {
           const cost = m.costs[k] as TurnCost
-          const posts = postsOf(m, k)
-          const n = posts.length
-          const done = await floorDone()
-          const before = { cpu: floorCpu.read(), writes: writes(floorPid) }
-          await closedLoop(pool, n, IN_FLIGHT, (i) => posts[i] as Request)
-          const end = await stepEnd(provider, `the floor's ${cost.kind} turns`, async () => await floorDone() >= done + n,
-            async () => ({ cpu: floorCpu.read(), writes: writes(floorPid) }))
-          readings.set(cost, [...readings.get(cost) ?? [], { us: (end.after.cpu - before.cpu) / n, writes: (end.after.writes - before.writes) / n }])
+          const taken = readings.get(cost) ?? { paced: [], unpaced: [] }
+          readings.set(cost, taken)
+          for (const rate of [SEND_RATE, 0]) {
+            const posts = postsOf(m, k, rate)
+            const n = posts.length
+            const done = await floorDone()
+            const before = { cpu: floorCpu.read(), writes: writes(floorPid) }
+            await closedLoop(pool, n, IN_FLIGHT, (i) => posts[i] as Request)
+            const end = await stepEnd(provider, `the floor's ${cost.kind} turns`, async () => await floorDone() >= done + n,
+              async () => ({ cpu: floorCpu.read(), writes: writes(floorPid) }))
+            taken[rate > 0 ? 'paced' : 'unpaced'].push({ us: (end.after.cpu - before.cpu) / n, writes: (end.after.writes - before.writes) / n })
+          }
         }
       }
     }
-    for (const [cost, taken] of readings) {
-      const mid = [...taken].sort((a, b) => a.us - b.us)[Math.floor(taken.length / 2)] as { us: number, writes: number }
+    for (const [cost, { paced, unpaced }] of readings) {
+      const mid = median(paced)
       cost.floorUs = mid.us
       cost.floorWrites = mid.writes
-      cost.floorSpread = [Math.min(...taken.map((t) => t.us)), Math.max(...taken.map((t) => t.us))]
+      cost.floorSpread = [Math.min(...paced.map((t) => t.us)), Math.max(...paced.map((t) => t.us))]
+      cost.unpacedFloorUs = median(unpaced).us
     }
     const exited = [...measured.map((m) => m.cpu), shared.backendCpu, floorCpu].reduce((sum, clock) => sum + clock.exited(), 0)
     if (exited > 0) process.stdout.write(`  ${exited} threads of the processes measured exited: their last moments are not counted\n`)
@@ -399,6 +417,8 @@ const COLUMNS: ReadonlyArray<[name: string, width: number, value: (c: TurnCost) 
   ['floor', 6, (c) => fmt(c.floorUs ?? NaN)],
   ['ratio', 6, (c) => `${(c.serviceUs / (c.floorUs ?? NaN)).toFixed(1)}x`],
   ['floor range', 11, (c) => c.floorSpread ? c.floorSpread.map(fmt).join('-') : ''],
+  ['unpaced', 8, (c) => fmt(c.unpacedFloorUs ?? NaN)],
+  ['ratio', 6, (c) => `${(c.serviceUs / (c.unpacedFloorUs ?? NaN)).toFixed(1)}x`],
   ['writes', 6, (c) => c.writes.toFixed(1)],
   ['floor', 6, (c) => (c.floorWrites ?? NaN).toFixed(1)],
   ['waited', 7, (c) => fmt(c.waitedUs)],
@@ -415,7 +435,8 @@ function report (costs: readonly TurnCost[]): void {
   const early = costs.filter((c) => c.early > 0).map((c) => `${c.kind} ${c.early}`)
   const lines = [
     `  ${n} phones, each step typed by all of them (${IN_FLIGHT} in flight); CPU µs per turn (ns clock), sending replies included; the floor does the`,
-    `  same HTTP exchanges and as many Redis scripts (bench/floor-server.ts), the median of ${FLOOR_ROUNDS} rounds (floor range: their least and greatest);`,
+    `  same HTTP exchanges and as many Redis scripts (bench/floor-server.ts), its replies kept to the provider's pace (${SEND_RATE} a second) as the`,
+    `  service's are, the median of ${FLOOR_ROUNDS} rounds (floor range: their least and greatest); unpaced: the same floor posting its replies at once;`,
     '  writes: the service\'s write system calls per turn, and the floor\'s;',
     '  waited: µs per turn its threads were ready to run and waited for a core (/proc schedstat: the machine\'s load)',
     `    ${'kind'.padEnd(30)} ${COLUMNS.map(([name, width]) => name.padStart(width)).join(' ')}`,

@@ -7,9 +7,10 @@ import { defineScript } from '../src/stores/define-script.ts'
 // takes the same signed webhook POST, runs one Redis script before answering it (the service's accept), then
 // makes the turn's commerce calls one after the other (GET /health of the bench's commerce backend), runs the
 // turn's other Redis scripts one after the other and posts each reply to the provider stand-in. How many of each
-// comes in the header x-floor: `<scripts>,<replies>,<calls>` per turn, as counted on the service in the same
-// run (bench/confirm.ts). GET /floor/done answers how many turns finished. Env: PORT, HOST, REDIS_URL,
-// PROVIDER_URL, COMMERCE_URL.
+// comes in the header x-floor: `<scripts>,<replies>,<calls>,<rate>` per turn, as counted on the service in the same
+// run (bench/confirm.ts); with a rate, the replies keep to it as the service's sends keep to the provider's pace
+// (one schedule for the process, each send in its own slot, 1000 / rate ms after the one before). GET /floor/done
+// answers how many turns finished. Env: PORT, HOST, REDIS_URL, PROVIDER_URL, COMMERCE_URL.
 
 const env = (name: string): string => {
   const value = process.env[name]
@@ -24,11 +25,20 @@ const step = async (phone: string, n: number): Promise<void> => { await floorSte
 const provider = new Pool(env('PROVIDER_URL'), { connections: 32 })
 const commerce = new Pool(env('COMMERCE_URL'), { connections: 32 })
 let done = 0
+let nextSlot = 0
+/** Waits for the next slot of a schedule of `rate` sends a second (none when 0). */
+async function paced (rate: number): Promise<void> {
+  if (rate <= 0) return
+  const now = performance.now()
+  nextSlot = Math.max(nextSlot + 1000 / rate, now)
+  if (nextSlot > now) await new Promise((resolve) => setTimeout(resolve, nextSlot - now))
+}
 
-async function turn (phone: string, scripts: number, replies: number, calls: number): Promise<void> {
+async function turn (phone: string, scripts: number, replies: number, calls: number, rate: number): Promise<void> {
   for (let i = 0; i < calls; i++) await (await commerce.request({ method: 'GET', path: '/health' })).body.dump()
   for (let i = 1; i < scripts; i++) await step(phone, i)
   for (let i = 0; i < replies; i++) {
+    await paced(rate)
     const res = await provider.request({
       method: 'POST',
       path: '/v1/messages',
@@ -42,10 +52,10 @@ async function turn (phone: string, scripts: number, replies: number, calls: num
 
 const app = Fastify()
 app.post('/api/chat/webhook', async (request) => {
-  const [scripts = 1, replies = 0, calls = 0] = String(request.headers['x-floor'] ?? '').split(',').map(Number)
+  const [scripts = 1, replies = 0, calls = 0, rate = 0] = String(request.headers['x-floor'] ?? '').split(',').map(Number)
   const phone = String((request.body as { message?: { from?: string } }).message?.from)
   await step(phone, 0)
-  turn(phone, scripts, replies, calls).catch((err: Error) => { app.log.error(err) })
+  turn(phone, scripts, replies, calls, rate).catch((err: Error) => { app.log.error(err) })
   return { success: true }
 })
 app.get('/floor/done', async () => ({ done }))
