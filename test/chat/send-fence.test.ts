@@ -1,18 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { Writable } from 'node:stream'
 import pino from 'pino'
-import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LaneRunner } from '../../src/chat/lane-runner.ts'
 import { encodeMail } from '../../src/chat/mail.ts'
-import { chatMetrics } from '../../src/chat/metrics.ts'
-import { MemoryPace } from '../../src/chat/outbound/pace.ts'
-import type { OutboxEntry, Transport } from '../../src/chat/outbound/transport.ts'
+import type { Transport } from '../../src/chat/outbound/transport.ts'
 import { Sender } from '../../src/chat/sender.ts'
 import { RedisChatStore } from '../../src/chat/store/redis.ts'
 import type { TurnWork } from '../../src/chat/store/index.ts'
 import { testRedis } from '../helper.ts'
-import { newPhone } from './support.ts'
+import { newPhone, phoneWithReplies, senderOptions } from './support.ts'
 
 // The send is fenced by the lease like the commit: an instance that lost a phone (paused past its lease, and
 // another instance took it) sends nothing more for it. The real-process case (SIGSTOP) is in test/chat-faults.
@@ -30,45 +27,12 @@ describe('the send lease fences the send', () => {
   afterAll(async () => { await t.cleanup() })
 
   /** A phone with one reply waiting in its outbox. */
-  async function phoneWithReply (store: RedisChatStore): Promise<string> {
-    const phone = newPhone()
-    const id = `wamid.${randomUUID()}`
-    await store.accept([{ phone, id, body: encodeMail({ id, phone, receivedAt: Date.now(), input: { kind: 'text', text: 'hola' } }) }])
-    const taken = await store.takeTurn(phone, 'worker', 30_000)
-    if (taken.kind !== 'ok') throw new Error('the turn was not taken')
-    const reply: OutboxEntry = {
-      id: `${id}:0`,
-      phone,
-      tenantId: undefined,
-      at: Date.now(),
-      body: { messaging_product: 'whatsapp', recipient_type: 'individual', to: phone, type: 'text', text: { body: 'hola' } }
-    }
-    const committed = await store.commitTurn(
-      phone, 'worker', { expected: taken.work.session.version, doc: '{}', applied: [id], message: taken.work.message, replies: [JSON.stringify(reply)] }, 30_000
-    )
-    if (committed.kind === 'lost') throw new Error('the turn was not committed')
-    return phone
-  }
+  const phoneWithReply = async (store: RedisChatStore): Promise<string> => (await phoneWithReplies(store)).phone
 
   function sender (store: RedisChatStore, owner: string, delivered: string[], logged: string[], leaseMs = 30_000, transport?: Transport): Sender {
     const lines = new Writable({ write (chunk, _enc, done) { logged.push(String(chunk)); done() } })
     transport ??= { deliver: async (entry) => { delivered.push(`${owner} ${entry.id}`); return { kind: 'ok' } } }
-    return new Sender(store, transport, {
-      owner,
-      leaseMs,
-      concurrency: 4,
-      shards: 16,
-      horizonMs: 60_000,
-      pace: new MemoryPace(1_000),
-      businessNumber: '5491100000000',
-      log: pino({ level: 'info' }, lines),
-      metrics: chatMetrics(new Registry(), async () => 0),
-      clock: Date.now,
-      crashPoint: () => {},
-      handedBack: () => {},
-      receiptOf: (entry, messageId) => ({ address: entry.phone, messageId, replyId: entry.id, tenantId: entry.tenantId, kind: 'reply', at: Date.now() }),
-      windowClosed: async () => {},
-    })
+    return new Sender(store, transport, senderOptions({ owner, leaseMs, log: pino({ level: 'info' }, lines) }))
   }
 
   it('a send whose lease ran out and was taken by another owner is not delivered; the new owner delivers it once', async () => {

@@ -1,18 +1,15 @@
-import { randomUUID } from 'node:crypto'
 import { Writable } from 'node:stream'
 import pino from 'pino'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { encodeMail } from '../../src/chat/mail.ts'
 import { chatMetrics } from '../../src/chat/metrics.ts'
-import { MemoryPace } from '../../src/chat/outbound/pace.ts'
-import type { OutboxEntry, Transport } from '../../src/chat/outbound/transport.ts'
+import type { Transport } from '../../src/chat/outbound/transport.ts'
 import { createReceiptStore } from '../../src/chat/receipts/index.ts'
 import { Sender } from '../../src/chat/sender.ts'
 import type { SentReply } from '../../src/chat/store/index.ts'
 import { RedisChatStore } from '../../src/chat/store/redis.ts'
 import { testRedis } from '../helper.ts'
-import { newPhone } from './support.ts'
+import { phoneWithReplies, senderOptions } from './support.ts'
 
 // A reply the provider took while Redis could not record it is kept by the process and recorded once Redis answers
 // again, never sent twice: the record (fault-injected here: the store's `delivered` fails for a while, as through a
@@ -44,53 +41,17 @@ describe('a reply the provider took while Redis could not record it', () => {
   beforeAll(async () => { t = await testRedis() })
   afterAll(async () => { await t.cleanup() })
 
-  /** A phone with `n` replies waiting in its outbox. */
-  async function phoneWithReplies (store: RedisChatStore, n: number): Promise<{ phone: string, ids: string[] }> {
-    const phone = newPhone()
-    const id = `wamid.${randomUUID()}`
-    await store.accept([{ phone, id, body: encodeMail({ id, phone, receivedAt: Date.now(), input: { kind: 'text', text: 'hola' } }) }])
-    const taken = await store.takeTurn(phone, 'worker', 30_000)
-    if (taken.kind !== 'ok') throw new Error('the turn was not taken')
-    const replies: OutboxEntry[] = Array.from({ length: n }, (_, i) => ({
-      id: `${id}:${i}`,
-      phone,
-      tenantId: 'club-norte',
-      at: Date.now(),
-      body: { messaging_product: 'whatsapp', recipient_type: 'individual', to: phone, type: 'text', text: { body: `r${i}` } }
-    }))
-    const committed = await store.commitTurn(
-      phone, 'worker',
-      { expected: taken.work.session.version, doc: '{}', applied: [id], message: taken.work.message, replies: replies.map((r) => JSON.stringify(r)) }, 30_000
-    )
-    if (committed.kind === 'lost') throw new Error('the turn was not committed')
-    return { phone, ids: replies.map((r) => r.id) }
-  }
-
   function sender (store: RedisChatStore, delivered: string[], logged: string[], leaseMs: number, registry = new Registry()): Sender {
     const lines = new Writable({ write (chunk, _enc, done) { logged.push(String(chunk)); done() } })
     const transport: Transport = { deliver: async (entry) => { delivered.push(entry.id); return { kind: 'ok', messageId: `wamid.out.${entry.id}` } } }
-    return new Sender(store, transport, {
-      owner: 'A',
-      leaseMs,
-      concurrency: 4,
-      shards: SHARDS,
-      horizonMs: 60_000,
-      pace: new MemoryPace(1_000),
-      businessNumber: '5491100000000',
-      log: pino({ level: 'info' }, lines),
-      metrics: chatMetrics(registry, async () => 0),
-      clock: Date.now,
-      crashPoint: () => {},
-      handedBack: () => {},
-      receiptOf: (entry, messageId) => ({ address: entry.phone, messageId, replyId: entry.id, tenantId: entry.tenantId, kind: 'reply', at: Date.now() }),
-      windowClosed: async () => {},
-    })
+    const log = pino({ level: 'info' }, lines)
+    return new Sender(store, transport, senderOptions({ leaseMs, shards: SHARDS, log, metrics: chatMetrics(registry, async () => 0) }))
   }
 
   it('is kept through a record that fails past its lease, recorded once Redis answers, and never sent again; the next reply goes once', async () => {
     const store = new RecordFails(t.redis, SHARDS, undefined, undefined, RECEIPT_TTL_MS)
     const receipts = createReceiptStore(t.redis, { shards: SHARDS, ttlMs: RECEIPT_TTL_MS })
-    const { phone, ids } = await phoneWithReplies(store, 2)
+    const { phone, ids } = await phoneWithReplies(store, 2, 'club-norte')
     const delivered: string[] = []
     const logged: string[] = []
     const registry = new Registry()
@@ -127,7 +88,7 @@ describe('a reply the provider took while Redis could not record it', () => {
     'kept at shutdown while Redis still cannot record it: one last try, then its reply id named in the log (whoever takes the phone re-sends it with that id)',
     async () => {
       const store = new RecordFails(t.redis, SHARDS, undefined, undefined, RECEIPT_TTL_MS)
-      const { phone, ids } = await phoneWithReplies(store, 1)
+      const { phone, ids } = await phoneWithReplies(store, 1, 'club-norte')
       const delivered: string[] = []
       const logged: string[] = []
       const a = sender(store, delivered, logged, 150)

@@ -7,6 +7,14 @@ import { unpackSession } from '../../src/chat/session-codec.ts'
 import { signWebhookBody } from '../../src/chat/signature.ts'
 import { keys } from '../../src/stores/keys.ts'
 import { addressOf, type SendBody } from '../../src/chat/outbound/messages.ts'
+import { encodeMail } from '../../src/chat/mail.ts'
+import { chatMetrics } from '../../src/chat/metrics.ts'
+import { MemoryPace } from '../../src/chat/outbound/pace.ts'
+import type { OutboxEntry } from '../../src/chat/outbound/transport.ts'
+import type { SenderOptions } from '../../src/chat/sender.ts'
+import type { ChatStore, TurnWork } from '../../src/chat/store/index.ts'
+import pino from 'pino'
+import { Registry } from 'prom-client'
 import { TEST_SECRETS, type TestApp } from '../helper.ts'
 
 // What the chat tests share: signed webhook calls, message bodies, and a loopback server standing in for the
@@ -167,3 +175,52 @@ export async function linkCode (t: TestApp, member: { customerId: string, email:
   if (res.statusCode !== 201) throw new Error(`link code answered ${res.statusCode}: ${res.body}`)
   return res.json().code
 }
+
+/**
+ * A phone's first message accepted and its turn taken by 'worker', with the `n` text replies (`r0`, `r1` ...) its
+ * commit would queue: the send tests' starting point.
+ */
+export async function takenWithReplies (
+  store: ChatStore, n = 1, tenantId?: string
+): Promise<{ phone: string, id: string, work: TurnWork, replies: OutboxEntry[] }> {
+  const phone = newPhone()
+  const id = `wamid.${randomUUID()}`
+  await store.accept([{ phone, id, body: encodeMail({ id, phone, receivedAt: Date.now(), input: { kind: 'text', text: 'hola' } }) }])
+  const taken = await store.takeTurn(phone, 'worker', 30_000)
+  if (taken.kind !== 'ok') throw new Error('the turn was not taken')
+  const replies: OutboxEntry[] = Array.from({ length: n }, (_, i) => ({
+    id: `${id}:${i}`,
+    phone,
+    tenantId,
+    at: Date.now(),
+    body: { messaging_product: 'whatsapp', recipient_type: 'individual', to: phone, type: 'text', text: { body: `r${i}` } },
+  }))
+  return { phone, id, work: taken.work, replies }
+}
+
+/** A phone with `n` replies waiting in its outbox (takenWithReplies, committed). */
+export async function phoneWithReplies (store: ChatStore, n = 1, tenantId?: string): Promise<{ phone: string, ids: string[] }> {
+  const { phone, id, work, replies } = await takenWithReplies(store, n, tenantId)
+  const turn = { expected: work.session.version, doc: '{}', applied: [id], message: work.message, replies: replies.map((r) => JSON.stringify(r)) }
+  if ((await store.commitTurn(phone, 'worker', turn, 30_000)).kind === 'lost') throw new Error('the turn was not committed')
+  return { phone, ids: replies.map((r) => r.id) }
+}
+
+/** A sender's options as the chat plugin gives them, with what a test sets in `opts`. */
+export const senderOptions = (opts: Partial<SenderOptions> = {}): SenderOptions => ({
+  owner: 'A',
+  leaseMs: 30_000,
+  concurrency: 4,
+  shards: 16,
+  horizonMs: 60_000,
+  pace: new MemoryPace(1_000),
+  businessNumber: '5491100000000',
+  log: pino({ level: 'silent' }),
+  metrics: chatMetrics(new Registry(), async () => 0),
+  clock: Date.now,
+  crashPoint: () => {},
+  handedBack: () => {},
+  receiptOf: (entry, messageId) => ({ address: entry.phone, messageId, replyId: entry.id, tenantId: entry.tenantId, kind: 'reply', at: Date.now() }),
+  windowClosed: async () => {},
+  ...opts,
+})
