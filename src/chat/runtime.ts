@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { encodeSession, restoreSession, stepConversation } from '../../machines/conversation.session.ts'
+import { encodeSession, restoreSession, stepConversation, type ConversationSnapshot, type Restored } from '../../machines/conversation.session.ts'
 import type { ConversationEvent, InboundEvent, AccountRef, ResultEvent } from '../../machines/conversation.types.ts'
 import { Effects, effectsOf, type EffectAction, type EffectDeps } from './effects.ts'
 import type { InboundInput, InboundMessage } from './inbound.ts'
@@ -39,7 +39,37 @@ export interface TurnResult {
   linkCodes?: string[]
 }
 
+/** Phones whose last session a runtime keeps (about 2 KB each): those a busy instance served in the last minutes. */
+const SESSIONS_KEPT = 5_000
+
+/**
+ * The snapshot each phone's last turn here ended in, with the document it was saved as. The phone's next turn
+ * brings its document back from the store: when it is that very string, the turn resumes from the kept snapshot
+ * instead of parsing, validating and resolving the document again (a snapshot answers every event as the one
+ * restored from its document does: test/machines/conversation.properties.test.ts). Any other document (another
+ * instance's turn, a commit that never landed, a session that expired) is restored from the document itself.
+ */
+export class KeptSessions {
+  private readonly kept = new Map<string, { doc: string, snapshot: ConversationSnapshot }>()
+
+  constructor (private readonly limit = SESSIONS_KEPT) {}
+
+  restore (doc: string | undefined, phone: string, at: number): Restored {
+    const known = doc === undefined ? undefined : this.kept.get(phone)
+    return known !== undefined && known.doc === doc ? { snapshot: known.snapshot, migrated: false } : restoreSession(doc, phone, at)
+  }
+
+  /** The turn ended in `snapshot`, saved as `doc`: the least recently kept phone is dropped past the limit. */
+  keep (phone: string, doc: string, snapshot: ConversationSnapshot): void {
+    this.kept.delete(phone)
+    this.kept.set(phone, { doc, snapshot })
+    if (this.kept.size > this.limit) this.kept.delete(this.kept.keys().next().value as string)
+  }
+}
+
 export class ConversationRuntime {
+  private readonly sessions = new KeptSessions()
+
   constructor (
     private readonly deps: Omit<EffectDeps, 'replies'>,
     private readonly store: ChatStore,
@@ -52,7 +82,7 @@ export class ConversationRuntime {
     const phone = message.phone
     const replies = new TurnReplies(this.log)
     const effects = new Effects({ ...this.deps, replies }, await (session.view ?? this.readView(phone)))
-    const { snapshot: start, migrated } = restoreSession(session.doc, phone, message.receivedAt)
+    const { snapshot: start, migrated } = this.sessions.restore(session.doc, phone, message.receivedAt)
     if (migrated) this.log.warn({ phone }, 'chat session of another machine version reset to a safe state')
     let snapshot = start
     let event: ConversationEvent | undefined = inboundEvent(message.input, message.receivedAt, await effects.accounts())
@@ -65,8 +95,10 @@ export class ConversationRuntime {
     }
     const tenantId = snapshot.context.tenantId
     const at = this.deps.clock()
+    const doc = encodeSession(snapshot)
+    this.sessions.keep(phone, doc, snapshot)
     return {
-      doc: encodeSession(snapshot),
+      doc,
       tenantId,
       applied: [message.id, ...session.applied].slice(0, APPLIED_KEPT),
       replies: replies.bodies.map((body, i) => JSON.stringify({ id: `${message.id}:${i}`, phone, tenantId, at, body } satisfies OutboxEntry)),

@@ -9,9 +9,13 @@ import { clubNameKey, staffSchema, tenantSchema, type Staff, type Tenant, type T
 type StaffChange = 'ok' | 'missing' | 'last-admin'
 export type StaffRole = Exclude<Role, 'member'>
 
+/** A club's record as the store hands it out: frozen, so every reader of one stored version can share it. */
+export type StoredTenant = Frozen<Tenant>
+type Frozen<T> = T extends ReadonlyArray<infer U> ? ReadonlyArray<Frozen<U>> : T extends object ? { readonly [K in keyof T]: Frozen<T[K]> } : T
+
 export interface TenantStore {
-  get (id: string): Promise<Tenant | undefined>
-  list (): Promise<Tenant[]>
+  get (id: string): Promise<StoredTenant | undefined>
+  list (): Promise<StoredTenant[]>
   /** Writes the tenant whole (creates or replaces). */
   put (tenant: TenantInput): Promise<Tenant>
   /** Creates the tenant unless its id is taken; false when taken. */
@@ -49,6 +53,17 @@ function decideStaffChange (roster: Record<string, string>, email: string, role:
 
 const UPDATE_ATTEMPTS = 10
 
+/** The record frozen through and through: a write to any part of it throws (modules run in strict mode). */
+function frozen (tenant: Tenant): StoredTenant {
+  const freeze = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null) return
+    for (const inner of Object.values(value)) freeze(inner)
+    Object.freeze(value)
+  }
+  freeze(tenant)
+  return tenant
+}
+
 const nameTaken = (): AppError => conflict('Another club has this name: choose another')
 
 /** Whether `next` renames its club to a name one of `others` has. */
@@ -73,15 +88,15 @@ function revocationSecond (): number {
 }
 
 export class MemoryTenantStore implements TenantStore {
-  private readonly tenants = new Map<string, Tenant>()
+  private readonly tenants = new Map<string, StoredTenant>()
   private readonly staff = new Map<string, Staff>()
   private readonly revoked = new Map<string, number>()
 
-  async get (id: string) { return structuredClone(this.tenants.get(id)) }
-  async list () { return [...this.tenants.values()].map((t) => structuredClone(t)).sort((a, b) => a.id.localeCompare(b.id)) }
+  async get (id: string) { return this.tenants.get(id) }
+  async list () { return [...this.tenants.values()].sort((a, b) => a.id.localeCompare(b.id)) }
   async put (input: TenantInput) {
     const tenant = tenantSchema.parse(input)
-    this.tenants.set(tenant.id, structuredClone(tenant))
+    this.tenants.set(tenant.id, frozen(structuredClone(tenant)))
     return tenant
   }
 
@@ -173,22 +188,23 @@ export const TENANT_CACHE_MS = 5_000
 
 export class RedisTenantStore implements TenantStore {
   // Chat turns and requests read club records all the time and they rarely change: a record read is kept for
-  // `cacheMs` (this instance's own writes drop it at once), each stored version is validated once, and every
-  // read gets a copy (still its own object, as from the memory store). A club not found is not kept.
-  private readonly kept = new Map<string, { raw: string, tenant: Tenant, at: number }>()
+  // `cacheMs` (this instance's own writes drop it at once), each stored version is validated and frozen once,
+  // and every read gets that frozen record (a turn reads one or two: a copy each cost more than the rest of the
+  // read). A club not found is not kept.
+  private readonly kept = new Map<string, { raw: string, tenant: StoredTenant, at: number }>()
 
   constructor (private readonly redis: RedisClient, private readonly cacheMs = TENANT_CACHE_MS, private readonly now: () => number = Date.now) {}
 
-  private parse (id: string, raw: string): Tenant {
+  private parse (id: string, raw: string): StoredTenant {
     const known = this.kept.get(id)
-    const tenant = known?.raw === raw ? known.tenant : tenantSchema.parse(JSON.parse(raw))
+    const tenant = known?.raw === raw ? known.tenant : frozen(tenantSchema.parse(JSON.parse(raw)))
     this.kept.set(id, { raw, tenant, at: this.now() })
-    return structuredClone(tenant)
+    return tenant
   }
 
   async get (id: string) {
     const known = this.kept.get(id)
-    if (known && this.now() - known.at < this.cacheMs) return structuredClone(known.tenant)
+    if (known && this.now() - known.at < this.cacheMs) return known.tenant
     const raw = await this.redis.get(keys.tenants.one(id))
     if (raw) return this.parse(id, raw)
     this.kept.delete(id)

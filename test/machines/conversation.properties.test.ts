@@ -127,6 +127,26 @@ describe('conversation machine, properties', () => {
     }), { numRuns: 100 })
   })
 
+  it('a snapshot answers the next event as the one restored from its document does: the same document and actions', () => {
+    // why src/chat/runtime.ts may resume a phone's next turn from the snapshot its last turn ended in
+    const shape = (actions: ReadonlyArray<{ type: string, params?: unknown }>) => actions.map((a) => ({ type: a.type, params: a.params }))
+    fc.assert(fc.property(fc.array(stepArb, { maxLength: 60 }), (steps) => {
+      let kept = freshSession('5491100000001', 1_000)
+      for (const step of steps) {
+        const event = eventOf(step, kept)
+        const restored = restoreSession(encodeSession(kept), '5491100000001', 0).snapshot
+        expect(restored.value).toBe(kept.value)
+        expect(restored.context).toEqual(JSON.parse(JSON.stringify(kept.context)))
+        const [next, actions] = stepConversation(kept, event)
+        const [again, actionsAgain] = stepConversation(restored, event)
+        expect(again.value).toBe(next.value)
+        expect(JSON.parse(encodeSession(again))).toEqual(JSON.parse(encodeSession(next)))
+        expect(shape(actionsAgain)).toEqual(shape(actions))
+        kept = next
+      }
+    }), { numRuns: 200 })
+  })
+
   it("the runtime's step (one scope for every step) answers as XState's transition(): the same snapshot and actions, in order", () => {
     expect(freshSession('5491100000001', 1_000)).toEqual(initialTransition(conversationMachine, { phone: '5491100000001', at: 1_000 })[0])
     const shape = (actions: ReadonlyArray<{ type: string, params?: unknown }>) => actions.map((a) => ({ type: a.type, params: a.params }))

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Tenant } from '../../src/tenants/model.ts'
 import { MemoryTenantStore, RedisTenantStore, type TenantStore } from '../../src/tenants/store.ts'
 import { demoStaff, demoTenants } from '../../src/tenants/demo.ts'
 import { testRedis, testRedisCluster } from '../helper.ts'
@@ -34,10 +35,14 @@ describe.each(stores)('tenant store contract (%s)', (name, make) => {
     expect(await store.list()).toHaveLength(2)
   })
 
-  it('hands out copies, so a caller cannot change what is stored', async () => {
-    const tenant = await store.get('club-sur')
-    tenant!.name = 'changed'
-    expect((await store.get('club-sur'))?.name).toBe('Club Sur')
+  it('hands out frozen records, so a caller cannot change what is stored: a write anywhere in one throws', async () => {
+    const tenant = await store.get('club-sur') as Tenant
+    const [listed] = await store.list() as Tenant[]
+    expect(() => { tenant.name = 'changed' }).toThrow(TypeError)
+    expect(() => { tenant.plan.maxActiveCrops = 99 }).toThrow(TypeError)
+    expect(() => { listed!.locale = 'en' }).toThrow(TypeError)
+    expect(await store.get('club-sur')).toMatchObject({ name: 'Club Sur', plan: demoTenants[1]!.plan })
+    expect((await store.list())[0]?.locale).toBe(demoTenants[0]!.locale)
   })
 
   it('finds staff by email, whatever its case', async () => {
