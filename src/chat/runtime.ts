@@ -31,8 +31,8 @@ export interface TurnResult {
   /** The club the session is with after the turn (the document's `tenantId`): the history records the turn for it. */
   tenantId?: string
   applied: string[]
-  /** Outbox entries (JSON), in order. */
-  replies: string[]
+  /** Outbox entries, in order (the commit queues each as JSON; the history record reads them as they are). */
+  replies: OutboxEntry[]
   before: string
   after: string
   /** Link codes the turn consumed: their remembered results are only needed until the turn is committed. */
@@ -101,7 +101,7 @@ export class ConversationRuntime {
       doc,
       tenantId,
       applied: [message.id, ...session.applied].slice(0, APPLIED_KEPT),
-      replies: replies.bodies.map((body, i) => JSON.stringify({ id: `${message.id}:${i}`, phone, tenantId, at, body } satisfies OutboxEntry)),
+      replies: replies.bodies.map((body, i): OutboxEntry => ({ id: `${message.id}:${i}`, phone, tenantId, at, body })),
       before: String(start.value),
       after: String(snapshot.value),
       linkCodes,

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { InboundMessage } from './inbound.ts'
 import { LaneRunner } from './lane-runner.ts'
 import type { ChatMetrics } from './metrics.ts'
+import type { OutboxEntry } from './outbound/transport.ts'
 import type { TurnResult } from './runtime.ts'
 import { shardOf } from '../stores/shards.ts'
 import { maskPhone } from './mask-phone.ts'
@@ -40,7 +41,7 @@ export interface Turns { run (message: InboundMessage, session: SessionState): P
 
 /** What a turn records in the conversation history (src/chat/inbox/service.ts): its commit writes it. */
 export interface TurnHistory {
-  turnRecord (message: InboundMessage, tenantId: string | undefined, replies: string[]): Recorded | undefined
+  turnRecord (message: InboundMessage, tenantId: string | undefined, replies: readonly OutboxEntry[]): Recorded | undefined
   /** Called in the same tick as the commit of a turn with a record, so that what it sends goes out with it. */
   committing (phone: string, recorded: Recorded): void
 }
@@ -112,6 +113,7 @@ export class TurnWorker {
       const result = await this.turns.run(message, work.session)
       this.opts.crashPoint('turn-before-commit')
       const record = this.history.turnRecord(message, result.tenantId, result.replies)
+      const replies = result.replies.map((entry) => JSON.stringify(entry))
       const asked = performance.now()
       const committed = this.commit(
         work,
@@ -120,8 +122,8 @@ export class TurnWorker {
           doc: result.doc,
           applied: result.applied,
           message: work.message,
-          replies: result.replies,
-          sender: this.send.leaseOwner(result.replies.length),
+          replies,
+          sender: this.send.leaseOwner(replies.length),
           record,
           linkCodes: result.linkCodes
         },

@@ -6,6 +6,9 @@ import { sendBody, sendBodyFor, type OutboundMessage } from '../../src/chat/outb
 import { ProviderClient, retryAfterMs } from '../../src/chat/outbound/provider-client.ts'
 import { compose } from '../../src/chat/replies/compose.ts'
 import { recipientOf } from '../../src/chat/provider/identity.ts'
+import type { InboundMessage } from '../../src/chat/inbound.ts'
+import type { OutboxEntry } from '../../src/chat/outbound/transport.ts'
+import { buildTestApp } from '../helper.ts'
 import { startFakeProvider, type FakeProvider } from './support.ts'
 
 // Outbound: provider limits hold for any reply; one send call tells ok, retry (429, 5xx, timeout) and refused apart.
@@ -122,6 +125,23 @@ describe('reply composer', () => {
       if (whole.success) expect(JSON.stringify(sendBodyFor(address, message))).toBe(JSON.stringify(whole.data))
       else expect(() => sendBodyFor(address, message)).toThrow()
     }), { numRuns: 500 })
+  })
+
+  it('a turn records its replies as the outbox holds them: the record of the entries as made is the record of their JSON (property)', async () => {
+    const t = await buildTestApp({ store: 'memory' })
+    try {
+      const message: InboundMessage = { id: 'wamid.1', phone: '5491100000001', receivedAt: 1_000, input: { kind: 'reply', id: 'menu:browse', title: 'Ver' } }
+      fc.assert(fc.property(fc.array(fc.tuple(replyArb, fc.constantFrom('es' as const, 'en' as const)), { maxLength: 3 }), (said) => {
+        const entries: OutboxEntry[] = said.flatMap(([reply, locale]) => compose(reply, { locale, currency: 'ARS' }))
+          .map((m, i) => ({ id: `wamid.1:${i}`, phone: message.phone, tenantId: 'club-norte', at: 2_000, body: sendBodyFor(message.phone, m) }))
+        const stored = entries.map((e) => JSON.parse(JSON.stringify(e)) as OutboxEntry)
+        const record = t.app.chatInbox.turnRecord(message, 'club-norte', entries)
+        expect(record).toStrictEqual(t.app.chatInbox.turnRecord(message, 'club-norte', stored))
+        expect(record?.messages.map((m) => m.id)).toEqual(['wamid.1', ...entries.map((e) => e.id)])
+      }), { numRuns: 200 })
+    } finally {
+      await t.close()
+    }
   })
 
   it('formats money for the club (es-AR, en)', () => {

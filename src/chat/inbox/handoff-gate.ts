@@ -54,14 +54,13 @@ export class HandoffGate implements Turns {
     }
   }
 
-  private entry (message: InboundMessage, tenantId: string | undefined, suffix: string, text: string): string {
-    const entry: OutboxEntry = {
+  private entry (message: InboundMessage, tenantId: string | undefined, suffix: string, text: string): OutboxEntry {
+    return {
       id: `${message.id}:handoff-${suffix}`,
       phone: message.phone,
       tenantId,
       at: message.receivedAt,
       body: sendBodyFor(message.phone, { type: 'text', text: { body: text } })
     }
-    return JSON.stringify(entry)
   }
 }

@@ -113,10 +113,10 @@ export class ChatInbox {
     if (entry.tenantId) await this.record(entry.phone, entry.tenantId, [outboundHistory(entry, 'system')])
   }
 
-  /** What a turn records (the member's message and the bot's replies, outbox entries as JSON): its commit writes it. */
-  turnRecord (message: InboundMessage, tenantId: string | undefined, replies: string[]): Recorded | undefined {
+  /** What a turn records (the member's message and the bot's replies, its outbox entries): its commit writes it. */
+  turnRecord (message: InboundMessage, tenantId: string | undefined, replies: readonly OutboxEntry[]): Recorded | undefined {
     if (!tenantId) return undefined
-    return { tenantId, messages: [inboundHistory(message), ...replies.map((r) => outboundHistory(JSON.parse(r) as OutboxEntry, 'bot'))] }
+    return { tenantId, messages: [inboundHistory(message), ...replies.map((entry) => outboundHistory(entry, 'bot'))] }
   }
 
   /**
