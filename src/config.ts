@@ -70,7 +70,9 @@ const envSchema = z.object({
   CHAT_SEND_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
   CHAT_LEASE_MS: z.coerce.number().int().min(500).max(300_000).default(2_000),
   CHAT_TURN_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
-  CHAT_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
+  // a send is in hand while it waits for its turn of the pace (up to 64 asked at once): a commit that finds the lane
+  // full leaves its reply to a take and a pace ask of their own, two more Redis writes (docs/performance.md)
+  CHAT_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(128),
   CHAT_SEND_RATE: z.coerce.number().int().min(1).max(1_000).default(80),
   CHAT_HISTORY_DAYS: z.coerce.number().int().min(1).max(3_650).default(90),
   CHAT_HISTORY_MAX: z.coerce.number().int().min(10).max(10_000).default(500),

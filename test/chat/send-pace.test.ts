@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { loadConfig } from '../../src/config.ts'
 import { RedisPace, type Pace } from '../../src/chat/outbound/pace.ts'
 import { Sender } from '../../src/chat/sender.ts'
 import { RedisChatStore } from '../../src/chat/store/redis.ts'
 import { createRedis } from '../../src/plugins/redis.ts'
 import { deleteKeysWithPrefix } from '../../scripts/lib/redis-server.ts'
+import type { Taken, SendWork } from '../../src/chat/store/index.ts'
 import { senderOptions, takenWithReplies } from './support.ts'
 
 // A turn's commit that queues a reply for this instance's sender asks for the reply's turn in the provider's pace
@@ -69,6 +71,51 @@ describe('the pace of a committed reply', () => {
     sender.leaseOwner(0)
     await new Promise((resolve) => setTimeout(resolve, 20))
     expect(asked).toEqual([1])
+    await sender.stop(1_000)
+  })
+
+  it('leases the outbox to the sender at each commit of a burst with two asks of the pace in hand, with the default lane', async () => {
+    // a send is in hand while it waits for its turn; a commit finding the lane full would leave its reply to a take
+    // and a pace ask of their own once a send ends (two more Redis writes): as many as two asks of the pace take
+    // (PaceGate's 64) must fit
+    const { chat } = loadConfig({ COMMERCE_URL: 'http://127.0.0.1:9' })
+    const store = new RedisChatStore(redis, 16)
+    const takes: string[] = []
+    const takeSend = store.takeSend.bind(store)
+    store.takeSend = async (phone, owner, leaseMs, spareMs): Promise<Taken<SendWork>> => {
+      takes.push(phone)
+      return await takeSend(phone, owner, leaseMs, spareMs)
+    }
+    // the provider holds every send until the burst is committed: each is in hand meanwhile
+    let open: () => void = () => {}
+    const opened = new Promise<void>((resolve) => { open = resolve })
+    const delivered: string[] = []
+    const sender = new Sender(store, { deliver: async (entry) => { await opened; delivered.push(entry.id); return { kind: 'ok' } } }, senderOptions({
+      owner: 'sender', concurrency: chat.sendConcurrency, pace: new RedisPace(redis, 1_000), businessNumber: `54911${randomUUID().slice(0, 8)}`,
+    }))
+    sender.runner.start()
+    const burst = 128
+    const turns = await Promise.all(Array.from({ length: burst }, async () => await takenWithReplies(store)))
+    let leased = 0
+    for (const { phone, id, work, replies } of turns) {
+      const at = performance.now()
+      const committed = await store.commitTurn(phone, 'worker', {
+        expected: work.session.version,
+        doc: '{}',
+        applied: [id],
+        message: work.message,
+        replies: replies.map((r) => JSON.stringify(r)),
+        sender: sender.leaseOwner(1),
+      }, 30_000)
+      if (committed.send) leased++
+      sender.handOver(phone, committed.send, at)
+    }
+    open()
+    const deadline = Date.now() + 10_000
+    while (delivered.length < burst && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(leased).toBe(burst)
+    expect(takes).toEqual([])
+    expect(new Set(delivered)).toEqual(new Set(turns.map((t) => t.replies[0]?.id)))
     await sender.stop(1_000)
   })
 })
