@@ -5,6 +5,7 @@ import { readDelivery } from '../../src/chat/inbound.ts'
 import { sendBody, sendBodyFor, type OutboundMessage } from '../../src/chat/outbound/messages.ts'
 import { ProviderClient, retryAfterMs } from '../../src/chat/outbound/provider-client.ts'
 import { compose } from '../../src/chat/replies/compose.ts'
+import { money } from '../../src/chat/replies/copy.ts'
 import { recipientOf } from '../../src/chat/provider/identity.ts'
 import type { InboundMessage } from '../../src/chat/inbound.ts'
 import type { OutboxEntry } from '../../src/chat/outbound/transport.ts'
@@ -149,6 +150,20 @@ describe('reply composer', () => {
     const [en] = compose({ id: 'orderPlaced', displayId: '7', total: 1234.5 }, { locale: 'en', currency: 'USD' })
     expect(es).toMatchObject({ type: 'text', text: { body: expect.stringMatching(/\$\s?1\.234,50/) } })
     expect(en).toMatchObject({ type: 'text', text: { body: expect.stringContaining('$1,234.50') } })
+  })
+
+  it('writes each amount as Intl does, whether written afresh or kept, 0 and -0 apart (property)', () => {
+    const written = (amount: number, currency: string, locale: 'es' | 'en') =>
+      new Intl.NumberFormat(locale === 'es' ? 'es-AR' : 'en', { style: 'currency', currency }).format(amount)
+    const amounts = fc.oneof(fc.double(), fc.integer({ min: -1_000_000, max: 100_000_000 }), fc.constantFrom(0, -0, 6500, 13_000.5))
+    fc.assert(fc.property(amounts, fc.constantFrom('ARS', 'USD', 'EUR'), fc.constantFrom('es' as const, 'en' as const), (amount, currency, locale) => {
+      expect(money(amount, currency, locale)).toBe(written(amount, currency, locale))
+      expect(money(amount, currency, locale)).toBe(written(amount, currency, locale))
+    }), { numRuns: 2_000 })
+    expect(money(-0, 'USD', 'en')).not.toBe(money(0, 'USD', 'en'))
+    // more amounts than are kept: the oldest go, and every answer is still Intl's
+    for (let i = 1; i <= 5_000; i++) expect(money(i / 4, 'ARS', 'es')).toBe(written(i / 4, 'ARS', 'es'))
+    expect(money(0.25, 'ARS', 'es')).toBe(written(0.25, 'ARS', 'es'))
   })
 
   it('shows the club\'s pickup address and hours with the order summary, when the club has set them', () => {
