@@ -164,7 +164,7 @@ export default fp<ChatPluginOptions>(async (app, opts) => {
     store,
     redis: app.redis,
     redisKeyPrefix: app.config.redisKeyPrefix,
-    turns: new HandoffGate(runtime, inbox, readView),
+    turns: new HandoffGate(runtime, inbox, readView, runtime.sessions),
     history: inbox,
     transport,
     pace: createPace(app.redis, chat.sendRate),

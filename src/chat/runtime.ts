@@ -5,6 +5,7 @@ import { Effects, effectsOf, type EffectAction, type EffectDeps } from './effect
 import type { InboundInput, InboundMessage } from './inbound.ts'
 import { TurnReplies } from './outbound/messages.ts'
 import type { OutboxEntry } from './outbound/transport.ts'
+import { sessionFields, type SessionFields } from './session-fields.ts'
 import { APPLIED_KEPT, type ChatStore, type SessionState, type PhoneViewReader } from './store/index.ts'
 
 // One turn of a conversation, computed in memory: restore the session, run the machine's pure transition, perform
@@ -54,9 +55,23 @@ export class KeptSessions {
 
   constructor (private readonly limit = SESSIONS_KEPT) {}
 
-  restore (doc: string | undefined, phone: string, at: number): Restored {
+  /** The snapshot kept for the phone when `doc` is the very document it was saved as. */
+  private snapshotOf (phone: string, doc: string | undefined): ConversationSnapshot | undefined {
     const known = doc === undefined ? undefined : this.kept.get(phone)
-    return known !== undefined && known.doc === doc ? { snapshot: known.snapshot, migrated: false } : restoreSession(doc, phone, at)
+    return known !== undefined && known.doc === doc ? known.snapshot : undefined
+  }
+
+  restore (doc: string | undefined, phone: string, at: number): Restored {
+    const snapshot = this.snapshotOf(phone, doc)
+    return snapshot ? { snapshot, migrated: false } : restoreSession(doc, phone, at)
+  }
+
+  /** What `sessionFields` reads of the document (the handoff gate's), taken from the kept snapshot when it is that document. */
+  fields (phone: string, doc: string | undefined): SessionFields {
+    const snapshot = this.snapshotOf(phone, doc)
+    if (!snapshot) return sessionFields(doc)
+    const { tenantId, options, accounts } = snapshot.context
+    return { tenantId, state: String(snapshot.value), options, accounts }
   }
 
   /** The turn ended in `snapshot`, saved as `doc`: the least recently kept phone is dropped past the limit. */
@@ -68,13 +83,13 @@ export class KeptSessions {
 }
 
 export class ConversationRuntime {
-  private readonly sessions = new KeptSessions()
-
   constructor (
     private readonly deps: Omit<EffectDeps, 'replies'>,
     private readonly store: ChatStore,
     private readonly readView: PhoneViewReader,
-    private readonly log: FastifyBaseLogger
+    private readonly log: FastifyBaseLogger,
+    /** Shared with the handoff gate, which reads the session's club from it before the turn. */
+    readonly sessions = new KeptSessions()
   ) {}
 
   /** The phone's view is the one the take brought (or the handoff gate read), else read here: once per turn. */

@@ -1,11 +1,16 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { encodeSession, freshSession, restoreSession, stepConversation } from '../../machines/conversation.session.ts'
+import type { AccountRef } from '../../machines/conversation.types.ts'
 import { KeptSessions } from '../../src/chat/runtime.ts'
-import { NORTE } from '../machines/conversation.fixtures.ts'
+import { sessionFields, type SessionFields } from '../../src/chat/session-fields.ts'
+import { eventsAt, NORTE } from '../machines/conversation.fixtures.ts'
 
 // The snapshots a runtime keeps between a phone's turns: used only for the very document the phone's last turn
-// here saved; any other document is restored from itself.
+// here saved; any other document is restored from itself (and its fields read from itself).
 
+/** The fields SessionFields declares (the parsed document holds the rest too). */
+const declared = ({ tenantId, state, options, accounts }: SessionFields): SessionFields => ({ tenantId, state, options, accounts })
 const linked = (phone: string, at: number) => stepConversation(freshSession(phone, at), { type: 'LINKED', at, accounts: [NORTE] })[0]
 
 describe('kept sessions', () => {
@@ -40,5 +45,22 @@ describe('kept sessions', () => {
     const dropped = kept.restore(two!.doc, two!.phone, 0)
     expect(dropped.snapshot).not.toBe(two!.snapshot)
     expect(dropped.snapshot.context).toEqual(JSON.parse(JSON.stringify(two!.snapshot.context)))
+  })
+
+  it('answers the handoff gate the fields its document holds, whatever the conversation (kept or not)', () => {
+    fc.assert(fc.property(fc.array(fc.nat(), { maxLength: 30 }), fc.constantFrom<AccountRef[]>([], [NORTE]), (picks, accounts) => {
+      const kept = new KeptSessions()
+      let snapshot = freshSession('p1', 1_000)
+      for (const pick of picks) {
+        const events = eventsAt(snapshot.context.lastActivity + 1, accounts, snapshot.context.selectedVariantId)
+        snapshot = stepConversation(snapshot, events[pick % events.length]!)[0]
+        const doc = encodeSession(snapshot)
+        expect(declared(kept.fields('p1', doc))).toEqual(declared(sessionFields(doc)))
+        kept.keep('p1', doc, snapshot)
+        expect(kept.fields('p1', doc)).toEqual(declared(sessionFields(doc)))
+        expect(kept.fields('p1', doc).options).toBe(snapshot.context.options)
+      }
+    }), { numRuns: 100 })
+    expect(new KeptSessions().fields('p1', undefined)).toEqual({})
   })
 })

@@ -2,8 +2,8 @@ import { choosesPerson } from '../../../machines/handoff.ts'
 import type { InboundMessage } from '../inbound.ts'
 import { sendBodyFor } from '../outbound/messages.ts'
 import type { OutboxEntry } from '../outbound/transport.ts'
-import type { TurnResult } from '../runtime.ts'
-import { sessionFields, type SessionFields } from '../session-fields.ts'
+import type { KeptSessions, TurnResult } from '../runtime.ts'
+import type { SessionFields } from '../session-fields.ts'
 import type { PhoneView } from '../phone-view.ts'
 import { APPLIED_KEPT, type SessionState, type PhoneViewReader } from '../store/index.ts'
 import type { Turns } from '../worker.ts'
@@ -15,10 +15,16 @@ import type { ChatInbox } from './service.ts'
 // raises the flag; a request that timed out is handed back with an apology before the bot's answer.
 
 export class HandoffGate implements Turns {
-  constructor (private readonly bot: Turns, private readonly inbox: ChatInbox, private readonly readView: PhoneViewReader) {}
+  constructor (
+    private readonly bot: Turns,
+    private readonly inbox: ChatInbox,
+    private readonly readView: PhoneViewReader,
+    /** The bot's kept sessions: the document's fields without parsing it again when it is the one the phone's last turn here saved. */
+    private readonly sessions: Pick<KeptSessions, 'fields'>
+  ) {}
 
   async run (message: InboundMessage, session: SessionState): Promise<TurnResult> {
-    const saved = sessionFields(session.doc)
+    const saved = this.sessions.fields(message.phone, session.doc)
     const tenantId = saved.tenantId
     if (!tenantId || message.input.kind === 'linked') return await this.bot.run(message, session)
     // the phone's view, read once for the turn (with the club's flag): the gate's flag comes from it and the bot gets the same
