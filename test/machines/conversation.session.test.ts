@@ -1,5 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { initialTransition } from 'xstate'
+import { conversationMachine } from '../../machines/conversation.machine.ts'
 import { encodeSession, freshSession, restoreSession } from '../../machines/conversation.session.ts'
 import { MACHINE_VERSION } from '../../machines/conversation.types.ts'
 
@@ -9,6 +11,14 @@ const phone = '5491100000001'
 const line = { variantId: 'v1', productId: 'p1', title: 'Aceite', quantity: 2, unitPrice: 100 }
 
 describe('conversation session codec', () => {
+  it("a new phone's session is the snapshot XState's own initial transition makes, whatever the phone and time", () => {
+    fc.assert(fc.property(fc.string(), fc.integer({ min: 0, max: 4_102_444_800_000 }), (phone, at) => {
+      const [initial, actions] = initialTransition(conversationMachine, { phone, at })
+      expect(freshSession(phone, at)).toEqual(initial)
+      expect(actions).toEqual([])
+    }), { numRuns: 200 })
+  })
+
   it('a current session round-trips', () => {
     const snapshot = freshSession(phone, 5)
     const back = restoreSession(encodeSession(snapshot), phone, 9)
