@@ -76,11 +76,11 @@ async function andThen<T, U> (res: Result<T>, next: (value: T) => Promise<Result
   return res.ok ? await next(res.value) : res
 }
 
-/** The value kept under `key`, made by `make` the first time. */
-async function once<V> (kept: Map<string, Promise<V>>, key: string, make: () => Promise<V>): Promise<V> {
+/** The value kept under `key`, made by `make` the first time: the kept promise itself (no async wrapper, no hop more). */
+function once<V> (kept: Map<string, Promise<V>>, key: string, make: () => Promise<V>): Promise<V> {
   let value = kept.get(key)
   if (!value) kept.set(key, value = make())
-  return await value
+  return value
 }
 
 /**
@@ -94,8 +94,8 @@ export class Effects {
 
   constructor (private readonly deps: EffectDeps, private readonly view: PhoneView) {}
 
-  private async club (tenantId: string): Promise<Tenant | undefined> {
-    return await once(this.clubs, tenantId, async () => await this.deps.tenants.get(tenantId))
+  private club (tenantId: string): Promise<Tenant | undefined> {
+    return once(this.clubs, tenantId, () => this.deps.tenants.get(tenantId))
   }
 
   /** The club's currency, in the member's language for this club: their own choice, else the club's. */

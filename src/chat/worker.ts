@@ -85,8 +85,8 @@ export class TurnWorker {
       ...opts,
       lane: 'turn',
       store,
-      take: async (phone) => await store.takeTurn(phone, opts.owner, opts.leaseMs),
-      step: async (work) => await this.turn(work),
+      take: (phone) => store.takeTurn(phone, opts.owner, opts.leaseMs),
+      step: (work) => this.turn(work),
     })
   }
 
