@@ -104,12 +104,12 @@ export class Sender implements SendStage {
 
   /**
    * The owner a commit may lease the outbox it wakes to, or undefined while this sender has enough in hand, or
-   * spares other owners' leases (the take decides then). A commit queuing replies for this sender has the first
-   * one's turn in the provider's pace asked for now, so that the ask goes to Redis with the commit.
+   * spares other owners' leases (the take decides then). A commit queuing replies for this sender has their turns
+   * in the provider's pace asked for now, so that the ask goes to Redis with the commit.
    */
   leaseOwner (replies = 0): string | undefined {
     if (this.runner.saturated || Date.now() < this.spareUntil) return undefined
-    if (replies > 0) this.gate.reserve(this.opts.businessNumber)
+    if (replies > 0) this.gate.reserve(this.opts.businessNumber, replies)
     return this.opts.owner
   }
 

@@ -50,7 +50,7 @@ export interface TurnHistory {
 export interface SendStage {
   /**
    * The sender a commit may lease the outbox it wakes to (its owner), or undefined when it is busy. `replies`: how
-   * many the commit queues (the sender may ask for the first one's pace now, beside the commit).
+   * many the commit queues (the sender may ask for their turns of the pace now, beside the commit).
    */
   leaseOwner (replies?: number): string | undefined
   /**

@@ -148,6 +148,15 @@ describe('the provider\'s pace', () => {
     await settle(80)
     expect(await gate.turn('ahead', stopping.signal)).toEqual({ kind: 'go' })
     expect(asked).toEqual([1, 1, 1, 1])
+    // a commit's two replies: both turns in one ask, each send takes one without asking
+    const two: number[] = []
+    const twoGate = new PaceGate(counted(new MemoryPace(1_000), two), 1_000, 50)
+    twoGate.reserve('two', 2)
+    await settle()
+    expect(two).toEqual([2])
+    expect(await twoGate.turn('two', stopping.signal)).toEqual({ kind: 'go' })
+    expect(await twoGate.turn('two', stopping.signal)).toEqual({ kind: 'go' })
+    expect(two).toEqual([2])
     // at most one ask's worth is asked for ahead
     const many: number[] = []
     const manyGate = new PaceGate(counted(new MemoryPace(1_000), many), 1_000, 50, 4)
@@ -155,6 +164,7 @@ describe('the provider\'s pace', () => {
     await settle()
     expect(many).toEqual([4])
     for (let i = 0; i < 10; i++) manyGate.reserve('many')
+    manyGate.reserve('many', 3)
     await settle()
     expect(many).toEqual([4])
     // those lost (no send came within the horizon) make room again
@@ -205,7 +215,7 @@ describe('the provider\'s pace', () => {
     const stopping = new AbortController()
     let run = 0
     await fc.assert(fc.asyncProperty(
-      fc.array(fc.oneof(fc.constant('reserve' as const), fc.constant('send' as const), fc.integer({ min: 0, max: 12 })),
+      fc.array(fc.oneof(fc.record({ reserve: fc.integer({ min: 1, max: 3 }) }), fc.constant('send' as const), fc.integer({ min: 0, max: 12 })),
         { minLength: 1, maxLength: 30 }),
       async (ops) => {
         const number = `prop-${++run}`
@@ -224,7 +234,7 @@ describe('the provider\'s pace', () => {
         const gate = new PaceGate(pace, 1_000, 10)
         const went: Array<Promise<number>> = []
         for (const op of ops) {
-          if (op === 'reserve') gate.reserve(number)
+          if (typeof op === 'object') gate.reserve(number, op.reserve)
           else if (op === 'send') went.push(gate.turn(number, stopping.signal).then((turn) => turn.kind === 'go' ? performance.now() : Number.NaN))
           else await new Promise((resolve) => setTimeout(resolve, op))
         }

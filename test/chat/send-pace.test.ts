@@ -28,7 +28,7 @@ describe('the pace of a committed reply', () => {
     await deleteKeysWithPrefix(url, prefix)
   })
 
-  it('is asked for in the commit\'s write, and the send asks no more', async () => {
+  it.each([1, 2])('is asked for in the commit\'s write for each of its %i replies, and the sends ask no more', async (n) => {
     const store = new RedisChatStore(redis, 16)
     const inner = new RedisPace(redis, 1_000)
     const asked: number[] = []
@@ -41,8 +41,7 @@ describe('the pace of a committed reply', () => {
       owner: 'sender', pace, businessNumber: `54911${randomUUID().slice(0, 8)}`,
     }))
     sender.runner.start()
-    const { phone, id, work, replies: [reply] } = await takenWithReplies(store)
-    if (!reply) throw new Error('no reply was made')
+    const { phone, id, work, replies } = await takenWithReplies(store, n)
     // the socket writes while the commit is out (a corked batch is one writev)
     const socket = redis.stream as Socket & { _write: (...args: unknown[]) => void, _writev?: (...args: unknown[]) => void }
     let writes = 0
@@ -53,24 +52,29 @@ describe('the pace of a committed reply', () => {
     let committed
     try {
       committed = await store.commitTurn(phone, 'worker', {
-        expected: work.session.version, doc: '{}', applied: [id], message: work.message, replies: [JSON.stringify(reply)], sender: sender.leaseOwner(1),
+        expected: work.session.version,
+        doc: '{}',
+        applied: [id],
+        message: work.message,
+        replies: replies.map((r) => JSON.stringify(r)),
+        sender: sender.leaseOwner(n),
       }, 30_000)
     } finally {
       socket._write = write
       if (writev) socket._writev = writev
     }
-    expect(asked).toEqual([1])
+    expect(asked).toEqual([n])
     expect(writes).toBe(1)
     if (!committed.send) throw new Error(`the outbox was not leased to the sender: ${JSON.stringify(committed)}`)
     sender.handOver(phone, committed.send, at)
     const deadline = Date.now() + 3_000
-    while (delivered.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5))
-    expect(delivered).toEqual([reply.id])
-    expect(asked).toEqual([1])
+    while (delivered.length < n && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(delivered).toEqual(replies.map((r) => r.id))
+    expect(asked).toEqual([n])
     // a commit queuing nothing asks for nothing
     sender.leaseOwner(0)
     await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(asked).toEqual([1])
+    expect(asked).toEqual([n])
     await sender.stop(1_000)
   })
 

@@ -146,7 +146,7 @@ const nobody = (): void => {}
  * turns it and those after it took would otherwise all go at once.
  *
  * A turn may be asked for ahead of its send (reserve), in the same loop turn as the Redis script that queues the
- * reply (the turn's commit): the ask then shares the commit's write and answer instead of a round trip of its
+ * replies (the turn's commit): the ask then shares the commit's write and answer instead of a round trip of its
  * own once the commit answered. The turn is kept for the next send of this instance, which goes at it (as a
  * waiter woken then), and is lost, never given to two, when no send comes within the horizon after it.
  */
@@ -169,13 +169,14 @@ export class PaceGate {
   }
 
   /**
-   * Asks now for a send's turn that comes shortly (a commit is queuing a reply for this instance's sender), unless
-   * as many turns as one ask takes are asked for ahead or kept already. A send of the number takes it (turn).
+   * Asks now for the turns of `count` sends that come shortly (a commit is queuing replies for this instance's
+   * sender), as many as leave at most one ask's worth (`batch`) asked for ahead or kept. Sends of the number take
+   * them (turn): a commit's second reply, sent once the first is recorded, finds its turn kept rather than asking.
    */
-  reserve (number: string): void {
+  reserve (number: string, count = 1): void {
     let ahead = this.fresh(number)?.length ?? 0
     for (const w of this.queues.get(number) ?? []) if (w.ahead) ahead++
-    if (ahead < this.batch) this.enqueue(number, { signal: NEVER, resolve: nobody, reject: nobody, ahead: true }, false)
+    for (; count > 0 && ahead < this.batch; count--, ahead++) this.enqueue(number, { signal: NEVER, resolve: nobody, reject: nobody, ahead: true }, false)
   }
 
   /** The oldest turn kept for the number, taken off the list. */
