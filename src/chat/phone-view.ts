@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import type { Handoff } from '../../machines/handoff.ts'
 import type { InboxStore } from './inbox/store.ts'
 import type { LinkedAccount, LinkedAccountStore } from './linking/types.ts'
@@ -71,19 +72,14 @@ export type ReadPhoneView = (phone: string, club?: string) => Promise<PhoneView>
  * turn does not ask about is a read wasted, not a wrong answer (the gate reads the club it asks for).
  */
 export function phoneViewReader (records: PhoneRecords, kept = CLUBS_KEPT): ReadPhoneView {
-  const clubs = new Map<string, string>()
-  const asked = (phone: string, tenantId: string): void => {
-    clubs.delete(phone)
-    clubs.set(phone, tenantId)
-    if (clubs.size > kept) clubs.delete(clubs.keys().next().value as string)
-  }
+  const clubs = new LRUCache<string, string>({ max: kept })
   const readHandoff = async (phone: string, tenantId: string): Promise<Handoff | undefined> => {
-    asked(phone, tenantId)
+    clubs.set(phone, tenantId)
     return await records.conversations.handoffOf(tenantId, phone)
   }
   return async (phone, club) => {
     const links = records.linkedAccounts.links(phone)
-    const tenantId = club ?? clubs.get(phone)
+    const tenantId = club ?? clubs.peek(phone)
     const read = tenantId === undefined ? undefined : { tenantId, flag: readHandoff(phone, tenantId) }
     // a flag the turn never asks for (or a view never used) must not fail the process when its read fails
     read?.flag.catch(() => {})

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
+import { LRUCache } from 'lru-cache'
 import { encodeSession, restoreSession, stepConversation, type ConversationSnapshot, type Restored } from '../../machines/conversation.session.ts'
 import type { ConversationEvent, InboundEvent, AccountRef, ResultEvent } from '../../machines/conversation.types.ts'
 import { Effects, effectsOf, type EffectAction, type EffectDeps } from './effects.ts'
@@ -51,13 +52,13 @@ const SESSIONS_KEPT = 5_000
  * instance's turn, a commit that never landed, a session that expired) is restored from the document itself.
  */
 export class KeptSessions {
-  private readonly kept = new Map<string, { doc: string, snapshot: ConversationSnapshot }>()
+  private readonly kept: LRUCache<string, { doc: string, snapshot: ConversationSnapshot }>
 
-  constructor (private readonly limit = SESSIONS_KEPT) {}
+  constructor (limit = SESSIONS_KEPT) { this.kept = new LRUCache({ max: limit }) }
 
   /** The snapshot kept for the phone when `doc` is the very document it was saved as. */
   private snapshotOf (phone: string, doc: string | undefined): ConversationSnapshot | undefined {
-    const known = doc === undefined ? undefined : this.kept.get(phone)
+    const known = doc === undefined ? undefined : this.kept.peek(phone)
     return known !== undefined && known.doc === doc ? known.snapshot : undefined
   }
 
@@ -75,11 +76,7 @@ export class KeptSessions {
   }
 
   /** The turn ended in `snapshot`, saved as `doc`: the least recently kept phone is dropped past the limit. */
-  keep (phone: string, doc: string, snapshot: ConversationSnapshot): void {
-    this.kept.delete(phone)
-    this.kept.set(phone, { doc, snapshot })
-    if (this.kept.size > this.limit) this.kept.delete(this.kept.keys().next().value as string)
-  }
+  keep (phone: string, doc: string, snapshot: ConversationSnapshot): void { this.kept.set(phone, { doc, snapshot }) }
 }
 
 export class ConversationRuntime {
